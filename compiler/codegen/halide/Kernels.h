@@ -1,0 +1,132 @@
+//===- Kernels.h - Halide kernel catalogue ----------------------*- C++ -*-===//
+//
+// Every kernel the compiler can call, described without Halide types so that
+// MLIR-side code (built without exceptions) can include it. Kernels.cpp and
+// the files beside it build the Halide algorithm and schedule for a spec and
+// compile it ahead of time; the host code generator calls the result through
+// its C symbol, passing one halide_buffer_t per argument.
+//
+// Buffer conventions. A tensor [d0, ..., d(r-1)] in row-major order is a
+// Halide buffer whose dimension 0 is d(r-1) (stride 1) and dimension r-1 is
+// d0. The host code flattens and views tensors to the dimensionality each
+// kernel documents below; broadcasting is expressed with stride 0 and
+// permutations with permuted strides, so kernels never see a shape rule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELS_H
+#define ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attune::codegen {
+
+/// Element types a kernel argument can have (the runtime's attune_dtype_t
+/// values, so the two never need translating).
+enum class ScalarType : int32_t { F32 = 0, F16 = 1, BF16 = 2, I32 = 3, I64 = 4, I8 = 5, Bool = 6 };
+
+enum class KernelKind {
+  /// in: table[V, D] (2-d: x=d, y=v), ids[N] (1-d) -> out[N, D] (2-d)
+  Embedding,
+  /// in: x[B, S, D] (3-d), table[P, D] -> out[B, S, D]
+  LearnedPosition,
+  /// in: x[B, S, D] -> out[B, S, D]; params: form, minTimescale, maxTimescale
+  Sinusoidal,
+  /// in: x[N, D], gamma[D], beta[D] -> out[N, D]; params: epsilon
+  LayerNorm,
+  /// in: x[N, D], gamma[D] -> out[N, D]; params: epsilon
+  RmsNorm,
+  /// in: x[M, K], w[K, N], (bias[N] when hasBias) -> out[M, N]
+  Linear,
+  /// in: a[Bt, M, K] (or [Bt, K, M] when transposeA), b[Bt, K, N] (or
+  /// [Bt, N, K] when transposeB) -> out[Bt, M, N]. All 3-d.
+  Matmul,
+  /// in: x[N, L] -> out[N, L], softmax over L
+  Softmax,
+  /// in: lhs, rhs (rank-d, output shape, broadcast by stride 0) -> out
+  Binary,
+  /// in: cond (condType), onTrue, onFalse (rank-d, strided) -> out
+  Where,
+  /// in: x[N] -> out[N]
+  Unary,
+  /// in: x[Bt, Sq, Sk] -> out[Bt, Sq, Sk]; params: value
+  CausalMask,
+  /// in: x (rank-d, arbitrary strides) -> out (rank-d, dense). Transposes.
+  Copy,
+  /// in: x[O, n, I] -> out[O, n * repeats, I], out[o, i, j] = x[o, i / repeats, j]
+  RepeatInterleave,
+  /// in: q[B, H, Sq, D], k[B, Hkv, Sk, D], v[B, Hkv, Sk, Dv],
+  ///     (mask[B, H, Sq, Sk] strided, stride 0 where broadcast, when hasMask),
+  ///     (keyPadding[B, Sk] of keyPaddingType, when hasKeyPadding)
+  ///     -> out[B, H, Sq, Dv]. 4-d throughout. Never stores Sq x Sk scores.
+  /// params: scale, causal, headDim (= D = Dv, static), hasMask, hasKeyPadding
+  Attention,
+};
+
+enum class BinaryKind { Add, Sub, Mul, Div };
+enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu };
+enum class SinusoidalForm { Interleaved = 0, Concat = 1 };
+
+/// One kernel: a kind and the static parameters it is specialised on. Two
+/// equal specs are the same kernel; the compiler emits each once.
+struct KernelSpec {
+  KernelKind kind = KernelKind::Copy;
+  ScalarType elementType = ScalarType::F32;
+
+  int rank = 0;                        // Binary, Where, Copy
+  BinaryKind binary = BinaryKind::Add; // Binary
+  UnaryKind unary = UnaryKind::Relu;   // Unary
+  ScalarType indexType = ScalarType::I32;      // Embedding ids
+  ScalarType condType = ScalarType::Bool;      // Where condition
+  ScalarType keyPaddingType = ScalarType::Bool; // Attention key padding
+  bool transposeA = false, transposeB = false; // Matmul
+  bool hasBias = false;                        // Linear
+  double epsilon = 0;                          // LayerNorm, RmsNorm
+  SinusoidalForm form = SinusoidalForm::Interleaved;
+  double minTimescale = 1.0, maxTimescale = 1.0e4;
+  double value = 0;                            // CausalMask fill
+  int64_t repeats = 1;                         // RepeatInterleave
+  double scale = 1.0;                          // Attention
+  bool causal = false, hasMask = false, hasKeyPadding = false;
+  int64_t headDim = 0;                         // Attention (static)
+
+  /// A deterministic C identifier naming this spec, e.g.
+  /// "attune_attention_d64_causal"; distinct specs get distinct names.
+  std::string symbolName() const;
+  bool operator==(const KernelSpec &other) const {
+    return symbolName() == other.symbolName();
+  }
+};
+
+/// One argument of a kernel's C entry point, in call order: inputs, then the
+/// output. Every argument is a halide_buffer_t*.
+struct KernelArg {
+  std::string name;
+  ScalarType type;
+  int dimensions;
+};
+std::vector<KernelArg> kernelSignature(const KernelSpec &spec);
+
+/// Code generation targets. `features` is a Halide target string suffix such
+/// as "avx512_sapphirerapids" or "avx2-fma-f16c"; the library dispatches at
+/// run time to the best one the CPU supports, with a baseline fallback.
+struct CpuTargetOptions {
+  std::vector<std::string> featureSets = {"avx512_sapphirerapids", "avx2-fma-f16c"};
+};
+
+/// Compiles `spec` ahead of time into an object file defining the C symbol
+/// spec.symbolName() (int fn(halide_buffer_t*...)), without a Halide runtime.
+/// Returns an empty string on success, else a message naming the problem.
+std::string compileKernelObject(const KernelSpec &spec,
+                                const CpuTargetOptions &options,
+                                const std::string &objectPath);
+
+/// Compiles the one Halide runtime every generated library carries.
+std::string compileHalideRuntime(const CpuTargetOptions &options,
+                                 const std::string &objectPath);
+
+} // namespace attune::codegen
+
+#endif // ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELS_H

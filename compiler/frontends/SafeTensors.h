@@ -1,0 +1,66 @@
+//===- SafeTensors.h - safetensors reader and writer ------------*- C++ -*-===//
+//
+// The safetensors format: an 8-byte little-endian header length N, N bytes
+// of JSON {"name": {"dtype": "F32", "shape": [..], "data_offsets": [b, e]},
+// "__metadata__": {...}}, then the data. Used for weights files given to the
+// compiler and for the weights blob embedded in a generated library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_FRONTENDS_SAFETENSORS_H
+#define ATTUNE_COMPILER_FRONTENDS_SAFETENSORS_H
+
+#include "compiler/codegen/halide/Kernels.h" // ScalarType
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attune {
+
+struct SafeTensorEntry {
+  std::string name;
+  codegen::ScalarType dtype;
+  std::vector<int64_t> shape;
+  uint64_t offset = 0; ///< from the start of the data section
+  uint64_t size = 0;   ///< bytes
+};
+
+/// A parsed view over bytes the caller keeps alive. Every offset and size is
+/// checked against the buffer, so a corrupt file is an error, not a crash.
+class SafeTensorsView {
+public:
+  static llvm::Expected<SafeTensorsView> parse(const void *data, size_t size);
+  const SafeTensorEntry *lookup(llvm::StringRef name) const;
+  const std::vector<SafeTensorEntry> &entries() const { return entries_; }
+  const uint8_t *dataStart() const { return dataStart_; }
+  /// Offset of the data section from the start of the buffer.
+  uint64_t dataOffset() const { return dataOffset_; }
+
+private:
+  std::vector<SafeTensorEntry> entries_;
+  const uint8_t *dataStart_ = nullptr;
+  uint64_t dataOffset_ = 0;
+};
+
+/// One tensor to write.
+struct SafeTensorData {
+  std::string name;
+  codegen::ScalarType dtype;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+
+/// Serialises tensors in the given order; each tensor's data starts on a
+/// 64-byte boundary of the buffer (the header is padded with spaces), so a
+/// kernel can read the embedded blob in place.
+std::string writeSafeTensors(const std::vector<SafeTensorData> &tensors);
+
+/// Name used in the format for a scalar type ("F32", "I64", "BOOL", ...).
+llvm::StringRef safeTensorsDTypeName(codegen::ScalarType type);
+
+} // namespace attune
+
+#endif // ATTUNE_COMPILER_FRONTENDS_SAFETENSORS_H

@@ -1,0 +1,26 @@
+//===- Weights.h - binding tfm.weight ops to values -------------*- C++ -*-===//
+#ifndef ATTUNE_COMPILER_FRONTENDS_WEIGHTS_H
+#define ATTUNE_COMPILER_FRONTENDS_WEIGHTS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace attune {
+
+/// Collects the values of every tfm.weight in `module` (deduplicated by name,
+/// in order of first appearance) into one safetensors blob. With a
+/// `weightsPath`, values come from that safetensors file and a missing name,
+/// or a shape or dtype that differs from the IR, is an error naming the
+/// tensor; without one, each weight is initialised from its `init` attribute
+/// with a generator seeded by `seed` and the weight's name, so a model
+/// compiles to the same numbers on every machine.
+llvm::Expected<std::string> materializeWeights(mlir::ModuleOp module,
+                                               llvm::StringRef weightsPath,
+                                               uint64_t seed = 0);
+
+} // namespace attune
+
+#endif // ATTUNE_COMPILER_FRONTENDS_WEIGHTS_H

@@ -1,0 +1,81 @@
+//===- TfmBase.td - tfm dialect definition -----------------*- tablegen -*-===//
+//
+// The tfm dialect: Transformer models as a graph of value-semantic ops on
+// ranked tensors. Dynamic batch and sequence dimensions are written `?`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_DIALECTS_TFM_TFMBASE_TD
+#define ATTUNE_DIALECTS_TFM_TFMBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Tfm_Dialect : Dialect {
+  let name = "tfm";
+  let cppNamespace = "::attune::tfm";
+  let summary = "Transformer model graphs";
+  let description = [{
+    The `tfm` dialect describes Transformer models at the level their authors
+    think of them: embeddings, positional encodings, norms, linear layers,
+    attention. Ops have value semantics on ranked tensors; dimensions may be
+    dynamic (`?`) wherever a real model needs them (batch, sequence).
+
+    A model is a `func.func` whose arguments are the model inputs and whose
+    results are its outputs. Parameters are `tfm.weight` ops that name a
+    tensor in a weights file.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+class Tfm_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tfm_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Tfm_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def Tfm_IndexTensor : RankedTensorOf<[I32, I64]>;
+/// Masks and conditions: i1, or integers where nonzero means true.
+def Tfm_PredTensor : RankedTensorOf<[I1, I8, I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tfm_SinusoidalForm_Interleaved : I32EnumAttrCase<"interleaved", 0>;
+def Tfm_SinusoidalForm_Concat : I32EnumAttrCase<"concat", 1>;
+def Tfm_SinusoidalFormKind : I32EnumAttr<"SinusoidalFormKind",
+    "layout of the sin and cos halves of a sinusoidal encoding",
+    [Tfm_SinusoidalForm_Interleaved, Tfm_SinusoidalForm_Concat]> {
+  let cppNamespace = "::attune::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_SinusoidalFormAttr
+    : EnumAttr<Tfm_Dialect, Tfm_SinusoidalFormKind, "sinusoidal_form">;
+
+def Tfm_GeluApprox_None : I32EnumAttrCase<"none", 0>;
+def Tfm_GeluApprox_Tanh : I32EnumAttrCase<"tanh", 1>;
+def Tfm_GeluApproxKind : I32EnumAttr<"GeluApproxKind",
+    "approximation used by gelu", [Tfm_GeluApprox_None, Tfm_GeluApprox_Tanh]> {
+  let cppNamespace = "::attune::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_GeluApproxAttr : EnumAttr<Tfm_Dialect, Tfm_GeluApproxKind, "gelu_approx">;
+
+def Tfm_Init_Normal : I32EnumAttrCase<"normal", 0>;
+def Tfm_Init_Ones : I32EnumAttrCase<"ones", 1>;
+def Tfm_Init_Zeros : I32EnumAttrCase<"zeros", 2>;
+def Tfm_InitKind : I32EnumAttr<"InitKind",
+    "how a weight is initialised when no weights file supplies it",
+    [Tfm_Init_Normal, Tfm_Init_Ones, Tfm_Init_Zeros]> {
+  let cppNamespace = "::attune::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_InitAttr : EnumAttr<Tfm_Dialect, Tfm_InitKind, "init">;
+
+#endif // ATTUNE_DIALECTS_TFM_TFMBASE_TD

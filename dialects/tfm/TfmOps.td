@@ -1,0 +1,417 @@
+//===- TfmOps.td - tfm dialect ops -------------------------*- tablegen -*-===//
+//
+// Every op states its math, its shape contract and an example. Shapes may
+// hold dynamic dimensions; verifiers check what is static and leave the rest
+// to the runtime's shape checks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_DIALECTS_TFM_TFMOPS_TD
+#define ATTUNE_DIALECTS_TFM_TFMOPS_TD
+
+include "dialects/tfm/TfmBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Tfm_PureOp<string mnemonic, list<Trait> traits = []>
+    : Tfm_Op<mnemonic, !listconcat([Pure,
+        DeclareOpInterfaceMethods<InferTypeOpInterface>], traits)>;
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
+  let summary = "a named model parameter";
+  let description = [{
+    Names a parameter tensor. Its values come from the weights file given to
+    the compiler (safetensors, looked up by `name`); a compile without one
+    initialises it from `init` (normal(0, `std`), ones or zeros) with a fixed
+    seed, which is how the bundled examples and benchmarks get weights.
+
+    The result must have a static shape.
+
+    ```mlir
+    %w = tfm.weight "h0.attn.c_attn.weight" : tensor<768x2304xf32>
+    %g = tfm.weight "h0.ln_1.weight" {init = #tfm.init<ones>} : tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name,
+                       DefaultValuedAttr<Tfm_InitAttr, "InitKind::normal">:$init,
+                       DefaultValuedAttr<F64Attr, "0.02">:$std);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Embeddings and positional encodings
+//===----------------------------------------------------------------------===//
+
+def Tfm_EmbeddingOp : Tfm_PureOp<"embedding"> {
+  let summary = "table lookup of token ids";
+  let description = [{
+    `result[..., d] = table[ids[...], d]` for `table : [V, D]`. An id outside
+    `[0, V)` is an error at run time (the runtime checks inputs that feed an
+    embedding before running).
+
+    ```mlir
+    %x = tfm.embedding %table, %ids
+        : tensor<50257x768xf32>, tensor<?x?xi32> -> tensor<?x?x768xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$table, Tfm_IndexTensor:$ids);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $table `,` $ids attr-dict `:` type($table) `,` type($ids) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_LearnedPositionOp : Tfm_PureOp<"learned_position"> {
+  let summary = "add a learned absolute position table (BERT, GPT-2)";
+  let description = [{
+    `result[b, s, d] = input[b, s, d] + table[s, d]` for `input : [B, S, D]`
+    and `table : [P, D]`; requires `S <= P` (checked at run time when `S` is
+    dynamic).
+
+    ```mlir
+    %y = tfm.learned_position %x, %wpe
+        : tensor<?x?x768xf32>, tensor<1024x768xf32> -> tensor<?x?x768xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$table);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $table attr-dict `:` type($input) `,` type($table) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_SinusoidalPositionOp : Tfm_PureOp<"sinusoidal_position"> {
+  let summary = "add a fixed sinusoidal position encoding";
+  let description = [{
+    `result[b, s, d] = input[b, s, d] + pe[s, d]` for `input : [B, S, D]`.
+    The two published forms differ and both are in use:
+
+    * `interleaved` (Vaswani et al., "Attention Is All You Need"):
+      `div[i] = exp(2i * -ln(max_timescale) / D)`,
+      `pe[s, 2i] = sin(s * div[i])`, `pe[s, 2i+1] = cos(s * div[i])`.
+      (`min_timescale` is unused: the paper's form has none.)
+    * `concat` (tensor2tensor `get_timing_signal_1d`): with `n = D / 2`,
+      `inv[i] = min_timescale * exp(-i * ln(max_timescale / min_timescale)
+      / max(n - 1, 1))`, `pe[s, i] = sin(s * inv[i])`,
+      `pe[s, n + i] = cos(s * inv[i])`, and a zero column last when D is odd.
+
+    ```mlir
+    %y = tfm.sinusoidal_position %x {form = #tfm.sinusoidal_form<concat>}
+        : tensor<?x?x512xf32> -> tensor<?x?x512xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input,
+      DefaultValuedAttr<Tfm_SinusoidalFormAttr, "SinusoidalFormKind::interleaved">:$form,
+      DefaultValuedAttr<F64Attr, "1.0">:$min_timescale,
+      DefaultValuedAttr<F64Attr, "10000.0">:$max_timescale);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Norms
+//===----------------------------------------------------------------------===//
+
+def Tfm_LayerNormOp : Tfm_PureOp<"layer_norm"> {
+  let summary = "layer normalisation over the last dimension";
+  let description = [{
+    With `mu = mean(x[..., :])` and `var = mean((x[..., :] - mu)^2)`:
+    `result[..., d] = (x[..., d] - mu) / sqrt(var + epsilon) * gamma[d] + beta[d]`.
+    `gamma` and `beta` have shape `[D]`, D the last dimension of `input`.
+
+    ```mlir
+    %y = tfm.layer_norm %x, %g, %b {epsilon = 1.0e-05 : f64}
+        : tensor<?x?x768xf32>, tensor<768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$gamma,
+                       Tfm_FloatTensor:$beta,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $gamma `,` $beta attr-dict `:` type($input) `,` type($gamma) `,`
+    type($beta) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_RmsNormOp : Tfm_PureOp<"rms_norm"> {
+  let summary = "root-mean-square normalisation over the last dimension";
+  let description = [{
+    `result[..., d] = x[..., d] / sqrt(mean(x[..., :]^2) + epsilon) * gamma[d]`.
+
+    ```mlir
+    %y = tfm.rms_norm %x, %g {epsilon = 1.0e-06 : f64}
+        : tensor<?x?x4096xf32>, tensor<4096xf32> -> tensor<?x?x4096xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$gamma,
+                       DefaultValuedAttr<F64Attr, "1.0e-6">:$epsilon);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $gamma attr-dict `:` type($input) `,` type($gamma) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Tfm_LinearOp : Tfm_PureOp<"linear"> {
+  let summary = "affine map of the last dimension: x W + b";
+  let description = [{
+    `result[..., n] = sum_k input[..., k] * weight[k, n] + bias[n]` with
+    `weight : [K, N]` (in-features major, as GPT-2's Conv1D stores it; a
+    PyTorch `nn.Linear` weight is its transpose) and an optional `bias : [N]`.
+
+    ```mlir
+    %y = tfm.linear %x, %w, %b
+        : tensor<?x?x768xf32>, tensor<768x3072xf32>, tensor<3072xf32> -> tensor<?x?x3072xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
+                       Optional<Tfm_FloatTensor>:$bias);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
+    (`,` type($bias)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_MatmulOp : Tfm_PureOp<"matmul"> {
+  let summary = "batched matrix product with optional transposes";
+  let description = [{
+    For rank-R operands (R >= 2) with equal leading (batch) dimensions:
+    `result[..., i, j] = sum_k A[..., i, k] * B[..., k, j]` where
+    `A = transpose_a ? lhs^T : lhs` and `B = transpose_b ? rhs^T : rhs`
+    (transposing the last two dimensions).
+
+    ```mlir
+    %s = tfm.matmul %q, %k {transpose_b = true}
+        : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Tfm_BinaryOp<string mnemonic, string math>
+    : Tfm_PureOp<mnemonic, [SameOperandsAndResultElementType]> {
+  let summary = "elementwise " # mnemonic # " with numpy broadcasting";
+  let description = "`result = " # math # "`, broadcasting `lhs` and `rhs` "
+    # "from the right as numpy does (a dimension of 1 stretches).\n\n"
+    # "```mlir\n%y = tfm." # mnemonic # " %a, %b : tensor<?x12x?x?xf32>, "
+    # "tensor<f32> -> tensor<?x12x?x?xf32>\n```";
+  let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_AddOp : Tfm_BinaryOp<"add", "lhs + rhs">;
+def Tfm_SubOp : Tfm_BinaryOp<"sub", "lhs - rhs">;
+def Tfm_MulOp : Tfm_BinaryOp<"mul", "lhs * rhs">;
+def Tfm_DivOp : Tfm_BinaryOp<"div", "lhs / rhs">;
+
+def Tfm_WhereOp : Tfm_PureOp<"where"> {
+  let summary = "elementwise select with numpy broadcasting";
+  let description = [{
+    `result = condition != 0 ? on_true : on_false`, all three broadcast from
+    the right. `masked_fill(x, m, v)` is `where(m, v, x)`.
+
+    ```mlir
+    %y = tfm.where %mask, %ninf, %s
+        : tensor<1x1x?x?xi1>, tensor<f32>, tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_PredTensor:$condition, Tfm_FloatTensor:$on_true,
+                       Tfm_FloatTensor:$on_false);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,`
+    type($on_true) `,` type($on_false) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+class Tfm_UnaryOp<string mnemonic, string math, list<Trait> traits = []>
+    : Tfm_PureOp<mnemonic, !listconcat([SameOperandsAndResultType], traits)> {
+  let summary = "elementwise " # mnemonic;
+  let description = "`result = " # math # "`.\n\n```mlir\n%y = tfm." # mnemonic
+    # " %x : tensor<?x?x3072xf32> -> tensor<?x?x3072xf32>\n```";
+  let arguments = (ins Tfm_FloatTensor:$input);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Tfm_ReluOp : Tfm_UnaryOp<"relu", "max(x, 0)">;
+def Tfm_SiluOp : Tfm_UnaryOp<"silu", "x * sigmoid(x)">;
+def Tfm_GeluOp : Tfm_UnaryOp<"gelu",
+    "x/2 * (1 + erf(x/sqrt(2))) for approximate = none; x/2 * (1 + tanh("
+    # "sqrt(2/pi) * (x + 0.044715 x^3))) for approximate = tanh"> {
+  let arguments = (ins Tfm_FloatTensor:$input,
+      DefaultValuedAttr<Tfm_GeluApproxAttr, "GeluApproxKind::none">:$approximate);
+}
+
+def Tfm_SoftmaxOp : Tfm_PureOp<"softmax", [SameOperandsAndResultType]> {
+  let summary = "softmax along one axis";
+  let description = [{
+    `result[..., i, ...] = exp(x_i - max_j x_j) / sum_j exp(x_j - max_j x_j)`
+    along `axis` (negative counts from the end). Code generation supports
+    the last axis.
+
+    ```mlir
+    %p = tfm.softmax %s {axis = -1 : i64} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_CausalMaskOp : Tfm_Op<"causal_mask", [Pure, SameOperandsAndResultType]> {
+  let summary = "fill the scores above the causal diagonal";
+  let description = [{
+    For scores `[..., Sq, Sk]`: `result[..., i, j] = value` where
+    `j > i + (Sk - Sq)` (a key after the query, aligning the last query with
+    the last key), otherwise `input[..., i, j]`. This is the decomposed form
+    of `tfm.attention {causal}` and what exporters write as
+    `masked_fill(triu(ones, 1), -inf)`.
+
+    ```mlir
+    %m = tfm.causal_mask %s : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input,
+                       DefaultValuedAttr<F64Attr, "-INFINITY">:$value);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Tfm_ReshapeOp : Tfm_Op<"reshape", [Pure]> {
+  let summary = "reinterpret the shape, keeping row-major order";
+  let description = [{
+    The element count is unchanged. Dynamic dimensions are carried through in
+    order: the input and the result have the same number of `?` and the
+    products of their static dimensions agree, so `[?, ?, 768]` may become
+    `[?, ?, 12, 64]` but not `[?, 768]`.
+
+    ```mlir
+    %h = tfm.reshape %x : tensor<?x?x768xf32> -> tensor<?x?x12x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_TransposeOp : Tfm_PureOp<"transpose"> {
+  let summary = "permute dimensions";
+  let description = [{
+    Result dimension `k` is input dimension `permutation[k]`:
+    `result[j_0, ..., j_(r-1)] = input[i_0, ..., i_(r-1)]` with `j_k = i_(permutation[k])`.
+
+    ```mlir
+    %t = tfm.transpose %h {permutation = array<i64: 0, 2, 1, 3>}
+        : tensor<?x?x12x64xf32> -> tensor<?x12x?x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_RepeatInterleaveOp : Tfm_PureOp<"repeat_interleave"> {
+  let summary = "repeat each slice along an axis (GQA key/value heads)";
+  let description = [{
+    `result[..., i, ...] = input[..., i / repeats, ...]` along `axis`; the
+    result is `repeats` times longer there. This is how exporters expand the
+    key/value heads of grouped-query attention.
+
+    ```mlir
+    %k4 = tfm.repeat_interleave %k {axis = 1 : i64, repeats = 4 : i64}
+        : tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, I64Attr:$axis, I64Attr:$repeats);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
+  let summary = "fused scaled dot-product attention";
+  let description = [{
+    Per batch `b`, head `h`, query `i`, with `g = h / (H / Hkv)` the key/value
+    head of `h` (MHA when `Hkv == H`, MQA when `Hkv == 1`, GQA between):
+
+    `s[j] = scale * sum_d q[b, h, i, d] * k[b, g, j, d] + mask[b, h, i, j]`,
+    then `s[j] = -inf` where `causal` and `j > i + (Sk - Sq)`, or where
+    `key_padding_mask[b, j] == 0`;
+    `result[b, h, i, :] = sum_j softmax(s)[j] * v[b, g, j, :]`.
+
+    Shapes: `query [B, H, Sq, D]`, `key [B, Hkv, Sk, D]`, `value [B, Hkv, Sk,
+    Dv]`, result `[B, H, Sq, Dv]`; `mask` (additive, float) broadcasts to
+    `[B, H, Sq, Sk]`; `key_padding_mask` is `[B, Sk]` with nonzero meaning
+    "attend" (Hugging Face's `attention_mask`). A row with every key masked
+    has output 0. The score matrix is a definition, not a tensor: code
+    generation evaluates it tile by tile and never stores it.
+
+    ```mlir
+    %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true}
+        : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>
+        -> tensor<1x12x?x64xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$query, Tfm_FloatTensor:$key,
+                       Tfm_FloatTensor:$value,
+                       Optional<Tfm_FloatTensor>:$mask,
+                       Optional<Tfm_PredTensor>:$key_padding_mask,
+                       F64Attr:$scale,
+                       DefaultValuedAttr<BoolAttr, "false">:$causal);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`key_padding_mask` `(` $key_padding_mask^ `:` type($key_padding_mask) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // ATTUNE_DIALECTS_TFM_TFMOPS_TD

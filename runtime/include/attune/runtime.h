@@ -1,0 +1,170 @@
+/*===- attune/runtime.h - attune runtime C API --------------------*- C -*-===//
+ *
+ * The one public header of attune's runtime. A library produced by
+ * `attune-compile` is opened, inspected and run through these functions from
+ * C, C++ or anything with a C FFI.
+ *
+ * Conventions
+ *  - Every function that can fail returns an attune_status_t; 0 is success.
+ *    On failure, attune_status_message() returns a message naming what was
+ *    wrong, for the calling thread, valid until that thread's next call.
+ *  - Output parameters are named out_* and come last.
+ *  - Handles are opaque. One attune_model_t may be used by one thread at a
+ *    time; separate handles (even of the same library) may run concurrently
+ *    on separate threads.
+ *  - Buffers passed to attune_model_run are owned by the caller, dense and
+ *    row-major; the runtime never keeps a pointer to them after returning.
+ *  - No function aborts or throws on bad input.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef ATTUNE_RUNTIME_H
+#define ATTUNE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum attune_status {
+  ATTUNE_OK = 0,
+  ATTUNE_INVALID_ARGUMENT = 1, /* wrong shape, dtype, null pointer, bad id */
+  ATTUNE_NOT_FOUND = 2,        /* a file or a name that does not exist */
+  ATTUNE_INVALID_LIBRARY = 3,  /* not an attune library, or a corrupt one */
+  ATTUNE_OUT_OF_MEMORY = 4,
+  ATTUNE_INTERNAL = 5,         /* a kernel reported an error */
+} attune_status_t;
+
+typedef enum attune_dtype {
+  ATTUNE_DTYPE_F32 = 0,
+  ATTUNE_DTYPE_F16 = 1,
+  ATTUNE_DTYPE_BF16 = 2,
+  ATTUNE_DTYPE_I32 = 3,
+  ATTUNE_DTYPE_I64 = 4,
+  ATTUNE_DTYPE_I8 = 5,
+  ATTUNE_DTYPE_BOOL = 6, /* one byte per element, 0 or 1 */
+} attune_dtype_t;
+
+#define ATTUNE_MAX_RANK 8
+
+/* Describes one input or output. dims[i] is -1 where the dimension is
+ * dynamic; dim_names[i] then names it (e.g. "batch", "seq") and two dynamic
+ * dimensions with the same name must be equal at run time. */
+typedef struct attune_tensor_info {
+  const char *name;
+  attune_dtype_t dtype;
+  int32_t rank;
+  int64_t dims[ATTUNE_MAX_RANK];
+  const char *dim_names[ATTUNE_MAX_RANK]; /* NULL for static dimensions */
+} attune_tensor_info_t;
+
+/* A caller-owned dense row-major buffer and its shape. */
+typedef struct attune_tensor {
+  void *data;
+  attune_dtype_t dtype;
+  int32_t rank;
+  int64_t shape[ATTUNE_MAX_RANK];
+} attune_tensor_t;
+
+typedef struct attune_model attune_model_t;
+
+/* The message for the calling thread's last failed call ("" if none). */
+const char *attune_status_message(void);
+
+/* Opens a library produced by attune-compile. The returned handle owns the
+ * loaded library and a workspace; release it with attune_model_close. */
+attune_status_t attune_model_open(const char *path, attune_model_t **out_model);
+
+/* Releases a handle; NULL is ignored. */
+void attune_model_close(attune_model_t *model);
+
+/* The model's name as compiled (owned by the model). */
+const char *attune_model_name(const attune_model_t *model);
+
+int32_t attune_model_num_inputs(const attune_model_t *model);
+int32_t attune_model_num_outputs(const attune_model_t *model);
+
+/* Copies the description of input/output `index` into *out_info; the
+ * strings it points to are owned by the model. */
+attune_status_t attune_model_input_info(const attune_model_t *model, int32_t index,
+                                        attune_tensor_info_t *out_info);
+attune_status_t attune_model_output_info(const attune_model_t *model, int32_t index,
+                                         attune_tensor_info_t *out_info);
+
+/* Given the shapes of all inputs, the shape of output `index`. */
+attune_status_t attune_model_output_shape(const attune_model_t *model,
+                                          const attune_tensor_t *inputs,
+                                          int32_t num_inputs, int32_t index,
+                                          attune_tensor_t *out_shape);
+
+/* Sets how many threads the model's kernels use (1..N); 0 restores the
+ * default (all cores). Applies to every handle of the same library. */
+attune_status_t attune_model_set_num_threads(attune_model_t *model, int32_t num_threads);
+
+/* Runs the model. inputs[i] and outputs[i] follow the order of the model's
+ * inputs and outputs; shapes and dtypes are checked against the model, and
+ * integer inputs that index a table (token ids) are range-checked. */
+attune_status_t attune_model_run(attune_model_t *model, const attune_tensor_t *inputs,
+                                 int32_t num_inputs, attune_tensor_t *outputs,
+                                 int32_t num_outputs);
+
+/* The tfm IR the library was compiled from (before any pass), and its
+ * embedded weights in safetensors format (NULL/0 if none). Used by
+ * attune-run --check-reference; owned by the model. */
+const char *attune_model_source_ir(const attune_model_t *model);
+attune_status_t attune_model_weights(const attune_model_t *model, const void **out_data,
+                                     size_t *out_size);
+
+/*===----------------------------------------------------------------------===
+ * Library ABI: what a generated library exports. Not for applications; it is
+ * the contract between attune-compile's output and this runtime.
+ *===----------------------------------------------------------------------===*/
+
+#define ATTUNE_MODEL_ABI_VERSION 1u
+#define ATTUNE_MODEL_ABI_SYMBOL "attune_model_abi"
+
+typedef struct attune_abi_tensor {
+  const char *name;
+  int32_t dtype; /* attune_dtype_t */
+  int32_t rank;
+  /* dims[i] >= 0 is static; dims[i] < 0 is dynamic and equal to the value of
+   * symbol (-1 - dims[i]). */
+  const int64_t *dims;
+  /* > 0 for integer inputs used as indices (token ids): every element must
+   * lie in [0, index_bound). 0 otherwise. */
+  int64_t index_bound;
+} attune_abi_tensor_t;
+
+typedef struct attune_model_abi {
+  uint32_t abi_version; /* ATTUNE_MODEL_ABI_VERSION */
+  const char *name;
+  int32_t num_inputs;
+  const attune_abi_tensor_t *inputs;
+  int32_t num_outputs;
+  const attune_abi_tensor_t *outputs;
+  int32_t num_symbols;
+  const char *const *symbol_names; /* e.g. "batch", "seq" */
+  const int64_t *symbol_max;       /* upper bound per symbol, or -1 */
+  /* Bytes of scratch memory one run needs for these symbol values. */
+  int64_t (*workspace_size)(const int64_t *symbols);
+  /* Runs the kernels in order. Buffers are dense row-major; the workspace is
+   * at least workspace_size(symbols) bytes, 64-byte aligned. Returns 0 or
+   * the failing kernel's Halide error code. */
+  int32_t (*run)(void *const *inputs, void *const *outputs, const int64_t *symbols,
+                 void *workspace);
+  void (*set_num_threads)(int32_t num_threads);
+  const char *source_ir;
+  const void *weights; /* safetensors-format blob, may be NULL */
+  int64_t weights_size;
+} attune_model_abi_t;
+
+/* Exported by every generated library under ATTUNE_MODEL_ABI_SYMBOL. */
+typedef const attune_model_abi_t *(*attune_model_abi_fn)(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ATTUNE_RUNTIME_H */
