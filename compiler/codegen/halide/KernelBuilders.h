@@ -1,0 +1,53 @@
+//===- KernelBuilders.h - Halide algorithms and schedules -------*- C++ -*-===//
+//
+// Internal to the code generator and its tests: builds the Halide pipeline
+// for a KernelSpec. One builder per kernel kind, each with an algorithm
+// (`// ALGORITHM`) and a schedule per target (`// SCHEDULE`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELBUILDERS_H
+#define ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELBUILDERS_H
+
+#include "compiler/codegen/halide/Kernels.h"
+
+#include "Halide.h"
+
+#include <vector>
+
+namespace attune::codegen::detail {
+
+/// A kernel ready to compile (AOT) or to run (JIT, in tests): its inputs in
+/// call order (kernelSignature order) and its output Func, scheduled.
+struct BuiltKernel {
+  std::vector<Halide::ImageParam> inputs;
+  Halide::Func output;
+};
+
+Halide::Type toHalideType(ScalarType type);
+
+/// Dispatches on spec.kind. `target` selects the schedule.
+BuiltKernel buildKernel(const KernelSpec &spec, const Halide::Target &target);
+
+// One builder per kind (defined in the file named after the kind group).
+BuiltKernel buildEmbeddingKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildLearnedPositionKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildSinusoidalKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildLayerNormKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildRmsNormKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildBinaryKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildWhereKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildUnaryKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildCausalMaskKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildCopyKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildRepeatInterleaveKernel(const KernelSpec &, const Halide::Target &);
+// MatmulKernels.cpp
+BuiltKernel buildLinearKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildMatmulKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildSoftmaxKernel(const KernelSpec &, const Halide::Target &);
+// AttentionKernel.cpp
+BuiltKernel buildAttentionKernel(const KernelSpec &, const Halide::Target &);
+
+} // namespace attune::codegen::detail
+
+#endif // ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELBUILDERS_H
