@@ -1,0 +1,62 @@
+//===- HostCodegen.h - kernel graph to LLVM-dialect host code ---*- C++ -*-===//
+//
+// Turns the model function (tfm ops, after the graph passes) into host code
+// in MLIR's LLVM dialect: one call per kernel in program order, buffers laid
+// out by a static memory plan over a caller-provided workspace, and the
+// library descriptor (runtime.h's attune_model_abi_t) the runtime reads.
+//
+// The generated module refers to these external symbols, which the compile
+// driver links in:
+//   - one C function per kernel, named KernelSpec::symbolName(), taking one
+//     halide_buffer_t* per kernelSignature() argument and returning int;
+//   - `halide_set_num_threads` from the Halide runtime;
+//   - the byte array `attune_weights_data` (the safetensors blob, 64-byte
+//     aligned, `weightsSize` bytes) when the model has weights.
+// It defines `attune_model_abi` (ATTUNE_MODEL_ABI_SYMBOL), the only symbol a
+// generated library exports.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_CODEGEN_HOST_HOSTCODEGEN_H
+#define ATTUNE_COMPILER_CODEGEN_HOST_HOSTCODEGEN_H
+
+#include "compiler/codegen/halide/Kernels.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+#include <vector>
+
+namespace attune::codegen {
+
+struct HostLoweringOptions {
+  /// The model's name in the descriptor (defaults to the function's name).
+  std::string modelName;
+  /// Name of the function to compile; empty picks the only public func.
+  std::string entry;
+  /// The safetensors blob the library embeds (from materializeWeights);
+  /// the lowering resolves each tfm.weight to an offset inside it.
+  llvm::StringRef weightsBlob;
+  /// The tfm IR as given to the compiler, embedded for reference checks.
+  std::string sourceIR;
+};
+
+struct HostLoweringResult {
+  /// Every distinct kernel the host code calls, in order of first use.
+  std::vector<KernelSpec> kernels;
+  /// Human-readable memory plan (one line per buffer: value, slot, size
+  /// expression), for --dump-phases-to and tests.
+  std::string memoryPlan;
+};
+
+/// Replaces the model function in `module` by LLVM-dialect host code.
+/// Emits an error on the offending op (and fails) for anything it cannot
+/// lower: an op without a kernel, a dynamic dimension not bound to any input
+/// dimension, softmax not over the last axis, ...
+mlir::LogicalResult lowerModelToHost(mlir::ModuleOp module,
+                                     const HostLoweringOptions &options,
+                                     HostLoweringResult &result);
+
+} // namespace attune::codegen
+
+#endif // ATTUNE_COMPILER_CODEGEN_HOST_HOSTCODEGEN_H
