@@ -1,0 +1,398 @@
+//===- attune-run.cpp - run a compiled attune library ---------------------===//
+//
+// Opens a library produced by attune-compile through the runtime's C API,
+// feeds it inputs (random, or raw little-endian files), prints a summary of
+// each output, optionally checks the outputs against the reference evaluator
+// run on the tfm IR the library carries, and optionally times it.
+//
+//   attune-run libblock.so --random-inputs --dim seq=128 --check-reference --bench 20
+//
+//===----------------------------------------------------------------------===//
+
+#include "attune/runtime.h"
+#include "compiler/reference/Evaluator.h"
+#include "dialects/tfm/TfmDialect.h"
+#include "dialects/tfm/TfmOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace llvm;
+using attune::codegen::ScalarType;
+using attune::reference::Tensor;
+
+static cl::opt<std::string> libraryPath(cl::Positional, cl::desc("<library.so>"),
+                                        cl::Required);
+static cl::opt<bool> randomInputs("random-inputs",
+                                  cl::desc("Fill every input not given by --input with "
+                                           "random values (ids within the table size)"));
+static cl::list<std::string> inputFiles(
+    "input", cl::desc("name=FILE: raw little-endian data for one input"));
+static cl::list<std::string> dimValues(
+    "dim", cl::desc("name=N: value of a dynamic dimension (default 8)"));
+static cl::opt<bool> checkReference(
+    "check-reference", cl::desc("Compare outputs with the reference evaluator"));
+static cl::opt<double> rtol("rtol", cl::init(1e-4),
+                            cl::desc("Relative tolerance of --check-reference"));
+static cl::opt<double> atol("atol", cl::init(1e-5),
+                            cl::desc("Absolute tolerance of --check-reference"));
+static cl::opt<unsigned> benchRuns("bench", cl::init(0),
+                                   cl::desc("Time N runs and print the median"));
+static cl::opt<int> numThreads("threads", cl::init(0),
+                               cl::desc("Kernel threads (0: all cores)"));
+static cl::opt<unsigned> seed("seed", cl::init(1), cl::desc("Random input seed"));
+static cl::opt<unsigned> printCount("print", cl::init(4),
+                                    cl::desc("Values of each output to print"));
+
+namespace {
+
+[[noreturn]] void fail(const Twine &message) {
+  errs() << "attune-run: error: " << message << "\n";
+  std::exit(1);
+}
+
+void check(attune_status_t status, const Twine &what) {
+  if (status != ATTUNE_OK)
+    fail(what + ": " + attune_status_message());
+}
+
+size_t dtypeSize(attune_dtype_t dtype) {
+  switch (dtype) {
+  case ATTUNE_DTYPE_F32:
+  case ATTUNE_DTYPE_I32:
+    return 4;
+  case ATTUNE_DTYPE_F16:
+  case ATTUNE_DTYPE_BF16:
+    return 2;
+  case ATTUNE_DTYPE_I64:
+    return 8;
+  case ATTUNE_DTYPE_I8:
+  case ATTUNE_DTYPE_BOOL:
+    return 1;
+  }
+  return 0;
+}
+
+const char *dtypeName(attune_dtype_t dtype) {
+  static const char *names[] = {"f32", "f16", "bf16", "i32", "i64", "i8", "bool"};
+  unsigned i = static_cast<unsigned>(dtype);
+  return i < 7 ? names[i] : "?";
+}
+
+int64_t numElements(const attune_tensor_t &t) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < t.rank; ++i)
+    n *= t.shape[i];
+  return n;
+}
+
+std::string shapeString(const attune_tensor_t &t) {
+  std::string s = "[";
+  for (int32_t i = 0; i < t.rank; ++i)
+    s += (i ? "x" : "") + std::to_string(t.shape[i]);
+  return s + "]";
+}
+
+/// Reads element i of a buffer as double (the dtypes attune runs today).
+double readElement(const attune_tensor_t &t, int64_t i) {
+  switch (t.dtype) {
+  case ATTUNE_DTYPE_F32:
+    return static_cast<const float *>(t.data)[i];
+  case ATTUNE_DTYPE_I32:
+    return static_cast<const int32_t *>(t.data)[i];
+  case ATTUNE_DTYPE_I64:
+    return static_cast<double>(static_cast<const int64_t *>(t.data)[i]);
+  case ATTUNE_DTYPE_I8:
+    return static_cast<const int8_t *>(t.data)[i];
+  case ATTUNE_DTYPE_BOOL:
+    return static_cast<const uint8_t *>(t.data)[i];
+  default:
+    fail(Twine("dtype ") + dtypeName(t.dtype) + " is not supported by attune-run");
+  }
+}
+
+Tensor toReference(const attune_tensor_t &t) {
+  static const ScalarType types[] = {ScalarType::F32, ScalarType::F16, ScalarType::BF16,
+                                     ScalarType::I32, ScalarType::I64, ScalarType::I8,
+                                     ScalarType::Bool};
+  Tensor r;
+  r.dtype = types[t.dtype];
+  r.shape.assign(t.shape, t.shape + t.rank);
+  r.data.resize(numElements(t));
+  for (int64_t i = 0, e = r.data.size(); i < e; ++i)
+    r.data[i] = readElement(t, i);
+  return r;
+}
+
+/// One input's buffer, filled from a file or at random.
+void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
+               std::vector<char> &storage, const StringMap<std::string> &files,
+               int64_t indexBound, std::mt19937_64 &rng) {
+  size_t bytes = numElements(t) * dtypeSize(t.dtype);
+  storage.assign(bytes, 0);
+  t.data = storage.data();
+  auto file = files.find(info.name);
+  if (file != files.end()) {
+    auto buffer = MemoryBuffer::getFile(file->second);
+    if (!buffer)
+      fail("cannot read input '" + Twine(info.name) + "' from '" + file->second +
+           "': " + buffer.getError().message());
+    if ((*buffer)->getBufferSize() != bytes)
+      fail("input '" + Twine(info.name) + "' file '" + file->second + "' has " +
+           Twine((*buffer)->getBufferSize()) + " bytes, expected " + Twine(bytes) +
+           " for shape " + shapeString(t) + " " + dtypeName(t.dtype));
+    std::memcpy(storage.data(), (*buffer)->getBufferStart(), bytes);
+    return;
+  }
+  if (!randomInputs)
+    fail("no data for input '" + Twine(info.name) +
+         "': pass --input " + info.name + "=FILE or --random-inputs");
+  int64_t n = numElements(t);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  // Integer inputs are ids unless the library says otherwise; keep them
+  // small so a model without an index bound still gets valid ids.
+  int64_t bound = indexBound > 0 ? indexBound : 100;
+  std::uniform_int_distribution<int64_t> ids(0, bound - 1);
+  for (int64_t i = 0; i < n; ++i) {
+    switch (t.dtype) {
+    case ATTUNE_DTYPE_F32:
+      reinterpret_cast<float *>(storage.data())[i] = normal(rng);
+      break;
+    case ATTUNE_DTYPE_I32:
+      reinterpret_cast<int32_t *>(storage.data())[i] = static_cast<int32_t>(ids(rng));
+      break;
+    case ATTUNE_DTYPE_I64:
+      reinterpret_cast<int64_t *>(storage.data())[i] = ids(rng);
+      break;
+    case ATTUNE_DTYPE_I8:
+    case ATTUNE_DTYPE_BOOL:
+      // Masks: mostly "keep", so no row is masked out entirely by chance.
+      storage[i] = (rng() % 8) != 0;
+      break;
+    default:
+      fail(Twine("random inputs of dtype ") + dtypeName(t.dtype) + " are not supported");
+    }
+  }
+}
+
+void printSummary(const char *name, const attune_tensor_t &t) {
+  int64_t n = numElements(t);
+  double sum = 0, sumSq = 0, lo = INFINITY, hi = -INFINITY;
+  int64_t nonFinite = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double x = readElement(t, i);
+    if (!std::isfinite(x)) {
+      ++nonFinite;
+      continue;
+    }
+    sum += x, sumSq += x * x, lo = std::min(lo, x), hi = std::max(hi, x);
+  }
+  double mean = n ? sum / n : 0, var = n ? sumSq / n - mean * mean : 0;
+  outs() << "output '" << name << "' " << dtypeName(t.dtype) << shapeString(t)
+         << format(": mean %.6g std %.6g min %.6g max %.6g", mean,
+                   std::sqrt(std::max(var, 0.0)), lo, hi);
+  if (nonFinite)
+    outs() << " (" << nonFinite << " non-finite)";
+  outs() << "\n  first values:";
+  for (int64_t i = 0; i < std::min<int64_t>(n, printCount); ++i)
+    outs() << format(" %.6g", readElement(t, i));
+  outs() << "\n";
+}
+
+/// Runs the reference evaluator on the library's own IR and weights; returns
+/// false if any output is outside the tolerance.
+bool checkAgainstReference(attune_model_t *model, const std::vector<attune_tensor_t> &inputs,
+                           const std::vector<attune_tensor_t> &outputs) {
+  mlir::MLIRContext context;
+  context.loadDialect<attune::tfm::TfmDialect, mlir::func::FuncDialect,
+                      mlir::arith::ArithDialect>();
+  const char *ir = attune_model_source_ir(model);
+  if (!ir || !*ir)
+    fail("the library carries no tfm IR to check against");
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(MemoryBuffer::getMemBuffer(ir, "<library IR>"), SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  if (!module)
+    fail("the library's tfm IR does not parse");
+  mlir::func::FuncOp entry = module->lookupSymbol<mlir::func::FuncOp>(attune_model_name(model));
+  if (!entry) {
+    // A library compiled with --name: take the only public function.
+    for (auto fn : module->getOps<mlir::func::FuncOp>())
+      if (fn.isPublic()) {
+        if (entry)
+          fail("the library's IR has several public functions and none is named '" +
+               Twine(attune_model_name(model)) + "'");
+        entry = fn;
+      }
+  }
+  if (!entry)
+    fail("the library's IR has no function to evaluate");
+
+  const void *weights = nullptr;
+  size_t weightsSize = 0;
+  check(attune_model_weights(model, &weights, &weightsSize), "reading embedded weights");
+  attune::reference::WeightLookup lookup =
+      [](StringRef name, mlir::RankedTensorType) -> Expected<Tensor> {
+    return createStringError(inconvertibleErrorCode(),
+                             "weight '" + name + "' needed but the library has no weights");
+  };
+  if (weights) {
+    auto fromBlob = attune::reference::weightsFromSafeTensors(weights, weightsSize);
+    if (!fromBlob)
+      fail("embedded weights: " + toString(fromBlob.takeError()));
+    lookup = std::move(*fromBlob);
+  }
+
+  std::vector<Tensor> refInputs;
+  for (const attune_tensor_t &t : inputs)
+    refInputs.push_back(toReference(t));
+  auto start = std::chrono::steady_clock::now();
+  auto expected = attune::reference::evaluate(entry, refInputs, lookup);
+  if (!expected)
+    fail("reference evaluation failed: " + toString(expected.takeError()));
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (expected->size() != outputs.size())
+    fail("the reference produced " + Twine(expected->size()) + " outputs, the library " +
+         Twine(outputs.size()));
+
+  bool ok = true;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    attune_tensor_info_t info;
+    check(attune_model_output_info(model, static_cast<int32_t>(o), &info), "output info");
+    const Tensor &ref = (*expected)[o];
+    const attune_tensor_t &got = outputs[o];
+    if (static_cast<int64_t>(ref.data.size()) != numElements(got))
+      fail("output '" + Twine(info.name) + "' has " + Twine(numElements(got)) +
+           " elements, the reference " + Twine(ref.data.size()));
+    double maxAbs = 0, maxRel = 0, errSq = 0, refSq = 0;
+    int64_t bad = 0;
+    for (size_t i = 0; i < ref.data.size(); ++i) {
+      double g = readElement(got, i), r = ref.data[i], err = std::fabs(g - r);
+      if (std::isnan(g) != std::isnan(r))
+        err = INFINITY;
+      else if (std::isnan(r))
+        err = 0;
+      maxAbs = std::max(maxAbs, err);
+      maxRel = std::max(maxRel, err / std::max(std::fabs(r), 1e-30));
+      errSq += err * err, refSq += r * r;
+      bad += !(err <= atol + rtol * std::fabs(r));
+    }
+    outs() << "reference '" << info.name << "'"
+           << format(": max abs err %.3g, max rel err %.3g, rel l2 err %.3g", maxAbs, maxRel,
+                     std::sqrt(errSq / std::max(refSq, 1e-300)))
+           << format(" (|err| <= %g + %g|ref|: ", atol.getValue(), rtol.getValue())
+           << (bad ? "FAIL, " + std::to_string(bad) + " elements outside" : std::string("ok"))
+           << ")\n";
+    ok &= bad == 0;
+  }
+  outs() << format("reference evaluation took %.2f s\n", seconds);
+  return ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv, "attune-run: run a library built by attune-compile\n");
+
+  StringMap<int64_t> dims;
+  for (const std::string &kv : dimValues) {
+    auto [name, value] = StringRef(kv).split('=');
+    int64_t v;
+    if (value.getAsInteger(10, v) || v < 0)
+      fail("--dim expects name=N with N >= 0, got '" + kv + "'");
+    dims[name] = v;
+  }
+  StringMap<std::string> files;
+  for (const std::string &kv : inputFiles) {
+    auto [name, path] = StringRef(kv).split('=');
+    if (path.empty())
+      fail("--input expects name=FILE, got '" + kv + "'");
+    files[name] = path.str();
+  }
+
+  attune_model_t *model = nullptr;
+  check(attune_model_open(libraryPath.c_str(), &model), "cannot open '" + libraryPath + "'");
+  if (numThreads)
+    check(attune_model_set_num_threads(model, numThreads), "--threads");
+  outs() << "model '" << attune_model_name(model) << "' from " << libraryPath << "\n";
+
+  // The ids bound is not part of the public info; it shows up as the
+  // runtime's range check, so random ids stay under the embedding size the
+  // IR declares (read from the library's IR by the evaluator if needed).
+  // Random ids therefore use [0, 100) unless the model's table is smaller.
+  int32_t numInputs = attune_model_num_inputs(model);
+  int32_t numOutputs = attune_model_num_outputs(model);
+  std::vector<attune_tensor_t> inputs(numInputs);
+  std::vector<std::vector<char>> inputStorage(numInputs);
+  std::mt19937_64 rng(seed);
+  for (int32_t i = 0; i < numInputs; ++i) {
+    attune_tensor_info_t info;
+    check(attune_model_input_info(model, i, &info), "input info");
+    attune_tensor_t &t = inputs[i];
+    t.dtype = info.dtype;
+    t.rank = info.rank;
+    for (int32_t d = 0; d < info.rank; ++d) {
+      if (info.dims[d] >= 0) {
+        t.shape[d] = info.dims[d];
+        continue;
+      }
+      auto it = dims.find(info.dim_names[d]);
+      t.shape[d] = it == dims.end() ? 8 : it->second;
+    }
+    fillInput(info, t, inputStorage[i], files, /*indexBound=*/0, rng);
+    outs() << "input '" << info.name << "' " << dtypeName(t.dtype) << shapeString(t) << "\n";
+  }
+
+  std::vector<attune_tensor_t> outputs(numOutputs);
+  std::vector<std::vector<char>> outputStorage(numOutputs);
+  for (int32_t o = 0; o < numOutputs; ++o) {
+    check(attune_model_output_shape(model, inputs.data(), numInputs, o, &outputs[o]),
+          "output shape");
+    outputStorage[o].assign(numElements(outputs[o]) * dtypeSize(outputs[o].dtype), 0);
+    outputs[o].data = outputStorage[o].data();
+  }
+
+  check(attune_model_run(model, inputs.data(), numInputs, outputs.data(), numOutputs), "run");
+  for (int32_t o = 0; o < numOutputs; ++o) {
+    attune_tensor_info_t info;
+    check(attune_model_output_info(model, o, &info), "output info");
+    printSummary(info.name, outputs[o]);
+  }
+
+  bool ok = true;
+  if (checkReference)
+    ok = checkAgainstReference(model, inputs, outputs);
+
+  if (benchRuns) {
+    std::vector<double> ms;
+    for (unsigned r = 0; r < benchRuns; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      check(attune_model_run(model, inputs.data(), numInputs, outputs.data(), numOutputs),
+            "run");
+      ms.push_back(std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - start)
+                       .count());
+    }
+    std::sort(ms.begin(), ms.end());
+    outs() << format("time over %u runs: median %.3f ms, min %.3f ms, max %.3f ms\n",
+                     benchRuns.getValue(), ms[ms.size() / 2], ms.front(), ms.back());
+  }
+  attune_model_close(model);
+  return ok ? 0 : 2;
+}

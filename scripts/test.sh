@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds attune and runs the whole test suite (lit, unit, e2e) with ctest.
+# This is the command .ci/run calls.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${ATTUNE_BUILD_DIR:-$root/build}
+
+"$root/scripts/install-deps.sh"
+"$root/scripts/configure.sh"
+echo "== building"
+cmake --build "$build" -j "$(nproc)" > "$build.build.log" 2>&1 \
+  || { tail -80 "$build.build.log"; exit 1; }
+echo "== testing"
+cd "$build"
+ctest --output-on-failure -j "$(nproc)" "$@"
