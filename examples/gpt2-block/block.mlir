@@ -5,7 +5,8 @@
 // vocabulary 50257, up to 1024 positions; batch and sequence are dynamic.
 // `attune-compile` raises the attention to tfm.attention (see README.md).
 module {
-  func.func @gpt2_block(%ids: tensor<?x?xi32> {tfm.dim_names = ["batch", "seq"]}) -> tensor<?x?x768xf32> {
+  func.func @gpt2_block(%ids: tensor<?x?xi32> {tfm.name = "ids", tfm.dim_names = ["batch", "seq"]})
+      -> (tensor<?x?x768xf32> {tfm.name = "hidden_states"}) {
     %wte = tfm.weight "wte" : tensor<50257x768xf32>
     %wpe = tfm.weight "wpe" {std = 0.01 : f64} : tensor<1024x768xf32>
     %tok = tfm.embedding %wte, %ids : tensor<50257x768xf32>, tensor<?x?xi32> -> tensor<?x?x768xf32>
