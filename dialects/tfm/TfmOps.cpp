@@ -1,8 +1,754 @@
 //===- TfmOps.cpp - tfm op verifiers and shape inference ------------------===//
+//
+// Each op's shape contract is written once, as a function that checks the
+// operands and computes the result type: `verify()` runs it with the op as the
+// diagnostic anchor and then compares the declared result with the inferred
+// one; `inferReturnTypes` (the builders without a result type, and the
+// InferTypeOpInterface check) runs the same function. Keeping one function
+// per op means the verifier and the builders can never disagree on a shape.
+//
+// Dynamic dimensions (`?`) are checked only where they are static: a `?` may
+// be anything at run time, and the runtime checks input shapes before a run.
+//
+//===----------------------------------------------------------------------===//
 #include "dialects/tfm/TfmOps.h"
+#include "dialects/tfm/TfmShapes.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace attune::tfm;
 
 #define GET_OP_CLASSES
 #include "dialects/tfm/TfmOps.cpp.inc"
+
+namespace {
+
+/// Produces the diagnostic a check reports through. In `verify()` it is
+/// `emitOpError()`; in `inferReturnTypes` it is an error at the op's location
+/// with the same `'tfm.x' op` prefix, or a discarded diagnostic when the caller
+/// gave no location (it only wants to know whether inference succeeds).
+using EmitFn = llvm::function_ref<InFlightDiagnostic()>;
+
+/// The type of `value` as a ranked tensor. ODS constraints guarantee this in
+/// verified IR; builders may still hand inference anything.
+FailureOr<RankedTensorType> getRanked(EmitFn emitError, StringRef name,
+                                      Value value) {
+  if (!value)
+    return emitError() << "expected operand '" << name << "', got none";
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return emitError() << "expected '" << name << "' to be a ranked tensor, got "
+                       << value.getType();
+  return type;
+}
+
+LogicalResult checkRank(EmitFn emitError, StringRef name, RankedTensorType type,
+                        int64_t rank) {
+  if (type.getRank() == rank)
+    return success();
+  return emitError() << "expected '" << name << "' rank " << rank << ", got "
+                     << type.getRank();
+}
+
+LogicalResult checkMinRank(EmitFn emitError, StringRef name,
+                           RankedTensorType type, int64_t minRank) {
+  if (type.getRank() >= minRank)
+    return success();
+  return emitError() << "expected '" << name << "' rank >= " << minRank
+                     << ", got " << type.getRank();
+}
+
+/// Operands that are combined arithmetically must share an element type:
+/// kernels compute in one type and nothing converts implicitly.
+LogicalResult checkElementType(EmitFn emitError, StringRef name,
+                               RankedTensorType type, StringRef source,
+                               Type expected) {
+  if (type.getElementType() == expected)
+    return success();
+  return emitError() << "expected '" << name << "' element type " << expected
+                     << " as in '" << source << "', got "
+                     << type.getElementType();
+}
+
+/// Dimension `dim` of operand `name` (what it means in `what`) must agree with
+/// `expected`, which comes from operand `source`.
+LogicalResult checkDim(EmitFn emitError, StringRef name, unsigned dim,
+                       StringRef what, int64_t got, StringRef source,
+                       int64_t expected) {
+  if (dimsAgree(got, expected))
+    return success();
+  return emitError() << "expected '" << name << "' dim " << dim << " (" << what
+                     << ") to be " << formatDim(expected) << " as in '"
+                     << source << "', got " << formatDim(got);
+}
+
+/// Runs `infer` with an emitter suited to `inferReturnTypes` and appends the
+/// result type. Shared by every inferring op.
+template <typename OpTy, typename InferFn>
+LogicalResult inferWith(std::optional<Location> location, ValueRange operands,
+                        DictionaryAttr attributes, OpaqueProperties properties,
+                        RegionRange regions,
+                        SmallVectorImpl<Type> &inferredReturnTypes,
+                        InferFn infer) {
+  typename OpTy::Adaptor adaptor(operands, attributes, properties, regions);
+  auto emit = [&]() -> InFlightDiagnostic {
+    if (!location)
+      return InFlightDiagnostic();
+    InFlightDiagnostic diag = mlir::emitError(*location);
+    diag << "'" << OpTy::getOperationName() << "' op ";
+    return diag;
+  };
+  FailureOr<RankedTensorType> type = infer(adaptor, EmitFn(emit));
+  if (failed(type))
+    return failure();
+  inferredReturnTypes.push_back(*type);
+  return success();
+}
+
+/// The tail of every `verify()` of an inferring op: the operands were fine,
+/// now the declared result must be the inferred one. This runs before
+/// InferTypeOpInterface's own check so the user sees which type was expected.
+template <typename OpTy>
+LogicalResult verifyInferredType(OpTy op, FailureOr<RankedTensorType> inferred) {
+  if (failed(inferred))
+    return failure();
+  Type declared = op.getResult().getType();
+  if (declared == *inferred)
+    return success();
+  return op.emitOpError("expected result type ")
+         << *inferred << " (inferred from the operands), got " << declared;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// WeightOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WeightOp::verify() {
+  auto type = getResult().getType();
+  if (!type.hasStaticShape())
+    return emitOpError("expected 'result' to have a static shape, got ")
+           << type;
+  if (getName().empty())
+    return emitOpError("expected a non-empty 'name'");
+  double std = getStd().convertToDouble();
+  if (!(std >= 0.0))
+    return emitOpError("expected 'std' >= 0, got ") << std;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// EmbeddingOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType> inferEmbedding(EmbeddingOp::Adaptor op,
+                                                  EmitFn emitError) {
+  auto table = getRanked(emitError, "table", op.getTable());
+  auto ids = getRanked(emitError, "ids", op.getIds());
+  if (failed(table) || failed(ids) ||
+      failed(checkRank(emitError, "table", *table, 2)))
+    return failure();
+  SmallVector<int64_t> shape(ids->getShape());
+  shape.push_back(table->getDimSize(1));
+  return RankedTensorType::get(shape, table->getElementType());
+}
+
+LogicalResult EmbeddingOp::verify() {
+  return verifyInferredType(
+      *this, inferEmbedding(Adaptor(*this), [&] { return emitOpError(); }));
+}
+
+LogicalResult EmbeddingOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<EmbeddingOp>(location, operands, attributes, properties,
+                                regions, inferredReturnTypes, inferEmbedding);
+}
+
+//===----------------------------------------------------------------------===//
+// LearnedPositionOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType>
+inferLearnedPosition(LearnedPositionOp::Adaptor op, EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  auto table = getRanked(emitError, "table", op.getTable());
+  if (failed(input) || failed(table) ||
+      failed(checkRank(emitError, "input", *input, 3)) ||
+      failed(checkRank(emitError, "table", *table, 2)) ||
+      failed(checkElementType(emitError, "table", *table, "input",
+                              input->getElementType())) ||
+      failed(checkDim(emitError, "table", 1, "model dim", table->getDimSize(1),
+                      "input", input->getDimSize(2))))
+    return failure();
+  int64_t seq = input->getDimSize(1);
+  int64_t positions = table->getDimSize(0);
+  // A dynamic sequence length is checked by the runtime against P.
+  if (!ShapedType::isDynamic(seq) && !ShapedType::isDynamic(positions) &&
+      seq > positions)
+    return emitError() << "expected 'input' sequence length (dim 1) <= "
+                       << positions << " (the positions of 'table'), got "
+                       << seq;
+  return *input;
+}
+
+LogicalResult LearnedPositionOp::verify() {
+  return verifyInferredType(*this, inferLearnedPosition(Adaptor(*this), [&] {
+                              return emitOpError();
+                            }));
+}
+
+LogicalResult LearnedPositionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<LearnedPositionOp>(location, operands, attributes,
+                                      properties, regions, inferredReturnTypes,
+                                      inferLearnedPosition);
+}
+
+//===----------------------------------------------------------------------===//
+// SinusoidalPositionOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType>
+inferSinusoidalPosition(SinusoidalPositionOp::Adaptor op, EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  if (failed(input) || failed(checkRank(emitError, "input", *input, 3)))
+    return failure();
+  return *input;
+}
+
+LogicalResult SinusoidalPositionOp::verify() {
+  // Both forms take logarithms of the timescales (and of their ratio).
+  double minTimescale = getMinTimescale().convertToDouble();
+  double maxTimescale = getMaxTimescale().convertToDouble();
+  if (!(minTimescale > 0.0))
+    return emitOpError("expected 'min_timescale' > 0, got ") << minTimescale;
+  if (!(maxTimescale > 0.0))
+    return emitOpError("expected 'max_timescale' > 0, got ") << maxTimescale;
+  return verifyInferredType(*this, inferSinusoidalPosition(Adaptor(*this), [&] {
+                              return emitOpError();
+                            }));
+}
+
+LogicalResult SinusoidalPositionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<SinusoidalPositionOp>(location, operands, attributes,
+                                         properties, regions,
+                                         inferredReturnTypes,
+                                         inferSinusoidalPosition);
+}
+
+//===----------------------------------------------------------------------===//
+// LayerNormOp, RmsNormOp
+//===----------------------------------------------------------------------===//
+
+/// A per-feature parameter of a norm (`gamma`, `beta`): rank 1, as long as the
+/// last dimension of `input`, same element type.
+static LogicalResult checkNormParam(EmitFn emitError, StringRef name,
+                                    Value param, RankedTensorType input) {
+  auto type = getRanked(emitError, name, param);
+  if (failed(type) || failed(checkRank(emitError, name, *type, 1)) ||
+      failed(checkElementType(emitError, name, *type, "input",
+                              input.getElementType())))
+    return failure();
+  int64_t features = input.getDimSize(input.getRank() - 1);
+  if (dimsAgree(type->getDimSize(0), features))
+    return success();
+  return emitError() << "expected '" << name << "' size " << formatDim(features)
+                     << " (the last dim of 'input'), got "
+                     << formatDim(type->getDimSize(0));
+}
+
+static LogicalResult checkEpsilon(EmitFn emitError, APFloat epsilon) {
+  double value = epsilon.convertToDouble();
+  if (value >= 0.0)
+    return success();
+  return emitError() << "expected 'epsilon' >= 0, got " << value;
+}
+
+static FailureOr<RankedTensorType> inferLayerNorm(LayerNormOp::Adaptor op,
+                                                  EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  if (failed(input) || failed(checkMinRank(emitError, "input", *input, 1)) ||
+      failed(checkNormParam(emitError, "gamma", op.getGamma(), *input)) ||
+      failed(checkNormParam(emitError, "beta", op.getBeta(), *input)))
+    return failure();
+  return *input;
+}
+
+LogicalResult LayerNormOp::verify() {
+  if (failed(checkEpsilon([&] { return emitOpError(); }, getEpsilon())))
+    return failure();
+  return verifyInferredType(
+      *this, inferLayerNorm(Adaptor(*this), [&] { return emitOpError(); }));
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<LayerNormOp>(location, operands, attributes, properties,
+                                regions, inferredReturnTypes, inferLayerNorm);
+}
+
+static FailureOr<RankedTensorType> inferRmsNorm(RmsNormOp::Adaptor op,
+                                                EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  if (failed(input) || failed(checkMinRank(emitError, "input", *input, 1)) ||
+      failed(checkNormParam(emitError, "gamma", op.getGamma(), *input)))
+    return failure();
+  return *input;
+}
+
+LogicalResult RmsNormOp::verify() {
+  if (failed(checkEpsilon([&] { return emitOpError(); }, getEpsilon())))
+    return failure();
+  return verifyInferredType(
+      *this, inferRmsNorm(Adaptor(*this), [&] { return emitOpError(); }));
+}
+
+LogicalResult RmsNormOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<RmsNormOp>(location, operands, attributes, properties,
+                              regions, inferredReturnTypes, inferRmsNorm);
+}
+
+//===----------------------------------------------------------------------===//
+// LinearOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType> inferLinear(LinearOp::Adaptor op,
+                                               EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  auto weight = getRanked(emitError, "weight", op.getWeight());
+  if (failed(input) || failed(weight) ||
+      failed(checkMinRank(emitError, "input", *input, 1)) ||
+      failed(checkRank(emitError, "weight", *weight, 2)) ||
+      failed(checkElementType(emitError, "weight", *weight, "input",
+                              input->getElementType())))
+    return failure();
+  int64_t inFeatures = input->getDimSize(input->getRank() - 1);
+  int64_t outFeatures = weight->getDimSize(1);
+  if (!dimsAgree(weight->getDimSize(0), inFeatures))
+    return emitError() << "expected 'weight' dim 0 (in features) to be "
+                       << formatDim(inFeatures)
+                       << " as the last dim of 'input', got "
+                       << formatDim(weight->getDimSize(0));
+  if (Value biasValue = op.getBias()) {
+    auto bias = getRanked(emitError, "bias", biasValue);
+    if (failed(bias) || failed(checkRank(emitError, "bias", *bias, 1)) ||
+        failed(checkElementType(emitError, "bias", *bias, "input",
+                                input->getElementType())) ||
+        failed(checkDim(emitError, "bias", 0, "out features",
+                        bias->getDimSize(0), "weight", outFeatures)))
+      return failure();
+    outFeatures = mergeDims(outFeatures, bias->getDimSize(0));
+  }
+  SmallVector<int64_t> shape(input->getShape().drop_back());
+  shape.push_back(outFeatures);
+  return RankedTensorType::get(shape, input->getElementType());
+}
+
+LogicalResult LinearOp::verify() {
+  return verifyInferredType(
+      *this, inferLinear(Adaptor(*this), [&] { return emitOpError(); }));
+}
+
+LogicalResult LinearOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<LinearOp>(location, operands, attributes, properties,
+                             regions, inferredReturnTypes, inferLinear);
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType> inferMatmul(MatmulOp::Adaptor op,
+                                               EmitFn emitError) {
+  auto lhs = getRanked(emitError, "lhs", op.getLhs());
+  auto rhs = getRanked(emitError, "rhs", op.getRhs());
+  if (failed(lhs) || failed(rhs) ||
+      failed(checkMinRank(emitError, "lhs", *lhs, 2)) ||
+      failed(checkElementType(emitError, "rhs", *rhs, "lhs",
+                              lhs->getElementType())))
+    return failure();
+  int64_t rank = lhs->getRank();
+  if (rhs->getRank() != rank)
+    return emitError() << "expected 'rhs' rank " << rank
+                       << " (the rank of 'lhs'), got " << rhs->getRank();
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank - 2; ++i) {
+    if (failed(checkDim(emitError, "rhs", i, "batch", rhs->getDimSize(i), "lhs",
+                        lhs->getDimSize(i))))
+      return failure();
+    shape.push_back(mergeDims(lhs->getDimSize(i), rhs->getDimSize(i)));
+  }
+  // A = transpose_a ? lhs^T : lhs is [M, K]; B = transpose_b ? rhs^T : rhs is
+  // [K, N].
+  bool transposeA = op.getTransposeA(), transposeB = op.getTransposeB();
+  int64_t m = lhs->getDimSize(rank - (transposeA ? 1 : 2));
+  int64_t kLhs = lhs->getDimSize(rank - (transposeA ? 2 : 1));
+  int64_t kRhs = rhs->getDimSize(rank - (transposeB ? 1 : 2));
+  int64_t n = rhs->getDimSize(rank - (transposeB ? 2 : 1));
+  if (!dimsAgree(kLhs, kRhs))
+    return emitError() << "expected contraction dims to match, got "
+                       << formatDim(kLhs) << " in 'lhs' (dim "
+                       << (rank - (transposeA ? 2 : 1)) << ") and "
+                       << formatDim(kRhs) << " in 'rhs' (dim "
+                       << (rank - (transposeB ? 1 : 2)) << ")";
+  shape.push_back(m);
+  shape.push_back(n);
+  return RankedTensorType::get(shape, lhs->getElementType());
+}
+
+LogicalResult MatmulOp::verify() {
+  return verifyInferredType(
+      *this, inferMatmul(Adaptor(*this), [&] { return emitOpError(); }));
+}
+
+LogicalResult MatmulOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<MatmulOp>(location, operands, attributes, properties,
+                             regions, inferredReturnTypes, inferMatmul);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops and WhereOp
+//===----------------------------------------------------------------------===//
+
+/// Broadcasts `lhs` and `rhs` with numpy rules; the result has the element
+/// type of `lhs` (SameOperandsAndResultElementType holds in verified IR).
+template <typename OpTy>
+static FailureOr<RankedTensorType> inferBinary(typename OpTy::Adaptor op,
+                                               EmitFn emitError) {
+  auto lhs = getRanked(emitError, "lhs", op.getLhs());
+  auto rhs = getRanked(emitError, "rhs", op.getRhs());
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  auto shape = broadcastShapes(lhs->getShape(), rhs->getShape());
+  if (failed(shape))
+    return emitError() << "expected broadcast-compatible shapes, got 'lhs' "
+                       << formatShape(lhs->getShape()) << " and 'rhs' "
+                       << formatShape(rhs->getShape());
+  return RankedTensorType::get(*shape, lhs->getElementType());
+}
+
+#define TFM_BINARY_OP_IMPL(OpTy)                                               \
+  LogicalResult OpTy::verify() {                                               \
+    return verifyInferredType(*this, inferBinary<OpTy>(Adaptor(*this), [&] {   \
+                                return emitOpError();                          \
+                              }));                                             \
+  }                                                                            \
+  LogicalResult OpTy::inferReturnTypes(                                        \
+      MLIRContext *, std::optional<Location> location, ValueRange operands,    \
+      DictionaryAttr attributes, OpaqueProperties properties,                  \
+      RegionRange regions, SmallVectorImpl<Type> &inferredReturnTypes) {       \
+    return inferWith<OpTy>(location, operands, attributes, properties,         \
+                           regions, inferredReturnTypes, inferBinary<OpTy>);   \
+  }
+
+TFM_BINARY_OP_IMPL(AddOp)
+TFM_BINARY_OP_IMPL(SubOp)
+TFM_BINARY_OP_IMPL(MulOp)
+TFM_BINARY_OP_IMPL(DivOp)
+#undef TFM_BINARY_OP_IMPL
+
+static FailureOr<RankedTensorType> inferWhere(WhereOp::Adaptor op,
+                                              EmitFn emitError) {
+  auto condition = getRanked(emitError, "condition", op.getCondition());
+  auto onTrue = getRanked(emitError, "on_true", op.getOnTrue());
+  auto onFalse = getRanked(emitError, "on_false", op.getOnFalse());
+  if (failed(condition) || failed(onTrue) || failed(onFalse) ||
+      failed(checkElementType(emitError, "on_false", *onFalse, "on_true",
+                              onTrue->getElementType())))
+    return failure();
+  auto values = broadcastShapes(onTrue->getShape(), onFalse->getShape());
+  FailureOr<SmallVector<int64_t>> shape = failure();
+  if (succeeded(values))
+    shape = broadcastShapes(condition->getShape(), *values);
+  if (failed(shape))
+    return emitError() << "expected broadcast-compatible shapes, got "
+                          "'condition' "
+                       << formatShape(condition->getShape()) << ", 'on_true' "
+                       << formatShape(onTrue->getShape()) << " and 'on_false' "
+                       << formatShape(onFalse->getShape());
+  return RankedTensorType::get(*shape, onTrue->getElementType());
+}
+
+LogicalResult WhereOp::verify() {
+  return verifyInferredType(
+      *this, inferWhere(Adaptor(*this), [&] { return emitOpError(); }));
+}
+
+LogicalResult WhereOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<WhereOp>(location, operands, attributes, properties,
+                            regions, inferredReturnTypes, inferWhere);
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp, CausalMaskOp
+//===----------------------------------------------------------------------===//
+
+// Their result type is the input type (SameOperandsAndResultType), so ODS
+// generates their inferReturnTypes; only the attributes need checking.
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < -rank || axis >= rank)
+    return emitOpError("expected 'axis' in [")
+           << -rank << ", " << rank << "), got " << axis;
+  return success();
+}
+
+LogicalResult CausalMaskOp::verify() {
+  // The mask relates the last two dimensions (queries, keys).
+  int64_t rank = getInput().getType().getRank();
+  if (rank < 2)
+    return emitOpError("expected 'input' rank >= 2, got ") << rank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType input = getInput().getType();
+  RankedTensorType result = getResult().getType();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError("expected 'result' element type ")
+           << input.getElementType() << " as in 'input', got "
+           << result.getElementType();
+  // Dynamic dimensions pass through in order, so they must be as many on both
+  // sides and the static parts must hold the same number of elements; that
+  // makes the element counts equal whatever the dynamic sizes turn out to be.
+  int64_t inputDynamic = input.getNumDynamicDims();
+  int64_t resultDynamic = result.getNumDynamicDims();
+  auto staticProduct = [](RankedTensorType type) {
+    int64_t product = 1;
+    for (int64_t dim : type.getShape())
+      if (!ShapedType::isDynamic(dim))
+        product *= dim;
+    return product;
+  };
+  int64_t inputStatic = staticProduct(input);
+  int64_t resultStatic = staticProduct(result);
+  if (inputDynamic == 0 && resultDynamic == 0) {
+    if (inputStatic != resultStatic)
+      return emitOpError("expected 'result' to have ")
+             << inputStatic << " elements as 'input' does, got "
+             << resultStatic;
+    return success();
+  }
+  if (inputDynamic != resultDynamic)
+    return emitOpError("expected 'result' to have ")
+           << inputDynamic << " dynamic dims as 'input' does, got "
+           << resultDynamic;
+  if (inputStatic != resultStatic)
+    return emitOpError("expected the static dims of 'result' to multiply to ")
+           << inputStatic << " as those of 'input' do, got " << resultStatic;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType> inferTranspose(TransposeOp::Adaptor op,
+                                                  EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  if (failed(input))
+    return failure();
+  // Read the property directly: a builder may not have set it yet, and the
+  // generated getter asserts that it is there.
+  DenseI64ArrayAttr permutationAttr = op.getProperties().permutation;
+  if (!permutationAttr)
+    return emitError() << "expected attribute 'permutation', got none";
+  ArrayRef<int64_t> permutation = permutationAttr.asArrayRef();
+  int64_t rank = input->getRank();
+  if (static_cast<int64_t>(permutation.size()) != rank)
+    return emitError() << "expected 'permutation' of size " << rank
+                       << " (the rank of 'input'), got " << permutation.size();
+  llvm::SmallBitVector seen(rank);
+  for (int64_t index : permutation) {
+    if (index < 0 || index >= rank || seen.test(index))
+      return emitError() << "expected 'permutation' to be a permutation of [0, "
+                         << rank << "), got " << formatShape(permutation);
+    seen.set(index);
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t index : permutation)
+    shape.push_back(input->getDimSize(index));
+  return RankedTensorType::get(shape, input->getElementType());
+}
+
+LogicalResult TransposeOp::verify() {
+  return verifyInferredType(
+      *this, inferTranspose(Adaptor(*this), [&] { return emitOpError(); }));
+}
+
+LogicalResult TransposeOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<TransposeOp>(location, operands, attributes, properties,
+                                regions, inferredReturnTypes, inferTranspose);
+}
+
+//===----------------------------------------------------------------------===//
+// RepeatInterleaveOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType>
+inferRepeatInterleave(RepeatInterleaveOp::Adaptor op, EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  if (failed(input))
+    return failure();
+  IntegerAttr axisAttr = op.getProperties().axis;
+  IntegerAttr repeatsAttr = op.getProperties().repeats;
+  if (!axisAttr)
+    return emitError() << "expected attribute 'axis', got none";
+  if (!repeatsAttr)
+    return emitError() << "expected attribute 'repeats', got none";
+  int64_t rank = input->getRank();
+  int64_t axis = axisAttr.getInt();
+  int64_t repeats = repeatsAttr.getInt();
+  if (axis < 0 || axis >= rank)
+    return emitError() << "expected 'axis' in [0, " << rank << "), got "
+                       << axis;
+  if (repeats < 1)
+    return emitError() << "expected 'repeats' >= 1, got " << repeats;
+  SmallVector<int64_t> shape(input->getShape());
+  if (!ShapedType::isDynamic(shape[axis]))
+    shape[axis] *= repeats;
+  return RankedTensorType::get(shape, input->getElementType());
+}
+
+LogicalResult RepeatInterleaveOp::verify() {
+  return verifyInferredType(*this, inferRepeatInterleave(Adaptor(*this), [&] {
+                              return emitOpError();
+                            }));
+}
+
+LogicalResult RepeatInterleaveOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<RepeatInterleaveOp>(location, operands, attributes,
+                                       properties, regions, inferredReturnTypes,
+                                       inferRepeatInterleave);
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
+                                                  EmitFn emitError) {
+  auto query = getRanked(emitError, "query", op.getQuery());
+  auto key = getRanked(emitError, "key", op.getKey());
+  auto value = getRanked(emitError, "value", op.getValue());
+  if (failed(query) || failed(key) || failed(value) ||
+      failed(checkRank(emitError, "query", *query, 4)) ||
+      failed(checkRank(emitError, "key", *key, 4)) ||
+      failed(checkRank(emitError, "value", *value, 4)))
+    return failure();
+  Type elementType = query->getElementType();
+  if (failed(checkElementType(emitError, "key", *key, "query", elementType)) ||
+      failed(checkElementType(emitError, "value", *value, "query",
+                              elementType)))
+    return failure();
+
+  // query [B, H, Sq, D], key [B, Hkv, Sk, D], value [B, Hkv, Sk, Dv].
+  int64_t batch = query->getDimSize(0);
+  int64_t heads = query->getDimSize(1);
+  int64_t querySeq = query->getDimSize(2);
+  int64_t headDim = query->getDimSize(3);
+  if (failed(checkDim(emitError, "key", 0, "batch", key->getDimSize(0),
+                      "query", batch)) ||
+      failed(checkDim(emitError, "key", 3, "head dim", key->getDimSize(3),
+                      "query", headDim)))
+    return failure();
+  batch = mergeDims(batch, key->getDimSize(0));
+  int64_t kvHeads = key->getDimSize(1);
+  int64_t keySeq = key->getDimSize(2);
+  if (failed(checkDim(emitError, "value", 0, "batch", value->getDimSize(0),
+                      "query' and 'key", batch)) ||
+      failed(checkDim(emitError, "value", 1, "heads", value->getDimSize(1),
+                      "key", kvHeads)) ||
+      failed(checkDim(emitError, "value", 2, "key length",
+                      value->getDimSize(2), "key", keySeq)))
+    return failure();
+  batch = mergeDims(batch, value->getDimSize(0));
+  kvHeads = mergeDims(kvHeads, value->getDimSize(1));
+  keySeq = mergeDims(keySeq, value->getDimSize(2));
+
+  // Each key/value head serves H / Hkv query heads (MHA, GQA, MQA).
+  if (!ShapedType::isDynamic(kvHeads)) {
+    if (kvHeads < 1)
+      return emitError() << "expected 'key' heads (dim 1) >= 1, got "
+                         << kvHeads;
+    if (!ShapedType::isDynamic(heads) && heads % kvHeads != 0)
+      return emitError() << "expected 'query' heads (" << heads
+                         << ") to be a multiple of 'key' heads, got "
+                         << kvHeads;
+  }
+
+  if (Value maskValue = op.getMask()) {
+    auto mask = getRanked(emitError, "mask", maskValue);
+    if (failed(mask) || failed(checkElementType(emitError, "mask", *mask,
+                                                "query", elementType)))
+      return failure();
+    SmallVector<int64_t> scores = {batch, heads, querySeq, keySeq};
+    if (!isBroadcastableTo(mask->getShape(), scores))
+      return emitError() << "expected 'mask' to broadcast to the scores [B, "
+                            "H, Sq, Sk] = "
+                         << formatShape(scores) << ", got "
+                         << formatShape(mask->getShape());
+  }
+  if (Value paddingValue = op.getKeyPaddingMask()) {
+    auto padding = getRanked(emitError, "key_padding_mask", paddingValue);
+    if (failed(padding) ||
+        failed(checkRank(emitError, "key_padding_mask", *padding, 2)) ||
+        failed(checkDim(emitError, "key_padding_mask", 0, "batch",
+                        padding->getDimSize(0), "query", batch)) ||
+        failed(checkDim(emitError, "key_padding_mask", 1, "key length",
+                        padding->getDimSize(1), "key", keySeq)))
+      return failure();
+    batch = mergeDims(batch, padding->getDimSize(0));
+  }
+  return RankedTensorType::get({batch, heads, querySeq, value->getDimSize(3)},
+                               elementType);
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyInferredType(
+      *this, inferAttention(Adaptor(*this), [&] { return emitOpError(); }));
+}
+
+LogicalResult AttentionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferWith<AttentionOp>(location, operands, attributes, properties,
+                                regions, inferredReturnTypes, inferAttention);
+}
