@@ -1,0 +1,109 @@
+/*===- test_model.c - a hand-written attune model library ------------------===//
+ *
+ * Implements the library ABI of attune/runtime.h by hand, so the runtime can
+ * be tested without the compiler. The "model" is
+ *
+ *   inputs:  ids   i32  [batch, seq], token ids in [0, 10)
+ *            mask  bool [batch, seq]
+ *            scale f32  [4]
+ *   output:  y     f32  [batch, seq, 4],
+ *            y[b, s, d] = mask[b, s] ? scale[d] * ids[b, s] : 0
+ *
+ * with seq at most 64. run() stages ids as floats in the workspace, so a
+ * workspace smaller than workspace_size() promised, or misaligned, shows up as
+ * wrong results or an error code. Three deliberate faults reach the runtime's
+ * error paths: a NaN in scale[0] makes run() fail like a Halide kernel would,
+ * batch = 999 asks for a workspace no machine has, and batch = 998 makes
+ * workspace_size() return a negative size.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "attune/runtime.h"
+
+#include <stdint.h>
+
+enum { kSymBatch = 0, kSymSeq = 1, kWidth = 4 };
+
+static const int64_t kIdsDims[] = {-1 - kSymBatch, -1 - kSymSeq};
+static const int64_t kScaleDims[] = {kWidth};
+static const int64_t kYDims[] = {-1 - kSymBatch, -1 - kSymSeq, kWidth};
+
+static const attune_abi_tensor_t kInputs[] = {
+    {"ids", ATTUNE_DTYPE_I32, 2, kIdsDims, 10},
+    {"mask", ATTUNE_DTYPE_BOOL, 2, kIdsDims, 0},
+    {"scale", ATTUNE_DTYPE_F32, 1, kScaleDims, 0},
+};
+static const attune_abi_tensor_t kOutputs[] = {
+    {"y", ATTUNE_DTYPE_F32, 3, kYDims, 0},
+};
+static const char *const kSymbolNames[] = {"batch", "seq"};
+static const int64_t kSymbolMax[] = {-1, 64};
+
+/* The kernel-error codes run() returns; the tests check that they surface. */
+enum { kErrorMisaligned = -2, kErrorNaNScale = -3 };
+
+enum { kBatchHugeWorkspace = 999, kBatchNegativeWorkspace = 998 };
+
+static int64_t workspaceSize(const int64_t *symbols) {
+  if (symbols[kSymBatch] == kBatchHugeWorkspace)
+    return (int64_t)1 << 62;
+  if (symbols[kSymBatch] == kBatchNegativeWorkspace)
+    return -1;
+  /* One float per token plus a guard word that run() also writes. */
+  return symbols[kSymBatch] * symbols[kSymSeq] * (int64_t)sizeof(float) + 64;
+}
+
+static int32_t run(void *const *inputs, void *const *outputs, const int64_t *symbols,
+                   void *workspace) {
+  const int32_t *ids = (const int32_t *)inputs[0];
+  const uint8_t *mask = (const uint8_t *)inputs[1];
+  const float *scale = (const float *)inputs[2];
+  float *y = (float *)outputs[0];
+  int64_t tokens = symbols[kSymBatch] * symbols[kSymSeq];
+  if ((uintptr_t)workspace % 64 != 0)
+    return kErrorMisaligned;
+  if (scale[0] != scale[0])
+    return kErrorNaNScale;
+  float *staged = (float *)workspace;
+  for (int64_t t = 0; t < tokens; ++t)
+    staged[t] = (float)ids[t];
+  /* The guard word just past the staged tokens: the last bytes promised. */
+  ((volatile unsigned char *)workspace)[tokens * (int64_t)sizeof(float) + 63] = 0xAB;
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int d = 0; d < kWidth; ++d)
+      y[t * kWidth + d] = mask[t] ? scale[d] * staged[t] : 0.0f;
+  return 0;
+}
+
+static volatile int32_t gNumThreads = 0;
+
+static void setNumThreads(int32_t numThreads) { gNumThreads = numThreads; }
+
+/* Not part of the ABI: lets the tests see what set_num_threads forwarded. */
+__attribute__((visibility("default"))) int32_t attune_test_model_num_threads(void) {
+  return gNumThreads;
+}
+
+static const char kWeights[] = {'w', 'e', 'i', 'g', 'h', 't', 's', '!'};
+
+static const attune_model_abi_t kAbi = {
+    ATTUNE_MODEL_ABI_VERSION,
+    "scale_ids",
+    3,
+    kInputs,
+    1,
+    kOutputs,
+    2,
+    kSymbolNames,
+    kSymbolMax,
+    workspaceSize,
+    run,
+    setNumThreads,
+    "tfm.func @scale_ids(...)",
+    kWeights,
+    (int64_t)sizeof(kWeights),
+};
+
+__attribute__((visibility("default"))) const attune_model_abi_t *attune_model_abi(void) {
+  return &kAbi;
+}
