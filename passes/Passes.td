@@ -1,9 +1,134 @@
 //===- Passes.td - tfm passes ------------------------------*- tablegen -*-===//
+//
+// Every attune pass, one per file. The descriptions are the pass reference:
+// each shows the IR before and after.
+//
+//===----------------------------------------------------------------------===//
+
 #ifndef ATTUNE_PASSES_PASSES_TD
 #define ATTUNE_PASSES_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
-// Passes are added here, one per file (FuseAttention.cpp, ...).
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def FuseAttention : Pass<"tfm-fuse-attention"> {
+  let summary = "Raise decomposed scaled dot-product attention to tfm.attention";
+  let description = [{
+    Finds attention written out op by op, the way exporters (PyTorch, Hugging
+    Face, ONNX) write it, and replaces it with one `tfm.attention`, which code
+    generation turns into a kernel that never stores the score matrix.
+
+    The anchor is a `tfm.softmax` over the last axis whose result is the
+    left operand of a `tfm.matmul` with V. From the softmax input the pass
+    walks up through, in any order:
+
+    * mask steps: `tfm.add` of a float mask (either side) becomes the
+      additive `mask`; `tfm.where(c, fill, s)` (masked_fill) and
+      `tfm.where(c, s, fill)` with a splat fill of -inf or <= -1e9 become a
+      `key_padding_mask` when the condition is a `[B, Sk]` tensor reshaped to
+      `[B, 1, 1, Sk]`; `tfm.causal_mask` sets `causal`;
+    * scale steps: `tfm.mul` by a splat constant, `tfm.div` by a splat
+      constant (scale 1/c), before or after the QK matmul, or applied to q or
+      k before it;
+
+    down to `tfm.matmul(Q, K) {transpose_b}` or `tfm.matmul(Q, Kt)` with
+    `Kt = tfm.transpose(K) {permutation = [0, 1, 3, 2]}`. Q, K and V are
+    rank-4 BHSD values; head split/merge reshapes and transposes around them
+    stay. K and V that are both `tfm.repeat_interleave {axis = 1}` of
+    smaller tensors by the same factor are taken un-repeated (GQA).
+
+    Every intermediate value must have no user outside the pattern. A softmax
+    that is not fused gets a remark `attention not fused: <reason>`; the
+    reasons are also written to `report-file` as JSON when it is set:
+
+    ```json
+    {"sites": [{"location": "...", "fused": true, "reason": "",
+                "scale": 0.125, "causal": true, "mask": "none"} ],
+     "fused": 1, "not_fused": 0}
+    ```
+
+    Before:
+
+    ```mlir
+    %s = tfm.matmul %q, %k {transpose_b = true}
+        : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x?xf32>
+    %c = arith.constant dense<1.250000e-01> : tensor<f32>
+    %t = tfm.mul %s, %c : tensor<1x12x?x?xf32>, tensor<f32> -> tensor<1x12x?x?xf32>
+    %m = tfm.causal_mask %t : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+    %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+    %o = tfm.matmul %p, %v
+        : tensor<1x12x?x?xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %o = tfm.attention %q, %k, %v {causal = true, scale = 1.250000e-01 : f64}
+        : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>
+        -> tensor<1x12x?x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::attune::tfm::TfmDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"reportFile", "report-file", "std::string", /*default=*/"\"\"",
+           "Write every softmax site found, fused or not and why, to this "
+           "file as JSON">,
+  ];
+  let statistics = [
+    Statistic<"numFused", "num-fused", "Number of attention sites fused">,
+    Statistic<"numNotFused", "num-not-fused",
+              "Number of softmax sites left unfused">,
+  ];
+}
+
+def DecomposeAttention : Pass<"tfm-decompose-attention"> {
+  let summary = "Expand tfm.attention into matmul, scale, masks, softmax and matmul";
+  let description = [{
+    The inverse of `-tfm-fuse-attention`, so one model can be built unfused
+    for comparison and so the reference evaluator can check the fused op
+    against its definition. The output is the canonical form that
+    `-tfm-fuse-attention` raises back to the same `tfm.attention`:
+
+    `matmul(q, k) {transpose_b}` -> `mul` by a splat `scale` constant ->
+    `add` of `mask` (if any) -> `where(reshape(key_padding_mask to
+    [B, 1, 1, Sk]), s, -inf)` (if any) -> `causal_mask` (if `causal`) ->
+    `softmax` over the last axis -> `matmul` with v. Grouped-query attention
+    (Hkv < H) repeats k and v with `repeat_interleave {axis = 1}`.
+
+    A fully masked row differs: `tfm.attention` defines its output as 0,
+    while the decomposed softmax of an all -inf row is NaN, as in PyTorch.
+
+    Before:
+
+    ```mlir
+    %o = tfm.attention %q, %k, %v {causal = true, scale = 1.250000e-01 : f64}
+        : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>
+        -> tensor<1x8x?x64xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %k4 = tfm.repeat_interleave %k {axis = 1 : i64, repeats = 4 : i64}
+        : tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+    %v4 = tfm.repeat_interleave %v {axis = 1 : i64, repeats = 4 : i64}
+        : tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+    %s = tfm.matmul %q, %k4 {transpose_b = true}
+        : tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x?xf32>
+    %c = arith.constant dense<1.250000e-01> : tensor<f32>
+    %t = tfm.mul %s, %c : tensor<1x8x?x?xf32>, tensor<f32> -> tensor<1x8x?x?xf32>
+    %m = tfm.causal_mask %t : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+    %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+    %o = tfm.matmul %p, %v4
+        : tensor<1x8x?x?xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::attune::tfm::TfmDialect",
+                           "::mlir::arith::ArithDialect"];
+}
 
 #endif // ATTUNE_PASSES_PASSES_TD

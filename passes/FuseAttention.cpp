@@ -1,0 +1,731 @@
+//===- FuseAttention.cpp - raise decomposed attention to tfm.attention ----===//
+//
+// Exporters write attention as a chain of small ops: a batched matmul of q
+// with a transposed k, a scale, one or more masks, a softmax and a matmul
+// with v. This pass recognises that chain, as the exporters really write it,
+// and replaces it with one tfm.attention, whose kernel never stores the
+// [B, H, Sq, Sk] score matrix.
+//
+// The match starts at a tfm.softmax (every softmax is a "site") and walks
+// *up* from its input, one op at a time, to the matmul of q and k. Nothing is
+// rewritten until the whole chain has matched, so a site that does not match
+// is left exactly as it was and gets a remark saying why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tfm/TfmOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+namespace attune {
+#define GEN_PASS_DEF_FUSEATTENTION
+#include "passes/Passes.h.inc"
+} // namespace attune
+
+using namespace mlir;
+namespace tfm = attune::tfm;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Small helpers
+//===----------------------------------------------------------------------===//
+
+/// The value of a splat float constant (`arith.constant dense<c>`), the only
+/// form of scale or fill value the pass folds into attributes: anything else
+/// may vary per element and cannot become a scalar attribute.
+std::optional<double> getSplatFloat(Value value) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || !attr.isSplat())
+    return std::nullopt;
+  return attr.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// True when `fill` masks a score out: -inf, the -1e9 that PyTorch code writes
+/// by hand, or the lowest finite value of the element type (Hugging Face's
+/// `torch.finfo(dtype).min`, which is only -65504 in f16).
+bool isMaskingFill(double fill, Type elementType) {
+  if (std::isinf(fill))
+    return fill < 0;
+  if (fill <= -1e9)
+    return true;
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    APFloat lowest =
+        APFloat::getLargest(floatType.getFloatSemantics(), /*Negative=*/true);
+    return fill <= lowest.convertToDouble();
+  }
+  return false;
+}
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (auto [i, dim] : llvm::enumerate(shape)) {
+    if (i)
+      text += ", ";
+    text += ShapedType::isDynamic(dim) ? "?" : std::to_string(dim);
+  }
+  return text + "]";
+}
+
+std::string formatNumber(double value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << value;
+  return text;
+}
+
+/// Whether a tensor of shape `from` broadcasts (numpy rules, aligned from the
+/// right) to `to` without changing `to`. Dynamic dimensions are assumed to
+/// agree; the runtime's shape checks catch the cases where they do not.
+bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  if (from.size() > to.size())
+    return false;
+  size_t offset = to.size() - from.size();
+  for (auto [i, dim] : llvm::enumerate(from)) {
+    int64_t target = to[offset + i];
+    if (ShapedType::isDynamic(dim) || ShapedType::isDynamic(target))
+      continue;
+    if (dim != 1 && dim != target)
+      return false;
+  }
+  return true;
+}
+
+/// Two dimensions that are equal when static, or both dynamic. Treating two
+/// `?` as equal is what lets dynamic-sequence models fuse at all; a mismatch
+/// there is a malformed model that the runtime shape checks reject.
+bool sameDim(int64_t a, int64_t b) { return a == b; }
+
+/// True when `value` is computed, through the ops the walk below understands,
+/// from a tfm.matmul: that side of a tfm.add is the scores, the other the
+/// mask. The depth bound keeps the search linear on long chains.
+bool reachesMatmul(Value value, unsigned depth = 0) {
+  if (depth > 8)
+    return false;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return false;
+  return llvm::TypeSwitch<Operation *, bool>(def)
+      .Case<tfm::MatmulOp>([](auto) { return true; })
+      .Case<tfm::AddOp, tfm::MulOp, tfm::DivOp>([&](auto op) {
+        return reachesMatmul(op.getLhs(), depth + 1) ||
+               reachesMatmul(op.getRhs(), depth + 1);
+      })
+      .Case<tfm::WhereOp>([&](tfm::WhereOp op) {
+        return reachesMatmul(op.getOnTrue(), depth + 1) ||
+               reachesMatmul(op.getOnFalse(), depth + 1);
+      })
+      .Case<tfm::CausalMaskOp>([&](tfm::CausalMaskOp op) {
+        return reachesMatmul(op.getInput(), depth + 1);
+      })
+      .Default([](Operation *) { return false; });
+}
+
+/// `[B, Sk] -> [B, 1, 1, Sk]`: the reshape Hugging Face models apply to their
+/// `attention_mask` before masking the scores. Returns the `[B, Sk]` tensor,
+/// which becomes the fused op's `key_padding_mask`.
+Value matchKeyPaddingCondition(Value condition, ArrayRef<int64_t> scores) {
+  auto reshape = condition.getDefiningOp<tfm::ReshapeOp>();
+  if (!reshape)
+    return {};
+  auto inputType = cast<RankedTensorType>(reshape.getInput().getType());
+  auto resultType = cast<RankedTensorType>(reshape.getType());
+  if (inputType.getRank() != 2 || resultType.getRank() != 4)
+    return {};
+  ArrayRef<int64_t> in = inputType.getShape();
+  ArrayRef<int64_t> out = resultType.getShape();
+  if (!sameDim(out[0], in[0]) || out[1] != 1 || out[2] != 1 ||
+      !sameDim(out[3], in[1]))
+    return {};
+  // A [1, Sk] mask shared by a batch of B > 1 is not a per-batch key padding
+  // mask; it stays an additive mask.
+  if (!sameDim(in[0], scores[0]) || !sameDim(in[1], scores[3]))
+    return {};
+  return reshape.getInput();
+}
+
+/// Reshapes `value` to rank 4 by adding leading 1s, the rank tfm.attention's
+/// `mask` operand is written with.
+Value padToRank4(OpBuilder &builder, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() == 4)
+    return value;
+  SmallVector<int64_t> shape(4 - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  return tfm::ReshapeOp::create(
+      builder, loc, RankedTensorType::get(shape, type.getElementType()), value);
+}
+
+/// Numpy broadcast of two shapes (dynamic wins over 1, a static size over a
+/// dynamic one).
+SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> shape(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x == 1)
+      shape[i] = y;
+    else if (y == 1)
+      shape[i] = x;
+    else
+      shape[i] = ShapedType::isDynamic(x) ? y : x;
+  }
+  return shape;
+}
+
+Value createSplat(OpBuilder &builder, Location loc, Type elementType,
+                  double value) {
+  auto type = RankedTensorType::get({}, elementType);
+  APFloat splat = FloatAttr::get(elementType, value).getValue();
+  return arith::ConstantOp::create(builder, loc,
+                                   DenseElementsAttr::get(type, splat));
+}
+
+//===----------------------------------------------------------------------===//
+// Matching
+//===----------------------------------------------------------------------===//
+
+/// One mask term between the scores matmul and the softmax, as it will be
+/// added to the fused op's additive `mask`.
+struct MaskTerm {
+  /// A float additive mask, or the condition of a tfm.where.
+  Value value;
+  /// `value` is a tfm.where condition rather than an additive mask.
+  bool isCondition = false;
+  /// For conditions: the score is masked where the condition is nonzero
+  /// (masked_fill) rather than where it is zero.
+  bool maskedWhereNonzero = false;
+  /// For conditions: the fill value the model used.
+  double fill = 0;
+};
+
+/// Everything a matched site turns into.
+struct AttentionMatch {
+  tfm::SoftmaxOp softmax;
+  tfm::MatmulOp probsTimesValue;
+  Value query, key, value;
+  double scale = 1.0;
+  bool causal = false;
+  Value keyPaddingMask;
+  SmallVector<MaskTerm> masks;
+};
+
+/// Walks one softmax site. On failure `reason` says, in words a model author
+/// understands, which op of the chain did not fit.
+class SiteMatcher {
+public:
+  explicit SiteMatcher(tfm::SoftmaxOp softmax) { match.softmax = softmax; }
+
+  LogicalResult run();
+
+  AttentionMatch match;
+  std::string reason;
+
+private:
+  LogicalResult fail(const llvm::Twine &why) {
+    reason = why.str();
+    return failure();
+  }
+  LogicalResult matchProbabilities();
+  LogicalResult matchScores(tfm::MatmulOp &queryTimesKey);
+  LogicalResult matchQueryKey(tfm::MatmulOp queryTimesKey);
+  LogicalResult checkShapes();
+
+  /// Strips `tfm.mul`/`tfm.div` by splat constants off a q or k operand,
+  /// folding them into the scale (q*c · k = c · (q·k)). Stops at a value
+  /// with another user: that value is still needed, and the fused op can
+  /// simply take it scaled.
+  Value peelScale(Value operand);
+
+  RankedTensorType scoresType;
+};
+
+LogicalResult SiteMatcher::run() {
+  scoresType = cast<RankedTensorType>(match.softmax.getInput().getType());
+  int64_t rank = scoresType.getRank();
+  int64_t axis = match.softmax.getAxis();
+  if (axis < 0)
+    axis += rank;
+  if (rank != 4)
+    return fail("the scores are rank " + llvm::Twine(rank) +
+                ", expected rank 4 [B, H, Sq, Sk]");
+  if (axis != rank - 1)
+    return fail("softmax is not over the last axis (axis " + llvm::Twine(axis) +
+                " of rank 4 scores)");
+  if (failed(matchProbabilities()))
+    return failure();
+  tfm::MatmulOp queryTimesKey;
+  if (failed(matchScores(queryTimesKey)) || failed(matchQueryKey(queryTimesKey)))
+    return failure();
+  return checkShapes();
+}
+
+LogicalResult SiteMatcher::matchProbabilities() {
+  Value probs = match.softmax.getResult();
+  if (probs.use_empty())
+    return fail("the probabilities are unused");
+  if (!probs.hasOneUse()) {
+    // Usually the model also returns its attention weights
+    // (output_attentions=True), which the fused op never materialises.
+    Operation *other = nullptr;
+    for (Operation *user : probs.getUsers())
+      if (!isa<tfm::MatmulOp>(user) || !other)
+        other = user;
+    return fail("the probabilities have another user, " +
+                other->getName().getStringRef() +
+                "; the fused op does not produce them");
+  }
+  Operation *user = *probs.getUsers().begin();
+  auto matmul = dyn_cast<tfm::MatmulOp>(user);
+  if (!matmul)
+    return fail("probabilities feed " + user->getName().getStringRef() +
+                ", not a matmul with V");
+  if (matmul.getLhs() != probs)
+    return fail("probabilities are the right operand of tfm.matmul, expected "
+                "the left (P x V)");
+  if (matmul.getTransposeA() || matmul.getTransposeB())
+    return fail("the matmul of the probabilities with V transposes an operand");
+  match.probsTimesValue = matmul;
+  match.value = matmul.getRhs();
+  return success();
+}
+
+LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
+  ArrayRef<int64_t> scores = scoresType.getShape();
+  Type elementType = scoresType.getElementType();
+  // The product of the scales between `current` and the softmax: an additive
+  // mask found above a scale is scaled along with the scores.
+  double scaleBelow = 1.0;
+  Value current = match.softmax.getInput();
+  // The op of the chain that uses `current`; any other user blocks fusion.
+  Operation *consumer = match.softmax;
+  while (true) {
+    Operation *def = current.getDefiningOp();
+    if (!def)
+      return fail("the scores are a block argument, not a matmul of q and k");
+    if (!current.hasOneUse()) {
+      Operation *other = llvm::find_if(current.getUsers(), [&](Operation *u) {
+        return u != consumer;
+      }).operator*();
+      return fail("the scores computed by " + def->getName().getStringRef() +
+                  " have another user, " + other->getName().getStringRef() +
+                  "; fusing would not remove them");
+    }
+    consumer = def;
+
+    if (auto matmul = dyn_cast<tfm::MatmulOp>(def)) {
+      queryTimesKey = matmul;
+      return success();
+    }
+
+    if (auto mul = dyn_cast<tfm::MulOp>(def)) {
+      Value chain;
+      std::optional<double> factor = getSplatFloat(mul.getRhs());
+      if (factor) {
+        chain = mul.getLhs();
+      } else if ((factor = getSplatFloat(mul.getLhs()))) {
+        chain = mul.getRhs();
+      } else {
+        return fail("scale operand of tfm.mul is not a splat constant");
+      }
+      if (chain.getType() != mul.getType())
+        return fail("tfm.mul broadcasts the scores to a new shape");
+      match.scale *= *factor;
+      scaleBelow *= *factor;
+      current = chain;
+      continue;
+    }
+
+    if (auto div = dyn_cast<tfm::DivOp>(def)) {
+      std::optional<double> divisor = getSplatFloat(div.getRhs());
+      if (!divisor) {
+        if (getSplatFloat(div.getLhs()))
+          return fail("the scores are the divisor of tfm.div, not the dividend");
+        return fail("scale operand of tfm.div is not a splat constant");
+      }
+      if (*divisor == 0)
+        return fail("tfm.div divides the scores by zero");
+      if (div.getLhs().getType() != div.getType())
+        return fail("tfm.div broadcasts the scores to a new shape");
+      match.scale /= *divisor;
+      scaleBelow /= *divisor;
+      current = div.getLhs();
+      continue;
+    }
+
+    if (auto add = dyn_cast<tfm::AddOp>(def)) {
+      bool lhsIsScores = reachesMatmul(add.getLhs());
+      bool rhsIsScores = reachesMatmul(add.getRhs());
+      if (lhsIsScores == rhsIsScores)
+        return fail(lhsIsScores
+                        ? "both operands of tfm.add are computed from a "
+                          "matmul; cannot tell the scores from the mask"
+                        : "neither operand of tfm.add is computed from a "
+                          "matmul of q and k");
+      Value chain = lhsIsScores ? add.getLhs() : add.getRhs();
+      Value mask = lhsIsScores ? add.getRhs() : add.getLhs();
+      if (chain.getType() != add.getType())
+        return fail("tfm.add broadcasts the scores to a new shape");
+      auto maskShape = cast<RankedTensorType>(mask.getType()).getShape();
+      if (!broadcastsTo(maskShape, scores))
+        return fail("additive mask of shape " + formatShape(maskShape) +
+                    " does not broadcast to the scores " +
+                    formatShape(scores));
+      if (scaleBelow != 1.0)
+        return fail("the additive mask is scaled along with the scores "
+                    "(tfm.add before the scale); tfm.attention scales only "
+                    "q·k");
+      match.masks.push_back({mask, /*isCondition=*/false});
+      current = chain;
+      continue;
+    }
+
+    if (auto where = dyn_cast<tfm::WhereOp>(def)) {
+      std::optional<double> onTrue = getSplatFloat(where.getOnTrue());
+      std::optional<double> onFalse = getSplatFloat(where.getOnFalse());
+      if (onTrue.has_value() == onFalse.has_value())
+        return fail(onTrue ? "both branches of tfm.where are constants"
+                           : "neither branch of tfm.where is a splat "
+                             "constant fill value");
+      // masked_fill(s, c, fill) is where(c, fill, s); the other polarity,
+      // where(c, s, fill), keeps the scores where c is nonzero.
+      bool maskedWhereNonzero = onTrue.has_value();
+      double fill = onTrue ? *onTrue : *onFalse;
+      Value chain = onTrue ? where.getOnFalse() : where.getOnTrue();
+      if (!isMaskingFill(fill, elementType))
+        return fail("tfm.where fills with " + formatNumber(fill) +
+                    ", expected -inf or <= -1e9 (a mask)");
+      if (chain.getType() != where.getType())
+        return fail("tfm.where broadcasts the scores to a new shape");
+      Value condition = where.getCondition();
+      auto conditionShape =
+          cast<RankedTensorType>(condition.getType()).getShape();
+      if (!broadcastsTo(conditionShape, scores))
+        return fail("mask condition of shape " + formatShape(conditionShape) +
+                    " does not broadcast to the scores " +
+                    formatShape(scores));
+      if (scaleBelow <= 0)
+        return fail("a non-positive scale after tfm.where turns its mask into "
+                    "+inf");
+      Value keyPadding;
+      if (!maskedWhereNonzero && !match.keyPaddingMask)
+        keyPadding = matchKeyPaddingCondition(condition, scores);
+      if (keyPadding)
+        match.keyPaddingMask = keyPadding;
+      else
+        match.masks.push_back({condition, /*isCondition=*/true,
+                               maskedWhereNonzero, fill});
+      current = chain;
+      continue;
+    }
+
+    if (auto causal = dyn_cast<tfm::CausalMaskOp>(def)) {
+      double fill = causal.getValue().convertToDouble();
+      if (!isMaskingFill(fill, elementType))
+        return fail("tfm.causal_mask fills with " + formatNumber(fill) +
+                    ", expected -inf or <= -1e9");
+      if (scaleBelow <= 0)
+        return fail("a non-positive scale after tfm.causal_mask turns its "
+                    "mask into +inf");
+      match.causal = true;
+      current = causal.getInput();
+      continue;
+    }
+
+    return fail("the scores come from " + def->getName().getStringRef() +
+                ", not a matmul of q and k");
+  }
+}
+
+Value SiteMatcher::peelScale(Value operand) {
+  while (operand.hasOneUse()) {
+    Operation *def = operand.getDefiningOp();
+    if (auto mul = dyn_cast_or_null<tfm::MulOp>(def)) {
+      Value other;
+      std::optional<double> factor = getSplatFloat(mul.getRhs());
+      if (factor)
+        other = mul.getLhs();
+      else if ((factor = getSplatFloat(mul.getLhs())))
+        other = mul.getRhs();
+      if (!factor || other.getType() != mul.getType())
+        break;
+      match.scale *= *factor;
+      operand = other;
+      continue;
+    }
+    if (auto div = dyn_cast_or_null<tfm::DivOp>(def)) {
+      std::optional<double> divisor = getSplatFloat(div.getRhs());
+      if (!divisor || *divisor == 0 ||
+          div.getLhs().getType() != div.getType())
+        break;
+      match.scale /= *divisor;
+      operand = div.getLhs();
+      continue;
+    }
+    break;
+  }
+  return operand;
+}
+
+LogicalResult SiteMatcher::matchQueryKey(tfm::MatmulOp queryTimesKey) {
+  if (queryTimesKey.getTransposeA())
+    return fail("the matmul of q and k transposes q");
+  match.query = peelScale(queryTimesKey.getLhs());
+  Value key = peelScale(queryTimesKey.getRhs());
+  if (!queryTimesKey.getTransposeB()) {
+    auto transpose = key.getDefiningOp<tfm::TransposeOp>();
+    if (!transpose)
+      return fail("k is not transposed: expected tfm.matmul {transpose_b} or "
+                  "a tfm.transpose of k with permutation [0, 1, 3, 2]");
+    ArrayRef<int64_t> permutation = transpose.getPermutation();
+    if (!llvm::equal(permutation, ArrayRef<int64_t>{0, 1, 3, 2}))
+      return fail("the transpose of k has permutation " +
+                  formatShape(permutation) + ", expected [0, 1, 3, 2]");
+    key = peelScale(transpose.getInput());
+  }
+  match.key = key;
+
+  // Grouped-query attention: exporters repeat each k/v head H / Hkv times so
+  // that a plain batched matmul works; the fused op indexes the shared head
+  // instead. Only when k and v are repeated alike, else the plain MHA form.
+  auto keyRepeat = match.key.getDefiningOp<tfm::RepeatInterleaveOp>();
+  auto valueRepeat = match.value.getDefiningOp<tfm::RepeatInterleaveOp>();
+  if (keyRepeat && valueRepeat && keyRepeat.getAxis() == 1 &&
+      valueRepeat.getAxis() == 1 &&
+      keyRepeat.getRepeats() == valueRepeat.getRepeats()) {
+    match.key = keyRepeat.getInput();
+    match.value = valueRepeat.getInput();
+  }
+  return success();
+}
+
+LogicalResult SiteMatcher::checkShapes() {
+  auto check = [&](Value value, StringRef name,
+                   StringRef layout) -> LogicalResult {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() != 4)
+      return fail(name + " is rank " + llvm::Twine(type.getRank()) +
+                  ", expected rank 4 " + layout);
+    if (type.getElementType() != scoresType.getElementType())
+      return fail(name + " has a different element type from the scores");
+    return success();
+  };
+  if (failed(check(match.query, "q", "[B, H, Sq, D]")) ||
+      failed(check(match.key, "k", "[B, Hkv, Sk, D]")) ||
+      failed(check(match.value, "v", "[B, Hkv, Sk, Dv]")))
+    return failure();
+  auto q = cast<RankedTensorType>(match.query.getType()).getShape();
+  auto k = cast<RankedTensorType>(match.key.getType()).getShape();
+  auto v = cast<RankedTensorType>(match.value.getType()).getShape();
+  auto known = [](int64_t a, int64_t b) {
+    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+  };
+  if (!known(q[3], k[3]))
+    return fail("q and k have different head dimensions (" +
+                llvm::Twine(q[3]) + " and " + llvm::Twine(k[3]) + ")");
+  if (!known(k[1], v[1]) || !known(k[2], v[2]))
+    return fail("k " + formatShape(k) + " and v " + formatShape(v) +
+                " differ in heads or keys");
+  if (!ShapedType::isDynamic(q[1]) && !ShapedType::isDynamic(k[1]) &&
+      (k[1] == 0 || q[1] % k[1] != 0))
+    return fail("q has " + llvm::Twine(q[1]) +
+                " heads, not a multiple of k's " + llvm::Twine(k[1]));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Rewriting
+//===----------------------------------------------------------------------===//
+
+/// Folds the mask terms into the one additive mask tfm.attention takes.
+/// A tfm.where mask becomes `where(c, fill, 0)` (or `where(c, 0, fill)`),
+/// which is exact: the masked scores stay at or below the fill, and a
+/// softmax gives them zero weight as before.
+Value buildMask(OpBuilder &builder, Location loc, Type elementType,
+                ArrayRef<MaskTerm> terms) {
+  Value mask;
+  for (const MaskTerm &term : terms) {
+    Value additive = term.value;
+    if (term.isCondition) {
+      auto conditionType = cast<RankedTensorType>(term.value.getType());
+      Value fill = createSplat(builder, loc, elementType, term.fill);
+      Value zero = createSplat(builder, loc, elementType, 0.0);
+      additive = tfm::WhereOp::create(
+          builder, loc,
+          RankedTensorType::get(conditionType.getShape(), elementType),
+          term.value, term.maskedWhereNonzero ? fill : zero,
+          term.maskedWhereNonzero ? zero : fill);
+    }
+    additive = padToRank4(builder, loc, additive);
+    if (!mask) {
+      mask = additive;
+      continue;
+    }
+    SmallVector<int64_t> shape =
+        broadcastShape(cast<RankedTensorType>(mask.getType()).getShape(),
+                       cast<RankedTensorType>(additive.getType()).getShape());
+    mask = tfm::AddOp::create(builder, loc,
+                              RankedTensorType::get(shape, elementType), mask,
+                              additive);
+  }
+  return mask;
+}
+
+/// Replaces the matched chain with tfm.attention and erases whatever of the
+/// chain (and of the q/k/v preparation it peeled) is now dead. Returns the
+/// erased ops so the caller can skip them.
+tfm::AttentionOp rewrite(const AttentionMatch &match,
+                         llvm::DenseSet<Operation *> &erased) {
+  tfm::MatmulOp root = match.probsTimesValue;
+  OpBuilder builder(root);
+  Location loc = match.softmax->getLoc();
+  Type elementType =
+      cast<RankedTensorType>(root.getType()).getElementType();
+  Value mask = buildMask(builder, loc, elementType, match.masks);
+  auto attention = tfm::AttentionOp::create(
+      builder, loc, root.getType(), match.query, match.key, match.value, mask,
+      match.keyPaddingMask, builder.getF64FloatAttr(match.scale),
+      match.causal ? builder.getBoolAttr(true) : nullptr);
+  root.getResult().replaceAllUsesWith(attention.getResult());
+
+  // Erase backwards from the old root: an op goes only once nothing uses it,
+  // so values the model still needs elsewhere survive.
+  llvm::SetVector<Operation *> worklist;
+  worklist.insert(root);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!op->use_empty() || !isPure(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (!erased.contains(def) && def != attention)
+          worklist.insert(def);
+    erased.insert(op);
+    op->erase();
+  }
+  return attention;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+/// One softmax site, for the remark and the JSON report.
+struct SiteRecord {
+  std::string location;
+  bool fused = false;
+  std::string reason;
+  double scale = 0;
+  bool causal = false;
+  std::string mask;
+};
+
+std::string formatLocation(Location loc) {
+  if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
+    return llvm::formatv("{0}:{1}:{2}", fileLoc.getFilename().getValue(),
+                         fileLoc.getLine(), fileLoc.getColumn())
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+llvm::json::Value toJSON(ArrayRef<SiteRecord> records) {
+  llvm::json::Array sites;
+  int64_t fused = 0;
+  for (const SiteRecord &record : records) {
+    llvm::json::Object site{{"location", record.location},
+                            {"fused", record.fused},
+                            {"reason", record.reason}};
+    // Scale, causal and mask describe the fused op; an unfused site has none.
+    if (record.fused) {
+      site["scale"] = record.scale;
+      site["causal"] = record.causal;
+      site["mask"] = record.mask;
+      ++fused;
+    } else {
+      site["scale"] = nullptr;
+      site["causal"] = nullptr;
+      site["mask"] = nullptr;
+    }
+    sites.push_back(std::move(site));
+  }
+  return llvm::json::Object{
+      {"sites", std::move(sites)},
+      {"fused", fused},
+      {"not_fused", static_cast<int64_t>(records.size()) - fused}};
+}
+
+struct FuseAttention final
+    : attune::impl::FuseAttentionBase<FuseAttention> {
+  using FuseAttentionBase::FuseAttentionBase;
+
+  void runOnOperation() override {
+    // Collect first: rewriting erases ops, and the report lists sites in IR
+    // order, which keeps it deterministic.
+    SmallVector<tfm::SoftmaxOp> sites;
+    getOperation()->walk([&](tfm::SoftmaxOp op) { sites.push_back(op); });
+
+    SmallVector<SiteRecord> records;
+    llvm::DenseSet<Operation *> erased;
+    for (tfm::SoftmaxOp softmax : sites) {
+      if (erased.contains(softmax))
+        continue;
+      SiteRecord record;
+      record.location = formatLocation(softmax.getLoc());
+      SiteMatcher matcher(softmax);
+      if (failed(matcher.run())) {
+        record.reason = matcher.reason;
+        softmax.emitRemark("attention not fused: ") << matcher.reason;
+        ++numNotFused;
+        records.push_back(std::move(record));
+        continue;
+      }
+      const AttentionMatch &match = matcher.match;
+      record.fused = true;
+      record.scale = match.scale;
+      record.causal = match.causal;
+      if (!match.masks.empty() && match.keyPaddingMask)
+        record.mask = "additive+key_padding";
+      else if (!match.masks.empty())
+        record.mask = "additive";
+      else if (match.keyPaddingMask)
+        record.mask = "key_padding";
+      else
+        record.mask = "none";
+      rewrite(match, erased);
+      ++numFused;
+      records.push_back(std::move(record));
+    }
+
+    if (reportFile.empty())
+      return;
+    std::error_code error;
+    llvm::raw_fd_ostream os(reportFile, error);
+    if (error) {
+      getOperation()->emitError("cannot write the fusion report to '")
+          << reportFile << "': " << error.message();
+      return signalPassFailure();
+    }
+    os << llvm::formatv("{0:2}", toJSON(records)) << "\n";
+  }
+};
+
+} // namespace
