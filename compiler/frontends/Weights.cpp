@@ -1,0 +1,292 @@
+//===- Weights.cpp - binding tfm.weight ops to values ---------------------===//
+//
+// Weights either come from a safetensors file, checked tensor by tensor
+// against the IR, or are generated. Generated weights must be the same bits on
+// every machine and with every standard library, because examples, tests and
+// benchmarks compare numbers across builds: the generator (splitmix64 +
+// Box-Muller) is written out here rather than taken from <random>, whose
+// distributions are implementation-defined.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontends/Weights.h"
+#include "compiler/frontends/SafeTensors.h"
+#include "dialects/tfm/TfmOps.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+using namespace mlir;
+using namespace attune;
+using codegen::ScalarType;
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, ", ");
+  os << "]";
+  return s;
+}
+
+std::optional<ScalarType> scalarTypeOf(Type type) {
+  if (type.isF32())
+    return ScalarType::F32;
+  if (type.isF16())
+    return ScalarType::F16;
+  if (type.isBF16())
+    return ScalarType::BF16;
+  if (type.isSignlessInteger(32))
+    return ScalarType::I32;
+  if (type.isSignlessInteger(64))
+    return ScalarType::I64;
+  if (type.isSignlessInteger(8))
+    return ScalarType::I8;
+  if (type.isSignlessInteger(1))
+    return ScalarType::Bool;
+  return std::nullopt;
+}
+
+/// FNV-1a: a stable hash of the weight's name, so that each weight draws its
+/// own stream whatever order the weights appear in.
+uint64_t fnv1a(llvm::StringRef text) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+/// splitmix64 (Steele, Lea, Flood 2014): small, fast, and good enough for
+/// initial weights; fully specified by its integer arithmetic.
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t seed) : state(seed) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in (0, 1]: never 0, so log() below is finite.
+  double uniformOpenClosed() {
+    return static_cast<double>((next() >> 11) + 1) * 0x1.0p-53;
+  }
+
+private:
+  uint64_t state;
+};
+
+/// Fills `count` standard normal samples by the Box-Muller transform, both
+/// outputs of each pair used.
+std::vector<double> standardNormals(uint64_t seed, llvm::StringRef name,
+                                    size_t count) {
+  // Mix the seed through the generator once so that seeds 0, 1, 2 ... and
+  // names that hash close together do not give correlated streams.
+  SplitMix64 seeder(seed);
+  SplitMix64 rng(fnv1a(name) ^ seeder.next());
+  std::vector<double> out;
+  out.reserve(count + 1);
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  while (out.size() < count) {
+    double u1 = rng.uniformOpenClosed();
+    double u2 = rng.uniformOpenClosed();
+    double r = std::sqrt(-2.0 * std::log(u1));
+    out.push_back(r * std::cos(kTwoPi * u2));
+    out.push_back(r * std::sin(kTwoPi * u2));
+  }
+  out.resize(count);
+  return out;
+}
+
+/// Encodes `values` as little-endian bytes of `type` (round to nearest even).
+std::vector<uint8_t> encode(llvm::ArrayRef<double> values, ScalarType type) {
+  std::vector<uint8_t> bytes;
+  auto append = [&](const void *p, size_t n) {
+    const auto *b = static_cast<const uint8_t *>(p);
+    bytes.insert(bytes.end(), b, b + n);
+  };
+  for (double v : values) {
+    switch (type) {
+    case ScalarType::F32: {
+      float f = static_cast<float>(v);
+      append(&f, 4);
+      break;
+    }
+    case ScalarType::F16:
+    case ScalarType::BF16: {
+      llvm::APFloat x(v);
+      bool losesInfo;
+      x.convert(type == ScalarType::F16 ? llvm::APFloat::IEEEhalf()
+                                        : llvm::APFloat::BFloat(),
+                llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+      uint16_t bits =
+          static_cast<uint16_t>(x.bitcastToAPInt().getZExtValue());
+      append(&bits, 2);
+      break;
+    }
+    case ScalarType::I32: {
+      int32_t i = static_cast<int32_t>(v);
+      append(&i, 4);
+      break;
+    }
+    case ScalarType::I64: {
+      int64_t i = static_cast<int64_t>(v);
+      append(&i, 8);
+      break;
+    }
+    case ScalarType::I8:
+    case ScalarType::Bool: {
+      int8_t i = static_cast<int8_t>(v);
+      append(&i, 1);
+      break;
+    }
+    }
+  }
+  return bytes;
+}
+
+/// Values of a weight with no file behind it, following its `init`.
+llvm::Expected<std::vector<uint8_t>>
+initialise(tfm::WeightOp op, RankedTensorType type, ScalarType dtype,
+           uint64_t seed) {
+  size_t count = static_cast<size_t>(type.getNumElements());
+  std::vector<double> values;
+  switch (op.getInit()) {
+  case tfm::InitKind::zeros:
+    values.assign(count, 0.0);
+    break;
+  case tfm::InitKind::ones:
+    values.assign(count, 1.0);
+    break;
+  case tfm::InitKind::normal: {
+    if (dtype != ScalarType::F32 && dtype != ScalarType::F16 &&
+        dtype != ScalarType::BF16)
+      return makeError("weight '" + op.getName() +
+                       "': expected a float type for init 'normal', got " +
+                       typeString(type));
+    double stddev = op.getStd().convertToDouble();
+    values = standardNormals(seed, op.getName(), count);
+    for (double &v : values)
+      v *= stddev;
+    break;
+  }
+  }
+  return encode(values, dtype);
+}
+
+} // namespace
+
+llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
+                                                       llvm::StringRef path,
+                                                       uint64_t seed) {
+  // Collect the distinct weights in order of first appearance.
+  std::vector<tfm::WeightOp> weights;
+  llvm::StringMap<RankedTensorType> declared;
+  std::optional<llvm::Error> failure;
+  module.walk([&](tfm::WeightOp op) {
+    if (failure)
+      return WalkResult::interrupt();
+    auto type = dyn_cast<RankedTensorType>(op.getResult().getType());
+    if (!type || !type.hasStaticShape()) {
+      failure = makeError("weight '" + op.getName() +
+                          "': expected a statically shaped tensor, got " +
+                          typeString(op.getResult().getType()));
+      return WalkResult::interrupt();
+    }
+    auto [it, inserted] = declared.try_emplace(op.getName(), type);
+    if (inserted) {
+      weights.push_back(op);
+    } else if (it->second != type) {
+      failure = makeError("weight '" + op.getName() +
+                          "' is declared with two types: " +
+                          typeString(it->second) + " and " + typeString(type));
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (failure)
+    return std::move(*failure);
+
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  std::optional<SafeTensorsView> view;
+  if (!path.empty()) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return makeError("cannot open weights file '" + path +
+                       "': " + buffer.getError().message());
+    file = std::move(*buffer);
+    llvm::Expected<SafeTensorsView> parsed =
+        SafeTensorsView::parse(file->getBufferStart(), file->getBufferSize());
+    if (!parsed)
+      return makeError("weights file '" + path +
+                       "': " + llvm::toString(parsed.takeError()));
+    view = std::move(*parsed);
+  }
+
+  std::vector<SafeTensorData> tensors;
+  for (tfm::WeightOp op : weights) {
+    auto type = cast<RankedTensorType>(op.getResult().getType());
+    std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());
+    if (!dtype)
+      return makeError("weight '" + op.getName() +
+                       "': unsupported element type in " + typeString(type) +
+                       " (expected f32, f16, bf16, i64, i32, i8 or i1)");
+    SafeTensorData t;
+    t.name = op.getName().str();
+    t.dtype = *dtype;
+    t.shape.assign(type.getShape().begin(), type.getShape().end());
+
+    if (view) {
+      const SafeTensorEntry *entry = view->lookup(op.getName());
+      if (!entry)
+        return makeError("weights file '" + path + "' has no tensor '" +
+                         op.getName() + "' (the IR declares " +
+                         typeString(type) + ")");
+      if (entry->dtype != *dtype)
+        return makeError(llvm::formatv(
+            "weights file '{0}': tensor '{1}' has dtype {2}, but the IR "
+            "declares {3}",
+            path, op.getName(), safeTensorsDTypeName(entry->dtype),
+            typeString(type)));
+      if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
+        return makeError(llvm::formatv(
+            "weights file '{0}': tensor '{1}' has shape {2}, but the IR "
+            "declares {3}",
+            path, op.getName(), shapeString(entry->shape),
+            shapeString(type.getShape())));
+      const uint8_t *begin = view->dataStart() + entry->offset;
+      t.bytes.assign(begin, begin + entry->size);
+    } else {
+      llvm::Expected<std::vector<uint8_t>> bytes =
+          initialise(op, type, *dtype, seed);
+      if (!bytes)
+        return bytes.takeError();
+      t.bytes = std::move(*bytes);
+    }
+    tensors.push_back(std::move(t));
+  }
+  return writeSafeTensors(tensors);
+}

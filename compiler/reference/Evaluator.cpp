@@ -1,0 +1,1098 @@
+//===- Evaluator.cpp - reference evaluator for the tfm dialect ------------===//
+//
+// Each op is computed straight from the math in its ODS description, with
+// plain loops and double arithmetic throughout, so that a disagreement with
+// generated code points at the generated code. Nothing here is shared with
+// the Halide code generator: an error copied into both would be invisible.
+//
+// Values are not rounded to their declared element type between ops; the
+// evaluator computes the exact-arithmetic answer (to double precision) that
+// the IR denotes, and tests state their tolerance per dtype against it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/reference/Evaluator.h"
+#include "compiler/frontends/SafeTensors.h"
+#include "dialects/tfm/TfmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+using namespace mlir;
+using namespace attune;
+using namespace attune::reference;
+using codegen::ScalarType;
+
+int64_t Tensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, ", ");
+  os << "]";
+  return s;
+}
+
+std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+llvm::StringRef dtypeName(ScalarType type) {
+  switch (type) {
+  case ScalarType::F32:
+    return "f32";
+  case ScalarType::F16:
+    return "f16";
+  case ScalarType::BF16:
+    return "bf16";
+  case ScalarType::I32:
+    return "i32";
+  case ScalarType::I64:
+    return "i64";
+  case ScalarType::I8:
+    return "i8";
+  case ScalarType::Bool:
+    return "i1";
+  }
+  return "?";
+}
+
+std::optional<ScalarType> scalarTypeOf(Type type) {
+  if (type.isF32())
+    return ScalarType::F32;
+  if (type.isF16())
+    return ScalarType::F16;
+  if (type.isBF16())
+    return ScalarType::BF16;
+  if (type.isSignlessInteger(32))
+    return ScalarType::I32;
+  if (type.isSignlessInteger(64))
+    return ScalarType::I64;
+  if (type.isSignlessInteger(8))
+    return ScalarType::I8;
+  if (type.isSignlessInteger(1))
+    return ScalarType::Bool;
+  return std::nullopt;
+}
+
+/// "tfm.matmul at file.mlir:3:8: <message>" — the op's name always, its
+/// source position when the IR came from a file.
+llvm::Error opError(Operation *op, const llvm::Twine &message) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << op->getName().getStringRef();
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at " << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+       << loc.getColumn();
+  os << ": " << message;
+  return makeError(s);
+}
+
+Tensor makeTensor(ScalarType dtype, std::vector<int64_t> shape) {
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.data.assign(static_cast<size_t>(t.numElements()), 0.0);
+  return t;
+}
+
+/// Row-major strides of `shape`.
+std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// numpy broadcasting of several shapes, aligned from the right.
+std::optional<std::vector<int64_t>>
+broadcastShapes(llvm::ArrayRef<std::vector<int64_t>> shapes) {
+  size_t rank = 0;
+  for (const auto &s : shapes)
+    rank = std::max(rank, s.size());
+  std::vector<int64_t> result(rank, 1);
+  for (const auto &s : shapes) {
+    size_t offset = rank - s.size();
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t &r = result[offset + i];
+      if (s[i] == r || s[i] == 1)
+        continue;
+      if (r != 1)
+        return std::nullopt;
+      r = s[i];
+    }
+  }
+  return result;
+}
+
+/// Strides that read `shape` broadcast to `resultShape`: 0 along stretched
+/// and missing leading dimensions.
+std::vector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> shape,
+                                      llvm::ArrayRef<int64_t> resultShape) {
+  std::vector<int64_t> natural = stridesOf(shape);
+  std::vector<int64_t> strides(resultShape.size(), 0);
+  size_t offset = resultShape.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i)
+    strides[offset + i] = (shape[i] == 1 && resultShape[offset + i] != 1)
+                              ? 0
+                              : natural[i];
+  return strides;
+}
+
+/// Offset into a tensor with `strides` of the element at row-major position
+/// `linear` of `shape`.
+int64_t offsetOf(int64_t linear, llvm::ArrayRef<int64_t> shape,
+                 llvm::ArrayRef<int64_t> strides) {
+  int64_t offset = 0;
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    int64_t idx = linear % shape[i];
+    linear /= shape[i];
+    offset += idx * strides[i];
+  }
+  return offset;
+}
+
+std::string indexString(int64_t linear, llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+    idx[i] = linear % shape[i];
+    linear /= shape[i];
+  }
+  return shapeString(idx);
+}
+
+/// Number of elements in all but the last `trailing` dimensions.
+int64_t leadingElements(llvm::ArrayRef<int64_t> shape, size_t trailing) {
+  int64_t n = 1;
+  for (size_t i = 0; i + trailing < shape.size(); ++i)
+    n *= shape[i];
+  return n;
+}
+
+/// Normalises a possibly negative axis; nullopt when out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return std::nullopt;
+  return axis;
+}
+
+/// Sinusoidal table value pe[s, d] of the given form (TfmOps.td).
+double sinusoid(tfm::SinusoidalFormKind form, int64_t s, int64_t d, int64_t D,
+                double minTimescale, double maxTimescale) {
+  double pos = static_cast<double>(s);
+  if (form == tfm::SinusoidalFormKind::interleaved) {
+    // Vaswani et al.: div[i] = exp(2i * -ln(max_ts) / D); sin on even
+    // columns, cos on odd ones.
+    int64_t i = d / 2;
+    double div = std::exp(static_cast<double>(2 * i) *
+                          (-std::log(maxTimescale) / static_cast<double>(D)));
+    return d % 2 == 0 ? std::sin(pos * div) : std::cos(pos * div);
+  }
+  // tensor2tensor get_timing_signal_1d: [sin | cos] halves of n = D / 2
+  // columns each, a zero column last when D is odd.
+  int64_t n = D / 2;
+  if (d >= 2 * n)
+    return 0.0;
+  int64_t i = d < n ? d : d - n;
+  double logIncrement = std::log(maxTimescale / minTimescale) /
+                        static_cast<double>(std::max<int64_t>(n - 1, 1));
+  double inv = minTimescale * std::exp(-static_cast<double>(i) * logIncrement);
+  return d < n ? std::sin(pos * inv) : std::cos(pos * inv);
+}
+
+class Interpreter {
+public:
+  explicit Interpreter(const WeightLookup &weights) : weights(weights) {}
+
+  llvm::Expected<std::vector<Tensor>> run(func::FuncOp fn,
+                                          llvm::ArrayRef<Tensor> inputs);
+
+private:
+  llvm::Error eval(Operation *op);
+  const Tensor &get(Value v) { return values.find(v)->second; }
+  /// Binds result `index` of `op` after checking `t` against its declared
+  /// type (rank, static dimensions); the dtype is taken from the IR.
+  llvm::Error define(Operation *op, Tensor t, unsigned index = 0);
+
+  llvm::Error evalWeight(tfm::WeightOp op);
+  llvm::Error evalEmbedding(tfm::EmbeddingOp op);
+  llvm::Error evalLearnedPosition(tfm::LearnedPositionOp op);
+  llvm::Error evalSinusoidal(tfm::SinusoidalPositionOp op);
+  llvm::Error evalLayerNorm(tfm::LayerNormOp op);
+  llvm::Error evalRmsNorm(tfm::RmsNormOp op);
+  llvm::Error evalLinear(tfm::LinearOp op);
+  llvm::Error evalMatmul(tfm::MatmulOp op);
+  llvm::Error evalBinary(Operation *op, double (*fn)(double, double));
+  llvm::Error evalWhere(tfm::WhereOp op);
+  llvm::Error evalUnary(Operation *op, double (*fn)(double));
+  llvm::Error evalSoftmax(tfm::SoftmaxOp op);
+  llvm::Error evalCausalMask(tfm::CausalMaskOp op);
+  llvm::Error evalReshape(tfm::ReshapeOp op);
+  llvm::Error evalTranspose(tfm::TransposeOp op);
+  llvm::Error evalRepeatInterleave(tfm::RepeatInterleaveOp op);
+  llvm::Error evalAttention(tfm::AttentionOp op);
+  llvm::Error evalConstant(arith::ConstantOp op);
+  llvm::Error evalReturn(func::ReturnOp op);
+
+  const WeightLookup &weights;
+  llvm::DenseMap<Value, Tensor> values;
+  std::optional<std::vector<Tensor>> results;
+  func::FuncOp function;
+};
+
+llvm::Error Interpreter::define(Operation *op, Tensor t, unsigned index) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(index).getType());
+  if (!type)
+    return opError(op, "expected a ranked tensor result, got " +
+                           typeString(op->getResult(index).getType()));
+  std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());
+  if (!dtype)
+    return opError(op, "unsupported element type in result type " +
+                           typeString(type));
+  if (type.getRank() != static_cast<int64_t>(t.shape.size()))
+    return opError(op, llvm::formatv("result {0} has rank {1} but the IR "
+                                     "declares {2}",
+                                     index, t.shape.size(), type.getRank()));
+  for (auto [i, d] : llvm::enumerate(type.getShape()))
+    if (!ShapedType::isDynamic(d) && d != t.shape[i])
+      return opError(op, llvm::formatv("result {0} dimension {1} is {2} but "
+                                       "the IR declares {3}",
+                                       index, i, t.shape[i], d));
+  t.dtype = *dtype;
+  values[op->getResult(index)] = std::move(t);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<Tensor>>
+Interpreter::run(func::FuncOp fn, llvm::ArrayRef<Tensor> inputs) {
+  function = fn;
+  if (fn.isExternal())
+    return makeError("function '@" + fn.getSymName() + "' has no body");
+  if (inputs.size() != fn.getNumArguments())
+    return makeError(llvm::formatv("function '@{0}' expects {1} inputs, got {2}",
+                                   fn.getSymName(), fn.getNumArguments(),
+                                   inputs.size()));
+  for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
+    const Tensor &in = inputs[i];
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type)
+      return makeError(llvm::formatv("argument {0} has type {1}; expected a "
+                                     "ranked tensor",
+                                     i, typeString(arg.getType())));
+    std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());
+    if (!dtype)
+      return makeError(llvm::formatv("argument {0}: unsupported element type "
+                                     "in {1}",
+                                     i, typeString(type)));
+    if (in.dtype != *dtype)
+      return makeError(llvm::formatv("argument {0} has dtype {1} but the IR "
+                                     "declares {2}",
+                                     i, dtypeName(in.dtype),
+                                     typeString(type)));
+    if (static_cast<int64_t>(in.shape.size()) != type.getRank())
+      return makeError(llvm::formatv("argument {0} has rank {1} but the IR "
+                                     "declares {2}",
+                                     i, in.shape.size(), type.getRank()));
+    for (auto [d, size] : llvm::enumerate(in.shape)) {
+      if (size < 0)
+        return makeError(llvm::formatv("argument {0} dimension {1} is "
+                                       "negative ({2})",
+                                       i, d, size));
+      int64_t declared = type.getDimSize(d);
+      if (!ShapedType::isDynamic(declared) && declared != size)
+        return makeError(llvm::formatv("argument {0} dimension {1} is {2} but "
+                                       "the IR declares {3}",
+                                       i, d, size, declared));
+    }
+    if (static_cast<int64_t>(in.data.size()) != in.numElements())
+      return makeError(llvm::formatv("argument {0} holds {1} values but its "
+                                     "shape {2} needs {3}",
+                                     i, in.data.size(), shapeString(in.shape),
+                                     in.numElements()));
+    values[arg] = in;
+  }
+
+  for (Operation &op : fn.getBody().front()) {
+    if (llvm::Error err = eval(&op))
+      return std::move(err);
+    if (results)
+      break;
+  }
+  if (!results)
+    return makeError("function '@" + fn.getSymName() +
+                     "' ended without func.return");
+  return std::move(*results);
+}
+
+llvm::Error Interpreter::eval(Operation *op) {
+  return llvm::TypeSwitch<Operation *, llvm::Error>(op)
+      .Case([&](tfm::WeightOp o) { return evalWeight(o); })
+      .Case([&](tfm::EmbeddingOp o) { return evalEmbedding(o); })
+      .Case([&](tfm::LearnedPositionOp o) { return evalLearnedPosition(o); })
+      .Case([&](tfm::SinusoidalPositionOp o) { return evalSinusoidal(o); })
+      .Case([&](tfm::LayerNormOp o) { return evalLayerNorm(o); })
+      .Case([&](tfm::RmsNormOp o) { return evalRmsNorm(o); })
+      .Case([&](tfm::LinearOp o) { return evalLinear(o); })
+      .Case([&](tfm::MatmulOp o) { return evalMatmul(o); })
+      .Case([&](tfm::AddOp o) {
+        return evalBinary(o, [](double a, double b) { return a + b; });
+      })
+      .Case([&](tfm::SubOp o) {
+        return evalBinary(o, [](double a, double b) { return a - b; });
+      })
+      .Case([&](tfm::MulOp o) {
+        return evalBinary(o, [](double a, double b) { return a * b; });
+      })
+      .Case([&](tfm::DivOp o) {
+        return evalBinary(o, [](double a, double b) { return a / b; });
+      })
+      .Case([&](tfm::WhereOp o) { return evalWhere(o); })
+      .Case([&](tfm::ReluOp o) {
+        // NaN propagates, as in max(x, 0) of IEEE maxNum's NaN-aware cousins.
+        return evalUnary(o, [](double x) { return x < 0 ? 0.0 : x; });
+      })
+      .Case([&](tfm::SiluOp o) {
+        return evalUnary(o, [](double x) { return x / (1.0 + std::exp(-x)); });
+      })
+      .Case([&](tfm::GeluOp o) {
+        if (o.getApproximate() == tfm::GeluApproxKind::tanh)
+          return evalUnary(o, [](double x) {
+            constexpr double kSqrt2OverPi = 0.79788456080286535587989211986876;
+            return 0.5 * x *
+                   (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+          });
+        return evalUnary(o, [](double x) {
+          constexpr double kSqrtHalf = 0.70710678118654752440084436210485;
+          return 0.5 * x * (1.0 + std::erf(x * kSqrtHalf));
+        });
+      })
+      .Case([&](tfm::SoftmaxOp o) { return evalSoftmax(o); })
+      .Case([&](tfm::CausalMaskOp o) { return evalCausalMask(o); })
+      .Case([&](tfm::ReshapeOp o) { return evalReshape(o); })
+      .Case([&](tfm::TransposeOp o) { return evalTranspose(o); })
+      .Case([&](tfm::RepeatInterleaveOp o) { return evalRepeatInterleave(o); })
+      .Case([&](tfm::AttentionOp o) { return evalAttention(o); })
+      .Case([&](arith::ConstantOp o) { return evalConstant(o); })
+      .Case([&](func::ReturnOp o) { return evalReturn(o); })
+      .Default([&](Operation *o) {
+        return opError(o, "unsupported op in the reference evaluator");
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters, embeddings, positions
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::evalWeight(tfm::WeightOp op) {
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  if (!type || !type.hasStaticShape())
+    return opError(op, "weight '" + op.getName() +
+                           "': expected a statically shaped tensor, got " +
+                           typeString(op.getType()));
+  if (!weights)
+    return opError(op, "weight '" + op.getName() +
+                           "': no weights were given to the evaluator");
+  llvm::Expected<Tensor> value = weights(op.getName(), type);
+  if (!value)
+    return opError(op, "weight '" + op.getName() +
+                           "': " + llvm::toString(value.takeError()));
+  if (llvm::ArrayRef<int64_t>(value->shape) != type.getShape())
+    return opError(op, "weight '" + op.getName() + "' has shape " +
+                           shapeString(value->shape) + " but the IR declares " +
+                           shapeString(type.getShape()));
+  if (static_cast<int64_t>(value->data.size()) != value->numElements())
+    return opError(op, llvm::formatv("weight '{0}' holds {1} values but its "
+                                     "shape needs {2}",
+                                     op.getName(), value->data.size(),
+                                     value->numElements()));
+  return define(op, std::move(*value));
+}
+
+llvm::Error Interpreter::evalEmbedding(tfm::EmbeddingOp op) {
+  const Tensor &table = get(op.getTable());
+  const Tensor &ids = get(op.getIds());
+  if (table.shape.size() != 2)
+    return opError(op, llvm::formatv("expected 'table' rank 2, got {0}",
+                                     table.shape.size()));
+  int64_t V = table.shape[0], D = table.shape[1];
+  std::vector<int64_t> shape = ids.shape;
+  shape.push_back(D);
+  Tensor out = makeTensor(ScalarType::F32, shape);
+  for (int64_t p = 0, n = ids.numElements(); p < n; ++p) {
+    double raw = ids.data[p];
+    if (!(raw >= 0 && raw < static_cast<double>(V)) ||
+        raw != std::floor(raw))
+      return opError(op, llvm::formatv("id {0} at ids{1} is outside the "
+                                       "table's range [0, {2})",
+                                       raw, indexString(p, ids.shape), V));
+    int64_t id = static_cast<int64_t>(raw);
+    std::copy_n(&table.data[id * D], D, &out.data[p * D]);
+  }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalLearnedPosition(tfm::LearnedPositionOp op) {
+  const Tensor &in = get(op.getInput());
+  const Tensor &table = get(op.getTable());
+  if (in.shape.size() != 3)
+    return opError(op, llvm::formatv("expected 'input' rank 3, got {0}",
+                                     in.shape.size()));
+  if (table.shape.size() != 2)
+    return opError(op, llvm::formatv("expected 'table' rank 2, got {0}",
+                                     table.shape.size()));
+  int64_t B = in.shape[0], S = in.shape[1], D = in.shape[2];
+  if (table.shape[1] != D)
+    return opError(op, llvm::formatv("expected 'table' width {0} (the input's "
+                                     "last dimension), got {1}",
+                                     D, table.shape[1]));
+  if (S > table.shape[0])
+    return opError(op, llvm::formatv("sequence length {0} exceeds the "
+                                     "position table's {1} rows",
+                                     S, table.shape[0]));
+  Tensor out = makeTensor(ScalarType::F32, in.shape);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < S; ++s)
+      for (int64_t d = 0; d < D; ++d)
+        out.data[(b * S + s) * D + d] =
+            in.data[(b * S + s) * D + d] + table.data[s * D + d];
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalSinusoidal(tfm::SinusoidalPositionOp op) {
+  const Tensor &in = get(op.getInput());
+  if (in.shape.size() != 3)
+    return opError(op, llvm::formatv("expected 'input' rank 3, got {0}",
+                                     in.shape.size()));
+  double minTs = op.getMinTimescale().convertToDouble();
+  double maxTs = op.getMaxTimescale().convertToDouble();
+  if (!(minTs > 0) || !(maxTs > 0))
+    return opError(op, llvm::formatv("expected positive timescales, got "
+                                     "min {0} and max {1}",
+                                     minTs, maxTs));
+  int64_t B = in.shape[0], S = in.shape[1], D = in.shape[2];
+  Tensor out = makeTensor(ScalarType::F32, in.shape);
+  for (int64_t s = 0; s < S; ++s)
+    for (int64_t d = 0; d < D; ++d) {
+      double pe = sinusoid(op.getForm(), s, d, D, minTs, maxTs);
+      for (int64_t b = 0; b < B; ++b)
+        out.data[(b * S + s) * D + d] = in.data[(b * S + s) * D + d] + pe;
+    }
+  return define(op, std::move(out));
+}
+
+//===----------------------------------------------------------------------===//
+// Norms and linear algebra
+//===----------------------------------------------------------------------===//
+
+/// Checks that `param` is a vector as long as the last dimension of `in`.
+llvm::Error checkLastDimVector(Operation *op, llvm::StringRef what,
+                                      const Tensor &param, const Tensor &in) {
+  if (in.shape.empty())
+    return opError(op, "expected 'input' of rank at least 1, got a scalar");
+  if (param.shape.size() != 1 || param.shape[0] != in.shape.back())
+    return opError(op, llvm::formatv("expected '{0}' of shape [{1}], got {2}",
+                                     what, in.shape.back(),
+                                     shapeString(param.shape)));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::evalLayerNorm(tfm::LayerNormOp op) {
+  const Tensor &in = get(op.getInput());
+  const Tensor &gamma = get(op.getGamma());
+  const Tensor &beta = get(op.getBeta());
+  if (llvm::Error err = checkLastDimVector(op, "gamma", gamma, in))
+    return err;
+  if (llvm::Error err = checkLastDimVector(op, "beta", beta, in))
+    return err;
+  double eps = op.getEpsilon().convertToDouble();
+  int64_t D = in.shape.back();
+  int64_t rows = leadingElements(in.shape, 1);
+  Tensor out = makeTensor(ScalarType::F32, in.shape);
+  for (int64_t r = 0; r < rows; ++r) {
+    const double *x = &in.data[r * D];
+    double mean = 0;
+    for (int64_t d = 0; d < D; ++d)
+      mean += x[d];
+    mean /= static_cast<double>(D);
+    double var = 0;
+    for (int64_t d = 0; d < D; ++d)
+      var += (x[d] - mean) * (x[d] - mean);
+    var /= static_cast<double>(D);
+    double inv = 1.0 / std::sqrt(var + eps);
+    for (int64_t d = 0; d < D; ++d)
+      out.data[r * D + d] = (x[d] - mean) * inv * gamma.data[d] + beta.data[d];
+  }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalRmsNorm(tfm::RmsNormOp op) {
+  const Tensor &in = get(op.getInput());
+  const Tensor &gamma = get(op.getGamma());
+  if (llvm::Error err = checkLastDimVector(op, "gamma", gamma, in))
+    return err;
+  double eps = op.getEpsilon().convertToDouble();
+  int64_t D = in.shape.back();
+  int64_t rows = leadingElements(in.shape, 1);
+  Tensor out = makeTensor(ScalarType::F32, in.shape);
+  for (int64_t r = 0; r < rows; ++r) {
+    const double *x = &in.data[r * D];
+    double meanSquare = 0;
+    for (int64_t d = 0; d < D; ++d)
+      meanSquare += x[d] * x[d];
+    meanSquare /= static_cast<double>(D);
+    double inv = 1.0 / std::sqrt(meanSquare + eps);
+    for (int64_t d = 0; d < D; ++d)
+      out.data[r * D + d] = x[d] * inv * gamma.data[d];
+  }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalLinear(tfm::LinearOp op) {
+  const Tensor &in = get(op.getInput());
+  const Tensor &w = get(op.getWeight());
+  if (in.shape.empty())
+    return opError(op, "expected 'input' of rank at least 1, got a scalar");
+  if (w.shape.size() != 2)
+    return opError(op, llvm::formatv("expected 'weight' rank 2, got {0}",
+                                     w.shape.size()));
+  int64_t K = w.shape[0], N = w.shape[1];
+  if (in.shape.back() != K)
+    return opError(op, llvm::formatv("expected 'input' last dimension {0} "
+                                     "(the weight's rows), got {1}",
+                                     K, in.shape.back()));
+  const Tensor *bias = op.getBias() ? &get(op.getBias()) : nullptr;
+  if (bias && (bias->shape.size() != 1 || bias->shape[0] != N))
+    return opError(op, llvm::formatv("expected 'bias' of shape [{0}], got {1}",
+                                     N, shapeString(bias->shape)));
+  std::vector<int64_t> shape = in.shape;
+  shape.back() = N;
+  int64_t rows = leadingElements(in.shape, 1);
+  Tensor out = makeTensor(ScalarType::F32, shape);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = bias ? bias->data[n] : 0.0;
+      for (int64_t k = 0; k < K; ++k)
+        acc += in.data[r * K + k] * w.data[k * N + n];
+      out.data[r * N + n] = acc;
+    }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalMatmul(tfm::MatmulOp op) {
+  const Tensor &a = get(op.getLhs());
+  const Tensor &b = get(op.getRhs());
+  size_t rank = a.shape.size();
+  if (rank < 2 || b.shape.size() != rank)
+    return opError(op, llvm::formatv("expected operands of equal rank >= 2, "
+                                     "got {0} and {1}",
+                                     shapeString(a.shape),
+                                     shapeString(b.shape)));
+  for (size_t i = 0; i + 2 < rank; ++i)
+    if (a.shape[i] != b.shape[i])
+      return opError(op, llvm::formatv("batch dimension {0} differs: 'lhs' "
+                                       "has {1}, 'rhs' has {2}",
+                                       i, a.shape[i], b.shape[i]));
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  int64_t M = ta ? a.shape[rank - 1] : a.shape[rank - 2];
+  int64_t K = ta ? a.shape[rank - 2] : a.shape[rank - 1];
+  int64_t Kb = tb ? b.shape[rank - 1] : b.shape[rank - 2];
+  int64_t N = tb ? b.shape[rank - 2] : b.shape[rank - 1];
+  if (K != Kb)
+    return opError(op, llvm::formatv("contraction sizes differ: 'lhs' {0} "
+                                     "gives {1}, 'rhs' {2} gives {3}",
+                                     shapeString(a.shape), K,
+                                     shapeString(b.shape), Kb));
+  std::vector<int64_t> shape(a.shape.begin(), a.shape.end() - 2);
+  int64_t batch = 1;
+  for (int64_t d : shape)
+    batch *= d;
+  shape.push_back(M);
+  shape.push_back(N);
+  Tensor out = makeTensor(ScalarType::F32, shape);
+  for (int64_t bt = 0; bt < batch; ++bt) {
+    const double *A = a.data.data() + bt * M * K;
+    const double *B = b.data.data() + bt * K * N;
+    double *C = out.data.data() + bt * M * N;
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; ++k)
+          acc += (ta ? A[k * M + i] : A[i * K + k]) *
+                 (tb ? B[j * K + k] : B[k * N + j]);
+        C[i * N + j] = acc;
+      }
+  }
+  return define(op, std::move(out));
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::evalBinary(Operation *op,
+                                    double (*fn)(double, double)) {
+  const Tensor &a = get(op->getOperand(0));
+  const Tensor &b = get(op->getOperand(1));
+  std::optional<std::vector<int64_t>> shape =
+      broadcastShapes({a.shape, b.shape});
+  if (!shape)
+    return opError(op, "cannot broadcast 'lhs' " + shapeString(a.shape) +
+                           " with 'rhs' " + shapeString(b.shape));
+  std::vector<int64_t> sa = broadcastStrides(a.shape, *shape);
+  std::vector<int64_t> sb = broadcastStrides(b.shape, *shape);
+  Tensor out = makeTensor(ScalarType::F32, *shape);
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i)
+    out.data[i] = fn(a.data[offsetOf(i, *shape, sa)],
+                     b.data[offsetOf(i, *shape, sb)]);
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalWhere(tfm::WhereOp op) {
+  const Tensor &c = get(op.getCondition());
+  const Tensor &t = get(op.getOnTrue());
+  const Tensor &f = get(op.getOnFalse());
+  std::optional<std::vector<int64_t>> shape =
+      broadcastShapes({c.shape, t.shape, f.shape});
+  if (!shape)
+    return opError(op, "cannot broadcast 'condition' " + shapeString(c.shape) +
+                           ", 'on_true' " + shapeString(t.shape) +
+                           " and 'on_false' " + shapeString(f.shape));
+  std::vector<int64_t> sc = broadcastStrides(c.shape, *shape);
+  std::vector<int64_t> st = broadcastStrides(t.shape, *shape);
+  std::vector<int64_t> sf = broadcastStrides(f.shape, *shape);
+  Tensor out = makeTensor(ScalarType::F32, *shape);
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i)
+    out.data[i] = c.data[offsetOf(i, *shape, sc)] != 0
+                      ? t.data[offsetOf(i, *shape, st)]
+                      : f.data[offsetOf(i, *shape, sf)];
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalUnary(Operation *op, double (*fn)(double)) {
+  Tensor out = get(op->getOperand(0));
+  for (double &x : out.data)
+    x = fn(x);
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalSoftmax(tfm::SoftmaxOp op) {
+  const Tensor &in = get(op.getInput());
+  int64_t rank = static_cast<int64_t>(in.shape.size());
+  std::optional<int64_t> axis = normalizeAxis(op.getAxisAttr().getInt(), rank);
+  if (!axis)
+    return opError(op, llvm::formatv("axis {0} is out of range for rank {1}",
+                                     op.getAxisAttr().getInt(), rank));
+  int64_t outer = 1, inner = 1, L = in.shape[*axis];
+  for (int64_t i = 0; i < *axis; ++i)
+    outer *= in.shape[i];
+  for (int64_t i = *axis + 1; i < rank; ++i)
+    inner *= in.shape[i];
+  // A row of all -inf gives NaN (0/0), as the formula and PyTorch do; only
+  // tfm.attention defines a fully masked row as 0.
+  Tensor out = makeTensor(ScalarType::F32, in.shape);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in_ = 0; in_ < inner; ++in_) {
+      auto at = [&](int64_t l) { return (o * L + l) * inner + in_; };
+      double m = -kInf;
+      for (int64_t l = 0; l < L; ++l)
+        m = std::max(m, in.data[at(l)]);
+      double sum = 0;
+      for (int64_t l = 0; l < L; ++l)
+        sum += std::exp(in.data[at(l)] - m);
+      for (int64_t l = 0; l < L; ++l)
+        out.data[at(l)] = std::exp(in.data[at(l)] - m) / sum;
+    }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalCausalMask(tfm::CausalMaskOp op) {
+  const Tensor &in = get(op.getInput());
+  size_t rank = in.shape.size();
+  if (rank < 2)
+    return opError(op, llvm::formatv("expected 'input' of rank at least 2, "
+                                     "got {0}",
+                                     rank));
+  double value = op.getValue().convertToDouble();
+  int64_t Sq = in.shape[rank - 2], Sk = in.shape[rank - 1];
+  int64_t batch = leadingElements(in.shape, 2);
+  Tensor out = in;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < Sq; ++i)
+      for (int64_t j = 0; j < Sk; ++j)
+        if (j > i + (Sk - Sq))
+          out.data[(b * Sq + i) * Sk + j] = value;
+  return define(op, std::move(out));
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::evalReshape(tfm::ReshapeOp op) {
+  const Tensor &in = get(op.getInput());
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto outType = cast<RankedTensorType>(op.getType());
+  // Dynamic dimensions are carried through in order (TfmOps.td); when the
+  // counts differ, a single dynamic result dimension is inferred from the
+  // element count.
+  std::vector<int64_t> dynamicSizes;
+  for (auto [i, d] : llvm::enumerate(inType.getShape()))
+    if (ShapedType::isDynamic(d))
+      dynamicSizes.push_back(in.shape[i]);
+  std::vector<int64_t> shape(outType.getShape().begin(),
+                             outType.getShape().end());
+  int64_t numDynamic = outType.getNumDynamicDims();
+  if (numDynamic == static_cast<int64_t>(dynamicSizes.size())) {
+    size_t next = 0;
+    for (int64_t &d : shape)
+      if (ShapedType::isDynamic(d))
+        d = dynamicSizes[next++];
+  } else if (numDynamic == 1) {
+    int64_t known = 1;
+    for (int64_t d : shape)
+      if (!ShapedType::isDynamic(d))
+        known *= d;
+    if (known == 0 || in.numElements() % known != 0)
+      return opError(op, llvm::formatv("cannot reshape {0} to {1}",
+                                       shapeString(in.shape),
+                                       typeString(outType)));
+    for (int64_t &d : shape)
+      if (ShapedType::isDynamic(d))
+        d = in.numElements() / known;
+  } else {
+    return opError(op, "cannot tell the sizes of the dynamic dimensions of " +
+                           typeString(outType) + " from input " +
+                           typeString(inType));
+  }
+  Tensor out = in;
+  out.shape = shape;
+  if (out.numElements() != in.numElements())
+    return opError(op, llvm::formatv("cannot reshape {0} ({1} elements) to "
+                                     "{2} ({3} elements)",
+                                     shapeString(in.shape), in.numElements(),
+                                     shapeString(shape), out.numElements()));
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalTranspose(tfm::TransposeOp op) {
+  const Tensor &in = get(op.getInput());
+  llvm::ArrayRef<int64_t> perm = op.getPermutation();
+  size_t rank = in.shape.size();
+  std::vector<bool> seen(rank, false);
+  if (perm.size() != rank)
+    return opError(op, llvm::formatv("expected a permutation of {0} "
+                                     "dimensions, got {1}",
+                                     rank, shapeString(perm)));
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[p])
+      return opError(op, "expected a permutation, got " + shapeString(perm));
+    seen[p] = true;
+  }
+  std::vector<int64_t> shape(rank);
+  std::vector<int64_t> inStrides = stridesOf(in.shape);
+  std::vector<int64_t> readStrides(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    shape[k] = in.shape[perm[k]];
+    readStrides[k] = inStrides[perm[k]];
+  }
+  Tensor out = makeTensor(in.dtype, shape);
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i)
+    out.data[i] = in.data[offsetOf(i, shape, readStrides)];
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalRepeatInterleave(tfm::RepeatInterleaveOp op) {
+  const Tensor &in = get(op.getInput());
+  int64_t rank = static_cast<int64_t>(in.shape.size());
+  std::optional<int64_t> axis = normalizeAxis(op.getAxisAttr().getInt(), rank);
+  if (!axis)
+    return opError(op, llvm::formatv("axis {0} is out of range for rank {1}",
+                                     op.getAxisAttr().getInt(), rank));
+  int64_t repeats = op.getRepeatsAttr().getInt();
+  if (repeats < 1)
+    return opError(op, llvm::formatv("expected repeats >= 1, got {0}",
+                                     repeats));
+  int64_t outer = 1, inner = 1, L = in.shape[*axis];
+  for (int64_t i = 0; i < *axis; ++i)
+    outer *= in.shape[i];
+  for (int64_t i = *axis + 1; i < rank; ++i)
+    inner *= in.shape[i];
+  std::vector<int64_t> shape = in.shape;
+  shape[*axis] = L * repeats;
+  Tensor out = makeTensor(in.dtype, shape);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t l = 0; l < L * repeats; ++l)
+      std::copy_n(&in.data[(o * L + l / repeats) * inner], inner,
+                  &out.data[(o * L * repeats + l) * inner]);
+  return define(op, std::move(out));
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
+  const Tensor &q = get(op.getQuery());
+  const Tensor &k = get(op.getKey());
+  const Tensor &v = get(op.getValue());
+  for (auto [name, t] : {std::pair<llvm::StringRef, const Tensor *>{"query", &q},
+                         {"key", &k},
+                         {"value", &v}})
+    if (t->shape.size() != 4)
+      return opError(op, llvm::formatv("expected '{0}' rank 4, got {1}", name,
+                                       t->shape.size()));
+  int64_t B = q.shape[0], H = q.shape[1], Sq = q.shape[2], D = q.shape[3];
+  int64_t Hkv = k.shape[1], Sk = k.shape[2], Dv = v.shape[3];
+  if (k.shape[0] != B || v.shape[0] != B)
+    return opError(op, llvm::formatv("expected 'key' and 'value' batch {0}, "
+                                     "got {1} and {2}",
+                                     B, k.shape[0], v.shape[0]));
+  if (k.shape[3] != D)
+    return opError(op, llvm::formatv("expected 'key' head dim {0} (the "
+                                     "query's), got {1}",
+                                     D, k.shape[3]));
+  if (v.shape[1] != Hkv || v.shape[2] != Sk)
+    return opError(op, "expected 'value' heads and length to match 'key' " +
+                           shapeString(k.shape) + ", got " +
+                           shapeString(v.shape));
+  if (Hkv == 0 || H % Hkv != 0)
+    return opError(op, llvm::formatv("expected the {0} query heads to be a "
+                                     "multiple of the {1} key/value heads",
+                                     H, Hkv));
+  int64_t group = H / Hkv;
+
+  std::vector<int64_t> scoreShape = {B, H, Sq, Sk};
+  const Tensor *mask = op.getMask() ? &get(op.getMask()) : nullptr;
+  std::vector<int64_t> maskStrides;
+  if (mask) {
+    std::optional<std::vector<int64_t>> bs =
+        broadcastShapes({mask->shape, scoreShape});
+    if (mask->shape.size() > 4 || !bs || *bs != scoreShape)
+      return opError(op, "expected 'mask' to broadcast to " +
+                             shapeString(scoreShape) + ", got " +
+                             shapeString(mask->shape));
+    maskStrides = broadcastStrides(mask->shape, scoreShape);
+  }
+  const Tensor *padding =
+      op.getKeyPaddingMask() ? &get(op.getKeyPaddingMask()) : nullptr;
+  if (padding && padding->shape != std::vector<int64_t>{B, Sk})
+    return opError(op, llvm::formatv("expected 'key_padding_mask' of shape "
+                                     "[{0}, {1}], got {2}",
+                                     B, Sk, shapeString(padding->shape)));
+
+  double scale = op.getScale().convertToDouble();
+  bool causal = op.getCausal();
+  Tensor out = makeTensor(ScalarType::F32, {B, H, Sq, Dv});
+  std::vector<double> s(Sk);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      int64_t g = h / group;
+      const double *K = &k.data[(b * Hkv + g) * Sk * D];
+      const double *V = &v.data[(b * Hkv + g) * Sk * Dv];
+      for (int64_t i = 0; i < Sq; ++i) {
+        const double *Q = &q.data[((b * H + h) * Sq + i) * D];
+        double m = -kInf;
+        for (int64_t j = 0; j < Sk; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < D; ++d)
+            dot += Q[d] * K[j * D + d];
+          s[j] = scale * dot;
+          if (mask)
+            s[j] += mask->data[b * maskStrides[0] + h * maskStrides[1] +
+                               i * maskStrides[2] + j * maskStrides[3]];
+          if ((causal && j > i + (Sk - Sq)) ||
+              (padding && padding->data[b * Sk + j] == 0))
+            s[j] = -kInf;
+          m = std::max(m, s[j]);
+        }
+        double *O = &out.data[((b * H + h) * Sq + i) * Dv];
+        // Every key masked: the output is defined as 0, not 0/0.
+        if (m == -kInf)
+          continue;
+        double sum = 0;
+        for (int64_t j = 0; j < Sk; ++j) {
+          s[j] = std::exp(s[j] - m);
+          sum += s[j];
+        }
+        for (int64_t j = 0; j < Sk; ++j)
+          for (int64_t d = 0; d < Dv; ++d)
+            O[d] += s[j] / sum * V[j * Dv + d];
+      }
+    }
+  return define(op, std::move(out));
+}
+
+//===----------------------------------------------------------------------===//
+// Builtin ops
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::evalConstant(arith::ConstantOp op) {
+  auto attr = dyn_cast<DenseElementsAttr>(op.getValue());
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  if (!attr || !type)
+    return opError(op, "expected a dense tensor constant, got " +
+                           typeString(op.getType()));
+  if (!type.hasStaticShape())
+    return opError(op, "expected a statically shaped constant, got " +
+                           typeString(type));
+  Tensor out = makeTensor(ScalarType::F32, std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
+  Type elementType = type.getElementType();
+  if (isa<FloatType>(elementType)) {
+    // getValues expands a splat to every element.
+    for (auto [i, x] : llvm::enumerate(attr.getValues<llvm::APFloat>()))
+      out.data[i] = x.convertToDouble();
+  } else if (elementType.isSignlessInteger()) {
+    bool isBool = elementType.isInteger(1);
+    for (auto [i, x] : llvm::enumerate(attr.getValues<llvm::APInt>()))
+      out.data[i] = isBool ? static_cast<double>(x.getBoolValue())
+                           : static_cast<double>(x.getSExtValue());
+  } else {
+    return opError(op, "unsupported constant element type " +
+                           typeString(elementType));
+  }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalReturn(func::ReturnOp op) {
+  std::vector<Tensor> out;
+  llvm::ArrayRef<Type> declared = function.getResultTypes();
+  if (declared.size() != op.getNumOperands())
+    return opError(op, llvm::formatv("returns {0} values but the function "
+                                     "declares {1}",
+                                     op.getNumOperands(), declared.size()));
+  for (auto [i, value] : llvm::enumerate(op.getOperands())) {
+    const Tensor &t = get(value);
+    if (auto type = dyn_cast<RankedTensorType>(declared[i]))
+      for (auto [d, size] : llvm::enumerate(type.getShape()))
+        if (!ShapedType::isDynamic(size) && size != t.shape[d])
+          return opError(op, llvm::formatv("result {0} dimension {1} is {2} "
+                                           "but the function declares {3}",
+                                           i, d, t.shape[d], size));
+    out.push_back(t);
+  }
+  results = std::move(out);
+  return llvm::Error::success();
+}
+
+/// Decodes one element of a safetensors tensor to double.
+double decodeElement(const uint8_t *p, ScalarType type) {
+  switch (type) {
+  case ScalarType::F32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  case ScalarType::F16:
+  case ScalarType::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    llvm::APFloat x(type == ScalarType::F16 ? llvm::APFloat::IEEEhalf()
+                                            : llvm::APFloat::BFloat(),
+                    llvm::APInt(16, bits));
+    return x.convertToDouble();
+  }
+  case ScalarType::I32: {
+    int32_t i;
+    std::memcpy(&i, p, 4);
+    return i;
+  }
+  case ScalarType::I64: {
+    int64_t i;
+    std::memcpy(&i, p, 8);
+    return static_cast<double>(i);
+  }
+  case ScalarType::I8: {
+    int8_t i;
+    std::memcpy(&i, p, 1);
+    return i;
+  }
+  case ScalarType::Bool:
+    return *p != 0 ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+size_t elementBytes(ScalarType type) {
+  switch (type) {
+  case ScalarType::F32:
+  case ScalarType::I32:
+    return 4;
+  case ScalarType::F16:
+  case ScalarType::BF16:
+    return 2;
+  case ScalarType::I64:
+    return 8;
+  case ScalarType::I8:
+  case ScalarType::Bool:
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<Tensor>>
+reference::evaluate(func::FuncOp fn, llvm::ArrayRef<Tensor> inputs,
+                    const WeightLookup &weights) {
+  Interpreter interpreter(weights);
+  return interpreter.run(fn, inputs);
+}
+
+llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
+                                                               size_t size) {
+  llvm::Expected<SafeTensorsView> view = SafeTensorsView::parse(data, size);
+  if (!view)
+    return view.takeError();
+  return WeightLookup(
+      [view = std::move(*view)](
+          llvm::StringRef name,
+          RankedTensorType type) -> llvm::Expected<Tensor> {
+        const SafeTensorEntry *entry = view.lookup(name);
+        if (!entry)
+          return makeError("no tensor '" + name + "' in the weights");
+        std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());
+        if (!dtype || *dtype != entry->dtype)
+          return makeError(llvm::formatv(
+              "tensor '{0}' has dtype {1}, but the IR declares {2}", name,
+              safeTensorsDTypeName(entry->dtype), typeString(type)));
+        if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
+          return makeError(llvm::formatv(
+              "tensor '{0}' has shape {1}, but the IR declares {2}", name,
+              shapeString(entry->shape), typeString(type)));
+        Tensor t = makeTensor(entry->dtype, entry->shape);
+        size_t width = elementBytes(entry->dtype);
+        const uint8_t *p = view.dataStart() + entry->offset;
+        for (size_t i = 0; i < t.data.size(); ++i)
+          t.data[i] = decodeElement(p + i * width, entry->dtype);
+        return t;
+      });
+}
