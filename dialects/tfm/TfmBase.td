@@ -55,8 +55,12 @@ def Tfm_SinusoidalFormKind : I32EnumAttr<"SinusoidalFormKind",
   let cppNamespace = "::attune::tfm";
   let genSpecializedAttr = 0;
 }
+// EnumAttr's default syntax is `#tfm.x value`; spell them `#tfm.x<value>` as
+// upstream enums (#arith.fastmath<fast>) and the op examples do.
 def Tfm_SinusoidalFormAttr
-    : EnumAttr<Tfm_Dialect, Tfm_SinusoidalFormKind, "sinusoidal_form">;
+    : EnumAttr<Tfm_Dialect, Tfm_SinusoidalFormKind, "sinusoidal_form"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Tfm_GeluApprox_None : I32EnumAttrCase<"none", 0>;
 def Tfm_GeluApprox_Tanh : I32EnumAttrCase<"tanh", 1>;
@@ -65,7 +69,9 @@ def Tfm_GeluApproxKind : I32EnumAttr<"GeluApproxKind",
   let cppNamespace = "::attune::tfm";
   let genSpecializedAttr = 0;
 }
-def Tfm_GeluApproxAttr : EnumAttr<Tfm_Dialect, Tfm_GeluApproxKind, "gelu_approx">;
+def Tfm_GeluApproxAttr : EnumAttr<Tfm_Dialect, Tfm_GeluApproxKind, "gelu_approx"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Tfm_Init_Normal : I32EnumAttrCase<"normal", 0>;
 def Tfm_Init_Ones : I32EnumAttrCase<"ones", 1>;
@@ -76,6 +82,8 @@ def Tfm_InitKind : I32EnumAttr<"InitKind",
   let cppNamespace = "::attune::tfm";
   let genSpecializedAttr = 0;
 }
-def Tfm_InitAttr : EnumAttr<Tfm_Dialect, Tfm_InitKind, "init">;
+def Tfm_InitAttr : EnumAttr<Tfm_Dialect, Tfm_InitKind, "init"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 #endif // ATTUNE_DIALECTS_TFM_TFMBASE_TD

@@ -1,0 +1,192 @@
+// RUN: attune-opt %s | attune-opt | FileCheck %s
+
+/// Round trip of every tfm op: each one parses, verifies, prints, and the
+/// printed form parses again to the same thing. Shapes mix static and dynamic
+/// dims; optional operands and attributes appear both present and absent.
+
+// CHECK-LABEL: func.func @weight
+func.func @weight() -> (tensor<768x2304xf32>, tensor<768xf32>, tensor<4xbf16>) {
+  // CHECK: tfm.weight "h0.attn.c_attn.weight" : tensor<768x2304xf32>
+  %0 = tfm.weight "h0.attn.c_attn.weight" : tensor<768x2304xf32>
+  // CHECK: tfm.weight "h0.ln_1.weight" {init = #tfm.init<ones>} : tensor<768xf32>
+  %1 = tfm.weight "h0.ln_1.weight" {init = #tfm.init<ones>} : tensor<768xf32>
+  // CHECK: tfm.weight "b" {init = #tfm.init<zeros>, std = 5.000000e-01 : f64} : tensor<4xbf16>
+  %2 = tfm.weight "b" {init = #tfm.init<zeros>, std = 0.5 : f64} : tensor<4xbf16>
+  return %0, %1, %2 : tensor<768x2304xf32>, tensor<768xf32>, tensor<4xbf16>
+}
+
+// CHECK-LABEL: func.func @embedding
+// CHECK-SAME: (%[[T:.+]]: tensor<50257x768xf32>, %[[IDS:.+]]: tensor<?x?xi32>, %[[IDS64:.+]]: tensor<8xi64>)
+func.func @embedding(%table: tensor<50257x768xf32>, %ids: tensor<?x?xi32>,
+                     %ids64: tensor<8xi64>) -> (tensor<?x?x768xf32>, tensor<8x768xf32>) {
+  // CHECK: tfm.embedding %[[T]], %[[IDS]] : tensor<50257x768xf32>, tensor<?x?xi32> -> tensor<?x?x768xf32>
+  %0 = tfm.embedding %table, %ids : tensor<50257x768xf32>, tensor<?x?xi32> -> tensor<?x?x768xf32>
+  // CHECK: tfm.embedding %[[T]], %[[IDS64]] : tensor<50257x768xf32>, tensor<8xi64> -> tensor<8x768xf32>
+  %1 = tfm.embedding %table, %ids64 : tensor<50257x768xf32>, tensor<8xi64> -> tensor<8x768xf32>
+  return %0, %1 : tensor<?x?x768xf32>, tensor<8x768xf32>
+}
+
+// CHECK-LABEL: func.func @positions
+func.func @positions(%x: tensor<?x?x768xf32>, %wpe: tensor<1024x768xf32>,
+                     %s: tensor<2x16x512xf16>) -> (tensor<?x?x768xf32>, tensor<2x16x512xf16>, tensor<2x16x512xf16>) {
+  // CHECK: tfm.learned_position %{{.+}}, %{{.+}} : tensor<?x?x768xf32>, tensor<1024x768xf32> -> tensor<?x?x768xf32>
+  %0 = tfm.learned_position %x, %wpe : tensor<?x?x768xf32>, tensor<1024x768xf32> -> tensor<?x?x768xf32>
+  // CHECK: tfm.sinusoidal_position %{{.+}} : tensor<2x16x512xf16> -> tensor<2x16x512xf16>
+  %1 = tfm.sinusoidal_position %s : tensor<2x16x512xf16> -> tensor<2x16x512xf16>
+  // CHECK: tfm.sinusoidal_position %{{.+}} {form = #tfm.sinusoidal_form<concat>, max_timescale = 1.000000e+05 : f64, min_timescale = 2.000000e+00 : f64} : tensor<2x16x512xf16> -> tensor<2x16x512xf16>
+  %2 = tfm.sinusoidal_position %s {form = #tfm.sinusoidal_form<concat>, min_timescale = 2.0 : f64, max_timescale = 1.0e5 : f64} : tensor<2x16x512xf16> -> tensor<2x16x512xf16>
+  return %0, %1, %2 : tensor<?x?x768xf32>, tensor<2x16x512xf16>, tensor<2x16x512xf16>
+}
+
+// CHECK-LABEL: func.func @norms
+func.func @norms(%x: tensor<?x?x768xf32>, %g: tensor<768xf32>, %b: tensor<768xf32>,
+                 %v: tensor<4x?xbf16>, %gv: tensor<?xbf16>) -> (tensor<?x?x768xf32>, tensor<?x?x768xf32>, tensor<4x?xbf16>) {
+  // CHECK: tfm.layer_norm %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x?x768xf32>, tensor<768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  %0 = tfm.layer_norm %x, %g, %b : tensor<?x?x768xf32>, tensor<768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  // CHECK: tfm.rms_norm %{{.+}}, %{{.+}} {epsilon = 1.000000e-05 : f64} : tensor<?x?x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  %1 = tfm.rms_norm %x, %g {epsilon = 1.0e-05 : f64} : tensor<?x?x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  /// An attribute spelled with its default value (1e-6) prints elided.
+  // CHECK: tfm.rms_norm %{{.+}}, %{{.+}} : tensor<?x?x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  %unused = tfm.rms_norm %x, %g {epsilon = 1.0e-06 : f64} : tensor<?x?x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  /// A dynamic feature dim is checked at run time.
+  // CHECK: tfm.layer_norm %{{.+}}, %{{.+}}, %{{.+}} {epsilon = 1.000000e-03 : f64} : tensor<4x?xbf16>, tensor<?xbf16>, tensor<?xbf16> -> tensor<4x?xbf16>
+  %2 = tfm.layer_norm %v, %gv, %gv {epsilon = 1.0e-3 : f64} : tensor<4x?xbf16>, tensor<?xbf16>, tensor<?xbf16> -> tensor<4x?xbf16>
+  return %0, %1, %2 : tensor<?x?x768xf32>, tensor<?x?x768xf32>, tensor<4x?xbf16>
+}
+
+// CHECK-LABEL: func.func @linear
+func.func @linear(%x: tensor<?x?x768xf32>, %w: tensor<768x3072xf32>, %b: tensor<3072xf32>,
+                  %x2: tensor<8x?xf32>, %w2: tensor<?x16xf32>) -> (tensor<?x?x3072xf32>, tensor<?x?x3072xf32>, tensor<8x16xf32>) {
+  // CHECK: tfm.linear %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x?x768xf32>, tensor<768x3072xf32>, tensor<3072xf32> -> tensor<?x?x3072xf32>
+  %0 = tfm.linear %x, %w, %b : tensor<?x?x768xf32>, tensor<768x3072xf32>, tensor<3072xf32> -> tensor<?x?x3072xf32>
+  // CHECK: tfm.linear %{{.+}}, %{{.+}} : tensor<?x?x768xf32>, tensor<768x3072xf32> -> tensor<?x?x3072xf32>
+  %1 = tfm.linear %x, %w : tensor<?x?x768xf32>, tensor<768x3072xf32> -> tensor<?x?x3072xf32>
+  // CHECK: tfm.linear %{{.+}}, %{{.+}} : tensor<8x?xf32>, tensor<?x16xf32> -> tensor<8x16xf32>
+  %2 = tfm.linear %x2, %w2 : tensor<8x?xf32>, tensor<?x16xf32> -> tensor<8x16xf32>
+  return %0, %1, %2 : tensor<?x?x3072xf32>, tensor<?x?x3072xf32>, tensor<8x16xf32>
+}
+
+// CHECK-LABEL: func.func @matmul
+func.func @matmul(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %p: tensor<1x12x?x?xf32>,
+                  %a: tensor<?x32x8xf16>, %b: tensor<4x32x16xf16>)
+    -> (tensor<1x12x?x?xf32>, tensor<1x12x?x64xf32>, tensor<4x8x16xf16>) {
+  // CHECK: tfm.matmul %{{.+}}, %{{.+}} {transpose_b = true} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x?xf32>
+  %0 = tfm.matmul %q, %k {transpose_b = true} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x?xf32>
+  // CHECK: tfm.matmul %{{.+}}, %{{.+}} : tensor<1x12x?x?xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  %1 = tfm.matmul %p, %k : tensor<1x12x?x?xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  /// A dynamic batch dim takes the static size of the other operand.
+  // CHECK: tfm.matmul %{{.+}}, %{{.+}} {transpose_a = true} : tensor<?x32x8xf16>, tensor<4x32x16xf16> -> tensor<4x8x16xf16>
+  %2 = tfm.matmul %a, %b {transpose_a = true} : tensor<?x32x8xf16>, tensor<4x32x16xf16> -> tensor<4x8x16xf16>
+  return %0, %1, %2 : tensor<1x12x?x?xf32>, tensor<1x12x?x64xf32>, tensor<4x8x16xf16>
+}
+
+// CHECK-LABEL: func.func @elementwise
+func.func @elementwise(%s: tensor<?x12x?x?xf32>, %c: tensor<f32>, %r: tensor<?x1x?xf32>,
+                       %t: tensor<4x1x8xf32>, %u: tensor<4x?x8xf32>)
+    -> (tensor<?x12x?x?xf32>, tensor<?x12x?x?xf32>, tensor<4x1x8xf32>, tensor<4x?x8xf32>) {
+  // CHECK: tfm.add %{{.+}}, %{{.+}} : tensor<?x12x?x?xf32>, tensor<f32> -> tensor<?x12x?x?xf32>
+  %0 = tfm.add %s, %c : tensor<?x12x?x?xf32>, tensor<f32> -> tensor<?x12x?x?xf32>
+  // CHECK: tfm.sub %{{.+}}, %{{.+}} : tensor<f32>, tensor<?x12x?x?xf32> -> tensor<?x12x?x?xf32>
+  %1 = tfm.sub %c, %0 : tensor<f32>, tensor<?x12x?x?xf32> -> tensor<?x12x?x?xf32>
+  // CHECK: tfm.mul %{{.+}}, %{{.+}} : tensor<4x1x8xf32>, tensor<8xf32> -> tensor<4x1x8xf32>
+  %w = tfm.weight "w" : tensor<8xf32>
+  %2 = tfm.mul %t, %w : tensor<4x1x8xf32>, tensor<8xf32> -> tensor<4x1x8xf32>
+  /// `?` against 4 gives 4, 1 against `?` gives `?`, `?` against 8 gives 8.
+  // CHECK: tfm.div %{{.+}}, %{{.+}} : tensor<?x1x?xf32>, tensor<4x?x8xf32> -> tensor<4x?x8xf32>
+  %3 = tfm.div %r, %u : tensor<?x1x?xf32>, tensor<4x?x8xf32> -> tensor<4x?x8xf32>
+  return %0, %1, %2, %3 : tensor<?x12x?x?xf32>, tensor<?x12x?x?xf32>, tensor<4x1x8xf32>, tensor<4x?x8xf32>
+}
+
+// CHECK-LABEL: func.func @where
+func.func @where(%mask: tensor<1x1x?x?xi1>, %ninf: tensor<f32>, %s: tensor<1x12x?x?xf32>,
+                 %pad: tensor<?x1x1x?xi64>) -> (tensor<1x12x?x?xf32>, tensor<1x12x?x?xf32>) {
+  // CHECK: tfm.where %{{.+}}, %{{.+}}, %{{.+}} : tensor<1x1x?x?xi1>, tensor<f32>, tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  %0 = tfm.where %mask, %ninf, %s : tensor<1x1x?x?xi1>, tensor<f32>, tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  /// The condition may contribute dims too: its leading `?` meets 1.
+  // CHECK: tfm.where %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x1x1x?xi64>, tensor<1x12x?x?xf32>, tensor<f32> -> tensor<?x12x?x?xf32>
+  %1 = tfm.where %pad, %0, %ninf : tensor<?x1x1x?xi64>, tensor<1x12x?x?xf32>, tensor<f32> -> tensor<?x12x?x?xf32>
+  %2 = tfm.where %mask, %s, %ninf : tensor<1x1x?x?xi1>, tensor<1x12x?x?xf32>, tensor<f32> -> tensor<1x12x?x?xf32>
+  return %0, %2 : tensor<1x12x?x?xf32>, tensor<1x12x?x?xf32>
+}
+
+// CHECK-LABEL: func.func @unary
+func.func @unary(%x: tensor<?x?x3072xf32>, %h: tensor<2x8xf16>)
+    -> (tensor<?x?x3072xf32>, tensor<?x?x3072xf32>, tensor<?x?x3072xf32>, tensor<2x8xf16>) {
+  // CHECK: tfm.relu %{{.+}} : tensor<?x?x3072xf32> -> tensor<?x?x3072xf32>
+  %0 = tfm.relu %x : tensor<?x?x3072xf32> -> tensor<?x?x3072xf32>
+  // CHECK: tfm.silu %{{.+}} : tensor<?x?x3072xf32> -> tensor<?x?x3072xf32>
+  %1 = tfm.silu %0 : tensor<?x?x3072xf32> -> tensor<?x?x3072xf32>
+  // CHECK: tfm.gelu %{{.+}} : tensor<?x?x3072xf32> -> tensor<?x?x3072xf32>
+  %2 = tfm.gelu %1 : tensor<?x?x3072xf32> -> tensor<?x?x3072xf32>
+  // CHECK: tfm.gelu %{{.+}} {approximate = #tfm.gelu_approx<tanh>} : tensor<2x8xf16> -> tensor<2x8xf16>
+  %3 = tfm.gelu %h {approximate = #tfm.gelu_approx<tanh>} : tensor<2x8xf16> -> tensor<2x8xf16>
+  return %0, %1, %2, %3 : tensor<?x?x3072xf32>, tensor<?x?x3072xf32>, tensor<?x?x3072xf32>, tensor<2x8xf16>
+}
+
+// CHECK-LABEL: func.func @softmax_and_causal_mask
+func.func @softmax_and_causal_mask(%s: tensor<1x12x?x?xf32>)
+    -> (tensor<1x12x?x?xf32>, tensor<1x12x?x?xf32>, tensor<1x12x?x?xf32>) {
+  // CHECK: tfm.causal_mask %{{.+}} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  %0 = tfm.causal_mask %s : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  // CHECK: tfm.causal_mask %{{.+}} {value = -1.000000e+09 : f64} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  %1 = tfm.causal_mask %s {value = -1.0e9 : f64} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  // CHECK: tfm.softmax %{{.+}} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  %2 = tfm.softmax %0 : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  // CHECK: tfm.softmax %{{.+}} {axis = 1 : i64} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  %3 = tfm.softmax %1 {axis = 1 : i64} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  return %2, %3, %0 : tensor<1x12x?x?xf32>, tensor<1x12x?x?xf32>, tensor<1x12x?x?xf32>
+}
+
+// CHECK-LABEL: func.func @data_movement
+func.func @data_movement(%x: tensor<?x?x768xf32>, %k: tensor<1x2x?x64xf32>, %ids: tensor<2x3x4xi32>)
+    -> (tensor<?x12x?x64xf32>, tensor<1x8x?x64xf32>, tensor<24xi32>, tensor<?x?x768xf32>) {
+  // CHECK: tfm.reshape %{{.+}} : tensor<?x?x768xf32> -> tensor<?x?x12x64xf32>
+  %0 = tfm.reshape %x : tensor<?x?x768xf32> -> tensor<?x?x12x64xf32>
+  // CHECK: tfm.transpose %{{.+}} {permutation = array<i64: 0, 2, 1, 3>} : tensor<?x?x12x64xf32> -> tensor<?x12x?x64xf32>
+  %1 = tfm.transpose %0 {permutation = array<i64: 0, 2, 1, 3>} : tensor<?x?x12x64xf32> -> tensor<?x12x?x64xf32>
+  // CHECK: tfm.repeat_interleave %{{.+}} {axis = 1 : i64, repeats = 4 : i64} : tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  %2 = tfm.repeat_interleave %k {axis = 1 : i64, repeats = 4 : i64} : tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  /// Reshape takes any element type, integers included.
+  // CHECK: tfm.reshape %{{.+}} : tensor<2x3x4xi32> -> tensor<24xi32>
+  %3 = tfm.reshape %ids : tensor<2x3x4xi32> -> tensor<24xi32>
+  /// Dynamic dims carried through in order, merged heads.
+  // CHECK: tfm.reshape %{{.+}} : tensor<?x?x12x64xf32> -> tensor<?x?x768xf32>
+  %4 = tfm.reshape %0 : tensor<?x?x12x64xf32> -> tensor<?x?x768xf32>
+  return %1, %2, %3, %4 : tensor<?x12x?x64xf32>, tensor<1x8x?x64xf32>, tensor<24xi32>, tensor<?x?x768xf32>
+}
+
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x12x?x64xf32>, %[[K:[^:]+]]: tensor<1x12x?x64xf32>, %[[V:[^:]+]]: tensor<1x12x?x64xf32>
+func.func @attention(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>,
+                     %mask: tensor<1x1x?x?xf32>, %pad: tensor<1x?xi64>) -> (tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>) {
+  // CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] {causal = true, scale = 1.250000e-01 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true}
+      : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  // CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] mask(%{{.+}} : tensor<1x1x?x?xf32>) {scale = 1.250000e-01 : f64}
+  %1 = tfm.attention %q, %k, %v mask(%mask : tensor<1x1x?x?xf32>) {scale = 0.125 : f64}
+      : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  // CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] key_padding_mask(%{{.+}} : tensor<1x?xi64>) {scale = 1.250000e-01 : f64}
+  %2 = tfm.attention %q, %k, %v key_padding_mask(%pad : tensor<1x?xi64>) {scale = 0.125 : f64}
+      : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  // CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] mask(%{{.+}} : tensor<1x1x?x?xf32>) key_padding_mask(%{{.+}} : tensor<1x?xi64>) {causal = true, scale = 1.000000e+00 : f64}
+  %3 = tfm.attention %q, %k, %v mask(%mask : tensor<1x1x?x?xf32>) key_padding_mask(%pad : tensor<1x?xi64>) {scale = 1.0 : f64, causal = true}
+      : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return %0, %1, %2, %3 : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>
+}
+
+/// Grouped-query (8 query heads over 2 key/value heads) and multi-query
+/// attention, cross attention (Sq != Sk), a value head dim that differs from
+/// the query/key one, a dynamic batch, half precision, and a 2-D mask that
+/// broadcasts over batch and heads.
+// CHECK-LABEL: func.func @attention_variants
+func.func @attention_variants(%q: tensor<?x8x16x64xf16>, %k: tensor<?x2x32x64xf16>, %v: tensor<2x2x32x128xf16>,
+                              %k1: tensor<?x1x?x64xbf16>, %q1: tensor<3x4x?x64xbf16>, %m: tensor<?x?xbf16>)
+    -> (tensor<2x8x16x128xf16>, tensor<3x4x?x64xbf16>) {
+  // CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {scale = 1.250000e-01 : f64} : tensor<?x8x16x64xf16>, tensor<?x2x32x64xf16>, tensor<2x2x32x128xf16> -> tensor<2x8x16x128xf16>
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64}
+      : tensor<?x8x16x64xf16>, tensor<?x2x32x64xf16>, tensor<2x2x32x128xf16> -> tensor<2x8x16x128xf16>
+  // CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%{{.+}} : tensor<?x?xbf16>) {scale = 1.250000e-01 : f64} : tensor<3x4x?x64xbf16>, tensor<?x1x?x64xbf16>, tensor<?x1x?x64xbf16> -> tensor<3x4x?x64xbf16>
+  %1 = tfm.attention %q1, %k1, %k1 mask(%m : tensor<?x?xbf16>) {scale = 0.125 : f64}
+      : tensor<3x4x?x64xbf16>, tensor<?x1x?x64xbf16>, tensor<?x1x?x64xbf16> -> tensor<3x4x?x64xbf16>
+  return %0, %1 : tensor<2x8x16x128xf16>, tensor<3x4x?x64xbf16>
+}
