@@ -1,0 +1,58 @@
+//===- Pipeline.cpp - attune's graph pass pipeline ------------------------===//
+
+#include "compiler/pipeline/Pipeline.h"
+
+#include "passes/Passes.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace attune::pipeline {
+
+void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
+  // Verification is not a pass here: the parser verifies the module it
+  // returns, and the pass manager re-verifies after every pass, so a pass
+  // that breaks a shape contract is caught at the pass that did it.
+
+  // Canonicalize first: folds constants and cleans up what an exporter wrote
+  // (identity reshapes and transposes, duplicate splat constants), so the
+  // attention matcher sees one canonical form instead of every spelling.
+  pm.addPass(createCanonicalizerPass());
+  // CSE before fusion: a Q, K or V computed twice would look like a value
+  // with users outside the pattern, and the matcher refuses those.
+  pm.addPass(createCSEPass());
+
+  if (options.fuseAttention) {
+    // Fusion runs on the cleaned-up graph and before anything that would
+    // lower the ops it matches; its report records every softmax site.
+    FuseAttentionOptions fuseOptions;
+    fuseOptions.reportFile = options.fusionReportPath;
+    pm.addPass(createFuseAttention(fuseOptions));
+  } else {
+    // Unfused build: expand any tfm.attention the model was written with, so
+    // the same model is compiled without the fused kernel whichever way it
+    // was written.
+    pm.addPass(createDecomposeAttention());
+  }
+
+  // Fusion and decomposition both leave duplicate constants and shared
+  // reshapes behind; CSE removes them before the host code plans memory.
+  pm.addPass(createCSEPass());
+}
+
+std::string writeFusionDisabledReport(llvm::StringRef path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return ("cannot write fusion report '" + path + "': " + ec.message()).str();
+  os << "{\"fusion\": \"disabled\", \"sites\": [], \"fused\": 0, "
+        "\"not_fused\": 0}\n";
+  os.close();
+  if (os.has_error())
+    return ("cannot write fusion report '" + path + "'").str();
+  return "";
+}
+
+} // namespace attune::pipeline

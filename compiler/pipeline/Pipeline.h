@@ -1,0 +1,45 @@
+//===- Pipeline.h - attune's graph pass pipeline ----------------*- C++ -*-===//
+//
+// The passes a model goes through between the parser and host code
+// generation, and the options attune-compile exposes for them. Kept apart
+// from the tool so tests and other drivers build exactly the same pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_PIPELINE_PIPELINE_H
+#define ATTUNE_COMPILER_PIPELINE_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace attune::pipeline {
+
+/// Options of the graph pipeline (the subset of attune-compile's flags that
+/// change which passes run or what they write).
+struct CompileOptions {
+  /// Raise decomposed attention to tfm.attention. When false, attention that
+  /// the model writes as tfm.attention is decomposed instead, so one model
+  /// can be built both ways and compared.
+  bool fuseAttention = true;
+  /// Where the fuse pass writes its JSON report of every softmax site; empty
+  /// writes none. Ignored when fuseAttention is false (see
+  /// writeFusionDisabledReport).
+  std::string fusionReportPath;
+};
+
+/// Adds the graph passes to `pm` (anchored on builtin.module), in order:
+///   canonicalize, cse, tfm-fuse-attention | tfm-decompose-attention, cse.
+/// The verifier runs on the parsed module and after every pass (the pass
+/// manager's default), which is where shapes are checked: every tfm op infers
+/// its result type and the verifier compares it with the written one.
+void buildGraphPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// The report --fusion-report writes when fusion is turned off: the same
+/// shape as the fuse pass's report, with no sites and `"fusion": "disabled"`.
+/// Returns an empty string on success, else a message naming the problem.
+std::string writeFusionDisabledReport(llvm::StringRef path);
+
+} // namespace attune::pipeline
+
+#endif // ATTUNE_COMPILER_PIPELINE_PIPELINE_H
