@@ -1,0 +1,616 @@
+// RUN: attune-opt %s -split-input-file -verify-diagnostics
+
+/// Every diagnostic of the tfm verifiers, one case each. Shape checks only
+/// fire on static dims; a `?` is checked by the runtime.
+
+/// Weights are read from a file: their shape must be known.
+func.func @negative_weight_dynamic_shape() {
+  // expected-error @+1 {{expected 'result' to have a static shape, got 'tensor<?x4xf32>'}}
+  %0 = tfm.weight "w" : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+/// The name is the key into the weights file.
+func.func @negative_weight_empty_name() {
+  // expected-error @+1 {{expected a non-empty 'name'}}
+  %0 = tfm.weight "" : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_weight_negative_std() {
+  // expected-error @+1 {{expected 'std' >= 0, got -1}}
+  %0 = tfm.weight "w" {std = -1.0 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_embedding_table_rank(%t: tensor<2x3x4xf32>, %i: tensor<?xi32>) {
+  // expected-error @+1 {{expected 'table' rank 2, got 3}}
+  %0 = tfm.embedding %t, %i : tensor<2x3x4xf32>, tensor<?xi32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+/// The result is ids.shape + [D]; a declared type that disagrees is diagnosed.
+func.func @negative_embedding_result(%t: tensor<100x64xf32>, %i: tensor<?x?xi32>) {
+  // expected-error @+1 {{expected result type 'tensor<?x?x64xf32>' (inferred from the operands), got 'tensor<?x64xf32>'}}
+  %0 = tfm.embedding %t, %i : tensor<100x64xf32>, tensor<?x?xi32> -> tensor<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_learned_position_input_rank(%x: tensor<8x64xf32>, %t: tensor<16x64xf32>) {
+  // expected-error @+1 {{expected 'input' rank 3, got 2}}
+  %0 = tfm.learned_position %x, %t : tensor<8x64xf32>, tensor<16x64xf32> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_learned_position_table_rank(%x: tensor<2x8x64xf32>, %t: tensor<64xf32>) {
+  // expected-error @+1 {{expected 'table' rank 2, got 1}}
+  %0 = tfm.learned_position %x, %t : tensor<2x8x64xf32>, tensor<64xf32> -> tensor<2x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_learned_position_model_dim(%x: tensor<?x?x768xf32>, %t: tensor<1024x512xf32>) {
+  // expected-error @+1 {{expected 'table' dim 1 (model dim) to be 768 as in 'input', got 512}}
+  %0 = tfm.learned_position %x, %t : tensor<?x?x768xf32>, tensor<1024x512xf32> -> tensor<?x?x768xf32>
+  return
+}
+
+// -----
+
+/// A static sequence longer than the table has no positions to add.
+func.func @negative_learned_position_too_long(%x: tensor<1x2048x64xf32>, %t: tensor<1024x64xf32>) {
+  // expected-error @+1 {{expected 'input' sequence length (dim 1) <= 1024 (the positions of 'table'), got 2048}}
+  %0 = tfm.learned_position %x, %t : tensor<1x2048x64xf32>, tensor<1024x64xf32> -> tensor<1x2048x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_learned_position_element_type(%x: tensor<1x8x64xf32>, %t: tensor<16x64xf16>) {
+  // expected-error @+1 {{expected 'table' element type 'f32' as in 'input', got 'f16'}}
+  %0 = tfm.learned_position %x, %t : tensor<1x8x64xf32>, tensor<16x64xf16> -> tensor<1x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_sinusoidal_rank(%x: tensor<8x64xf32>) {
+  // expected-error @+1 {{expected 'input' rank 3, got 2}}
+  %0 = tfm.sinusoidal_position %x : tensor<8x64xf32> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+/// Both forms take the logarithm of the timescales.
+func.func @negative_sinusoidal_min_timescale(%x: tensor<1x8x64xf32>) {
+  // expected-error @+1 {{expected 'min_timescale' > 0, got 0}}
+  %0 = tfm.sinusoidal_position %x {form = #tfm.sinusoidal_form<concat>, min_timescale = 0.0 : f64} : tensor<1x8x64xf32> -> tensor<1x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_sinusoidal_max_timescale(%x: tensor<1x8x64xf32>) {
+  // expected-error @+1 {{expected 'max_timescale' > 0, got -1}}
+  %0 = tfm.sinusoidal_position %x {max_timescale = -1.0 : f64} : tensor<1x8x64xf32> -> tensor<1x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_sinusoidal_result(%x: tensor<1x8x64xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<1x8x64xf32>' (inferred from the operands), got 'tensor<1x8x32xf32>'}}
+  %0 = tfm.sinusoidal_position %x : tensor<1x8x64xf32> -> tensor<1x8x32xf32>
+  return
+}
+
+// -----
+
+func.func @negative_layer_norm_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'epsilon' >= 0, got -1}}
+  %0 = tfm.layer_norm %x, %g, %g {epsilon = -1.0 : f64} : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+/// A norm needs a last dimension to normalise over.
+func.func @negative_layer_norm_scalar_input(%x: tensor<f32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'input' rank >= 1, got 0}}
+  %0 = tfm.layer_norm %x, %g, %g : tensor<f32>, tensor<8xf32>, tensor<8xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @negative_layer_norm_gamma_rank(%x: tensor<2x8xf32>, %g: tensor<1x8xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'gamma' rank 1, got 2}}
+  %0 = tfm.layer_norm %x, %g, %b : tensor<2x8xf32>, tensor<1x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_layer_norm_gamma_size(%x: tensor<?x?x768xf32>, %g: tensor<512xf32>, %b: tensor<768xf32>) {
+  // expected-error @+1 {{expected 'gamma' size 768 (the last dim of 'input'), got 512}}
+  %0 = tfm.layer_norm %x, %g, %b : tensor<?x?x768xf32>, tensor<512xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  return
+}
+
+// -----
+
+func.func @negative_layer_norm_beta_size(%x: tensor<?x?x768xf32>, %g: tensor<768xf32>, %b: tensor<767xf32>) {
+  // expected-error @+1 {{expected 'beta' size 768 (the last dim of 'input'), got 767}}
+  %0 = tfm.layer_norm %x, %g, %b : tensor<?x?x768xf32>, tensor<768xf32>, tensor<767xf32> -> tensor<?x?x768xf32>
+  return
+}
+
+// -----
+
+func.func @negative_layer_norm_gamma_element_type(%x: tensor<2x8xf32>, %g: tensor<8xf16>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'gamma' element type 'f32' as in 'input', got 'f16'}}
+  %0 = tfm.layer_norm %x, %g, %b : tensor<2x8xf32>, tensor<8xf16>, tensor<8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_rms_norm_gamma_size(%x: tensor<?x4096xbf16>, %g: tensor<4095xbf16>) {
+  // expected-error @+1 {{expected 'gamma' size 4096 (the last dim of 'input'), got 4095}}
+  %0 = tfm.rms_norm %x, %g : tensor<?x4096xbf16>, tensor<4095xbf16> -> tensor<?x4096xbf16>
+  return
+}
+
+// -----
+
+func.func @negative_rms_norm_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'epsilon' >= 0, got -5.000000e-01}}
+  %0 = tfm.rms_norm %x, %g {epsilon = -0.5 : f64} : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_linear_weight_rank(%x: tensor<2x8xf32>, %w: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'weight' rank 2, got 1}}
+  %0 = tfm.linear %x, %w : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_linear_scalar_input(%x: tensor<f32>, %w: tensor<8x4xf32>) {
+  // expected-error @+1 {{expected 'input' rank >= 1, got 0}}
+  %0 = tfm.linear %x, %w : tensor<f32>, tensor<8x4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+/// The weight is [K, N], in-features major (GPT-2 Conv1D); a PyTorch [N, K] weight must be transposed first.
+func.func @negative_linear_in_features(%x: tensor<?x?x768xf32>, %w: tensor<3072x768xf32>) {
+  // expected-error @+1 {{expected 'weight' dim 0 (in features) to be 768 as the last dim of 'input', got 3072}}
+  %0 = tfm.linear %x, %w : tensor<?x?x768xf32>, tensor<3072x768xf32> -> tensor<?x?x768xf32>
+  return
+}
+
+// -----
+
+func.func @negative_linear_bias_rank(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<1x4xf32>) {
+  // expected-error @+1 {{expected 'bias' rank 1, got 2}}
+  %0 = tfm.linear %x, %w, %b : tensor<2x8xf32>, tensor<8x4xf32>, tensor<1x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_linear_bias_size(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'bias' dim 0 (out features) to be 4 as in 'weight', got 8}}
+  %0 = tfm.linear %x, %w, %b : tensor<2x8xf32>, tensor<8x4xf32>, tensor<8xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_linear_result(%x: tensor<?x?x768xf32>, %w: tensor<768x3072xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<?x?x3072xf32>' (inferred from the operands), got 'tensor<?x?x768xf32>'}}
+  %0 = tfm.linear %x, %w : tensor<?x?x768xf32>, tensor<768x3072xf32> -> tensor<?x?x768xf32>
+  return
+}
+
+// -----
+
+func.func @negative_matmul_rank(%a: tensor<8xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'lhs' rank >= 2, got 1}}
+  %0 = tfm.matmul %a, %b : tensor<8xf32>, tensor<8xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+/// Batch dims are not broadcast: both operands have the same rank.
+func.func @negative_matmul_rank_mismatch(%a: tensor<2x4x8xf32>, %b: tensor<1x2x8x4xf32>) {
+  // expected-error @+1 {{expected 'rhs' rank 3 (the rank of 'lhs'), got 4}}
+  %0 = tfm.matmul %a, %b : tensor<2x4x8xf32>, tensor<1x2x8x4xf32> -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_matmul_batch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x4xf32>) {
+  // expected-error @+1 {{expected 'rhs' dim 0 (batch) to be 2 as in 'lhs', got 3}}
+  %0 = tfm.matmul %a, %b : tensor<2x4x8xf32>, tensor<3x8x4xf32> -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+/// Without transpose_b, Q [.., Sq, 64] times K [.., Sk, 64] contracts 64 against Sk.
+func.func @negative_matmul_contraction(%q: tensor<1x12x16x64xf32>, %k: tensor<1x12x32x64xf32>) {
+  // expected-error @+1 {{expected contraction dims to match, got 64 in 'lhs' (dim 3) and 32 in 'rhs' (dim 2)}}
+  %0 = tfm.matmul %q, %k : tensor<1x12x16x64xf32>, tensor<1x12x32x64xf32> -> tensor<1x12x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_matmul_element_type(%a: tensor<4x8xf32>, %b: tensor<8x4xf16>) {
+  // expected-error @+1 {{expected 'rhs' element type 'f32' as in 'lhs', got 'f16'}}
+  %0 = tfm.matmul %a, %b : tensor<4x8xf32>, tensor<8x4xf16> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_matmul_result(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<1x12x?x?xf32>' (inferred from the operands), got 'tensor<1x12x?x64xf32>'}}
+  %0 = tfm.matmul %q, %k {transpose_b = true} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_add_broadcast(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+1 {{expected broadcast-compatible shapes, got 'lhs' [2, 3] and 'rhs' [4, 3]}}
+  %0 = tfm.add %a, %b : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+/// A dynamic dim does not excuse a static mismatch elsewhere.
+func.func @negative_sub_broadcast_dynamic(%a: tensor<?x3xf32>, %b: tensor<?x5xf32>) {
+  // expected-error @+1 {{expected broadcast-compatible shapes, got 'lhs' [?, 3] and 'rhs' [?, 5]}}
+  %0 = tfm.sub %a, %b : tensor<?x3xf32>, tensor<?x5xf32> -> tensor<?x5xf32>
+  return
+}
+
+// -----
+
+func.func @negative_mul_element_type(%a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{requires the same element type for all operands and results}}
+  %0 = tfm.mul %a, %b : tensor<4xf32>, tensor<4xf16> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+/// `?` against 12 broadcasts to 12; the declared result must say so.
+func.func @negative_div_result_static_vs_dynamic(%a: tensor<?x12xf32>, %b: tensor<?x1xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<?x12xf32>' (inferred from the operands), got 'tensor<?x?xf32>'}}
+  %0 = tfm.div %b, %a : tensor<?x1xf32>, tensor<?x12xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @negative_where_broadcast(%c: tensor<1x1x8x8xi1>, %t: tensor<f32>, %f: tensor<1x12x8x9xf32>) {
+  // expected-error @+1 {{expected broadcast-compatible shapes, got 'condition' [1, 1, 8, 8], 'on_true' [] and 'on_false' [1, 12, 8, 9]}}
+  %0 = tfm.where %c, %t, %f : tensor<1x1x8x8xi1>, tensor<f32>, tensor<1x12x8x9xf32> -> tensor<1x12x8x9xf32>
+  return
+}
+
+// -----
+
+func.func @negative_where_element_type(%c: tensor<8xi1>, %t: tensor<f16>, %f: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'on_false' element type 'f16' as in 'on_true', got 'f32'}}
+  %0 = tfm.where %c, %t, %f : tensor<8xi1>, tensor<f16>, tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+/// Unary ops keep the input type.
+func.func @negative_relu_result(%x: tensor<4xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = tfm.relu %x : tensor<4xf32> -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @negative_softmax_axis(%x: tensor<1x12x?x?xf32>) {
+  // expected-error @+1 {{expected 'axis' in [-4, 4), got 4}}
+  %0 = tfm.softmax %x {axis = 4 : i64} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @negative_softmax_negative_axis(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{expected 'axis' in [-2, 2), got -3}}
+  %0 = tfm.softmax %x {axis = -3 : i64} : tensor<8x8xf32> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+/// The mask relates a query dim to a key dim.
+func.func @negative_causal_mask_rank(%x: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'input' rank >= 2, got 1}}
+  %0 = tfm.causal_mask %x : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_reshape_element_type(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{expected 'result' element type 'f32' as in 'input', got 'f16'}}
+  %0 = tfm.reshape %x : tensor<2x3xf32> -> tensor<6xf16>
+  return
+}
+
+// -----
+
+func.func @negative_reshape_element_count(%x: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{expected 'result' to have 24 elements as 'input' does, got 20}}
+  %0 = tfm.reshape %x : tensor<2x3x4xf32> -> tensor<4x5xf32>
+  return
+}
+
+// -----
+
+/// Two dynamic dims cannot become one: their product is not a dim the IR can name.
+func.func @negative_reshape_dynamic_count(%x: tensor<?x?x768xf32>) {
+  // expected-error @+1 {{expected 'result' to have 2 dynamic dims as 'input' does, got 1}}
+  %0 = tfm.reshape %x : tensor<?x?x768xf32> -> tensor<?x768xf32>
+  return
+}
+
+// -----
+
+func.func @negative_reshape_static_product(%x: tensor<?x?x768xf32>) {
+  // expected-error @+1 {{expected the static dims of 'result' to multiply to 768 as those of 'input' do, got 384}}
+  %0 = tfm.reshape %x : tensor<?x?x768xf32> -> tensor<?x?x12x32xf32>
+  return
+}
+
+// -----
+
+func.func @negative_transpose_size(%x: tensor<1x2x3x4xf32>) {
+  // expected-error @+1 {{expected 'permutation' of size 4 (the rank of 'input'), got 3}}
+  %0 = tfm.transpose %x {permutation = array<i64: 0, 2, 1>} : tensor<1x2x3x4xf32> -> tensor<1x3x2xf32>
+  return
+}
+
+// -----
+
+func.func @negative_transpose_repeated(%x: tensor<1x2x3x4xf32>) {
+  // expected-error @+1 {{expected 'permutation' to be a permutation of [0, 4), got [0, 1, 1, 3]}}
+  %0 = tfm.transpose %x {permutation = array<i64: 0, 1, 1, 3>} : tensor<1x2x3x4xf32> -> tensor<1x2x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_transpose_out_of_range(%x: tensor<1x2x3x4xf32>) {
+  // expected-error @+1 {{expected 'permutation' to be a permutation of [0, 4), got [0, 1, 2, 4]}}
+  %0 = tfm.transpose %x {permutation = array<i64: 0, 1, 2, 4>} : tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_transpose_result(%x: tensor<?x?x12x64xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<?x12x?x64xf32>' (inferred from the operands), got 'tensor<?x?x12x64xf32>'}}
+  %0 = tfm.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : tensor<?x?x12x64xf32> -> tensor<?x?x12x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_repeat_interleave_axis(%x: tensor<1x2x?x64xf32>) {
+  // expected-error @+1 {{expected 'axis' in [0, 4), got 4}}
+  %0 = tfm.repeat_interleave %x {axis = 4 : i64, repeats = 2 : i64} : tensor<1x2x?x64xf32> -> tensor<1x2x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_repeat_interleave_repeats(%x: tensor<1x2x?x64xf32>) {
+  // expected-error @+1 {{expected 'repeats' >= 1, got 0}}
+  %0 = tfm.repeat_interleave %x {axis = 1 : i64, repeats = 0 : i64} : tensor<1x2x?x64xf32> -> tensor<1x0x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_repeat_interleave_result(%x: tensor<1x2x?x64xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<1x8x?x64xf32>' (inferred from the operands), got 'tensor<1x4x?x64xf32>'}}
+  %0 = tfm.repeat_interleave %x {axis = 1 : i64, repeats = 4 : i64} : tensor<1x2x?x64xf32> -> tensor<1x4x?x64xf32>
+  return
+}
+
+// -----
+
+/// Attention takes BHSD tensors; split heads first.
+func.func @negative_attention_query_rank(%q: tensor<1x?x768xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) {
+  // expected-error @+1 {{expected 'query' rank 4, got 3}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x?x768xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_key_rank(%q: tensor<1x12x?x64xf32>, %k: tensor<1x?x768xf32>, %v: tensor<1x12x?x64xf32>) {
+  // expected-error @+1 {{expected 'key' rank 4, got 3}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x?x768xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_value_rank(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<12x?x64xf32>) {
+  // expected-error @+1 {{expected 'value' rank 4, got 3}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_key_element_type(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf16>, %v: tensor<1x12x?x64xf32>) {
+  // expected-error @+1 {{expected 'key' element type 'f32' as in 'query', got 'f16'}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf16>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_key_batch(%q: tensor<1x12x?x64xf32>, %k: tensor<2x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) {
+  // expected-error @+1 {{expected 'key' dim 0 (batch) to be 1 as in 'query', got 2}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<2x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+/// Scores contract the head dim of query and key.
+func.func @negative_attention_head_dim(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x32xf32>, %v: tensor<1x12x?x64xf32>) {
+  // expected-error @+1 {{expected 'key' dim 3 (head dim) to be 64 as in 'query', got 32}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x32xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_value_batch(%q: tensor<?x12x?x64xf32>, %k: tensor<2x12x?x64xf32>, %v: tensor<3x12x?x64xf32>) {
+  // expected-error @+1 {{expected 'value' dim 0 (batch) to be 2 as in 'query' and 'key', got 3}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<?x12x?x64xf32>, tensor<2x12x?x64xf32>, tensor<3x12x?x64xf32> -> tensor<2x12x?x64xf32>
+  return
+}
+
+// -----
+
+/// Key and value share their heads.
+func.func @negative_attention_value_heads(%q: tensor<1x12x?x64xf32>, %k: tensor<1x4x?x64xf32>, %v: tensor<1x2x?x64xf32>) {
+  // expected-error @+1 {{expected 'value' dim 1 (heads) to be 4 as in 'key', got 2}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_value_length(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x16x64xf32>, %v: tensor<1x12x8x64xf32>) {
+  // expected-error @+1 {{expected 'value' dim 2 (key length) to be 16 as in 'key', got 8}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x16x64xf32>, tensor<1x12x8x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+/// Grouped-query attention needs H to be a multiple of Hkv.
+func.func @negative_attention_gqa_heads(%q: tensor<1x12x?x64xf32>, %k: tensor<1x5x?x64xf32>, %v: tensor<1x5x?x64xf32>) {
+  // expected-error @+1 {{expected 'query' heads (12) to be a multiple of 'key' heads, got 5}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x5x?x64xf32>, tensor<1x5x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_zero_kv_heads(%q: tensor<1x12x?x64xf32>, %k: tensor<1x0x?x64xf32>, %v: tensor<1x0x?x64xf32>) {
+  // expected-error @+1 {{expected 'key' heads (dim 1) >= 1, got 0}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x0x?x64xf32>, tensor<1x0x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+/// The mask broadcasts to the scores [B, H, Sq, Sk]; 8 heads cannot become 12.
+func.func @negative_attention_mask_shape(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>, %m: tensor<1x8x1x1xf32>) {
+  // expected-error @+1 {{expected 'mask' to broadcast to the scores [B, H, Sq, Sk] = [1, 12, ?, ?], got [1, 8, 1, 1]}}
+  %0 = tfm.attention %q, %k, %v mask(%m : tensor<1x8x1x1xf32>) {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_mask_rank(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>, %m: tensor<1x1x1x1x1xf32>) {
+  // expected-error @+1 {{expected 'mask' to broadcast to the scores [B, H, Sq, Sk] = [1, 12, ?, ?], got [1, 1, 1, 1, 1]}}
+  %0 = tfm.attention %q, %k, %v mask(%m : tensor<1x1x1x1x1xf32>) {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_mask_element_type(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>, %m: tensor<1x1x?x?xf16>) {
+  // expected-error @+1 {{expected 'mask' element type 'f32' as in 'query', got 'f16'}}
+  %0 = tfm.attention %q, %k, %v mask(%m : tensor<1x1x?x?xf16>) {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+/// key_padding_mask is Hugging Face's [B, Sk] attention_mask, not an expanded one.
+func.func @negative_attention_key_padding_rank(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>, %p: tensor<1x1x1x?xi1>) {
+  // expected-error @+1 {{expected 'key_padding_mask' rank 2, got 4}}
+  %0 = tfm.attention %q, %k, %v key_padding_mask(%p : tensor<1x1x1x?xi1>) {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_key_padding_length(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x16x64xf32>, %v: tensor<1x12x16x64xf32>, %p: tensor<1x32xi64>) {
+  // expected-error @+1 {{expected 'key_padding_mask' dim 1 (key length) to be 16 as in 'key', got 32}}
+  %0 = tfm.attention %q, %k, %v key_padding_mask(%p : tensor<1x32xi64>) {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x16x64xf32>, tensor<1x12x16x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_attention_key_padding_batch(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>, %p: tensor<2x?xi1>) {
+  // expected-error @+1 {{expected 'key_padding_mask' dim 0 (batch) to be 1 as in 'query', got 2}}
+  %0 = tfm.attention %q, %k, %v key_padding_mask(%p : tensor<2x?xi1>) {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+/// The result is [B, H, Sq, Dv]: the value head dim, not the query's.
+func.func @negative_attention_result(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x128xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<1x12x?x128xf32>' (inferred from the operands), got 'tensor<1x12x?x64xf32>'}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x128xf32> -> tensor<1x12x?x64xf32>
+  return
+}
+
+// -----
+
+/// The scale is explicit: exporters differ (1/sqrt(D), 1, folded into q).
+func.func @negative_attention_missing_scale(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) {
+  // expected-error @+1 {{requires attribute 'scale'}}
+  %0 = tfm.attention %q, %k, %v {causal = true} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return
+}
