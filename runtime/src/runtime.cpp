@@ -19,8 +19,8 @@
 #include <elf.h>
 #include <sys/stat.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -64,8 +64,8 @@ fail(attune_status_t status, const char *format, ...) noexcept {
 
 /// printf into a std::string, for message parts built before the status is
 /// known (descriptor problems, shapes).
-__attribute__((format(printf, 1, 2))) std::string formatString(const char *format,
-                                                               ...) {
+__attribute__((format(printf, 1, 2))) std::string
+formatString(const char *format, ...) {
   va_list args;
   va_start(args, format);
   va_list copy;
@@ -98,6 +98,15 @@ template <typename Body> attune_status_t guarded(Body &&body) noexcept {
 //===----------------------------------------------------------------------===//
 // Dtypes and shapes
 //===----------------------------------------------------------------------===//
+
+/// The dtype a caller's tensor holds, as an integer: the field may hold any
+/// value, and loading one outside the enum as attune_dtype_t is undefined.
+int32_t callerDtype(const attune_tensor_t &t) {
+  static_assert(sizeof(t.dtype) == sizeof(int32_t), "attune_dtype_t is an int");
+  int32_t raw;
+  std::memcpy(&raw, &t.dtype, sizeof(raw));
+  return raw;
+}
 
 bool isKnownDtype(int64_t dtype) {
   return dtype >= ATTUNE_DTYPE_F32 && dtype <= ATTUNE_DTYPE_BOOL;
@@ -167,8 +176,7 @@ std::string shapeString(const int64_t *shape, int32_t rank) {
 int64_t elementCount(const int64_t *shape, int32_t rank, size_t elementSize) {
   int64_t count = 1;
   for (int32_t d = 0; d < rank; ++d) {
-    if (shape[d] < 0 ||
-        __builtin_mul_overflow(count, shape[d], &count))
+    if (shape[d] < 0 || __builtin_mul_overflow(count, shape[d], &count))
       return -1;
   }
   int64_t bytes;
@@ -182,8 +190,9 @@ int64_t elementCount(const int64_t *shape, int32_t rank, size_t elementSize) {
 //===----------------------------------------------------------------------===//
 
 /// Checks one input or output description; returns what is wrong, or "".
-std::string validateTensor(const attune_model_abi_t &abi, const attune_abi_tensor_t &t,
-                           const char *kind, int32_t index, bool isInput) {
+std::string validateTensor(const attune_model_abi_t &abi,
+                           const attune_abi_tensor_t &t, const char *kind,
+                           int32_t index, bool isInput) {
   if (!t.name)
     return formatString("%s %d has a NULL name", kind, index);
   char dtypeBuffer[32];
@@ -206,7 +215,8 @@ std::string validateTensor(const attune_model_abi_t &abi, const attune_abi_tenso
                           kind, index, t.name, d, symbol, abi.num_symbols);
   }
   if (t.index_bound < 0)
-    return formatString("%s %d ('%s') has index_bound %" PRId64 ", expected >= 0",
+    return formatString("%s %d ('%s') has index_bound %" PRId64
+                        ", expected >= 0",
                         kind, index, t.name, t.index_bound);
   if (t.index_bound > 0 && !isInput)
     return formatString("%s %d ('%s') has index_bound %" PRId64
@@ -221,8 +231,8 @@ std::string validateTensor(const attune_model_abi_t &abi, const attune_abi_tenso
 }
 
 std::string validateTensorList(const attune_model_abi_t &abi,
-                               const attune_abi_tensor_t *tensors, int32_t count,
-                               const char *kind, bool isInput) {
+                               const attune_abi_tensor_t *tensors,
+                               int32_t count, const char *kind, bool isInput) {
   if (count < 0 || count > kMaxDescriptorCount)
     return formatString("num_%ss is %d, expected 0..%d", kind, count,
                         kMaxDescriptorCount);
@@ -271,13 +281,15 @@ std::string validateDescriptor(const attune_model_abi_t &abi) {
                           s, name, abi.symbol_max[s]);
     for (int32_t t = 0; t < s; ++t)
       if (std::strcmp(abi.symbol_names[t], name) == 0)
-        return formatString("symbols %d and %d are both named '%s'", t, s, name);
+        return formatString("symbols %d and %d are both named '%s'", t, s,
+                            name);
   }
 
   std::string problem =
       validateTensorList(abi, abi.inputs, abi.num_inputs, "input", true);
   if (problem.empty())
-    problem = validateTensorList(abi, abi.outputs, abi.num_outputs, "output", false);
+    problem =
+        validateTensorList(abi, abi.outputs, abi.num_outputs, "output", false);
   if (!problem.empty())
     return problem;
 
@@ -333,19 +345,21 @@ std::string checkElfFile(const char *path, uint64_t fileSize) {
     return "";
   Elf64_Ehdr header;
   if (fileSize < sizeof(header))
-    return formatString("the file has %" PRIu64 " bytes, fewer than an ELF header",
-                        fileSize);
+    return formatString(
+        "the file has %" PRIu64 " bytes, fewer than an ELF header", fileSize);
   if (std::fseek(file.get(), 0, SEEK_SET) != 0 ||
       std::fread(&header, sizeof(header), 1, file.get()) != 1)
     return "cannot read its ELF header";
   if (header.e_phentsize != sizeof(Elf64_Phdr))
     return formatString("program header entries are %u bytes, expected %zu",
                         header.e_phentsize, sizeof(Elf64_Phdr));
-  uint64_t tableEnd = header.e_phoff + uint64_t(header.e_phnum) * sizeof(Elf64_Phdr);
+  uint64_t tableEnd =
+      header.e_phoff + uint64_t(header.e_phnum) * sizeof(Elf64_Phdr);
   if (header.e_phoff > fileSize || tableEnd > fileSize)
-    return formatString("the file is truncated: its program headers end at byte "
-                        "%" PRIu64 ", but it has %" PRIu64 " bytes",
-                        tableEnd, fileSize);
+    return formatString(
+        "the file is truncated: its program headers end at byte "
+        "%" PRIu64 ", but it has %" PRIu64 " bytes",
+        tableEnd, fileSize);
   if (std::fseek(file.get(), static_cast<long>(header.e_phoff), SEEK_SET) != 0)
     return "cannot read its program headers";
   for (unsigned i = 0; i < header.e_phnum; ++i) {
@@ -357,9 +371,10 @@ std::string checkElfFile(const char *path, uint64_t fileSize) {
     uint64_t end;
     if (__builtin_add_overflow(segment.p_offset, segment.p_filesz, &end) ||
         end > fileSize)
-      return formatString("the file is truncated: segment %u ends at byte %" PRIu64
-                          ", but the file has %" PRIu64 " bytes",
-                          i, segment.p_offset + segment.p_filesz, fileSize);
+      return formatString(
+          "the file is truncated: segment %u ends at byte %" PRIu64
+          ", but the file has %" PRIu64 " bytes",
+          i, segment.p_offset + segment.p_filesz, fileSize);
   }
   return "";
 }
@@ -379,7 +394,6 @@ using LibraryHandle = std::unique_ptr<void, LibraryCloser>;
 struct attune_model {
   LibraryHandle library;
   const attune_model_abi_t *abi = nullptr;
-  std::string path;
   /// Scratch memory for abi->run, grown on demand and reused across runs so a
   /// steady-state caller never allocates.
   void *workspace = nullptr;
@@ -403,13 +417,14 @@ struct SymbolOrigin {
 
 /// Checks the inputs' count, ranks, dtypes (when `checkDtypes`) and shapes,
 /// and binds every symbol from them into `symbols`.
-attune_status_t bindInputs(const attune_model &model, const attune_tensor_t *inputs,
-                           int32_t numInputs, bool checkDtypes,
-                           std::vector<int64_t> &symbols) {
+attune_status_t bindInputs(const attune_model &model,
+                           const attune_tensor_t *inputs, int32_t numInputs,
+                           bool checkDtypes, std::vector<int64_t> &symbols) {
   const attune_model_abi_t &abi = *model.abi;
   if (numInputs != abi.num_inputs)
-    return fail(ATTUNE_INVALID_ARGUMENT, "model '%s': expected %d inputs, got %d",
-                abi.name, abi.num_inputs, numInputs);
+    return fail(ATTUNE_INVALID_ARGUMENT,
+                "model '%s': expected %d inputs, got %d", abi.name,
+                abi.num_inputs, numInputs);
   if (!inputs && abi.num_inputs > 0)
     return fail(ATTUNE_INVALID_ARGUMENT,
                 "model '%s': inputs is NULL, expected %d inputs", abi.name,
@@ -422,27 +437,31 @@ attune_status_t bindInputs(const attune_model &model, const attune_tensor_t *inp
     const attune_abi_tensor_t &desc = abi.inputs[i];
     const attune_tensor_t &t = inputs[i];
     if (t.rank != desc.rank)
-      return fail(ATTUNE_INVALID_ARGUMENT, "input '%s': expected rank %d, got %d",
-                  desc.name, desc.rank, t.rank);
-    if (checkDtypes && static_cast<int64_t>(t.dtype) != desc.dtype)
-      return fail(ATTUNE_INVALID_ARGUMENT, "input '%s': expected dtype %s, got %s",
-                  desc.name, dtypeName(desc.dtype, expectedBuffer),
-                  dtypeName(t.dtype, gotBuffer));
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "input '%s': expected rank %d, got %d", desc.name, desc.rank,
+                  t.rank);
+    if (checkDtypes && callerDtype(t) != desc.dtype)
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "input '%s': expected dtype %s, got %s", desc.name,
+                  dtypeName(desc.dtype, expectedBuffer),
+                  dtypeName(callerDtype(t), gotBuffer));
     for (int32_t d = 0; d < desc.rank; ++d) {
       int64_t value = t.shape[d];
       if (desc.dims[d] >= 0) {
         if (value != desc.dims[d])
           return fail(ATTUNE_INVALID_ARGUMENT,
-                      "input '%s' dimension %d: expected %" PRId64 ", got %" PRId64,
+                      "input '%s' dimension %d: expected %" PRId64
+                      ", got %" PRId64,
                       desc.name, d, desc.dims[d], value);
         continue;
       }
       size_t s = static_cast<size_t>(-1 - desc.dims[d]);
       const char *symbol = abi.symbol_names[s];
       if (value < 1)
-        return fail(ATTUNE_INVALID_ARGUMENT,
-                    "input '%s' dimension %d (%s): expected at least 1, got %" PRId64,
-                    desc.name, d, symbol, value);
+        return fail(
+            ATTUNE_INVALID_ARGUMENT,
+            "input '%s' dimension %d (%s): expected at least 1, got %" PRId64,
+            desc.name, d, symbol, value);
       if (symbols[s] >= 0) {
         if (value != symbols[s])
           return fail(ATTUNE_INVALID_ARGUMENT,
@@ -473,8 +492,9 @@ void outputShape(const attune_model &model, int32_t index,
                  const std::vector<int64_t> &symbols, int64_t *shape) {
   const attune_abi_tensor_t &desc = model.abi->outputs[index];
   for (int32_t d = 0; d < desc.rank; ++d)
-    shape[d] = desc.dims[d] >= 0 ? desc.dims[d]
-                                 : symbols[static_cast<size_t>(-1 - desc.dims[d])];
+    shape[d] = desc.dims[d] >= 0
+                   ? desc.dims[d]
+                   : symbols[static_cast<size_t>(-1 - desc.dims[d])];
 }
 
 /// Finds the first element outside [0, bound); returns its flat index or -1.
@@ -528,8 +548,9 @@ attune_status_t checkOutputs(attune_model &model, attune_tensor_t *outputs,
                              int32_t numOutputs) {
   const attune_model_abi_t &abi = *model.abi;
   if (numOutputs != abi.num_outputs)
-    return fail(ATTUNE_INVALID_ARGUMENT, "model '%s': expected %d outputs, got %d",
-                abi.name, abi.num_outputs, numOutputs);
+    return fail(ATTUNE_INVALID_ARGUMENT,
+                "model '%s': expected %d outputs, got %d", abi.name,
+                abi.num_outputs, numOutputs);
   if (!outputs && abi.num_outputs > 0)
     return fail(ATTUNE_INVALID_ARGUMENT,
                 "model '%s': outputs is NULL, expected %d outputs", abi.name,
@@ -539,23 +560,27 @@ attune_status_t checkOutputs(attune_model &model, attune_tensor_t *outputs,
   for (int32_t o = 0; o < abi.num_outputs; ++o) {
     const attune_abi_tensor_t &desc = abi.outputs[o];
     const attune_tensor_t &t = outputs[o];
-    if (static_cast<int64_t>(t.dtype) != desc.dtype)
-      return fail(ATTUNE_INVALID_ARGUMENT, "output '%s': expected dtype %s, got %s",
-                  desc.name, dtypeName(desc.dtype, expectedBuffer),
-                  dtypeName(t.dtype, gotBuffer));
+    if (callerDtype(t) != desc.dtype)
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "output '%s': expected dtype %s, got %s", desc.name,
+                  dtypeName(desc.dtype, expectedBuffer),
+                  dtypeName(callerDtype(t), gotBuffer));
     if (t.rank != desc.rank)
-      return fail(ATTUNE_INVALID_ARGUMENT, "output '%s': expected rank %d, got %d",
-                  desc.name, desc.rank, t.rank);
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "output '%s': expected rank %d, got %d", desc.name, desc.rank,
+                  t.rank);
     outputShape(model, o, model.symbols, expected);
     if (!std::equal(expected, expected + desc.rank, t.shape))
-      return fail(ATTUNE_INVALID_ARGUMENT, "output '%s': expected shape %s, got %s",
-                  desc.name, shapeString(expected, desc.rank).c_str(),
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "output '%s': expected shape %s, got %s", desc.name,
+                  shapeString(expected, desc.rank).c_str(),
                   shapeString(t.shape, t.rank).c_str());
     if (elementCount(expected, desc.rank, dtypeSize(desc.dtype)) < 0)
       return fail(ATTUNE_INVALID_ARGUMENT, "output '%s': shape %s is too large",
                   desc.name, shapeString(expected, desc.rank).c_str());
     if (!t.data)
-      return fail(ATTUNE_INVALID_ARGUMENT, "output '%s': data is NULL", desc.name);
+      return fail(ATTUNE_INVALID_ARGUMENT, "output '%s': data is NULL",
+                  desc.name);
   }
   return ATTUNE_OK;
 }
@@ -595,10 +620,12 @@ attune_status_t nullModel(const char *function) {
 
 const char *attune_status_message(void) { return tlsMessage; }
 
-attune_status_t attune_model_open(const char *path, attune_model_t **out_model) {
+attune_status_t attune_model_open(const char *path,
+                                  attune_model_t **out_model) {
   return guarded([&]() -> attune_status_t {
     if (!out_model)
-      return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_open: out_model is NULL");
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "attune_model_open: out_model is NULL");
     *out_model = nullptr;
     if (!path)
       return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_open: path is NULL");
@@ -622,41 +649,46 @@ attune_status_t attune_model_open(const char *path, attune_model_t **out_model) 
     std::string elfProblem =
         checkElfFile(path, static_cast<uint64_t>(info.st_size));
     if (!elfProblem.empty())
-      return fail(ATTUNE_INVALID_LIBRARY, "cannot load '%s' as a shared library: %s",
-                  path, elfProblem.c_str());
+      return fail(ATTUNE_INVALID_LIBRARY,
+                  "cannot load '%s' as a shared library: %s", path,
+                  elfProblem.c_str());
 
     // dlopen searches the library path for a name without a slash; a model is
     // a file the caller names, so resolve such a name in the working directory
     // as stat did.
-    std::string loadPath = std::strchr(path, '/') ? path : std::string("./") + path;
+    std::string loadPath =
+        std::strchr(path, '/') ? path : std::string("./") + path;
     dlerror();
     LibraryHandle library(dlopen(loadPath.c_str(), RTLD_NOW | RTLD_LOCAL));
     if (!library) {
       const char *why = dlerror();
-      return fail(ATTUNE_INVALID_LIBRARY, "cannot load '%s' as a shared library: %s",
-                  path, why ? why : "unknown dlopen error");
+      return fail(ATTUNE_INVALID_LIBRARY,
+                  "cannot load '%s' as a shared library: %s", path,
+                  why ? why : "unknown dlopen error");
     }
     dlerror();
     void *symbol = dlsym(library.get(), ATTUNE_MODEL_ABI_SYMBOL);
     if (!symbol) {
       const char *why = dlerror();
-      return fail(ATTUNE_INVALID_LIBRARY, "'%s' is not an attune model library: %s",
-                  path, why ? why : "symbol " ATTUNE_MODEL_ABI_SYMBOL " is NULL");
+      return fail(ATTUNE_INVALID_LIBRARY,
+                  "'%s' is not an attune model library: %s", path,
+                  why ? why : "symbol " ATTUNE_MODEL_ABI_SYMBOL " is NULL");
     }
     auto describe = reinterpret_cast<attune_model_abi_fn>(symbol);
     const attune_model_abi_t *abi = describe();
     if (!abi)
-      return fail(ATTUNE_INVALID_LIBRARY,
-                  "'%s' has an invalid model descriptor: " ATTUNE_MODEL_ABI_SYMBOL
-                  "() returned NULL",
-                  path);
+      return fail(
+          ATTUNE_INVALID_LIBRARY,
+          "'%s' has an invalid model descriptor: " ATTUNE_MODEL_ABI_SYMBOL
+          "() returned NULL",
+          path);
     std::string problem = validateDescriptor(*abi);
     if (!problem.empty())
-      return fail(ATTUNE_INVALID_LIBRARY, "'%s' has an invalid model descriptor: %s",
-                  path, problem.c_str());
+      return fail(ATTUNE_INVALID_LIBRARY,
+                  "'%s' has an invalid model descriptor: %s", path,
+                  problem.c_str());
 
     auto model = std::make_unique<attune_model>();
-    model->path = path;
     model->abi = abi;
     model->library = std::move(library);
     *out_model = model.release();
@@ -708,7 +740,8 @@ attune_status_t tensorInfo(const attune_model_t *model, int32_t index,
     return fail(ATTUNE_INVALID_ARGUMENT,
                 "model '%s': expected an %s index in [0, %d), got %d", abi.name,
                 kind, count, index);
-  const attune_abi_tensor_t &desc = isInput ? abi.inputs[index] : abi.outputs[index];
+  const attune_abi_tensor_t &desc =
+      isInput ? abi.inputs[index] : abi.outputs[index];
   attune_tensor_info_t info;
   std::memset(&info, 0, sizeof(info));
   info.name = desc.name;
@@ -727,13 +760,15 @@ attune_status_t tensorInfo(const attune_model_t *model, int32_t index,
 }
 } // namespace
 
-attune_status_t attune_model_input_info(const attune_model_t *model, int32_t index,
+attune_status_t attune_model_input_info(const attune_model_t *model,
+                                        int32_t index,
                                         attune_tensor_info_t *out_info) {
   return tensorInfo(model, index, out_info, /*isInput=*/true,
                     "attune_model_input_info");
 }
 
-attune_status_t attune_model_output_info(const attune_model_t *model, int32_t index,
+attune_status_t attune_model_output_info(const attune_model_t *model,
+                                         int32_t index,
                                          attune_tensor_info_t *out_info) {
   return tensorInfo(model, index, out_info, /*isInput=*/false,
                     "attune_model_output_info");
@@ -747,7 +782,8 @@ attune_status_t attune_model_output_shape(const attune_model_t *model,
     if (!model)
       return nullModel("attune_model_output_shape");
     if (!out_shape)
-      return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_output_shape: out_shape is NULL");
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "attune_model_output_shape: out_shape is NULL");
     const attune_model_abi_t &abi = *model->abi;
     if (index < 0 || index >= abi.num_outputs)
       return fail(ATTUNE_INVALID_ARGUMENT,
@@ -755,8 +791,8 @@ attune_status_t attune_model_output_shape(const attune_model_t *model,
                   abi.name, abi.num_outputs, index);
     // Only shapes are described, so dtypes and data are not checked here.
     std::vector<int64_t> symbols;
-    if (attune_status_t status =
-            bindInputs(*model, inputs, num_inputs, /*checkDtypes=*/false, symbols))
+    if (attune_status_t status = bindInputs(*model, inputs, num_inputs,
+                                            /*checkDtypes=*/false, symbols))
       return status;
     attune_tensor_t shape;
     std::memset(&shape, 0, sizeof(shape));
@@ -774,24 +810,25 @@ attune_status_t attune_model_set_num_threads(attune_model_t *model,
     if (!model)
       return nullModel("attune_model_set_num_threads");
     if (num_threads < 0 || num_threads > kMaxThreads)
-      return fail(ATTUNE_INVALID_ARGUMENT,
-                  "attune_model_set_num_threads: expected 0..%d threads, got %d",
-                  kMaxThreads, num_threads);
+      return fail(
+          ATTUNE_INVALID_ARGUMENT,
+          "attune_model_set_num_threads: expected 0..%d threads, got %d",
+          kMaxThreads, num_threads);
     model->abi->set_num_threads(num_threads);
     return ATTUNE_OK;
   });
 }
 
-attune_status_t attune_model_run(attune_model_t *model, const attune_tensor_t *inputs,
+attune_status_t attune_model_run(attune_model_t *model,
+                                 const attune_tensor_t *inputs,
                                  int32_t num_inputs, attune_tensor_t *outputs,
                                  int32_t num_outputs) {
   return guarded([&]() -> attune_status_t {
     if (!model)
       return nullModel("attune_model_run");
     const attune_model_abi_t &abi = *model->abi;
-    if (attune_status_t status =
-            bindInputs(*model, inputs, num_inputs, /*checkDtypes=*/true,
-                       model->symbols))
+    if (attune_status_t status = bindInputs(
+            *model, inputs, num_inputs, /*checkDtypes=*/true, model->symbols))
       return status;
     for (int32_t i = 0; i < abi.num_inputs; ++i)
       if (!inputs[i].data)
@@ -804,8 +841,9 @@ attune_status_t attune_model_run(attune_model_t *model, const attune_tensor_t *i
 
     int64_t bytes = abi.workspace_size(model->symbols.data());
     if (bytes < 0)
-      return fail(ATTUNE_INTERNAL, "model '%s': workspace_size returned %" PRId64,
-                  abi.name, bytes);
+      return fail(ATTUNE_INTERNAL,
+                  "model '%s': workspace_size returned %" PRId64, abi.name,
+                  bytes);
     if (attune_status_t status = reserveWorkspace(*model, bytes))
       return status;
 
@@ -819,7 +857,8 @@ attune_status_t attune_model_run(attune_model_t *model, const attune_tensor_t *i
     int32_t code = abi.run(model->inputData.data(), model->outputData.data(),
                            model->symbols.data(), model->workspace);
     if (code != 0)
-      return fail(ATTUNE_INTERNAL, "model '%s': kernel error %d", abi.name, code);
+      return fail(ATTUNE_INTERNAL, "model '%s': kernel error %d", abi.name,
+                  code);
     return ATTUNE_OK;
   });
 }
@@ -832,8 +871,8 @@ const char *attune_model_source_ir(const attune_model_t *model) {
   return model->abi->source_ir;
 }
 
-attune_status_t attune_model_weights(const attune_model_t *model, const void **out_data,
-                                     size_t *out_size) {
+attune_status_t attune_model_weights(const attune_model_t *model,
+                                     const void **out_data, size_t *out_size) {
   if (out_data)
     *out_data = nullptr;
   if (out_size)

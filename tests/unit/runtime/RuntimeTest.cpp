@@ -85,7 +85,8 @@ struct Problem {
 class RuntimeTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_EQ(attune_model_open(ATTUNE_TEST_MODEL_PATH, &handle.model), ATTUNE_OK)
+    ASSERT_EQ(attune_model_open(ATTUNE_TEST_MODEL_PATH, &handle.model),
+              ATTUNE_OK)
         << message();
     ASSERT_NE(handle.model, nullptr);
   }
@@ -187,13 +188,18 @@ TEST_F(RuntimeTest, OutputInfo) {
 
 TEST_F(RuntimeTest, InfoIndexOutOfRange) {
   attune_tensor_info_t info;
-  EXPECT_EQ(attune_model_input_info(model(), 3, &info), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(attune_model_input_info(model(), 3, &info),
+            ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("expected an input index in [0, 3), got 3"));
-  EXPECT_EQ(attune_model_input_info(model(), -1, &info), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(attune_model_input_info(model(), -1, &info),
+            ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("got -1"));
-  EXPECT_EQ(attune_model_output_info(model(), 1, &info), ATTUNE_INVALID_ARGUMENT);
-  EXPECT_THAT(message(), HasSubstr("expected an output index in [0, 1), got 1"));
-  EXPECT_EQ(attune_model_input_info(model(), 0, nullptr), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(attune_model_output_info(model(), 1, &info),
+            ATTUNE_INVALID_ARGUMENT);
+  EXPECT_THAT(message(),
+              HasSubstr("expected an output index in [0, 1), got 1"));
+  EXPECT_EQ(attune_model_input_info(model(), 0, nullptr),
+            ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("out_info is NULL"));
 }
 
@@ -204,7 +210,8 @@ TEST_F(RuntimeTest, SourceIrAndWeights) {
   ASSERT_EQ(attune_model_weights(model(), &data, &size), ATTUNE_OK);
   ASSERT_EQ(size, 8u);
   EXPECT_EQ(std::string(static_cast<const char *>(data), size), "weights!");
-  EXPECT_EQ(attune_model_weights(model(), nullptr, &size), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(attune_model_weights(model(), nullptr, &size),
+            ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("must not be NULL"));
 }
 
@@ -243,12 +250,14 @@ TEST_F(RuntimeTest, OutputShapeChecksInputs) {
   attune_tensor_t shape;
   EXPECT_EQ(attune_model_output_shape(model(), problem.inputs, 3, 0, &shape),
             ATTUNE_INVALID_ARGUMENT);
-  EXPECT_THAT(message(), HasSubstr("input 'mask' dimension 1 (seq) is 6, but input "
-                                   "'ids' dimension 1 gives seq = 5"));
+  EXPECT_THAT(message(),
+              HasSubstr("input 'mask' dimension 1 (seq) is 6, but input "
+                        "'ids' dimension 1 gives seq = 5"));
   Problem ok(2, 5);
   EXPECT_EQ(attune_model_output_shape(model(), ok.inputs, 3, 1, &shape),
             ATTUNE_INVALID_ARGUMENT);
-  EXPECT_THAT(message(), HasSubstr("expected an output index in [0, 1), got 1"));
+  EXPECT_THAT(message(),
+              HasSubstr("expected an output index in [0, 1), got 1"));
   EXPECT_EQ(attune_model_output_shape(model(), ok.inputs, 2, 0, &shape),
             ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("expected 3 inputs, got 2"));
@@ -290,7 +299,9 @@ TEST_F(RuntimeTest, KernelErrorIsInternal) {
 TEST_F(RuntimeTest, WorkspaceTooLargeIsOutOfMemory) {
   Problem problem(999, 1);
   EXPECT_EQ(problem.run(model()), ATTUNE_OUT_OF_MEMORY);
-  EXPECT_THAT(message(), HasSubstr("cannot allocate a workspace of 4611686018427387904 bytes"));
+  EXPECT_THAT(
+      message(),
+      HasSubstr("cannot allocate a workspace of 4611686018427387904 bytes"));
   // The handle stays usable.
   Problem ok(2, 2);
   ASSERT_EQ(ok.run(model()), ATTUNE_OK) << message();
@@ -319,7 +330,8 @@ TEST_F(RuntimeTest, SetNumThreadsForwardsToTheLibrary) {
 
   EXPECT_EQ(attune_model_set_num_threads(model(), -1), ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("expected 0..1024 threads, got -1"));
-  EXPECT_EQ(attune_model_set_num_threads(model(), 1025), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(attune_model_set_num_threads(model(), 1025),
+            ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("expected 0..1024 threads, got 1025"));
   EXPECT_EQ(numThreads(), 0) << "a rejected value must not reach the library";
   dlclose(library);
@@ -346,26 +358,30 @@ TEST_F(RuntimeTest, WrongStaticDim) {
 TEST_F(RuntimeTest, MismatchedSymbolAcrossInputs) {
   Problem problem(2, 3);
   problem.inputs[1].shape[1] = 7;
-  expectInvalid(problem, {"input 'mask' dimension 1 (seq) is 7, but input 'ids' "
-                          "dimension 1 gives seq = 3"});
+  expectInvalid(problem,
+                {"input 'mask' dimension 1 (seq) is 7, but input 'ids' "
+                 "dimension 1 gives seq = 3"});
   Problem other(2, 3);
   other.inputs[1].shape[0] = 4;
-  expectInvalid(other, {"input 'mask' dimension 0 (batch) is 4, but input 'ids' "
-                        "dimension 0 gives batch = 2"});
+  expectInvalid(other,
+                {"input 'mask' dimension 0 (batch) is 4, but input 'ids' "
+                 "dimension 0 gives batch = 2"});
 }
 
 TEST_F(RuntimeTest, NonPositiveDynamicDim) {
   Problem problem(2, 3);
   problem.inputs[0].shape[1] = 0;
-  expectInvalid(problem, {"input 'ids' dimension 1 (seq): expected at least 1, got 0"});
+  expectInvalid(problem,
+                {"input 'ids' dimension 1 (seq): expected at least 1, got 0"});
   problem.inputs[0].shape[1] = -4;
   expectInvalid(problem, {"got -4"});
 }
 
 TEST_F(RuntimeTest, SeqAboveSymbolMax) {
   Problem problem(1, 65);
-  expectInvalid(problem,
-                {"input 'ids' dimension 1: seq = 65 exceeds the model's maximum 64"});
+  expectInvalid(
+      problem,
+      {"input 'ids' dimension 1: seq = 65 exceeds the model's maximum 64"});
 }
 
 TEST_F(RuntimeTest, WrongInputDtype) {
@@ -373,7 +389,8 @@ TEST_F(RuntimeTest, WrongInputDtype) {
   problem.inputs[2].dtype = ATTUNE_DTYPE_F16;
   expectInvalid(problem, {"input 'scale': expected dtype f32, got f16"});
   problem.inputs[2].dtype = static_cast<attune_dtype_t>(77);
-  expectInvalid(problem, {"input 'scale': expected dtype f32, got unknown dtype 77"});
+  expectInvalid(problem,
+                {"input 'scale': expected dtype f32, got unknown dtype 77"});
 }
 
 TEST_F(RuntimeTest, WrongOutputDtype) {
@@ -412,7 +429,8 @@ TEST_F(RuntimeTest, WrongInputCount) {
   Problem problem(2, 3);
   EXPECT_EQ(attune_model_run(model(), problem.inputs, 2, problem.outputs, 1),
             ATTUNE_INVALID_ARGUMENT);
-  EXPECT_THAT(message(), HasSubstr("model 'scale_ids': expected 3 inputs, got 2"));
+  EXPECT_THAT(message(),
+              HasSubstr("model 'scale_ids': expected 3 inputs, got 2"));
   EXPECT_EQ(attune_model_run(model(), problem.inputs, -1, problem.outputs, 1),
             ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("expected 3 inputs, got -1"));
@@ -428,7 +446,8 @@ TEST_F(RuntimeTest, WrongOutputCount) {
 TEST_F(RuntimeTest, WrongOutputShape) {
   Problem problem(2, 3);
   problem.outputs[0].shape[1] = 4; // Big enough, but not exactly the shape.
-  expectInvalid(problem, {"output 'y': expected shape [2, 3, 4], got [2, 4, 4]"});
+  expectInvalid(problem,
+                {"output 'y': expected shape [2, 3, 4], got [2, 4, 4]"});
   Problem rank(2, 3);
   rank.outputs[0].rank = 2;
   expectInvalid(rank, {"output 'y': expected rank 3, got 2"});
@@ -473,20 +492,24 @@ TEST(RuntimeNullModelTest, EveryFunctionRejectsNull) {
   EXPECT_THAT(message(), HasSubstr("attune_model_num_inputs: model is NULL"));
   EXPECT_EQ(attune_model_num_outputs(nullptr), -1);
   EXPECT_THAT(message(), HasSubstr("attune_model_num_outputs: model is NULL"));
-  EXPECT_EQ(attune_model_input_info(nullptr, 0, &info), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(attune_model_input_info(nullptr, 0, &info),
+            ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("attune_model_input_info: model is NULL"));
-  EXPECT_EQ(attune_model_output_info(nullptr, 0, &info), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(attune_model_output_info(nullptr, 0, &info),
+            ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("attune_model_output_info: model is NULL"));
   EXPECT_EQ(attune_model_output_shape(nullptr, problem.inputs, 3, 0, &shape),
             ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("attune_model_output_shape: model is NULL"));
   EXPECT_EQ(attune_model_set_num_threads(nullptr, 1), ATTUNE_INVALID_ARGUMENT);
-  EXPECT_THAT(message(), HasSubstr("attune_model_set_num_threads: model is NULL"));
+  EXPECT_THAT(message(),
+              HasSubstr("attune_model_set_num_threads: model is NULL"));
   EXPECT_EQ(problem.run(nullptr), ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("attune_model_run: model is NULL"));
   EXPECT_EQ(attune_model_source_ir(nullptr), nullptr);
   EXPECT_THAT(message(), HasSubstr("attune_model_source_ir: model is NULL"));
-  EXPECT_EQ(attune_model_weights(nullptr, &data, &size), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(attune_model_weights(nullptr, &data, &size),
+            ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("attune_model_weights: model is NULL"));
   EXPECT_EQ(data, nullptr);
   EXPECT_EQ(size, 0u);
@@ -513,8 +536,9 @@ TEST(RuntimeOpenTest, MissingFile) {
   attune_model_t *model = nullptr;
   EXPECT_EQ(attune_model_open("/nonexistent/dir/libmodel.so", &model),
             ATTUNE_NOT_FOUND);
-  EXPECT_THAT(message(),
-              HasSubstr("cannot open '/nonexistent/dir/libmodel.so': no such file"));
+  EXPECT_THAT(
+      message(),
+      HasSubstr("cannot open '/nonexistent/dir/libmodel.so': no such file"));
   EXPECT_EQ(model, nullptr);
   // A bare name is a file in the working directory, not a library-path search.
   EXPECT_EQ(attune_model_open("libc.so.6", &model), ATTUNE_NOT_FOUND);
@@ -530,7 +554,8 @@ TEST(RuntimeOpenTest, Directory) {
 TEST(RuntimeOpenTest, TextFileIsNotALibrary) {
   TempFile text("model.txt", "this is not a shared object\n");
   attune_model_t *model = nullptr;
-  EXPECT_EQ(attune_model_open(text.path.c_str(), &model), ATTUNE_INVALID_LIBRARY);
+  EXPECT_EQ(attune_model_open(text.path.c_str(), &model),
+            ATTUNE_INVALID_LIBRARY);
   EXPECT_THAT(message(), HasSubstr("cannot load '" + text.path +
                                    "' as a shared library: not an ELF file"));
   EXPECT_EQ(model, nullptr);
@@ -555,7 +580,8 @@ TEST(RuntimeOpenTest, TruncatedLibrary) {
 TEST(RuntimeOpenTest, EmptyFile) {
   TempFile empty("empty.so", "");
   attune_model_t *model = nullptr;
-  EXPECT_EQ(attune_model_open(empty.path.c_str(), &model), ATTUNE_INVALID_LIBRARY);
+  EXPECT_EQ(attune_model_open(empty.path.c_str(), &model),
+            ATTUNE_INVALID_LIBRARY);
   EXPECT_THAT(message(), HasSubstr("not an ELF file"));
 }
 
@@ -563,8 +589,9 @@ TEST(RuntimeOpenTest, LibraryWithoutTheAbiSymbol) {
   attune_model_t *model = nullptr;
   EXPECT_EQ(attune_model_open(ATTUNE_BROKEN_NO_SYMBOL_PATH, &model),
             ATTUNE_INVALID_LIBRARY);
-  EXPECT_THAT(message(), HasSubstr(std::string("'") + ATTUNE_BROKEN_NO_SYMBOL_PATH +
-                                   "' is not an attune model library"));
+  EXPECT_THAT(message(),
+              HasSubstr(std::string("'") + ATTUNE_BROKEN_NO_SYMBOL_PATH +
+                        "' is not an attune model library"));
   EXPECT_THAT(message(), HasSubstr("attune_model_abi"));
   EXPECT_EQ(model, nullptr);
 }
@@ -574,7 +601,8 @@ struct BrokenCase {
   const char *problem;
 };
 
-class RuntimeBrokenDescriptorTest : public ::testing::TestWithParam<BrokenCase> {};
+class RuntimeBrokenDescriptorTest
+    : public ::testing::TestWithParam<BrokenCase> {};
 
 TEST_P(RuntimeBrokenDescriptorTest, IsRejectedByName) {
   attune_model_t *model = nullptr;
@@ -589,19 +617,25 @@ INSTANTIATE_TEST_SUITE_P(
     Variants, RuntimeBrokenDescriptorTest,
     ::testing::Values(
         BrokenCase{ATTUNE_BROKEN_VERSION_PATH, "abi_version is 2, expected 1"},
-        BrokenCase{ATTUNE_BROKEN_RANK_PATH, "input 0 ('x') has rank 99, expected 0..8"},
-        BrokenCase{ATTUNE_BROKEN_DTYPE_PATH, "input 0 ('x') has unknown dtype 42"},
-        BrokenCase{ATTUNE_BROKEN_SYMBOL_INDEX_PATH,
-                   "input 0 ('x') dimension 0 refers to symbol 4, but the model has "
-                   "1 symbols"},
-        BrokenCase{ATTUNE_BROKEN_INDEX_BOUND_PATH,
-                   "input 0 ('x') has index_bound 100, but its dtype f32 is not i8, "
-                   "i32 or i64"},
+        BrokenCase{ATTUNE_BROKEN_RANK_PATH,
+                   "input 0 ('x') has rank 99, expected 0..8"},
+        BrokenCase{ATTUNE_BROKEN_DTYPE_PATH,
+                   "input 0 ('x') has unknown dtype 42"},
+        BrokenCase{
+            ATTUNE_BROKEN_SYMBOL_INDEX_PATH,
+            "input 0 ('x') dimension 0 refers to symbol 4, but the model has "
+            "1 symbols"},
+        BrokenCase{
+            ATTUNE_BROKEN_INDEX_BOUND_PATH,
+            "input 0 ('x') has index_bound 100, but its dtype f32 is not i8, "
+            "i32 or i64"},
         BrokenCase{ATTUNE_BROKEN_UNBOUND_SYMBOL_PATH,
                    "symbol 1 ('orphan') appears in no input's shape"},
-        BrokenCase{ATTUNE_BROKEN_COUNT_PATH, "num_inputs is 5000, expected 0..1024"},
+        BrokenCase{ATTUNE_BROKEN_COUNT_PATH,
+                   "num_inputs is 5000, expected 0..1024"},
         BrokenCase{ATTUNE_BROKEN_NULL_RUN_PATH, "run is NULL"},
-        BrokenCase{ATTUNE_BROKEN_NULL_DESCRIPTOR_PATH, "attune_model_abi() returned NULL"}));
+        BrokenCase{ATTUNE_BROKEN_NULL_DESCRIPTOR_PATH,
+                   "attune_model_abi() returned NULL"}));
 
 //===----------------------------------------------------------------------===//
 // Threads
@@ -612,7 +646,8 @@ TEST(RuntimeThreadTest, MessagesArePerThread) {
   ASSERT_EQ(attune_model_open("/nonexistent/a.so", &model), ATTUNE_NOT_FOUND);
   std::string other;
   std::thread([&] {
-    EXPECT_STREQ(attune_status_message(), "") << "a fresh thread has no message";
+    EXPECT_STREQ(attune_status_message(), "")
+        << "a fresh thread has no message";
     attune_model_t *m = nullptr;
     EXPECT_EQ(attune_model_open("/nonexistent/b.so", &m), ATTUNE_NOT_FOUND);
     other = attune_status_message();
@@ -628,7 +663,8 @@ TEST(RuntimeThreadTest, SeparateHandlesRunConcurrently) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([t, &failures] {
       ModelHandle handle;
-      if (attune_model_open(ATTUNE_TEST_MODEL_PATH, &handle.model) != ATTUNE_OK) {
+      if (attune_model_open(ATTUNE_TEST_MODEL_PATH, &handle.model) !=
+          ATTUNE_OK) {
         ++failures;
         return;
       }
@@ -641,7 +677,8 @@ TEST(RuntimeThreadTest, SeparateHandlesRunConcurrently) {
         if (r % 10 == 3) {
           problem.ids[0] = 99;
           if (problem.run(handle.model) != ATTUNE_INVALID_ARGUMENT ||
-              std::string(attune_status_message()).find("is 99") == std::string::npos)
+              std::string(attune_status_message()).find("is 99") ==
+                  std::string::npos)
             ++failures;
           continue;
         }
@@ -664,10 +701,11 @@ TEST(RuntimeLibraryTest, ExportsTheCApi) {
   ASSERT_NE(library, nullptr) << dlerror();
   for (const char *name :
        {"attune_status_message", "attune_model_open", "attune_model_close",
-        "attune_model_name", "attune_model_num_inputs", "attune_model_num_outputs",
-        "attune_model_input_info", "attune_model_output_info",
-        "attune_model_output_shape", "attune_model_set_num_threads",
-        "attune_model_run", "attune_model_source_ir", "attune_model_weights"})
+        "attune_model_name", "attune_model_num_inputs",
+        "attune_model_num_outputs", "attune_model_input_info",
+        "attune_model_output_info", "attune_model_output_shape",
+        "attune_model_set_num_threads", "attune_model_run",
+        "attune_model_source_ir", "attune_model_weights"})
     EXPECT_NE(dlsym(library, name), nullptr) << name;
   dlclose(library);
 }

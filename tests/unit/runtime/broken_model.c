@@ -22,8 +22,10 @@ static int64_t workspaceSize(const int64_t *symbols) {
   return 0;
 }
 /* Unused in the variants that leave it out of the descriptor. */
-__attribute__((unused)) static int32_t run(void *const *inputs, void *const *outputs, const int64_t *symbols,
-                   void *workspace) {
+__attribute__((unused)) static int32_t run(void *const *inputs,
+                                           void *const *outputs,
+                                           const int64_t *symbols,
+                                           void *workspace) {
   (void)inputs, (void)outputs, (void)symbols, (void)workspace;
   return 0;
 }
@@ -92,7 +94,8 @@ __attribute__((unused)) static const attune_model_abi_t kAbi = {
 };
 
 #if !defined(BROKEN_NO_SYMBOL)
-__attribute__((visibility("default"))) const attune_model_abi_t *attune_model_abi(void) {
+__attribute__((visibility("default"))) const attune_model_abi_t *
+attune_model_abi(void) {
 #if defined(BROKEN_NULL_DESCRIPTOR)
   return NULL;
 #else
@@ -101,7 +104,8 @@ __attribute__((visibility("default"))) const attune_model_abi_t *attune_model_ab
 }
 #else
 /* Exports something, just not the ABI symbol. */
-__attribute__((visibility("default"))) const attune_model_abi_t *not_attune_model_abi(void) {
+__attribute__((visibility("default"))) const attune_model_abi_t *
+not_attune_model_abi(void) {
   return &kAbi;
 }
 #endif

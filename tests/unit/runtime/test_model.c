@@ -1,4 +1,5 @@
-/*===- test_model.c - a hand-written attune model library ------------------===//
+/*===- test_model.c - a hand-written attune model library
+ *------------------===//
  *
  * Implements the library ABI of attune/runtime.h by hand, so the runtime can
  * be tested without the compiler. The "model" is
@@ -53,8 +54,8 @@ static int64_t workspaceSize(const int64_t *symbols) {
   return symbols[kSymBatch] * symbols[kSymSeq] * (int64_t)sizeof(float) + 64;
 }
 
-static int32_t run(void *const *inputs, void *const *outputs, const int64_t *symbols,
-                   void *workspace) {
+static int32_t run(void *const *inputs, void *const *outputs,
+                   const int64_t *symbols, void *workspace) {
   const int32_t *ids = (const int32_t *)inputs[0];
   const uint8_t *mask = (const uint8_t *)inputs[1];
   const float *scale = (const float *)inputs[2];
@@ -68,7 +69,8 @@ static int32_t run(void *const *inputs, void *const *outputs, const int64_t *sym
   for (int64_t t = 0; t < tokens; ++t)
     staged[t] = (float)ids[t];
   /* The guard word just past the staged tokens: the last bytes promised. */
-  ((volatile unsigned char *)workspace)[tokens * (int64_t)sizeof(float) + 63] = 0xAB;
+  ((volatile unsigned char *)workspace)[tokens * (int64_t)sizeof(float) + 63] =
+      0xAB;
   for (int64_t t = 0; t < tokens; ++t)
     for (int d = 0; d < kWidth; ++d)
       y[t * kWidth + d] = mask[t] ? scale[d] * staged[t] : 0.0f;
@@ -80,7 +82,8 @@ static volatile int32_t gNumThreads = 0;
 static void setNumThreads(int32_t numThreads) { gNumThreads = numThreads; }
 
 /* Not part of the ABI: lets the tests see what set_num_threads forwarded. */
-__attribute__((visibility("default"))) int32_t attune_test_model_num_threads(void) {
+__attribute__((visibility("default"))) int32_t
+attune_test_model_num_threads(void) {
   return gNumThreads;
 }
 
@@ -104,6 +107,7 @@ static const attune_model_abi_t kAbi = {
     (int64_t)sizeof(kWeights),
 };
 
-__attribute__((visibility("default"))) const attune_model_abi_t *attune_model_abi(void) {
+__attribute__((visibility("default"))) const attune_model_abi_t *
+attune_model_abi(void) {
   return &kAbi;
 }
