@@ -597,9 +597,12 @@ TEST(RuntimeOpenTest, LibraryWithoutTheAbiSymbol) {
 }
 
 struct BrokenCase {
+  const char *name; ///< The test's suffix.
   const char *path;
   const char *problem;
 };
+
+void PrintTo(const BrokenCase &c, std::ostream *os) { *os << c.name; }
 
 class RuntimeBrokenDescriptorTest
     : public ::testing::TestWithParam<BrokenCase> {};
@@ -616,26 +619,30 @@ TEST_P(RuntimeBrokenDescriptorTest, IsRejectedByName) {
 INSTANTIATE_TEST_SUITE_P(
     Variants, RuntimeBrokenDescriptorTest,
     ::testing::Values(
-        BrokenCase{ATTUNE_BROKEN_VERSION_PATH, "abi_version is 2, expected 1"},
-        BrokenCase{ATTUNE_BROKEN_RANK_PATH,
+        BrokenCase{"Version", ATTUNE_BROKEN_VERSION_PATH,
+                   "abi_version is 2, expected 1"},
+        BrokenCase{"Rank", ATTUNE_BROKEN_RANK_PATH,
                    "input 0 ('x') has rank 99, expected 0..8"},
-        BrokenCase{ATTUNE_BROKEN_DTYPE_PATH,
+        BrokenCase{"Dtype", ATTUNE_BROKEN_DTYPE_PATH,
                    "input 0 ('x') has unknown dtype 42"},
         BrokenCase{
-            ATTUNE_BROKEN_SYMBOL_INDEX_PATH,
+            "SymbolIndex", ATTUNE_BROKEN_SYMBOL_INDEX_PATH,
             "input 0 ('x') dimension 0 refers to symbol 4, but the model has "
             "1 symbols"},
         BrokenCase{
-            ATTUNE_BROKEN_INDEX_BOUND_PATH,
+            "IndexBound", ATTUNE_BROKEN_INDEX_BOUND_PATH,
             "input 0 ('x') has index_bound 100, but its dtype f32 is not i8, "
             "i32 or i64"},
-        BrokenCase{ATTUNE_BROKEN_UNBOUND_SYMBOL_PATH,
+        BrokenCase{"UnboundSymbol", ATTUNE_BROKEN_UNBOUND_SYMBOL_PATH,
                    "symbol 1 ('orphan') appears in no input's shape"},
-        BrokenCase{ATTUNE_BROKEN_COUNT_PATH,
+        BrokenCase{"Count", ATTUNE_BROKEN_COUNT_PATH,
                    "num_inputs is 5000, expected 0..1024"},
-        BrokenCase{ATTUNE_BROKEN_NULL_RUN_PATH, "run is NULL"},
-        BrokenCase{ATTUNE_BROKEN_NULL_DESCRIPTOR_PATH,
-                   "attune_model_abi() returned NULL"}));
+        BrokenCase{"NullRun", ATTUNE_BROKEN_NULL_RUN_PATH, "run is NULL"},
+        BrokenCase{"NullDescriptor", ATTUNE_BROKEN_NULL_DESCRIPTOR_PATH,
+                   "attune_model_abi() returned NULL"}),
+    [](const ::testing::TestParamInfo<BrokenCase> &info) {
+      return std::string(info.param.name);
+    });
 
 //===----------------------------------------------------------------------===//
 // Threads
