@@ -57,6 +57,16 @@ std::string shapeString(llvm::ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// An integer-valued double without a fraction ("3", not "3.00").
+std::string numberString(double x) {
+  if (std::isfinite(x) && x == std::floor(x) && std::abs(x) < 0x1.0p63)
+    return std::to_string(static_cast<int64_t>(x));
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << x;
+  return s;
+}
+
 std::string typeString(Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -451,9 +461,10 @@ llvm::Error Interpreter::evalEmbedding(tfm::EmbeddingOp op) {
     double raw = ids.data[p];
     if (!(raw >= 0 && raw < static_cast<double>(V)) ||
         raw != std::floor(raw))
-      return opError(op, llvm::formatv("id {0} at ids{1} is outside the "
-                                       "table's range [0, {2})",
-                                       raw, indexString(p, ids.shape), V));
+      return opError(op, "id " + numberString(raw) + " at ids" +
+                             indexString(p, ids.shape) +
+                             " is outside the table's range [0, " +
+                             llvm::Twine(V) + ")");
     int64_t id = static_cast<int64_t>(raw);
     std::copy_n(&table.data[id * D], D, &out.data[p * D]);
   }

@@ -1,0 +1,428 @@
+//===- SafeTensorsTest.cpp - safetensors I/O and weight materialisation ---===//
+//
+// Round trips, the 64-byte alignment the runtime relies on to read weights in
+// place, one case per kind of corruption (each must be an error naming the
+// problem, never a crash), and the determinism of generated weights.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontends/SafeTensors.h"
+#include "compiler/frontends/Weights.h"
+#include "compiler/reference/Evaluator.h"
+#include "dialects/tfm/TfmDialect.h"
+#include "dialects/tfm/TfmOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace attune;
+using codegen::ScalarType;
+
+namespace {
+
+std::vector<uint8_t> floatBytes(std::vector<float> values) {
+  std::vector<uint8_t> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+std::vector<SafeTensorData> sampleTensors() {
+  std::vector<SafeTensorData> tensors;
+  tensors.push_back({"b.weight", ScalarType::F32, {2, 3},
+                     floatBytes({1, 2, 3, 4, 5, 6})});
+  std::vector<uint8_t> ids(3 * 8);
+  for (int64_t i = 0; i < 3; ++i) {
+    int64_t v = 1000 * i - 1;
+    std::memcpy(&ids[i * 8], &v, 8);
+  }
+  tensors.push_back({"a.ids", ScalarType::I64, {3}, ids});
+  tensors.push_back({"scalar", ScalarType::F32, {}, floatBytes({-0.5f})});
+  tensors.push_back({"flags", ScalarType::Bool, {5}, {1, 0, 0, 1, 1}});
+  return tensors;
+}
+
+/// A file with the given header text and `dataSize` zero bytes after it.
+std::string fileWithHeader(llvm::StringRef json, size_t dataSize) {
+  std::string out(8, '\0');
+  uint64_t n = json.size();
+  for (int i = 0; i < 8; ++i)
+    out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  out += json.str();
+  out.append(dataSize, '\0');
+  return out;
+}
+
+/// The error text of parsing `bytes` (empty and a test failure on success).
+std::string parseError(const std::string &bytes) {
+  auto view = SafeTensorsView::parse(bytes.data(), bytes.size());
+  if (view) {
+    ADD_FAILURE() << "expected a parse error";
+    return "";
+  }
+  return llvm::toString(view.takeError());
+}
+
+TEST(SafeTensorsTest, RoundTrip) {
+  std::vector<SafeTensorData> tensors = sampleTensors();
+  std::string file = writeSafeTensors(tensors);
+  auto view = SafeTensorsView::parse(file.data(), file.size());
+  ASSERT_TRUE(static_cast<bool>(view)) << llvm::toString(view.takeError());
+  ASSERT_EQ(view->entries().size(), tensors.size());
+  // Entries come back in file order, which is the order written.
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const SafeTensorEntry &e = view->entries()[i];
+    EXPECT_EQ(e.name, tensors[i].name);
+    EXPECT_EQ(e.dtype, tensors[i].dtype);
+    EXPECT_EQ(e.shape, tensors[i].shape);
+    ASSERT_EQ(e.size, tensors[i].bytes.size());
+    EXPECT_EQ(0, std::memcmp(view->dataStart() + e.offset,
+                             tensors[i].bytes.data(), e.size));
+    EXPECT_EQ(view->lookup(tensors[i].name), &e);
+  }
+  EXPECT_EQ(view->lookup("nope"), nullptr);
+}
+
+TEST(SafeTensorsTest, DataIsAlignedTo64Bytes) {
+  std::string file = writeSafeTensors(sampleTensors());
+  auto view = SafeTensorsView::parse(file.data(), file.size());
+  ASSERT_TRUE(static_cast<bool>(view)) << llvm::toString(view.takeError());
+  EXPECT_EQ(view->dataOffset() % 64, 0u);
+  for (const SafeTensorEntry &e : view->entries())
+    EXPECT_EQ((view->dataOffset() + e.offset) % 64, 0u) << e.name;
+  // The header is padded with spaces, which JSON allows.
+  uint64_t headerSize;
+  std::memcpy(&headerSize, file.data(), 8);
+  EXPECT_EQ(file[8 + headerSize - 1], ' ');
+}
+
+TEST(SafeTensorsTest, DTypeNames) {
+  EXPECT_EQ(safeTensorsDTypeName(ScalarType::F32), "F32");
+  EXPECT_EQ(safeTensorsDTypeName(ScalarType::BF16), "BF16");
+  EXPECT_EQ(safeTensorsDTypeName(ScalarType::Bool), "BOOL");
+  EXPECT_EQ(safeTensorsDTypeName(ScalarType::I64), "I64");
+}
+
+TEST(SafeTensorsTest, ReadsAFileFromAnotherWriter) {
+  // Unaligned, contiguous and with metadata, as the Python library writes.
+  std::string file = fileWithHeader(
+      R"({"__metadata__":{"format":"pt"},"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+      8);
+  float values[2] = {1.5f, -2.0f};
+  std::memcpy(&file[file.size() - 8], values, 8);
+  auto lookup = reference::weightsFromSafeTensors(file.data(), file.size());
+  ASSERT_TRUE(static_cast<bool>(lookup)) << llvm::toString(lookup.takeError());
+  mlir::MLIRContext context;
+  auto type = mlir::RankedTensorType::get({2}, mlir::Float32Type::get(&context));
+  auto t = (*lookup)("x", type);
+  ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
+  EXPECT_EQ(t->data, (std::vector<double>{1.5, -2.0}));
+
+  // Asking for another shape or dtype, or another name, is an error.
+  auto wrongShape =
+      (*lookup)("x", mlir::RankedTensorType::get({1, 2}, type.getElementType()));
+  ASSERT_FALSE(static_cast<bool>(wrongShape));
+  EXPECT_NE(llvm::toString(wrongShape.takeError()).find("shape [2]"),
+            std::string::npos);
+  auto wrongType = (*lookup)(
+      "x", mlir::RankedTensorType::get({2}, mlir::Float16Type::get(&context)));
+  ASSERT_FALSE(static_cast<bool>(wrongType));
+  EXPECT_NE(llvm::toString(wrongType.takeError()).find("dtype F32"),
+            std::string::npos);
+  auto missing = (*lookup)("y", type);
+  ASSERT_FALSE(static_cast<bool>(missing));
+  EXPECT_NE(llvm::toString(missing.takeError()).find("'y'"), std::string::npos);
+}
+
+TEST(SafeTensorsTest, TruncatedFile) {
+  std::string file = writeSafeTensors(sampleTensors());
+  EXPECT_NE(parseError(file.substr(0, 5)).find("too short"), std::string::npos);
+  // Cut inside the data: the last tensor's offsets now run past the end.
+  std::string err = parseError(file.substr(0, file.size() - 2));
+  EXPECT_NE(err.find("'flags'"), std::string::npos) << err;
+  EXPECT_NE(err.find("run past the end"), std::string::npos) << err;
+}
+
+TEST(SafeTensorsTest, HeaderLengthPastEnd) {
+  std::string file = fileWithHeader("{}", 0);
+  file[0] = 100; // claims 100 bytes of JSON; there are 2
+  std::string err = parseError(file);
+  EXPECT_NE(err.find("header length 100 runs past the end of the file"),
+            std::string::npos)
+      << err;
+  // A length near 2^64 must not wrap around in the bounds check.
+  std::memset(&file[0], 0xff, 8);
+  EXPECT_NE(parseError(file).find("runs past the end"), std::string::npos);
+}
+
+TEST(SafeTensorsTest, BadJson) {
+  std::string err = parseError(fileWithHeader(R"({"x": {"dtype": )", 0));
+  EXPECT_NE(err.find("not valid JSON"), std::string::npos) << err;
+  err = parseError(fileWithHeader("[1, 2]", 0));
+  EXPECT_NE(err.find("expected the header to be a JSON object"),
+            std::string::npos)
+      << err;
+  err = parseError(fileWithHeader(R"({"x": 3})", 0));
+  EXPECT_NE(err.find("tensor 'x': expected a JSON object"), std::string::npos)
+      << err;
+}
+
+TEST(SafeTensorsTest, MissingFields) {
+  std::string err = parseError(
+      fileWithHeader(R"({"x":{"shape":[1],"data_offsets":[0,4]}})", 4));
+  EXPECT_NE(err.find("tensor 'x': missing 'dtype'"), std::string::npos) << err;
+  err = parseError(
+      fileWithHeader(R"({"x":{"dtype":"F32","data_offsets":[0,4]}})", 4));
+  EXPECT_NE(err.find("tensor 'x': missing 'shape'"), std::string::npos) << err;
+  err = parseError(fileWithHeader(R"({"x":{"dtype":"F32","shape":[1]}})", 4));
+  EXPECT_NE(err.find("tensor 'x': missing 'data_offsets'"), std::string::npos)
+      << err;
+  err = parseError(fileWithHeader(
+      R"({"x":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4));
+  EXPECT_NE(err.find("non-negative integer"), std::string::npos) << err;
+}
+
+TEST(SafeTensorsTest, OffsetsOutOfRange) {
+  std::string err = parseError(fileWithHeader(
+      R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})", 16));
+  EXPECT_NE(err.find("tensor 'w': data_offsets [8, 24] run past the end of "
+                     "the data section (16 bytes)"),
+            std::string::npos)
+      << err;
+  err = parseError(fileWithHeader(
+      R"({"w":{"dtype":"F32","shape":[0],"data_offsets":[8,4]}})", 16));
+  EXPECT_NE(err.find("end before they begin"), std::string::npos) << err;
+  err = parseError(fileWithHeader(
+      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+      R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+      16));
+  EXPECT_NE(err.find("'b' overlaps tensor 'a'"), std::string::npos) << err;
+}
+
+TEST(SafeTensorsTest, WrongDTypeString) {
+  std::string err = parseError(fileWithHeader(
+      R"({"w":{"dtype":"F99","shape":[1],"data_offsets":[0,4]}})", 4));
+  EXPECT_NE(err.find("tensor 'w': unknown dtype 'F99'"), std::string::npos)
+      << err;
+  err = parseError(fileWithHeader(
+      R"({"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})", 8));
+  EXPECT_NE(err.find("tensor 'w': unsupported dtype 'F64'"), std::string::npos)
+      << err;
+}
+
+TEST(SafeTensorsTest, ShapeSizeMismatch) {
+  std::string err = parseError(fileWithHeader(
+      R"({"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,20]}})", 32));
+  EXPECT_NE(err.find("tensor 'w': data_offsets [0, 20] hold 20 bytes, but "
+                     "dtype F32 and shape [2, 3] need 24"),
+            std::string::npos)
+      << err;
+  // A shape whose byte count overflows 64 bits.
+  err = parseError(fileWithHeader(
+      R"({"w":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,4]}})",
+      4));
+  EXPECT_NE(err.find("overflows"), std::string::npos) << err;
+}
+
+//===----------------------------------------------------------------------===//
+// materializeWeights
+//===----------------------------------------------------------------------===//
+
+class MaterializeTest : public ::testing::Test {
+protected:
+  MaterializeTest() { context.loadDialect<tfm::TfmDialect>(); }
+
+  mlir::OwningOpRef<mlir::ModuleOp> parse(llvm::StringRef source) {
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+    EXPECT_TRUE(module) << source.str();
+    return module;
+  }
+
+  /// Float values of tensor `name` in blob `blob`.
+  static std::vector<float> values(const std::string &blob,
+                                   llvm::StringRef name) {
+    auto view = SafeTensorsView::parse(blob.data(), blob.size());
+    if (!view) {
+      ADD_FAILURE() << llvm::toString(view.takeError());
+      return {};
+    }
+    const SafeTensorEntry *e = view->lookup(name);
+    if (!e || e->dtype != ScalarType::F32) {
+      ADD_FAILURE() << "no f32 tensor " << name.str();
+      return {};
+    }
+    std::vector<float> out(e->size / 4);
+    std::memcpy(out.data(), view->dataStart() + e->offset, e->size);
+    return out;
+  }
+
+  mlir::MLIRContext context;
+  static constexpr const char *kModel = R"mlir(
+    module {
+      func.func @f() -> (tensor<1000xf32>, tensor<1000xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8xf16>) {
+        %a = tfm.weight "a" {std = 0.5 : f64} : tensor<1000xf32>
+        %b = tfm.weight "b" {std = 0.5 : f64} : tensor<1000xf32>
+        %g = tfm.weight "g" {init = #tfm.init<ones>} : tensor<4xf32>
+        %z = tfm.weight "z" {init = #tfm.init<zeros>} : tensor<4xf32>
+        %h = tfm.weight "h" : tensor<8xf16>
+        %a2 = tfm.weight "a" {std = 0.5 : f64} : tensor<1000xf32>
+        return %a2, %b, %g, %z, %h : tensor<1000xf32>, tensor<1000xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8xf16>
+      }
+    })mlir";
+};
+
+TEST_F(MaterializeTest, GeneratedWeightsAreDeterministic) {
+  auto module = parse(kModel);
+  ASSERT_TRUE(module);
+  auto first = materializeWeights(*module, "", 42);
+  ASSERT_TRUE(static_cast<bool>(first)) << llvm::toString(first.takeError());
+  auto second = materializeWeights(*module, "", 42);
+  ASSERT_TRUE(static_cast<bool>(second)) << llvm::toString(second.takeError());
+  EXPECT_EQ(*first, *second);
+  auto other = materializeWeights(*module, "", 43);
+  ASSERT_TRUE(static_cast<bool>(other)) << llvm::toString(other.takeError());
+  EXPECT_NE(values(*first, "a"), values(*other, "a"));
+
+  // Deduplicated by name, in order of first appearance.
+  auto view = SafeTensorsView::parse(first->data(), first->size());
+  ASSERT_TRUE(static_cast<bool>(view));
+  std::vector<std::string> names;
+  for (const SafeTensorEntry &e : view->entries())
+    names.push_back(e.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "g", "z", "h"}));
+  EXPECT_EQ(view->lookup("h")->dtype, ScalarType::F16);
+  EXPECT_EQ(view->lookup("h")->size, 16u);
+}
+
+TEST_F(MaterializeTest, NormalInitHasRequestedStatistics) {
+  auto module = parse(kModel);
+  ASSERT_TRUE(module);
+  auto blob = materializeWeights(*module, "", 0);
+  ASSERT_TRUE(static_cast<bool>(blob)) << llvm::toString(blob.takeError());
+  std::vector<float> a = values(*blob, "a"), b = values(*blob, "b");
+  ASSERT_EQ(a.size(), 1000u);
+  double mean = 0, sq = 0;
+  for (float x : a)
+    mean += x;
+  mean /= a.size();
+  for (float x : a)
+    sq += (x - mean) * (x - mean);
+  double stddev = std::sqrt(sq / a.size());
+  EXPECT_NEAR(stddev, 0.5, 0.05);
+  // The mean of 1000 draws has standard error 0.5 / sqrt(1000) ~ 0.016.
+  EXPECT_NEAR(mean, 0.0, 0.08);
+  // Different names draw different streams.
+  EXPECT_NE(a, b);
+  size_t equal = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    equal += a[i] == b[i];
+  EXPECT_LT(equal, 5u);
+  EXPECT_EQ(values(*blob, "g"), (std::vector<float>{1, 1, 1, 1}));
+  EXPECT_EQ(values(*blob, "z"), (std::vector<float>{0, 0, 0, 0}));
+}
+
+TEST_F(MaterializeTest, SameNameWithTwoTypesIsAnError) {
+  auto module = parse(R"mlir(
+    func.func @f() -> (tensor<4xf32>, tensor<5xf32>) {
+      %a = tfm.weight "w" : tensor<4xf32>
+      %b = tfm.weight "w" : tensor<5xf32>
+      return %a, %b : tensor<4xf32>, tensor<5xf32>
+    })mlir");
+  ASSERT_TRUE(module);
+  auto blob = materializeWeights(*module, "", 0);
+  ASSERT_FALSE(static_cast<bool>(blob));
+  std::string err = llvm::toString(blob.takeError());
+  EXPECT_NE(err.find("weight 'w' is declared with two types: tensor<4xf32> "
+                     "and tensor<5xf32>"),
+            std::string::npos)
+      << err;
+}
+
+/// Writes `contents` to a fresh temporary file and returns its path.
+std::string temporaryFile(const std::string &contents) {
+  llvm::SmallString<128> path;
+  int fd;
+  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("reference_test",
+                                                  "safetensors", fd, path));
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+  os << contents;
+  return std::string(path);
+}
+
+TEST_F(MaterializeTest, WeightsFromAFile) {
+  auto module = parse(R"mlir(
+    func.func @f() -> (tensor<2xf32>, tensor<3xf32>) {
+      %a = tfm.weight "a" : tensor<2xf32>
+      %b = tfm.weight "b" : tensor<3xf32>
+      return %a, %b : tensor<2xf32>, tensor<3xf32>
+    })mlir");
+  ASSERT_TRUE(module);
+  std::string path = temporaryFile(writeSafeTensors(
+      {{"extra", ScalarType::F32, {1}, floatBytes({9})},
+       {"b", ScalarType::F32, {3}, floatBytes({4, 5, 6})},
+       {"a", ScalarType::F32, {2}, floatBytes({1, 2})}}));
+  auto blob = materializeWeights(*module, path, 0);
+  ASSERT_TRUE(static_cast<bool>(blob)) << llvm::toString(blob.takeError());
+  EXPECT_EQ(values(*blob, "a"), (std::vector<float>{1, 2}));
+  EXPECT_EQ(values(*blob, "b"), (std::vector<float>{4, 5, 6}));
+  auto view = SafeTensorsView::parse(blob->data(), blob->size());
+  ASSERT_TRUE(static_cast<bool>(view));
+  EXPECT_EQ(view->entries().size(), 2u); // only what the IR uses
+  llvm::sys::fs::remove(path);
+}
+
+TEST_F(MaterializeTest, MissingOrMismatchedWeightInAFile) {
+  auto module = parse(R"mlir(
+    func.func @f() -> tensor<2xf32> {
+      %a = tfm.weight "h0.attn.c_attn.weight" : tensor<2xf32>
+      return %a : tensor<2xf32>
+    })mlir");
+  ASSERT_TRUE(module);
+
+  std::string path = temporaryFile(
+      writeSafeTensors({{"other", ScalarType::F32, {2}, floatBytes({1, 2})}}));
+  auto blob = materializeWeights(*module, path, 0);
+  ASSERT_FALSE(static_cast<bool>(blob));
+  std::string err = llvm::toString(blob.takeError());
+  EXPECT_NE(err.find("has no tensor 'h0.attn.c_attn.weight'"),
+            std::string::npos)
+      << err;
+  llvm::sys::fs::remove(path);
+
+  path = temporaryFile(writeSafeTensors(
+      {{"h0.attn.c_attn.weight", ScalarType::F32, {3}, floatBytes({1, 2, 3})}}));
+  blob = materializeWeights(*module, path, 0);
+  ASSERT_FALSE(static_cast<bool>(blob));
+  err = llvm::toString(blob.takeError());
+  EXPECT_NE(err.find("tensor 'h0.attn.c_attn.weight' has shape [3], but the "
+                     "IR declares [2]"),
+            std::string::npos)
+      << err;
+  llvm::sys::fs::remove(path);
+
+  path = temporaryFile(writeSafeTensors(
+      {{"h0.attn.c_attn.weight", ScalarType::I32, {2}, floatBytes({1, 2})}}));
+  blob = materializeWeights(*module, path, 0);
+  ASSERT_FALSE(static_cast<bool>(blob));
+  err = llvm::toString(blob.takeError());
+  EXPECT_NE(err.find("has dtype I32, but the IR declares tensor<2xf32>"),
+            std::string::npos)
+      << err;
+  llvm::sys::fs::remove(path);
+
+  blob = materializeWeights(*module, "/nonexistent/weights.safetensors", 0);
+  ASSERT_FALSE(static_cast<bool>(blob));
+  err = llvm::toString(blob.takeError());
+  EXPECT_NE(err.find("cannot open weights file '/nonexistent/weights.safetensors'"),
+            std::string::npos)
+      << err;
+}
+
+} // namespace
