@@ -747,6 +747,7 @@ attune_status_t tensorInfo(const attune_model_t *model, int32_t index,
   info.name = desc.name;
   info.dtype = static_cast<attune_dtype_t>(desc.dtype);
   info.rank = desc.rank;
+  info.index_bound = desc.index_bound;
   for (int32_t d = 0; d < desc.rank; ++d) {
     if (desc.dims[d] >= 0) {
       info.dims[d] = desc.dims[d];

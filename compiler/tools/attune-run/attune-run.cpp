@@ -332,10 +332,6 @@ int main(int argc, char **argv) {
     check(attune_model_set_num_threads(model, numThreads), "--threads");
   outs() << "model '" << attune_model_name(model) << "' from " << libraryPath << "\n";
 
-  // The ids bound is not part of the public info; it shows up as the
-  // runtime's range check, so random ids stay under the embedding size the
-  // IR declares (read from the library's IR by the evaluator if needed).
-  // Random ids therefore use [0, 100) unless the model's table is smaller.
   int32_t numInputs = attune_model_num_inputs(model);
   int32_t numOutputs = attune_model_num_outputs(model);
   std::vector<attune_tensor_t> inputs(numInputs);
@@ -355,7 +351,7 @@ int main(int argc, char **argv) {
       auto it = dims.find(info.dim_names[d]);
       t.shape[d] = it == dims.end() ? 8 : it->second;
     }
-    fillInput(info, t, inputStorage[i], files, /*indexBound=*/0, rng);
+    fillInput(info, t, inputStorage[i], files, info.index_bound, rng);
     outs() << "input '" << info.name << "' " << dtypeName(t.dtype) << shapeString(t) << "\n";
   }
 

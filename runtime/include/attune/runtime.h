@@ -58,6 +58,9 @@ typedef struct attune_tensor_info {
   int32_t rank;
   int64_t dims[ATTUNE_MAX_RANK];
   const char *dim_names[ATTUNE_MAX_RANK]; /* NULL for static dimensions */
+  /* For integer inputs that index a table (token ids): every element must
+   * lie in [0, index_bound). 0 when the input is not range-checked. */
+  int64_t index_bound;
 } attune_tensor_info_t;
 
 /* A caller-owned dense row-major buffer and its shape. */

@@ -155,6 +155,7 @@ TEST_F(RuntimeTest, InputInfo) {
   EXPECT_EQ(info.dims[1], -1);
   EXPECT_STREQ(info.dim_names[0], "batch");
   EXPECT_STREQ(info.dim_names[1], "seq");
+  EXPECT_EQ(info.index_bound, 10);
   for (int d = 2; d < ATTUNE_MAX_RANK; ++d) {
     EXPECT_EQ(info.dims[d], 0);
     EXPECT_EQ(info.dim_names[d], nullptr);
@@ -167,6 +168,7 @@ TEST_F(RuntimeTest, InputInfo) {
   ASSERT_EQ(attune_model_input_info(model(), 2, &info), ATTUNE_OK);
   EXPECT_STREQ(info.name, "scale");
   EXPECT_EQ(info.dtype, ATTUNE_DTYPE_F32);
+  EXPECT_EQ(info.index_bound, 0);
   ASSERT_EQ(info.rank, 1);
   EXPECT_EQ(info.dims[0], 4);
   EXPECT_EQ(info.dim_names[0], nullptr);
