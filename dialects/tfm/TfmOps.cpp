@@ -569,6 +569,18 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // reshape(reshape(x)) is reshape(x): both steps keep the dynamic dims in
+  // order and the static products equal, so the composition does too.
+  if (auto producer = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(producer.getInput());
+    return getResult();
+  }
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // TransposeOp
 //===----------------------------------------------------------------------===//
@@ -614,6 +626,13 @@ LogicalResult TransposeOp::inferReturnTypes(
                                 regions, inferredReturnTypes, inferTranspose);
 }
 
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  for (auto [index, dim] : llvm::enumerate(getPermutation()))
+    if (dim != static_cast<int64_t>(index))
+      return {};
+  return getInput();
+}
+
 //===----------------------------------------------------------------------===//
 // RepeatInterleaveOp
 //===----------------------------------------------------------------------===//
@@ -656,6 +675,12 @@ LogicalResult RepeatInterleaveOp::inferReturnTypes(
   return inferWith<RepeatInterleaveOp>(location, operands, attributes,
                                        properties, regions, inferredReturnTypes,
                                        inferRepeatInterleave);
+}
+
+OpFoldResult RepeatInterleaveOp::fold(FoldAdaptor) {
+  if (getRepeatsAttr().getInt() == 1)
+    return getInput();
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

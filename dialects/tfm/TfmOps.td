@@ -334,6 +334,8 @@ def Tfm_ReshapeOp : Tfm_Op<"reshape", [Pure]> {
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  // Folds a reshape to its own type away and a reshape of a reshape into one.
+  let hasFolder = 1;
 }
 
 def Tfm_TransposeOp : Tfm_PureOp<"transpose"> {
@@ -351,6 +353,8 @@ def Tfm_TransposeOp : Tfm_PureOp<"transpose"> {
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  // Folds the identity permutation away.
+  let hasFolder = 1;
 }
 
 def Tfm_RepeatInterleaveOp : Tfm_PureOp<"repeat_interleave"> {
@@ -369,6 +373,8 @@ def Tfm_RepeatInterleaveOp : Tfm_PureOp<"repeat_interleave"> {
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  // Folds `repeats = 1` away.
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
