@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/tfm/TfmBuilders.h"
 #include "dialects/tfm/TfmDialect.h"
 #include "dialects/tfm/TfmOps.h"
 #include "dialects/tfm/TfmShapes.h"
@@ -231,6 +232,37 @@ TEST_F(ShapeInferenceTest, InferenceRejectsBadOperandsWithAMessage) {
       &context, std::nullopt, ValueRange{a, b}, builder.getDictionaryAttr({}),
       nullptr, RegionRange(), types)));
   EXPECT_TRUE(message.empty());
+}
+
+/// createChecked is how frontends build from user files: a bad shape is a
+/// diagnostic and a failure, never an abort.
+TEST_F(ShapeInferenceTest, CreateCheckedReportsInsteadOfAborting) {
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  Value x = arg({kDyn, kDyn, 768});
+  Value pytorchWeight = arg({3072, 768});
+  size_t opsBefore = body->getOperations().size();
+  auto bad = createChecked<LinearOp>(builder, loc, x, pytorchWeight, Value());
+  EXPECT_TRUE(failed(bad));
+  EXPECT_EQ(body->getOperations().size(), opsBefore);
+  EXPECT_EQ(message, "'tfm.linear' op expected 'weight' dim 0 (in features) "
+                     "to be 768 as the last dim of 'input', got 3072");
+
+  Value q = arg({2, 8, kDyn, 64});
+  Value kv = arg({2, 2, kDyn, 64});
+  auto good = createChecked<AttentionOp>(builder, loc, q, kv, kv, Value(),
+                                         Value(), APFloat(0.125), true);
+  ASSERT_TRUE(succeeded(good));
+  EXPECT_EQ(good->getType(), tensor({2, 8, kDyn, 64}));
+  EXPECT_TRUE(good->getCausal());
+  expectVerifies(*good);
+  auto t = createChecked<TransposeOp>(builder, loc, q,
+                                      ArrayRef<int64_t>{0, 2, 1, 3});
+  ASSERT_TRUE(succeeded(t));
+  EXPECT_EQ(t->getType(), tensor({2, kDyn, 8, 64}));
 }
 
 TEST(TfmShapesTest, BroadcastShapes) {
