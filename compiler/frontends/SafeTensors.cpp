@@ -31,6 +31,9 @@ namespace {
 /// kernel can read an embedded blob in place with aligned vector loads.
 constexpr uint64_t kAlignment = 64;
 
+/// Names of the U8 tensors that fill alignment gaps (see writeSafeTensors).
+constexpr llvm::StringLiteral kPaddingPrefix = "__attune_padding_";
+
 /// Element size in bytes of a type the format can hold.
 uint64_t elementBytes(ScalarType type) {
   switch (type) {
@@ -227,6 +230,8 @@ llvm::Expected<SafeTensorsView> SafeTensorsView::parse(const void *data,
             "safetensors: expected '__metadata__' to be a JSON object");
       continue;
     }
+    if (llvm::StringRef(key).starts_with(kPaddingPrefix))
+      continue; // alignment filler written by writeSafeTensors
     llvm::Expected<SafeTensorEntry> entry = parseEntry(key, value, dataSize);
     if (!entry)
       return entry.takeError();
@@ -264,11 +269,17 @@ attune::writeSafeTensors(const std::vector<SafeTensorData> &tensors) {
   // Offsets are relative to the data section, which itself starts aligned,
   // so aligning them aligns every tensor within the whole buffer.
   std::vector<uint64_t> offsets;
+  // The reference implementation (and so PyTorch and numpy users) rejects
+  // any gap between tensors, so each alignment gap is covered by a U8
+  // padding tensor that SafeTensorsView::parse hides again.
+  std::vector<std::pair<uint64_t, uint64_t>> padding; // [begin, end)
   uint64_t cursor = 0;
   for (const SafeTensorData &t : tensors) {
-    cursor = llvm::alignTo(cursor, kAlignment);
-    offsets.push_back(cursor);
-    cursor += t.bytes.size();
+    uint64_t aligned = llvm::alignTo(cursor, kAlignment);
+    if (aligned != cursor)
+      padding.emplace_back(cursor, aligned);
+    offsets.push_back(aligned);
+    cursor = aligned + t.bytes.size();
   }
   uint64_t dataSize = cursor;
 
@@ -276,28 +287,40 @@ attune::writeSafeTensors(const std::vector<SafeTensorData> &tensors) {
   {
     llvm::raw_string_ostream os(header);
     llvm::json::OStream json(os);
+    auto entry = [&](llvm::StringRef name, llvm::StringRef dtype,
+                     llvm::ArrayRef<int64_t> shape, uint64_t begin,
+                     uint64_t end) {
+      json.attributeObject(name, [&] {
+        json.attribute("dtype", dtype);
+        json.attributeArray("shape", [&] {
+          for (int64_t d : shape)
+            json.value(d);
+        });
+        json.attributeArray("data_offsets", [&] {
+          json.value(static_cast<int64_t>(begin));
+          json.value(static_cast<int64_t>(end));
+        });
+      });
+    };
     json.object([&] {
       for (size_t i = 0; i < tensors.size(); ++i) {
         const SafeTensorData &t = tensors[i];
-        uint64_t offset = offsets[i];
 #ifndef NDEBUG
         uint64_t count = 1;
         for (int64_t d : t.shape)
           count *= static_cast<uint64_t>(d);
         assert(count * elementBytes(t.dtype) == t.bytes.size() &&
                "tensor bytes do not match its dtype and shape");
+        assert(!llvm::StringRef(t.name).starts_with(kPaddingPrefix) &&
+               "tensor name uses the reserved padding prefix");
 #endif
-        json.attributeObject(t.name, [&] {
-          json.attribute("dtype", safeTensorsDTypeName(t.dtype));
-          json.attributeArray("shape", [&] {
-            for (int64_t d : t.shape)
-              json.value(d);
-          });
-          json.attributeArray("data_offsets", [&] {
-            json.value(static_cast<int64_t>(offset));
-            json.value(static_cast<int64_t>(offset + t.bytes.size()));
-          });
-        });
+        entry(t.name, safeTensorsDTypeName(t.dtype), t.shape, offsets[i],
+              offsets[i] + t.bytes.size());
+      }
+      for (auto [i, gap] : llvm::enumerate(padding)) {
+        int64_t length = static_cast<int64_t>(gap.second - gap.first);
+        entry((kPaddingPrefix + llvm::Twine(i)).str(), "U8", {length},
+              gap.first, gap.second);
       }
     });
   }
@@ -312,9 +335,9 @@ attune::writeSafeTensors(const std::vector<SafeTensorData> &tensors) {
     out.push_back(static_cast<char>((headerSize >> (8 * i)) & 0xff));
   out += header;
   out.resize(8 + headerSize + dataSize, '\0');
-  for (auto [t, offset] : llvm::zip_equal(tensors, offsets))
-    if (!t.bytes.empty())
-      std::memcpy(&out[8 + headerSize + offset], t.bytes.data(),
-                  t.bytes.size());
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (!tensors[i].bytes.empty())
+      std::memcpy(&out[8 + headerSize + offsets[i]], tensors[i].bytes.data(),
+                  tensors[i].bytes.size());
   return out;
 }

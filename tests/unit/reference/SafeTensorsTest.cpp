@@ -16,6 +16,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -101,6 +102,39 @@ TEST(SafeTensorsTest, DataIsAlignedTo64Bytes) {
   uint64_t headerSize;
   std::memcpy(&headerSize, file.data(), 8);
   EXPECT_EQ(file[8 + headerSize - 1], ' ');
+}
+
+/// The reference implementation (Python's `safetensors`) rejects a gap
+/// between tensors, so the writer fills alignment gaps with padding entries:
+/// the raw header must tile the data section exactly.
+TEST(SafeTensorsTest, WrittenDataSectionHasNoGaps) {
+  std::string file = writeSafeTensors(sampleTensors());
+  uint64_t headerSize;
+  std::memcpy(&headerSize, file.data(), 8);
+  auto header = llvm::json::parse(llvm::StringRef(file).substr(8, headerSize));
+  ASSERT_TRUE(static_cast<bool>(header)) << llvm::toString(header.takeError());
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  size_t paddingEntries = 0;
+  for (const auto &[key, value] : *header->getAsObject()) {
+    const llvm::json::Array *offsets =
+        value.getAsObject()->getArray("data_offsets");
+    ASSERT_TRUE(offsets);
+    ranges.emplace_back(*(*offsets)[0].getAsInteger(),
+                        *(*offsets)[1].getAsInteger());
+    if (llvm::StringRef(key).starts_with("__attune_padding_")) {
+      ++paddingEntries;
+      EXPECT_EQ(*value.getAsObject()->getString("dtype"), "U8");
+    }
+  }
+  llvm::sort(ranges);
+  int64_t cursor = 0;
+  for (auto [begin, end] : ranges) {
+    EXPECT_EQ(begin, cursor);
+    cursor = end;
+  }
+  EXPECT_EQ(static_cast<uint64_t>(cursor), file.size() - 8 - headerSize);
+  // b.weight (24 bytes), a.ids (24), scalar (4): three gaps before flags.
+  EXPECT_EQ(paddingEntries, 3u);
 }
 
 TEST(SafeTensorsTest, DTypeNames) {
