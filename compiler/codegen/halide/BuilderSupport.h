@@ -1,0 +1,69 @@
+//===- BuilderSupport.h - helpers shared by the kernel builders -*- C++ -*-===//
+//
+// Internal to the Halide code generator: how inputs and outputs are declared
+// (names, element types, stride and min constraints, estimates) and the
+// elementwise CPU schedule most kernels share. Keeping these in one place is
+// what makes every kernel honour the buffer conventions of Kernels.h the
+// same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_CODEGEN_HALIDE_BUILDERSUPPORT_H
+#define ATTUNE_COMPILER_CODEGEN_HALIDE_BUILDERSUPPORT_H
+
+#include "compiler/codegen/halide/KernelBuilders.h"
+
+#include "Halide.h"
+
+#include <string>
+#include <vector>
+
+namespace attune::codegen::detail {
+
+/// Reports a spec the code generator cannot build. Halide's own errors are
+/// Halide::Error too, so callers catch one type for both.
+[[noreturn]] void failSpec(const std::string &message);
+
+/// Name of a scalar type as used in messages and symbol names ("f32").
+const char *scalarTypeName(ScalarType type);
+
+/// True for the floating-point element types the arithmetic kernels accept.
+bool isFloatType(ScalarType type);
+
+/// Fails unless `spec.elementType` is a float type; `kind` names the kernel.
+void requireFloatElement(const KernelSpec &spec, const char *kind);
+
+/// Declares input `name`. Every dimension has min 0 (the host never passes
+/// anything else). When `denseInner`, dimension 0 must have stride 1, which
+/// lets loads along it vectorise; otherwise any stride is accepted, including
+/// 0 (broadcast) and the permuted strides of a transpose.
+Halide::ImageParam makeInput(ScalarType type, int dimensions,
+                             const std::string &name, bool denseInner);
+
+/// Sets estimates on `param` from `sizes` (innermost first), for an
+/// autoscheduler baseline. Missing trailing sizes default to 1.
+void setInputEstimates(Halide::ImageParam &param,
+                       const std::vector<int> &sizes);
+
+/// Constrains the output buffer (min 0, dense innermost dimension) and sets
+/// estimates (innermost first).
+void constrainOutput(Halide::Func &out, const std::vector<int> &sizes);
+
+/// `natural_vector_size<float>()` of the target: 16 on AVX-512, 8 on AVX2.
+int floatVectorWidth(const Halide::Target &target);
+
+/// The elementwise CPU schedule: dimension 0 vectorised (with guarded tails,
+/// so any extent works, including those smaller than a vector), the other
+/// dimensions fused into one loop run in parallel in tasks of roughly
+/// `grainElements` outputs. A rank-1 output is split into blocks instead.
+void scheduleElementwiseCPU(Halide::Func &out,
+                            const std::vector<Halide::Var> &vars,
+                            const Halide::Target &target,
+                            int grainElements = 1 << 14);
+
+/// Casts `value` (computed in f32) to the element type of `spec`.
+Halide::Expr castToElement(const KernelSpec &spec, const Halide::Expr &value);
+
+} // namespace attune::codegen::detail
+
+#endif // ATTUNE_COMPILER_CODEGEN_HALIDE_BUILDERSUPPORT_H
