@@ -362,6 +362,34 @@ TEST_F(MaterializeTest, NormalInitHasRequestedStatistics) {
   EXPECT_EQ(values(*blob, "z"), (std::vector<float>{0, 0, 0, 0}));
 }
 
+/// The path every numerics test of the compiler takes: generate weights,
+/// then evaluate the model on them through weightsFromSafeTensors.
+TEST_F(MaterializeTest, EvaluatorReadsMaterializedWeights) {
+  auto module = parse(R"mlir(
+    func.func @f(%x: tensor<1x3xf32>) -> tensor<1x2xf32> {
+      %w = tfm.weight "w" : tensor<3x2xf32>
+      %b = tfm.weight "b" {init = #tfm.init<ones>} : tensor<2xf32>
+      %y = tfm.linear %x, %w, %b : tensor<1x3xf32>, tensor<3x2xf32>, tensor<2xf32> -> tensor<1x2xf32>
+      return %y : tensor<1x2xf32>
+    })mlir");
+  ASSERT_TRUE(module);
+  auto blob = materializeWeights(*module, "", 7);
+  ASSERT_TRUE(static_cast<bool>(blob)) << llvm::toString(blob.takeError());
+  auto lookup = reference::weightsFromSafeTensors(blob->data(), blob->size());
+  ASSERT_TRUE(static_cast<bool>(lookup)) << llvm::toString(lookup.takeError());
+  reference::Tensor x;
+  x.shape = {1, 3};
+  x.data = {1, -2, 0.5};
+  auto fn = module->lookupSymbol<mlir::func::FuncOp>("f");
+  auto out = reference::evaluate(fn, {x}, *lookup);
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  std::vector<float> w = values(*blob, "w");
+  ASSERT_EQ(w.size(), 6u);
+  for (int n = 0; n < 2; ++n)
+    EXPECT_NEAR((*out)[0].data[n],
+                1.0 + 1.0 * w[n] - 2.0 * w[2 + n] + 0.5 * w[4 + n], 1e-12);
+}
+
 TEST_F(MaterializeTest, SameNameWithTwoTypesIsAnError) {
   auto module = parse(R"mlir(
     func.func @f() -> (tensor<4xf32>, tensor<5xf32>) {
