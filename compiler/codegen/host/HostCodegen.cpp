@@ -1,0 +1,76 @@
+//===- HostCodegen.cpp - kernel graph to LLVM-dialect host code -----------===//
+//
+// lowerModelToHost runs four steps, each in its own file:
+//   1. ShapeSymbols.cpp  dynamic dimensions -> named shape symbols;
+//   2. KernelMapping.cpp tfm ops -> kernel calls over buffer views;
+//   3. MemoryPlan.cpp    intermediate tensors -> workspace slots;
+//   4. LLVMEmitter.cpp   the calls, the plan and the descriptor -> LLVM
+//                        dialect, after which the tfm function is erased.
+// Nothing is changed in the module until steps 1-3 have succeeded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/host/HostCodegen.h"
+#include "compiler/codegen/host/HostPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+
+namespace attune::codegen {
+
+namespace {
+/// The function to compile: `entry` by name, else the only public
+/// definition.
+func::FuncOp findEntry(ModuleOp module, StringRef entry) {
+  if (!entry.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(entry);
+    if (!func || func.isDeclaration())
+      module.emitError("no model function named '") << entry << "'";
+    return func && !func.isDeclaration() ? func : func::FuncOp();
+  }
+  SmallVector<func::FuncOp> candidates;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isDeclaration())
+      candidates.push_back(func);
+  if (candidates.size() != 1) {
+    module.emitError("expected exactly one public model function, got ")
+        << candidates.size() << "; name the one to compile";
+    return func::FuncOp();
+  }
+  return candidates.front();
+}
+} // namespace
+
+LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &options,
+                               HostLoweringResult &result) {
+  module.getContext()->getOrLoadDialect<LLVM::LLVMDialect>();
+  func::FuncOp func = findEntry(module, options.entry);
+  if (!func)
+    return failure();
+
+  host::ShapeInfo shapes;
+  if (failed(host::analyzeShapes(func, shapes)))
+    return failure();
+  host::KernelProgram program;
+  host::KernelMappingOptions mapping;
+  mapping.weightsBlob = options.weightsBlob;
+  if (failed(host::mapKernels(func, shapes, mapping, program)))
+    return failure();
+  host::MemoryPlan plan = host::planMemory(program, shapes);
+  result.memoryPlan = host::formatMemoryPlan(func, program, plan, shapes);
+
+  host::EmitOptions emit;
+  emit.modelName = options.modelName.empty() ? func.getName().str() : options.modelName;
+  emit.sourceIR = options.sourceIR;
+  emit.weightsSize = options.weightsBlob.size();
+  result.kernels.clear();
+  if (failed(host::emitHostCode(module, func, shapes, program, plan, emit,
+                                result.kernels)))
+    return failure();
+  func.erase();
+  return success();
+}
+
+} // namespace attune::codegen

@@ -1,0 +1,599 @@
+//===- KernelMapping.cpp - tfm ops to kernel calls over buffer views ------===//
+//
+// Step 2 of host code generation. Each tfm op becomes one call of a kernel
+// from the catalogue in Kernels.h, its tensors seen through Halide buffer
+// views (innermost dimension first, strides in elements, stride 0 where an
+// operand broadcasts), flattened to the dimensionality the kernel documents.
+// Reshapes become aliases, weights point into the embedded blob, constants
+// become globals, and each function result is bound to the caller's output
+// buffer (or copied there when its storage cannot be written).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/host/HostPlan.h"
+#include "compiler/frontends/SafeTensors.h"
+#include "dialects/tfm/TfmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace attune::codegen::host {
+
+int64_t byteWidth(ScalarType type) {
+  switch (type) {
+  case ScalarType::F32:
+  case ScalarType::I32:
+    return 4;
+  case ScalarType::F16:
+  case ScalarType::BF16:
+    return 2;
+  case ScalarType::I64:
+    return 8;
+  case ScalarType::I8:
+  case ScalarType::Bool:
+    return 1;
+  }
+  llvm_unreachable("unknown scalar type");
+}
+
+std::optional<ScalarType> toScalarType(Type type) {
+  if (type.isF32())
+    return ScalarType::F32;
+  if (type.isF16())
+    return ScalarType::F16;
+  if (type.isBF16())
+    return ScalarType::BF16;
+  if (type.isSignlessInteger(1))
+    return ScalarType::Bool;
+  if (type.isSignlessInteger(8))
+    return ScalarType::I8;
+  if (type.isSignlessInteger(32))
+    return ScalarType::I32;
+  if (type.isSignlessInteger(64))
+    return ScalarType::I64;
+  return std::nullopt;
+}
+
+namespace {
+
+/// Row-major strides of a shape, per dimension (outermost first).
+SmallVector<Monomial, 4> denseStrides(ArrayRef<Monomial> shape) {
+  SmallVector<Monomial, 4> strides(shape.size(), Monomial::constant(1));
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+bool isOne(const Monomial &m) { return m.isConstant() && m.factor == 1; }
+
+class KernelMapper {
+public:
+  KernelMapper(func::FuncOp func, const ShapeInfo &shapes,
+               const KernelMappingOptions &options, KernelProgram &program)
+      : func(func), shapes(shapes), options(options), program(program) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult mapOp(Operation *op);
+  LogicalResult bindWeight(tfm::WeightOp op);
+  LogicalResult bindConstant(arith::ConstantOp op);
+  LogicalResult bindOutputs(func::ReturnOp ret);
+  LogicalResult addCall(Operation *op, KernelSpec spec,
+                        SmallVector<BufferView, 6> args);
+
+  Value root(Value v) const {
+    auto it = aliasOf.find(v);
+    return it == aliasOf.end() ? v : it->second;
+  }
+  ArrayRef<Monomial> dims(Value v) const { return shapes.dimsOf(v); }
+  ScalarType typeOf(Value v) const {
+    // Types were checked when the op was mapped (checkTypes).
+    return *toScalarType(cast<RankedTensorType>(v.getType()).getElementType());
+  }
+
+  /// `v` seen as the row-major shape `shape` (same element count).
+  BufferView viewAs(Value v, ArrayRef<Monomial> shape) const {
+    BufferView view;
+    view.tensor = root(v);
+    view.type = typeOf(v);
+    SmallVector<Monomial, 4> strides = denseStrides(shape);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      view.extents.push_back(shape[d]);
+      view.strides.push_back(strides[d]);
+    }
+    return view;
+  }
+  BufferView dense(Value v) const {
+    ArrayRef<Monomial> shape = dims(v);
+    if (shape.empty())
+      return viewAs(v, {Monomial::constant(1)});
+    return viewAs(v, shape);
+  }
+  BufferView flat1d(Value v) const { return viewAs(v, {product(dims(v))}); }
+  /// Leading dimensions multiplied into one: [prod(d[0..r-k)), d[r-k..r)).
+  BufferView flattenLeading(Value v, unsigned keep) const {
+    ArrayRef<Monomial> d = dims(v);
+    SmallVector<Monomial, 4> shape;
+    shape.push_back(product(d.drop_back(keep)));
+    shape.append(d.end() - keep, d.end());
+    return viewAs(v, shape);
+  }
+  /// `v` broadcast from the right to `target` (outermost first): stride 0
+  /// where `v` has a 1 (or no dimension) and the target does not.
+  BufferView broadcastTo(Value v, ArrayRef<Monomial> target) const {
+    ArrayRef<Monomial> d = dims(v);
+    SmallVector<Monomial, 4> strides = denseStrides(d);
+    BufferView view;
+    view.tensor = root(v);
+    view.type = typeOf(v);
+    int64_t offset = static_cast<int64_t>(target.size()) -
+                     static_cast<int64_t>(d.size());
+    for (int64_t t = static_cast<int64_t>(target.size()) - 1; t >= 0; --t) {
+      int64_t s = t - offset;
+      bool stretched = s < 0 || (isOne(d[s]) && !isOne(target[t]));
+      view.extents.push_back(target[t]);
+      view.strides.push_back(stretched ? Monomial::constant(0) : strides[s]);
+    }
+    if (view.extents.empty()) { // rank 0 on both sides
+      view.extents.push_back(Monomial::constant(1));
+      view.strides.push_back(Monomial::constant(1));
+    }
+    return view;
+  }
+
+  func::FuncOp func;
+  const ShapeInfo &shapes;
+  const KernelMappingOptions &options;
+  KernelProgram &program;
+  llvm::DenseMap<Value, Value> aliasOf;
+  std::optional<SafeTensorsView> weights;
+};
+
+/// Merges neighbouring dimensions that every argument walks contiguously
+/// (stride[i+1] == stride[i] * extent[i]); an elementwise kernel then runs
+/// at the lowest rank that expresses the access, and fewer distinct kernels
+/// get compiled.
+void collapseDims(SmallVectorImpl<BufferView> &args) {
+  size_t rank = args.front().extents.size();
+  for (size_t i = 0; i + 1 < rank;) {
+    bool mergeable = llvm::all_of(args, [&](const BufferView &v) {
+      return v.strides[i + 1] == v.strides[i] * v.extents[i];
+    });
+    if (!mergeable) {
+      ++i;
+      continue;
+    }
+    for (BufferView &v : args) {
+      v.extents[i] = v.extents[i] * v.extents[i + 1];
+      v.extents.erase(v.extents.begin() + i + 1);
+      v.strides.erase(v.strides.begin() + i + 1);
+    }
+    --rank;
+  }
+}
+
+LogicalResult checkTypes(Operation *op) {
+  for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults())) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !toScalarType(type.getElementType()))
+      return op->emitOpError("expected tensors of f32, f16, bf16, i1, i8, i32 "
+                             "or i64 for host code generation, got ")
+             << v.getType();
+  }
+  return success();
+}
+
+LogicalResult KernelMapper::addCall(Operation *op, KernelSpec spec,
+                                    SmallVector<BufferView, 6> args) {
+  // The catalogue is the contract with the kernel generator: check the
+  // arguments against it here, where the op can be named.
+  std::vector<KernelArg> signature = kernelSignature(spec);
+  if (signature.size() != args.size())
+    return op->emitOpError("internal error: kernel '")
+           << spec.symbolName() << "' takes " << signature.size()
+           << " buffers, got " << args.size();
+  for (auto [arg, view] : llvm::zip(signature, args)) {
+    if (arg.dimensions != static_cast<int>(view.extents.size()) ||
+        arg.type != view.type)
+      return op->emitOpError("internal error: kernel '")
+             << spec.symbolName() << "' argument '" << arg.name
+             << "' expects " << arg.dimensions << " dimensions of type "
+             << static_cast<int>(arg.type) << ", got "
+             << view.extents.size() << " of type "
+             << static_cast<int>(view.type);
+    for (const Monomial &m : llvm::concat<const Monomial>(view.extents,
+                                                          view.strides))
+      if (m.overflow || (m.isConstant() && m.factor > kMaxBufferElements))
+        return op->emitOpError("needs a buffer dimension of ")
+               << (m.overflow ? std::string("more than 2^63")
+                              : std::to_string(m.factor))
+               << " elements for argument '" << arg.name
+               << "', more than the 2^31-1 a kernel buffer can address";
+  }
+  KernelCall call;
+  call.op = op;
+  call.spec = std::move(spec);
+  call.args = std::move(args);
+  program.calls.push_back(std::move(call));
+  return success();
+}
+
+LogicalResult KernelMapper::bindWeight(tfm::WeightOp op) {
+  if (!weights) {
+    if (options.weightsBlob.empty())
+      return op.emitOpError("names weight '")
+             << op.getName() << "' but no weights blob was given";
+    auto parsed = SafeTensorsView::parse(options.weightsBlob.data(),
+                                         options.weightsBlob.size());
+    if (!parsed)
+      return op.emitOpError("cannot read the weights blob: ")
+             << llvm::toString(parsed.takeError());
+    weights = std::move(*parsed);
+  }
+  const SafeTensorEntry *entry = weights->lookup(op.getName());
+  if (!entry)
+    return op.emitOpError("names weight '")
+           << op.getName() << "', which the weights blob does not contain";
+  auto type = cast<RankedTensorType>(op.getType());
+  if (entry->dtype != typeOf(op.getResult()) ||
+      ArrayRef<int64_t>(entry->shape) != type.getShape())
+    return op.emitOpError("expected weight '")
+           << op.getName() << "' of type " << type
+           << " in the weights blob, got dtype "
+           << safeTensorsDTypeName(entry->dtype) << " and shape ["
+           << llvm::make_range(entry->shape.begin(), entry->shape.end())
+           << "]";
+  Storage storage;
+  storage.kind = Storage::Weight;
+  storage.weightOffset = weights->dataOffset() + entry->offset;
+  program.storage[op.getResult()] = storage;
+  program.usesWeights = true;
+  return success();
+}
+
+LogicalResult KernelMapper::bindConstant(arith::ConstantOp op) {
+  auto attr = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!attr)
+    return op.emitOpError("expected a dense tensor constant, got ")
+           << op.getValue();
+  Type elementType = attr.getElementType();
+  std::string bytes;
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    unsigned width = floatType.getWidth() / 8;
+    for (const APFloat &value : attr.getValues<APFloat>()) {
+      uint64_t bits = value.bitcastToAPInt().getZExtValue();
+      for (unsigned b = 0; b < width; ++b)
+        bytes.push_back(static_cast<char>((bits >> (8 * b)) & 0xff));
+    }
+  } else {
+    unsigned width = byteWidth(typeOf(op.getResult()));
+    for (const APInt &value : attr.getValues<APInt>()) {
+      uint64_t bits = value.getZExtValue();
+      for (unsigned b = 0; b < width; ++b)
+        bytes.push_back(static_cast<char>((bits >> (8 * b)) & 0xff));
+    }
+  }
+  Storage storage;
+  storage.kind = Storage::Constant;
+  storage.global = "__attune_constant_" + std::to_string(program.constants.size());
+  program.constants.push_back({storage.global, std::move(bytes)});
+  program.storage[op.getResult()] = storage;
+  return success();
+}
+
+LogicalResult KernelMapper::mapOp(Operation *op) {
+  using namespace attune::tfm;
+  if (failed(checkTypes(op)))
+    return failure();
+  auto elementType = [&](Value v) { return typeOf(v); };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<WeightOp>([&](WeightOp w) { return bindWeight(w); })
+      .Case<arith::ConstantOp>([&](arith::ConstantOp c) { return bindConstant(c); })
+      .Case<ReshapeOp>([&](ReshapeOp r) {
+        aliasOf[r.getResult()] = root(r.getInput());
+        return success();
+      })
+      .Case<EmbeddingOp>([&](EmbeddingOp e) {
+        KernelSpec spec;
+        spec.kind = KernelKind::Embedding;
+        spec.elementType = elementType(e.getTable());
+        spec.indexType = elementType(e.getIds());
+        // Ids straight from an input (possibly reshaped) are range-checked
+        // by the runtime against the table's rows.
+        int64_t rows = e.getTable().getType().getDimSize(0);
+        if (auto arg = dyn_cast<BlockArgument>(root(e.getIds()));
+            arg && !ShapedType::isDynamic(rows)) {
+          int64_t &bound = program.indexBounds[arg.getArgNumber()];
+          bound = bound == 0 ? rows : std::min(bound, rows);
+        }
+        return addCall(op, spec,
+                       {dense(e.getTable()), flat1d(e.getIds()),
+                        flattenLeading(e.getResult(), 1)});
+      })
+      .Case<LearnedPositionOp>([&](LearnedPositionOp p) {
+        KernelSpec spec;
+        spec.kind = KernelKind::LearnedPosition;
+        spec.elementType = elementType(p.getResult());
+        return addCall(op, spec,
+                       {dense(p.getInput()), dense(p.getTable()),
+                        dense(p.getResult())});
+      })
+      .Case<SinusoidalPositionOp>([&](SinusoidalPositionOp p) -> LogicalResult {
+        if (p.getInput().getType().getRank() != 3)
+          return p.emitOpError("expected input [B, S, D], got rank ")
+                 << p.getInput().getType().getRank();
+        KernelSpec spec;
+        spec.kind = KernelKind::Sinusoidal;
+        spec.elementType = elementType(p.getResult());
+        spec.form = p.getForm() == SinusoidalFormKind::concat
+                        ? SinusoidalForm::Concat
+                        : SinusoidalForm::Interleaved;
+        spec.minTimescale = p.getMinTimescale().convertToDouble();
+        spec.maxTimescale = p.getMaxTimescale().convertToDouble();
+        return addCall(op, spec, {dense(p.getInput()), dense(p.getResult())});
+      })
+      .Case<LayerNormOp>([&](LayerNormOp n) {
+        KernelSpec spec;
+        spec.kind = KernelKind::LayerNorm;
+        spec.elementType = elementType(n.getResult());
+        spec.epsilon = n.getEpsilon().convertToDouble();
+        return addCall(op, spec,
+                       {flattenLeading(n.getInput(), 1), dense(n.getGamma()),
+                        dense(n.getBeta()), flattenLeading(n.getResult(), 1)});
+      })
+      .Case<RmsNormOp>([&](RmsNormOp n) {
+        KernelSpec spec;
+        spec.kind = KernelKind::RmsNorm;
+        spec.elementType = elementType(n.getResult());
+        spec.epsilon = n.getEpsilon().convertToDouble();
+        return addCall(op, spec,
+                       {flattenLeading(n.getInput(), 1), dense(n.getGamma()),
+                        flattenLeading(n.getResult(), 1)});
+      })
+      .Case<LinearOp>([&](LinearOp l) {
+        KernelSpec spec;
+        spec.kind = KernelKind::Linear;
+        spec.elementType = elementType(l.getResult());
+        spec.hasBias = static_cast<bool>(l.getBias());
+        SmallVector<BufferView, 6> args = {flattenLeading(l.getInput(), 1),
+                                           dense(l.getWeight())};
+        if (l.getBias())
+          args.push_back(dense(l.getBias()));
+        args.push_back(flattenLeading(l.getResult(), 1));
+        return addCall(op, spec, std::move(args));
+      })
+      .Case<MatmulOp>([&](MatmulOp m) {
+        KernelSpec spec;
+        spec.kind = KernelKind::Matmul;
+        spec.elementType = elementType(m.getResult());
+        spec.transposeA = m.getTransposeA();
+        spec.transposeB = m.getTransposeB();
+        return addCall(op, spec,
+                       {flattenLeading(m.getLhs(), 2),
+                        flattenLeading(m.getRhs(), 2),
+                        flattenLeading(m.getResult(), 2)});
+      })
+      .Case<SoftmaxOp>([&](SoftmaxOp s) -> LogicalResult {
+        int64_t rank = s.getInput().getType().getRank();
+        int64_t axis = s.getAxis();
+        if (axis < 0)
+          axis += rank;
+        if (axis != rank - 1)
+          return s.emitOpError("softmax over axis ")
+                 << axis << " is not supported by code generation (only the "
+                 << "last axis, " << rank - 1 << ")";
+        KernelSpec spec;
+        spec.kind = KernelKind::Softmax;
+        spec.elementType = elementType(s.getResult());
+        return addCall(op, spec,
+                       {flattenLeading(s.getInput(), 1),
+                        flattenLeading(s.getResult(), 1)});
+      })
+      .Case<AddOp, SubOp, MulOp, DivOp>([&](auto b) {
+        KernelSpec spec;
+        spec.kind = KernelKind::Binary;
+        spec.elementType = elementType(b.getResult());
+        spec.binary = isa<AddOp>(op)   ? BinaryKind::Add
+                      : isa<SubOp>(op) ? BinaryKind::Sub
+                      : isa<MulOp>(op) ? BinaryKind::Mul
+                                       : BinaryKind::Div;
+        ArrayRef<Monomial> target = dims(b.getResult());
+        SmallVector<BufferView, 6> args = {broadcastTo(b.getLhs(), target),
+                                           broadcastTo(b.getRhs(), target),
+                                           broadcastTo(b.getResult(), target)};
+        collapseDims(args);
+        spec.rank = args.back().extents.size();
+        return addCall(op, spec, std::move(args));
+      })
+      .Case<WhereOp>([&](WhereOp w) {
+        KernelSpec spec;
+        spec.kind = KernelKind::Where;
+        spec.elementType = elementType(w.getResult());
+        spec.condType = elementType(w.getCondition());
+        ArrayRef<Monomial> target = dims(w.getResult());
+        SmallVector<BufferView, 6> args = {
+            broadcastTo(w.getCondition(), target),
+            broadcastTo(w.getOnTrue(), target),
+            broadcastTo(w.getOnFalse(), target),
+            broadcastTo(w.getResult(), target)};
+        collapseDims(args);
+        spec.rank = args.back().extents.size();
+        return addCall(op, spec, std::move(args));
+      })
+      .Case<ReluOp, SiluOp, GeluOp>([&](auto u) {
+        KernelSpec spec;
+        spec.kind = KernelKind::Unary;
+        spec.elementType = elementType(u.getResult());
+        spec.unary = UnaryKind::Relu;
+        if (isa<SiluOp>(op))
+          spec.unary = UnaryKind::Silu;
+        if (auto gelu = dyn_cast<GeluOp>(op))
+          spec.unary = gelu.getApproximate() == GeluApproxKind::tanh
+                           ? UnaryKind::GeluTanh
+                           : UnaryKind::GeluErf;
+        return addCall(op, spec, {flat1d(u.getInput()), flat1d(u.getResult())});
+      })
+      .Case<CausalMaskOp>([&](CausalMaskOp c) -> LogicalResult {
+        if (c.getInput().getType().getRank() < 2)
+          return c.emitOpError("expected scores [..., Sq, Sk], got rank ")
+                 << c.getInput().getType().getRank();
+        KernelSpec spec;
+        spec.kind = KernelKind::CausalMask;
+        spec.elementType = elementType(c.getResult());
+        spec.value = c.getValue().convertToDouble();
+        return addCall(op, spec,
+                       {flattenLeading(c.getInput(), 2),
+                        flattenLeading(c.getResult(), 2)});
+      })
+      .Case<TransposeOp>([&](TransposeOp t) {
+        // A copy whose input is read through permuted strides.
+        ArrayRef<int64_t> perm = t.getPermutation();
+        ArrayRef<Monomial> outDims = dims(t.getResult());
+        SmallVector<Monomial, 4> inStrides = denseStrides(dims(t.getInput()));
+        BufferView in;
+        in.tensor = root(t.getInput());
+        in.type = elementType(t.getInput());
+        for (int64_t k = static_cast<int64_t>(perm.size()) - 1; k >= 0; --k) {
+          in.extents.push_back(outDims[k]);
+          in.strides.push_back(inStrides[perm[k]]);
+        }
+        SmallVector<BufferView, 6> args = {in, dense(t.getResult())};
+        if (in.extents.empty())
+          args = {dense(t.getInput()), dense(t.getResult())};
+        collapseDims(args);
+        KernelSpec spec;
+        spec.kind = KernelKind::Copy;
+        spec.elementType = elementType(t.getResult());
+        spec.rank = args.back().extents.size();
+        return addCall(op, spec, std::move(args));
+      })
+      .Case<RepeatInterleaveOp>([&](RepeatInterleaveOp r) {
+        int64_t rank = r.getInput().getType().getRank();
+        int64_t axis = static_cast<int64_t>(r.getAxis());
+        if (axis < 0)
+          axis += rank;
+        ArrayRef<Monomial> in = dims(r.getInput()), out = dims(r.getResult());
+        Monomial outer = product(in.take_front(axis));
+        Monomial inner = product(in.drop_front(axis + 1));
+        KernelSpec spec;
+        spec.kind = KernelKind::RepeatInterleave;
+        spec.elementType = elementType(r.getResult());
+        spec.repeats = r.getRepeats();
+        return addCall(op, spec,
+                       {viewAs(r.getInput(), {outer, in[axis], inner}),
+                        viewAs(r.getResult(), {outer, out[axis], inner})});
+      })
+      .Case<AttentionOp>([&](AttentionOp a) -> LogicalResult {
+        ArrayRef<Monomial> q = dims(a.getQuery()), k = dims(a.getKey()),
+                           v = dims(a.getValue());
+        if (!q[3].isConstant() || q[3] != v[3])
+          return a.emitOpError("expected a static head dimension shared by "
+                               "'query' and 'value', got ")
+                 << q[3].str(shapes.symbolNames()) << " and "
+                 << v[3].str(shapes.symbolNames());
+        KernelSpec spec;
+        spec.kind = KernelKind::Attention;
+        spec.elementType = elementType(a.getResult());
+        spec.scale = a.getScale().convertToDouble();
+        spec.causal = a.getCausal();
+        spec.headDim = q[3].factor;
+        SmallVector<BufferView, 6> args = {dense(a.getQuery()), dense(a.getKey()),
+                                           dense(a.getValue())};
+        if (Value mask = a.getMask()) {
+          spec.hasMask = true;
+          Monomial target[4] = {q[0], q[1], q[2], k[2]};
+          args.push_back(broadcastTo(mask, target));
+        }
+        if (Value pad = a.getKeyPaddingMask()) {
+          spec.hasKeyPadding = true;
+          spec.keyPaddingType = elementType(pad);
+          args.push_back(dense(pad));
+        }
+        args.push_back(dense(a.getResult()));
+        return addCall(op, spec, std::move(args));
+      })
+      .Default([](Operation *op) {
+        return op->emitOpError("has no kernel in host code generation");
+      });
+}
+
+LogicalResult KernelMapper::bindOutputs(func::ReturnOp ret) {
+  for (auto [j, result] : llvm::enumerate(ret.getOperands())) {
+    Value r = root(result);
+    // A kernel's result not yet claimed is written straight into the
+    // caller's buffer; anything else (an input, a weight, a constant, a
+    // second return of the same tensor) is copied there.
+    bool computed = r.getDefiningOp() && !program.storage.count(r);
+    if (computed) {
+      Storage storage;
+      storage.kind = Storage::Output;
+      storage.index = j;
+      program.storage[r] = storage;
+      continue;
+    }
+    if (failed(checkTypes(ret)))
+      return failure();
+    KernelSpec spec;
+    spec.kind = KernelKind::Copy;
+    spec.elementType = typeOf(result);
+    spec.rank = 1;
+    BufferView out = flat1d(result);
+    out.tensor = nullptr;
+    out.outputIndex = j;
+    if (failed(addCall(ret, spec, {flat1d(result), out})))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult KernelMapper::run() {
+  Block &body = func.getBody().front();
+  program.indexBounds.assign(func.getNumArguments(), 0);
+  for (BlockArgument arg : body.getArguments()) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    if (!toScalarType(type.getElementType()))
+      return func.emitOpError("expected inputs of f32, f16, bf16, i1, i8, i32 "
+                              "or i64, got ")
+             << type << " for argument " << arg.getArgNumber();
+    Storage storage;
+    storage.kind = Storage::Input;
+    storage.index = arg.getArgNumber();
+    program.storage[arg] = storage;
+  }
+  for (Operation &op : body.without_terminator())
+    if (failed(mapOp(&op)))
+      return failure();
+  auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
+  if (!ret)
+    return func.emitOpError("expected a func.return terminator");
+  if (failed(bindOutputs(ret)))
+    return failure();
+
+  // Every other tensor a kernel writes lives in the workspace.
+  for (Operation &op : body.without_terminator())
+    for (Value result : op.getResults()) {
+      if (aliasOf.count(result) || program.storage.count(result))
+        continue;
+      Storage storage;
+      storage.kind = Storage::Workspace;
+      storage.index = program.intermediates.size();
+      program.storage[result] = storage;
+      program.intermediates.push_back(result);
+    }
+  return success();
+}
+
+} // namespace
+
+LogicalResult mapKernels(func::FuncOp func, const ShapeInfo &shapes,
+                         const KernelMappingOptions &options,
+                         KernelProgram &program) {
+  return KernelMapper(func, shapes, options, program).run();
+}
+
+} // namespace attune::codegen::host

@@ -1,0 +1,627 @@
+//===- LLVMEmitter.cpp - host code and descriptor in the LLVM dialect -----===//
+//
+// Step 4 of host code generation: the kernel program and memory plan become
+//
+//   llvm.func internal @attune_workspace_size(ptr symbols) -> i64
+//   llvm.func internal @attune_run(ptr inputs, ptr outputs, ptr symbols,
+//                                  ptr workspace) -> i32
+//   llvm.func internal @attune_set_num_threads(i32)
+//   llvm.func @attune_model_abi() -> ptr     (the one exported symbol)
+//
+// plus external declarations of the kernels and halide_set_num_threads, the
+// embedded constants, and the attune_model_abi_t descriptor as a constant
+// global. attune_run is straight-line: check the symbols, compute the slot
+// offsets, then per kernel fill halide_buffer_t structs on the stack, call,
+// and return the kernel's code if it is not 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/host/HostPlan.h"
+#include "compiler/codegen/host/StructLayout.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+
+namespace attune::codegen::host {
+
+namespace {
+
+/// Halide's error code for "extents multiply to more than 2^31-1", returned
+/// when the shape symbols would overflow a buffer's int32 fields.
+constexpr int32_t kExtentsTooLarge = -6;
+
+/// halide_type_t {code, bits, lanes} of a kernel scalar type, matching the
+/// Halide types the kernels were generated with (Bool is UInt(1)).
+struct HalideType {
+  uint8_t code, bits;
+};
+HalideType halideType(ScalarType type) {
+  enum { Int = 0, UInt = 1, Float = 2, BFloat = 4 };
+  switch (type) {
+  case ScalarType::F32:
+    return {Float, 32};
+  case ScalarType::F16:
+    return {Float, 16};
+  case ScalarType::BF16:
+    return {BFloat, 16};
+  case ScalarType::I32:
+    return {Int, 32};
+  case ScalarType::I64:
+    return {Int, 64};
+  case ScalarType::I8:
+    return {Int, 8};
+  case ScalarType::Bool:
+    return {UInt, 1};
+  }
+  llvm_unreachable("unknown scalar type");
+}
+
+class Emitter {
+public:
+  Emitter(ModuleOp module, func::FuncOp func, const ShapeInfo &shapes,
+          const KernelProgram &program, const MemoryPlan &plan,
+          const EmitOptions &options)
+      : module(module), func(func), shapes(shapes), program(program),
+        plan(plan), options(options), ctx(module.getContext()),
+        builder(ctx), loc(func.getLoc()),
+        ptrType(LLVM::LLVMPointerType::get(ctx)), i8(builder.getI8Type()),
+        i16(builder.getI16Type()), i32(builder.getI32Type()),
+        i64(builder.getI64Type()), dimLayout(halideDimensionLayout(ctx)),
+        bufLayout(halideBufferLayout(ctx)), tensorLayout(abiTensorLayout(ctx)),
+        abiLayout(modelAbiLayout(ctx)) {}
+
+  LogicalResult run(std::vector<KernelSpec> &kernels);
+
+private:
+  // Module-level pieces.
+  LogicalResult declareKernels(std::vector<KernelSpec> &kernels);
+  void emitConstants();
+  LLVM::LLVMFuncOp emitWorkspaceSize();
+  LLVM::LLVMFuncOp emitRun();
+  LLVM::LLVMFuncOp emitSetNumThreads();
+  void emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp run,
+                      LLVM::LLVMFuncOp setNumThreads);
+
+  // Function-body helpers (use the current insertion point).
+  Value constI(Type type, int64_t value) {
+    return LLVM::ConstantOp::create(builder, loc, type,
+                                    builder.getIntegerAttr(type, value));
+  }
+  Value nullPtr() { return LLVM::ZeroOp::create(builder, loc, ptrType); }
+  /// Loads symbols[0..n) at the current point.
+  void loadSymbols(Value symbolsArg);
+  Value monomial(const Monomial &m);
+  Value monomial32(const Monomial &m) {
+    return LLVM::TruncOp::create(builder, loc, i32, monomial(m));
+  }
+  /// An i1 that is true when some symbol or tensor size does not fit the
+  /// int32 fields of halide_buffer_t.
+  Value sizesOverflow();
+  /// Offsets of each slot and the total workspace bytes.
+  std::pair<SmallVector<Value>, Value> slotOffsets();
+  Value byteOffset(Value base, Value offset) {
+    return LLVM::GEPOp::create(builder, loc, ptrType, i8, base,
+                               ArrayRef<LLVM::GEPArg>{offset});
+  }
+
+  // Globals.
+  LLVM::GlobalOp stringGlobal(StringRef text);
+  LLVM::GlobalOp i64ArrayGlobal(StringRef name, ArrayRef<int64_t> values);
+  /// A private constant global with an initializer region built by `body`.
+  LLVM::GlobalOp initializedGlobal(StringRef name, Type type,
+                                   llvm::function_ref<Value()> body);
+  /// The array of attune_abi_tensor_t for `tensors` (null when empty).
+  LLVM::GlobalOp tensorArray(StringRef name,
+                             ArrayRef<std::tuple<std::string, ScalarType,
+                                                 std::vector<int64_t>, int64_t>>
+                                 tensors);
+  std::string uniqueName(StringRef base) {
+    std::string name = base.str();
+    for (unsigned i = 0; module.lookupSymbol(name); ++i)
+      name = (base + "_" + Twine(i)).str();
+    return name;
+  }
+  OpBuilder::InsertPoint moduleEnd() {
+    return OpBuilder::InsertPoint(module.getBody(), module.getBody()->end());
+  }
+
+  ModuleOp module;
+  func::FuncOp func;
+  const ShapeInfo &shapes;
+  const KernelProgram &program;
+  const MemoryPlan &plan;
+  const EmitOptions &options;
+  MLIRContext *ctx;
+  OpBuilder builder;
+  Location loc;
+  Type ptrType, i8, i16, i32, i64;
+  CStructLayout dimLayout, bufLayout, tensorLayout, abiLayout;
+
+  llvm::StringMap<LLVM::LLVMFuncOp> kernelDecls;
+  LLVM::LLVMFuncOp setThreadsDecl;
+  llvm::StringMap<LLVM::GlobalOp> strings;
+  LLVM::GlobalOp weightsGlobal;
+  SmallVector<Value> symbolValues;
+  std::map<std::string, Value> monomials; // per function body
+};
+
+LogicalResult Emitter::declareKernels(std::vector<KernelSpec> &kernels) {
+  builder.restoreInsertionPoint(moduleEnd());
+  for (const KernelCall &call : program.calls) {
+    std::string name = call.spec.symbolName();
+    if (kernelDecls.count(name))
+      continue;
+    SmallVector<Type> args(call.args.size(), ptrType);
+    auto type = LLVM::LLVMFunctionType::get(i32, args);
+    if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name)) {
+      if (existing.getFunctionType() != type)
+        return existing.emitOpError("expected kernel '")
+               << name << "' of type " << type << ", got "
+               << existing.getFunctionType();
+      kernelDecls[name] = existing;
+    } else if (module.lookupSymbol(name)) {
+      return module.emitOpError("symbol '")
+             << name << "' is taken by something other than the kernel";
+    } else {
+      kernelDecls[name] = LLVM::LLVMFuncOp::create(builder, loc, name, type);
+    }
+    kernels.push_back(call.spec);
+  }
+  if (!(setThreadsDecl = module.lookupSymbol<LLVM::LLVMFuncOp>("halide_set_num_threads")))
+    setThreadsDecl = LLVM::LLVMFuncOp::create(
+        builder, loc, "halide_set_num_threads",
+        LLVM::LLVMFunctionType::get(i32, {i32}));
+  return success();
+}
+
+void Emitter::emitConstants() {
+  builder.restoreInsertionPoint(moduleEnd());
+  for (const ConstantData &constant : program.constants) {
+    auto type = LLVM::LLVMArrayType::get(i8, constant.bytes.size());
+    LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
+                           LLVM::Linkage::Private, constant.global,
+                           builder.getStringAttr(constant.bytes),
+                           /*alignment=*/64);
+  }
+  if (program.usesWeights || options.weightsSize) {
+    weightsGlobal = module.lookupSymbol<LLVM::GlobalOp>("attune_weights_data");
+    if (!weightsGlobal)
+      weightsGlobal = LLVM::GlobalOp::create(
+          builder, loc, i8, /*isConstant=*/true, LLVM::Linkage::External,
+          "attune_weights_data", Attribute(), /*alignment=*/64);
+  }
+}
+
+void Emitter::loadSymbols(Value symbolsArg) {
+  symbolValues.clear();
+  monomials.clear();
+  for (unsigned s = 0; s < shapes.symbols.size(); ++s) {
+    Value address = LLVM::GEPOp::create(builder, loc, ptrType, i64, symbolsArg,
+                                        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(s)});
+    symbolValues.push_back(LLVM::LoadOp::create(builder, loc, i64, address));
+  }
+}
+
+Value Emitter::monomial(const Monomial &m) {
+  std::string key = m.str({});
+  auto it = monomials.find(key);
+  if (it != monomials.end())
+    return it->second;
+  Value value;
+  if (m.factor != 1 || m.symbols.empty())
+    value = constI(i64, m.factor);
+  for (unsigned s : m.symbols)
+    value = value ? LLVM::MulOp::create(builder, loc, value, symbolValues[s])
+                        .getResult()
+                  : symbolValues[s];
+  monomials[key] = value;
+  return value;
+}
+
+Value Emitter::sizesOverflow() {
+  Value limit = constI(i64, kMaxBufferElements);
+  Value bad = constI(builder.getI1Type(), 0);
+  auto orGreater = [&](Value v) {
+    Value over = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ugt, v, limit);
+    bad = LLVM::OrOp::create(builder, loc, bad, over);
+  };
+  // Symbols in [0, 2^31) (unsigned compare catches negatives) ...
+  for (Value s : symbolValues)
+    orGreater(s);
+  // ... and every size a buffer view uses, multiplied up one symbol at a
+  // time so a product is checked before it could overflow int64.
+  std::set<std::string> seen;
+  auto check = [&](const Monomial &m) {
+    if (m.isConstant() || !seen.insert(m.str({})).second)
+      return;
+    Value running = constI(i64, m.factor);
+    for (unsigned s : m.symbols) {
+      running = LLVM::MulOp::create(builder, loc, running, symbolValues[s]);
+      orGreater(running);
+    }
+  };
+  for (const KernelCall &call : program.calls)
+    for (const BufferView &view : call.args)
+      for (const Monomial &m : llvm::concat<const Monomial>(view.extents, view.strides))
+        check(m);
+  for (const PlannedBuffer &buffer : plan.buffers)
+    check(product(shapes.dimsOf(buffer.value)));
+  return bad;
+}
+
+std::pair<SmallVector<Value>, Value> Emitter::slotOffsets() {
+  SmallVector<Value> offsets;
+  Value total = constI(i64, 0);
+  Value mask = constI(i64, ~int64_t(63));
+  Value sixtyThree = constI(i64, 63);
+  for (const auto &slot : plan.slots) {
+    offsets.push_back(total);
+    Value size;
+    for (unsigned b : slot) {
+      Value bytes = monomial(plan.buffers[b].bytes);
+      if (!size) {
+        size = bytes;
+        continue;
+      }
+      Value greater = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ugt, bytes, size);
+      size = LLVM::SelectOp::create(builder, loc, greater, bytes, size);
+    }
+    Value rounded = LLVM::AndOp::create(
+        builder, loc, LLVM::AddOp::create(builder, loc, size, sixtyThree), mask);
+    total = LLVM::AddOp::create(builder, loc, total, rounded);
+  }
+  return {offsets, total};
+}
+
+LLVM::LLVMFuncOp Emitter::emitWorkspaceSize() {
+  builder.restoreInsertionPoint(moduleEnd());
+  auto fn = LLVM::LLVMFuncOp::create(
+      builder, loc, uniqueName("attune_workspace_size"),
+      LLVM::LLVMFunctionType::get(i64, {ptrType}), LLVM::Linkage::Internal);
+  Block *entry = fn.addEntryBlock(builder);
+  builder.setInsertionPointToStart(entry);
+  loadSymbols(entry->getArgument(0));
+  // Symbols that attune_run would reject need no workspace; answering 0
+  // keeps the size from wrapping around.
+  Value bad = sizesOverflow();
+  Value total = slotOffsets().second;
+  Value result = LLVM::SelectOp::create(builder, loc, bad, constI(i64, 0), total);
+  LLVM::ReturnOp::create(builder, loc, result);
+  return fn;
+}
+
+LLVM::LLVMFuncOp Emitter::emitRun() {
+  builder.restoreInsertionPoint(moduleEnd());
+  auto fn = LLVM::LLVMFuncOp::create(
+      builder, loc, uniqueName("attune_run"),
+      LLVM::LLVMFunctionType::get(i32, {ptrType, ptrType, ptrType, ptrType}),
+      LLVM::Linkage::Internal);
+  Block *entry = fn.addEntryBlock(builder);
+  Value inputs = entry->getArgument(0), outputs = entry->getArgument(1),
+        workspace = entry->getArgument(3);
+  Block *fail = builder.createBlock(&fn.getBody(), fn.getBody().end(), {i32}, {loc});
+  LLVM::ReturnOp::create(builder, loc, fail->getArgument(0));
+
+  builder.setInsertionPointToStart(entry);
+  // Stack space for the widest call: one halide_buffer_t and its dimension
+  // array per argument, rewritten for every call (kernels keep no pointer).
+  size_t maxArgs = 1, maxDims = 1;
+  for (const KernelCall &call : program.calls) {
+    maxArgs = std::max(maxArgs, call.args.size());
+    for (const BufferView &view : call.args)
+      maxDims = std::max(maxDims, view.extents.size());
+  }
+  Value one = constI(i32, 1);
+  auto bufArrayType = LLVM::LLVMArrayType::get(bufLayout.type(), maxArgs);
+  auto dimArrayType = LLVM::LLVMArrayType::get(dimLayout.type(), maxArgs * maxDims);
+  Value bufs = LLVM::AllocaOp::create(builder, loc, ptrType, bufArrayType, one, 8);
+  Value dimsArray = LLVM::AllocaOp::create(builder, loc, ptrType, dimArrayType, one, 8);
+
+  loadSymbols(entry->getArgument(2));
+  Value bad = sizesOverflow();
+  Block *body = builder.createBlock(&fn.getBody(), std::next(fn.getBody().begin()));
+  builder.setInsertionPointToEnd(entry);
+  LLVM::CondBrOp::create(builder, loc, bad, fail,
+                         ValueRange{constI(i32, kExtentsTooLarge)}, body,
+                         ValueRange{});
+  builder.setInsertionPointToStart(body);
+
+  // Where every tensor lives.
+  SmallVector<Value> slotBase = slotOffsets().first;
+  auto loadPointer = [&](Value array, unsigned index) {
+    Value address = LLVM::GEPOp::create(builder, loc, ptrType, ptrType, array,
+                                        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
+    return LLVM::LoadOp::create(builder, loc, ptrType, address).getResult();
+  };
+  llvm::DenseMap<Value, Value> hostOf;
+  std::map<unsigned, Value> outputPtr;
+  auto outputPointer = [&](unsigned j) {
+    auto [it, inserted] = outputPtr.try_emplace(j, Value());
+    if (inserted)
+      it->second = loadPointer(outputs, j);
+    return it->second;
+  };
+  auto hostPointer = [&](const BufferView &view) -> Value {
+    if (!view.tensor)
+      return outputPointer(view.outputIndex);
+    auto it = hostOf.find(view.tensor);
+    if (it != hostOf.end())
+      return it->second;
+    const Storage &storage = program.storage.lookup(view.tensor);
+    Value ptr;
+    switch (storage.kind) {
+    case Storage::Input:
+      ptr = loadPointer(inputs, storage.index);
+      break;
+    case Storage::Output:
+      ptr = outputPointer(storage.index);
+      break;
+    case Storage::Weight:
+      ptr = byteOffset(LLVM::AddressOfOp::create(builder, loc, weightsGlobal),
+                       constI(i64, storage.weightOffset));
+      break;
+    case Storage::Constant:
+      ptr = LLVM::AddressOfOp::create(builder, loc, ptrType, storage.global);
+      break;
+    case Storage::Workspace:
+      ptr = byteOffset(workspace, slotBase[plan.buffers[storage.index].slot]);
+      break;
+    }
+    hostOf[view.tensor] = ptr;
+    return ptr;
+  };
+
+  Value zero64 = constI(i64, 0), zero32 = constI(i32, 0);
+  Value null = nullPtr();
+  for (const KernelCall &call : program.calls) {
+    Location callLoc = call.op->getLoc();
+    SmallVector<Value> args;
+    for (auto [a, view] : llvm::enumerate(call.args)) {
+      Value buf = LLVM::GEPOp::create(builder, callLoc, ptrType, bufArrayType, bufs,
+                                      ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(a)});
+      Value dim0 = LLVM::GEPOp::create(
+          builder, callLoc, ptrType, dimArrayType, dimsArray,
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(a * maxDims)});
+      HalideType type = halideType(view.type);
+      bufLayout.store(builder, callLoc, buf, kBufDevice, zero64);
+      bufLayout.store(builder, callLoc, buf, kBufDeviceInterface, null);
+      bufLayout.store(builder, callLoc, buf, kBufHost, hostPointer(view));
+      bufLayout.store(builder, callLoc, buf, kBufFlags, zero64);
+      bufLayout.store(builder, callLoc, buf, kBufTypeCode, constI(i8, type.code));
+      bufLayout.store(builder, callLoc, buf, kBufTypeBits, constI(i8, type.bits));
+      bufLayout.store(builder, callLoc, buf, kBufTypeLanes, constI(i16, 1));
+      bufLayout.store(builder, callLoc, buf, kBufDimensions,
+                      constI(i32, view.extents.size()));
+      bufLayout.store(builder, callLoc, buf, kBufDim, dim0);
+      bufLayout.store(builder, callLoc, buf, kBufPadding, null);
+      for (size_t d = 0; d < view.extents.size(); ++d) {
+        Value dim = LLVM::GEPOp::create(builder, callLoc, ptrType, dimLayout.type(),
+                                        dim0, ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(d)});
+        dimLayout.store(builder, callLoc, dim, kDimMin, zero32);
+        dimLayout.store(builder, callLoc, dim, kDimExtent, monomial32(view.extents[d]));
+        dimLayout.store(builder, callLoc, dim, kDimStride, monomial32(view.strides[d]));
+        dimLayout.store(builder, callLoc, dim, kDimFlags, zero32);
+      }
+      args.push_back(buf);
+    }
+    Value rc = LLVM::CallOp::create(builder, callLoc,
+                                    kernelDecls[call.spec.symbolName()], args)
+                   .getResult();
+    Block *next = builder.createBlock(&fn.getBody(), std::prev(fn.getBody().end()));
+    builder.setInsertionPointAfterValue(rc);
+    Value failed = LLVM::ICmpOp::create(builder, callLoc, LLVM::ICmpPredicate::ne, rc, zero32);
+    LLVM::CondBrOp::create(builder, callLoc, failed, fail, ValueRange{rc}, next,
+                           ValueRange{});
+    builder.setInsertionPointToStart(next);
+  }
+  LLVM::ReturnOp::create(builder, loc, zero32);
+  return fn;
+}
+
+LLVM::LLVMFuncOp Emitter::emitSetNumThreads() {
+  builder.restoreInsertionPoint(moduleEnd());
+  auto fn = LLVM::LLVMFuncOp::create(
+      builder, loc, uniqueName("attune_set_num_threads"),
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {i32}),
+      LLVM::Linkage::Internal);
+  Block *entry = fn.addEntryBlock(builder);
+  builder.setInsertionPointToStart(entry);
+  // 0 asks Halide for its default (all cores), as the runtime API promises.
+  LLVM::CallOp::create(builder, loc, setThreadsDecl, ValueRange{entry->getArgument(0)});
+  LLVM::ReturnOp::create(builder, loc, ValueRange{});
+  return fn;
+}
+
+LLVM::GlobalOp Emitter::stringGlobal(StringRef text) {
+  auto it = strings.find(text);
+  if (it != strings.end())
+    return it->second;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.restoreInsertionPoint(moduleEnd());
+  std::string data = text.str();
+  data.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(i8, data.size());
+  auto global = LLVM::GlobalOp::create(
+      builder, loc, type, /*isConstant=*/true, LLVM::Linkage::Private,
+      uniqueName("__attune_str_" + std::to_string(strings.size())),
+      builder.getStringAttr(data));
+  strings[text] = global;
+  return global;
+}
+
+LLVM::GlobalOp Emitter::i64ArrayGlobal(StringRef name, ArrayRef<int64_t> values) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.restoreInsertionPoint(moduleEnd());
+  auto type = LLVM::LLVMArrayType::get(i64, values.size());
+  auto tensorType = RankedTensorType::get({static_cast<int64_t>(values.size())}, i64);
+  return LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
+                                LLVM::Linkage::Private, uniqueName(name),
+                                DenseElementsAttr::get(tensorType, values),
+                                /*alignment=*/8);
+}
+
+LLVM::GlobalOp Emitter::initializedGlobal(StringRef name, Type type,
+                                          llvm::function_ref<Value()> body) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.restoreInsertionPoint(moduleEnd());
+  auto global = LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
+                                       LLVM::Linkage::Private, uniqueName(name),
+                                       Attribute(), /*alignment=*/8);
+  Block *block = builder.createBlock(&global.getInitializerRegion());
+  builder.setInsertionPointToStart(block);
+  LLVM::ReturnOp::create(builder, loc, body());
+  return global;
+}
+
+LLVM::GlobalOp Emitter::tensorArray(
+    StringRef name,
+    ArrayRef<std::tuple<std::string, ScalarType, std::vector<int64_t>, int64_t>>
+        tensors) {
+  if (tensors.empty())
+    return LLVM::GlobalOp();
+  // Globals the initializer refers to are created first, outside it.
+  SmallVector<LLVM::GlobalOp> names, dims;
+  for (auto [i, tensor] : llvm::enumerate(tensors)) {
+    names.push_back(stringGlobal(std::get<0>(tensor)));
+    const std::vector<int64_t> &d = std::get<2>(tensor);
+    dims.push_back(d.empty() ? LLVM::GlobalOp()
+                             : i64ArrayGlobal((name + "_dims_" + Twine(i)).str(), d));
+  }
+  auto type = LLVM::LLVMArrayType::get(tensorLayout.type(), tensors.size());
+  return initializedGlobal(name, type, [&]() -> Value {
+    Value array = LLVM::ZeroOp::create(builder, loc, type);
+    for (auto [i, tensor] : llvm::enumerate(tensors)) {
+      Value t = LLVM::ZeroOp::create(builder, loc, tensorLayout.type());
+      t = tensorLayout.insert(builder, loc, t, kTensorName,
+                              LLVM::AddressOfOp::create(builder, loc, names[i]));
+      t = tensorLayout.insert(builder, loc, t, kTensorDType,
+                              constI(i32, static_cast<int32_t>(std::get<1>(tensor))));
+      t = tensorLayout.insert(builder, loc, t, kTensorRank,
+                              constI(i32, std::get<2>(tensor).size()));
+      t = tensorLayout.insert(builder, loc, t, kTensorDims,
+                              dims[i] ? LLVM::AddressOfOp::create(builder, loc, dims[i])
+                                            .getResult()
+                                      : nullPtr());
+      t = tensorLayout.insert(builder, loc, t, kTensorIndexBound,
+                              constI(i64, std::get<3>(tensor)));
+      array = LLVM::InsertValueOp::create(builder, loc, array, t,
+                                          ArrayRef<int64_t>{static_cast<int64_t>(i)});
+    }
+    return array;
+  });
+}
+
+/// A tensor's name from its `tfm.name` attribute, else `fallback`.
+std::string tensorName(DictionaryAttr attrs, std::string fallback) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("tfm.name"))
+      return name.getValue().str();
+  return fallback;
+}
+
+void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp run,
+                             LLVM::LLVMFuncOp setNumThreads) {
+  using TensorDesc = std::tuple<std::string, ScalarType, std::vector<int64_t>, int64_t>;
+  std::vector<TensorDesc> inputs, outputs;
+  Block &body = func.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    auto type = cast<RankedTensorType>(arg.getType());
+    inputs.emplace_back(tensorName(func.getArgAttrDict(i), "input" + std::to_string(i)),
+                        *toScalarType(type.getElementType()), shapes.abiDims(arg),
+                        program.indexBounds[i]);
+  }
+  for (auto [j, result] : llvm::enumerate(body.getTerminator()->getOperands())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    outputs.emplace_back(tensorName(func.getResultAttrDict(j), "output" + std::to_string(j)),
+                         *toScalarType(type.getElementType()), shapes.abiDims(result),
+                         0);
+  }
+  std::vector<int64_t> maxima;
+  SmallVector<LLVM::GlobalOp> symbolNames;
+  for (const ShapeSymbol &symbol : shapes.symbols) {
+    maxima.push_back(symbol.max);
+    symbolNames.push_back(stringGlobal(symbol.name));
+  }
+  LLVM::GlobalOp nameGlobal = stringGlobal(options.modelName);
+  LLVM::GlobalOp sourceGlobal = stringGlobal(options.sourceIR);
+  LLVM::GlobalOp maxGlobal, namesGlobal;
+  if (!maxima.empty()) {
+    maxGlobal = i64ArrayGlobal("__attune_symbol_max", maxima);
+    auto type = LLVM::LLVMArrayType::get(ptrType, symbolNames.size());
+    namesGlobal = initializedGlobal("__attune_symbol_names", type, [&]() -> Value {
+      Value array = LLVM::ZeroOp::create(builder, loc, type);
+      for (auto [i, global] : llvm::enumerate(symbolNames))
+        array = LLVM::InsertValueOp::create(
+            builder, loc, array, LLVM::AddressOfOp::create(builder, loc, global),
+            ArrayRef<int64_t>{static_cast<int64_t>(i)});
+      return array;
+    });
+  }
+
+  LLVM::GlobalOp inputsGlobal = tensorArray("__attune_inputs", inputs);
+  LLVM::GlobalOp outputsGlobal = tensorArray("__attune_outputs", outputs);
+
+  auto descriptor = initializedGlobal("__attune_model_abi_desc", abiLayout.type(), [&]() -> Value {
+    auto addressOr = [&](LLVM::GlobalOp global) -> Value {
+      return global ? LLVM::AddressOfOp::create(builder, loc, global).getResult()
+                    : nullPtr();
+    };
+    Value d = LLVM::ZeroOp::create(builder, loc, abiLayout.type());
+    d = abiLayout.insert(builder, loc, d, kAbiVersion, constI(i32, 1));
+    d = abiLayout.insert(builder, loc, d, kAbiName, addressOr(nameGlobal));
+    d = abiLayout.insert(builder, loc, d, kAbiNumInputs, constI(i32, inputs.size()));
+    d = abiLayout.insert(builder, loc, d, kAbiInputs, addressOr(inputsGlobal));
+    d = abiLayout.insert(builder, loc, d, kAbiNumOutputs, constI(i32, outputs.size()));
+    d = abiLayout.insert(builder, loc, d, kAbiOutputs, addressOr(outputsGlobal));
+    d = abiLayout.insert(builder, loc, d, kAbiNumSymbols, constI(i32, maxima.size()));
+    d = abiLayout.insert(builder, loc, d, kAbiSymbolNames, addressOr(namesGlobal));
+    d = abiLayout.insert(builder, loc, d, kAbiSymbolMax, addressOr(maxGlobal));
+    d = abiLayout.insert(builder, loc, d, kAbiWorkspaceSize,
+                         LLVM::AddressOfOp::create(builder, loc, workspaceSize));
+    d = abiLayout.insert(builder, loc, d, kAbiRun, LLVM::AddressOfOp::create(builder, loc, run));
+    d = abiLayout.insert(builder, loc, d, kAbiSetNumThreads,
+                         LLVM::AddressOfOp::create(builder, loc, setNumThreads));
+    d = abiLayout.insert(builder, loc, d, kAbiSourceIR, addressOr(sourceGlobal));
+    d = abiLayout.insert(builder, loc, d, kAbiWeights, addressOr(weightsGlobal));
+    d = abiLayout.insert(builder, loc, d, kAbiWeightsSize,
+                         constI(i64, weightsGlobal ? options.weightsSize : 0));
+    return d;
+  });
+
+  builder.restoreInsertionPoint(moduleEnd());
+  auto getter = LLVM::LLVMFuncOp::create(builder, loc, "attune_model_abi",
+                                         LLVM::LLVMFunctionType::get(ptrType, {}));
+  Block *entry = getter.addEntryBlock(builder);
+  builder.setInsertionPointToStart(entry);
+  LLVM::ReturnOp::create(builder, loc,
+                         LLVM::AddressOfOp::create(builder, loc, descriptor).getResult());
+}
+
+LogicalResult Emitter::run(std::vector<KernelSpec> &kernels) {
+  if (module.lookupSymbol("attune_model_abi"))
+    return module.emitOpError("already defines 'attune_model_abi'; one model "
+                              "per module");
+  if (failed(declareKernels(kernels)))
+    return failure();
+  emitConstants();
+  LLVM::LLVMFuncOp workspaceSize = emitWorkspaceSize();
+  LLVM::LLVMFuncOp runFn = emitRun();
+  LLVM::LLVMFuncOp setNumThreads = emitSetNumThreads();
+  emitDescriptor(workspaceSize, runFn, setNumThreads);
+  return success();
+}
+
+} // namespace
+
+LogicalResult emitHostCode(ModuleOp module, func::FuncOp func, const ShapeInfo &shapes,
+                           const KernelProgram &program, const MemoryPlan &plan,
+                           const EmitOptions &options, std::vector<KernelSpec> &kernels) {
+  return Emitter(module, func, shapes, program, plan, options).run(kernels);
+}
+
+} // namespace attune::codegen::host

@@ -1,0 +1,498 @@
+//===- ShapeSymbols.cpp - dynamic dimensions as named symbols -------------===//
+//
+// Step 1 of host code generation. Every dimension of every tensor in the
+// model function is a node of a union-find; each op's shape rule unifies the
+// dimensions it says are equal. A class that holds a static size is that
+// size; a class that holds a dimension of a function argument becomes a shape
+// symbol, whose value the runtime reads off the input shapes; anything else
+// is a dynamic size the host code could not know, which is an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/host/HostPlan.h"
+#include "dialects/tfm/TfmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace attune::codegen::host {
+
+//===----------------------------------------------------------------------===//
+// Monomial
+//===----------------------------------------------------------------------===//
+
+Monomial Monomial::operator*(const Monomial &other) const {
+  Monomial result;
+  result.overflow = overflow || other.overflow ||
+                    llvm::MulOverflow(factor, other.factor, result.factor);
+  result.symbols = symbols;
+  result.symbols.append(other.symbols.begin(), other.symbols.end());
+  llvm::sort(result.symbols);
+  return result;
+}
+
+std::string Monomial::str(ArrayRef<std::string> names) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (overflow) {
+    os << "<overflow>";
+    return text;
+  }
+  bool first = true;
+  if (factor != 1 || symbols.empty()) {
+    os << factor;
+    first = false;
+  }
+  for (unsigned symbol : symbols) {
+    if (!first)
+      os << "*";
+    os << (symbol < names.size() ? names[symbol] : "s" + std::to_string(symbol));
+    first = false;
+  }
+  return text;
+}
+
+Monomial product(ArrayRef<Monomial> dims) {
+  Monomial result = Monomial::constant(1);
+  for (const Monomial &dim : dims)
+    result = result * dim;
+  return result;
+}
+
+std::vector<std::string> ShapeInfo::symbolNames() const {
+  std::vector<std::string> names;
+  for (const ShapeSymbol &symbol : symbols)
+    names.push_back(symbol.name);
+  return names;
+}
+
+std::vector<int64_t> ShapeInfo::abiDims(Value value) const {
+  std::vector<int64_t> result;
+  for (const Monomial &dim : dimsOf(value))
+    result.push_back(dim.isConstant() ? dim.factor
+                                      : -1 - static_cast<int64_t>(dim.symbols[0]));
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Union-find over dimensions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The union-find. Static sizes live on the class root; merging two classes
+/// with different static sizes is a shape error the verifiers should have
+/// caught, reported on the op whose rule demanded it.
+class DimClasses {
+public:
+  /// Adds one node per dimension of `value`'s type, static sizes set.
+  void addValue(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    first[value] = parent.size();
+    for (int64_t size : type.getShape()) {
+      parent.push_back(parent.size());
+      staticSize.push_back(ShapedType::isDynamic(size) ? -1 : size);
+    }
+  }
+  bool has(Value value) const { return first.count(value); }
+  unsigned node(Value value, int64_t dim) const {
+    return first.lookup(value) + static_cast<unsigned>(dim);
+  }
+  unsigned find(unsigned n) {
+    while (parent[n] != n) {
+      parent[n] = parent[parent[n]];
+      n = parent[n];
+    }
+    return n;
+  }
+  /// Merges two classes; fails on conflicting static sizes.
+  LogicalResult unite(unsigned a, unsigned b, Operation *op) {
+    a = find(a);
+    b = find(b);
+    if (a == b)
+      return success();
+    int64_t sa = staticSize[a], sb = staticSize[b];
+    if (sa >= 0 && sb >= 0 && sa != sb)
+      return op->emitOpError("expected equal dimensions by the op's shape "
+                             "rule, got ")
+             << sa << " and " << sb;
+    // Keep the smaller index as the root so results do not depend on the
+    // order in which rules are applied.
+    if (b < a)
+      std::swap(a, b);
+    parent[b] = a;
+    if (staticSize[a] < 0)
+      staticSize[a] = staticSize[b];
+    return success();
+  }
+  int64_t staticOf(unsigned n) { return staticSize[find(n)]; }
+
+private:
+  llvm::DenseMap<Value, unsigned> first;
+  std::vector<unsigned> parent;
+  std::vector<int64_t> staticSize;
+};
+
+/// Applies each op's shape rule to the classes.
+class ShapeRules {
+public:
+  explicit ShapeRules(DimClasses &classes) : classes(classes) {}
+
+  LogicalResult apply(Operation *op);
+  /// Learned-position tables bound the symbol of their S dimension.
+  SmallVector<std::pair<unsigned, int64_t>> positionBounds;
+
+private:
+  static int64_t rank(Value v) {
+    return cast<RankedTensorType>(v.getType()).getRank();
+  }
+  LogicalResult same(Operation *op, Value a, int64_t da, Value b, int64_t db) {
+    return classes.unite(classes.node(a, da), classes.node(b, db), op);
+  }
+  /// Every dimension of `a` equals the same dimension of `b`.
+  LogicalResult sameShape(Operation *op, Value a, Value b) {
+    if (rank(a) != rank(b))
+      return op->emitOpError("expected operands of equal rank, got ")
+             << rank(a) << " and " << rank(b);
+    for (int64_t d = 0; d < rank(a); ++d)
+      if (failed(same(op, a, d, b, d)))
+        return failure();
+    return success();
+  }
+  /// Numpy broadcasting of `operand` to `result` (aligned from the right):
+  /// a dimension that is a static 1 stretches; any other is equal.
+  LogicalResult broadcast(Operation *op, Value operand, Value result) {
+    int64_t r = rank(result), o = rank(operand);
+    if (o > r)
+      return op->emitOpError("expected an operand of rank <= ")
+             << r << ", got rank " << o;
+    auto type = cast<RankedTensorType>(operand.getType());
+    auto resultType = cast<RankedTensorType>(result.getType());
+    for (int64_t d = 0; d < o; ++d) {
+      int64_t rd = d + (r - o);
+      if (type.getDimSize(d) == 1 && resultType.getDimSize(rd) != 1)
+        continue;
+      if (failed(same(op, operand, d, result, rd)))
+        return failure();
+    }
+    return success();
+  }
+  /// The leading dimensions of `a` and `b` (all but their last `skipA` /
+  /// `skipB`) are equal.
+  LogicalResult sameLeading(Operation *op, Value a, int64_t skipA, Value b,
+                            int64_t skipB) {
+    int64_t la = rank(a) - skipA, lb = rank(b) - skipB;
+    if (la != lb)
+      return op->emitOpError("expected ") << la << " leading dimensions, got "
+                                          << lb;
+    for (int64_t d = 0; d < la; ++d)
+      if (failed(same(op, a, d, b, d)))
+        return failure();
+    return success();
+  }
+
+  DimClasses &classes;
+};
+
+LogicalResult ShapeRules::apply(Operation *op) {
+  using namespace attune::tfm;
+  auto last = [](Value v) { return rank(v) - 1; };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<WeightOp, arith::ConstantOp>([](auto) { return success(); })
+      .Case<EmbeddingOp>([&](EmbeddingOp e) -> LogicalResult {
+        Value ids = e.getIds(), table = e.getTable(), result = e.getResult();
+        if (rank(table) != 2 || rank(result) != rank(ids) + 1)
+          return e.emitOpError("expected table [V, D] and result rank ids + 1");
+        if (failed(sameLeading(op, ids, 0, result, 1)))
+          return failure();
+        return same(op, table, 1, result, last(result));
+      })
+      .Case<LearnedPositionOp>([&](LearnedPositionOp p) -> LogicalResult {
+        Value x = p.getInput(), table = p.getTable(), result = p.getResult();
+        if (rank(x) != 3 || rank(table) != 2)
+          return p.emitOpError("expected input [B, S, D] and table [P, D], "
+                               "got ranks ")
+                 << rank(x) << " and " << rank(table);
+        if (failed(sameShape(op, x, result)) || failed(same(op, x, 2, table, 1)))
+          return failure();
+        int64_t rows = cast<RankedTensorType>(table.getType()).getDimSize(0);
+        if (!ShapedType::isDynamic(rows))
+          positionBounds.push_back({classes.node(x, 1), rows});
+        return success();
+      })
+      .Case<SinusoidalPositionOp, SoftmaxOp, CausalMaskOp, ReluOp, SiluOp,
+            GeluOp>([&](auto u) { return sameShape(op, u.getInput(), u.getResult()); })
+      .Case<LayerNormOp>([&](LayerNormOp n) -> LogicalResult {
+        Value x = n.getInput();
+        if (failed(sameShape(op, x, n.getResult())) ||
+            failed(same(op, n.getGamma(), 0, x, last(x))))
+          return failure();
+        return same(op, n.getBeta(), 0, x, last(x));
+      })
+      .Case<RmsNormOp>([&](RmsNormOp n) -> LogicalResult {
+        Value x = n.getInput();
+        if (failed(sameShape(op, x, n.getResult())))
+          return failure();
+        return same(op, n.getGamma(), 0, x, last(x));
+      })
+      .Case<LinearOp>([&](LinearOp l) -> LogicalResult {
+        Value x = l.getInput(), w = l.getWeight(), y = l.getResult();
+        if (failed(sameLeading(op, x, 1, y, 1)) ||
+            failed(same(op, x, last(x), w, 0)) ||
+            failed(same(op, w, 1, y, last(y))))
+          return failure();
+        if (Value b = l.getBias())
+          return same(op, b, 0, y, last(y));
+        return success();
+      })
+      .Case<MatmulOp>([&](MatmulOp m) -> LogicalResult {
+        Value a = m.getLhs(), b = m.getRhs(), y = m.getResult();
+        int64_t r = rank(y);
+        if (failed(sameLeading(op, a, 2, y, 2)) ||
+            failed(sameLeading(op, b, 2, y, 2)))
+          return failure();
+        int64_t aM = m.getTransposeA() ? r - 1 : r - 2;
+        int64_t aK = m.getTransposeA() ? r - 2 : r - 1;
+        int64_t bK = m.getTransposeB() ? r - 1 : r - 2;
+        int64_t bN = m.getTransposeB() ? r - 2 : r - 1;
+        if (failed(same(op, a, aM, y, r - 2)) || failed(same(op, a, aK, b, bK)))
+          return failure();
+        return same(op, b, bN, y, r - 1);
+      })
+      .Case<AddOp, SubOp, MulOp, DivOp>([&](auto b) -> LogicalResult {
+        if (failed(broadcast(op, b.getLhs(), b.getResult())))
+          return failure();
+        return broadcast(op, b.getRhs(), b.getResult());
+      })
+      .Case<WhereOp>([&](WhereOp w) -> LogicalResult {
+        if (failed(broadcast(op, w.getCondition(), w.getResult())) ||
+            failed(broadcast(op, w.getOnTrue(), w.getResult())))
+          return failure();
+        return broadcast(op, w.getOnFalse(), w.getResult());
+      })
+      .Case<ReshapeOp>([&](ReshapeOp r) -> LogicalResult {
+        // The k-th dynamic dimension of the input is the k-th of the result
+        // (the op's contract); static dimensions carry their sizes.
+        auto in = cast<RankedTensorType>(r.getInput().getType());
+        auto out = cast<RankedTensorType>(r.getResult().getType());
+        SmallVector<int64_t> inDyn, outDyn;
+        for (int64_t d = 0; d < in.getRank(); ++d)
+          if (in.isDynamicDim(d))
+            inDyn.push_back(d);
+        for (int64_t d = 0; d < out.getRank(); ++d)
+          if (out.isDynamicDim(d))
+            outDyn.push_back(d);
+        if (inDyn.size() != outDyn.size())
+          return r.emitOpError("expected as many dynamic dimensions in the "
+                               "result as in the input, got ")
+                 << outDyn.size() << " and " << inDyn.size();
+        for (auto [i, o] : llvm::zip(inDyn, outDyn))
+          if (failed(same(op, r.getInput(), i, r.getResult(), o)))
+            return failure();
+        return success();
+      })
+      .Case<TransposeOp>([&](TransposeOp t) -> LogicalResult {
+        ArrayRef<int64_t> perm = t.getPermutation();
+        if (static_cast<int64_t>(perm.size()) != rank(t.getResult()))
+          return t.emitOpError("expected a permutation of rank ")
+                 << rank(t.getResult()) << ", got " << perm.size();
+        for (auto [k, p] : llvm::enumerate(perm))
+          if (failed(same(op, t.getInput(), p, t.getResult(), k)))
+            return failure();
+        return success();
+      })
+      .Case<RepeatInterleaveOp>([&](RepeatInterleaveOp r) -> LogicalResult {
+        int64_t axis = r.getAxis(), n = rank(r.getInput());
+        if (axis < 0)
+          axis += n;
+        for (int64_t d = 0; d < n; ++d)
+          if (d != axis && failed(same(op, r.getInput(), d, r.getResult(), d)))
+            return failure();
+        return success();
+      })
+      .Case<AttentionOp>([&](AttentionOp a) -> LogicalResult {
+        Value q = a.getQuery(), k = a.getKey(), v = a.getValue(),
+              y = a.getResult();
+        if (rank(q) != 4 || rank(k) != 4 || rank(v) != 4 || rank(y) != 4)
+          return a.emitOpError("expected rank-4 query, key, value and result");
+        // B everywhere; H of q and result; Hkv, Sk of k and v; Sq; D; Dv.
+        if (failed(same(op, q, 0, k, 0)) || failed(same(op, q, 0, v, 0)) ||
+            failed(same(op, q, 0, y, 0)) || failed(same(op, q, 1, y, 1)) ||
+            failed(same(op, k, 1, v, 1)) || failed(same(op, k, 2, v, 2)) ||
+            failed(same(op, q, 2, y, 2)) || failed(same(op, q, 3, k, 3)) ||
+            failed(same(op, v, 3, y, 3)))
+          return failure();
+        if (Value mask = a.getMask()) {
+          // The mask broadcasts to [B, H, Sq, Sk]; Sk is the key's.
+          int64_t m = rank(mask);
+          auto type = cast<RankedTensorType>(mask.getType());
+          if (m > 4)
+            return a.emitOpError("expected 'mask' rank <= 4, got ") << m;
+          std::pair<Value, int64_t> targets[4] = {{q, 0}, {q, 1}, {q, 2}, {k, 2}};
+          for (int64_t d = 0; d < m; ++d) {
+            auto [target, td] = targets[d + 4 - m];
+            if (type.getDimSize(d) == 1 &&
+                cast<RankedTensorType>(target.getType()).getDimSize(td) != 1)
+              continue;
+            if (failed(same(op, mask, d, target, td)))
+              return failure();
+          }
+        }
+        if (Value pad = a.getKeyPaddingMask()) {
+          if (rank(pad) != 2)
+            return a.emitOpError("expected 'key_padding_mask' rank 2, got ")
+                   << rank(pad);
+          if (failed(same(op, pad, 0, q, 0)) || failed(same(op, pad, 1, k, 2)))
+            return failure();
+        }
+        return success();
+      })
+      .Default([](Operation *op) {
+        return op->emitOpError("has no kernel in host code generation");
+      });
+}
+
+} // namespace
+
+LogicalResult analyzeShapes(func::FuncOp func, ShapeInfo &info) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("expected a single-block model function");
+  Block &body = func.getBody().front();
+  DimClasses classes;
+
+  for (BlockArgument arg : body.getArguments()) {
+    if (!isa<RankedTensorType>(arg.getType()))
+      return func.emitOpError("expected ranked tensor arguments, got ")
+             << arg.getType() << " for argument " << arg.getArgNumber();
+    classes.addValue(arg);
+  }
+  for (Operation &op : body.without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return op.emitOpError("has regions, which host code generation does "
+                            "not support");
+    for (Value result : op.getResults()) {
+      if (!isa<RankedTensorType>(result.getType()))
+        return op.emitOpError("expected ranked tensor results, got ")
+               << result.getType();
+      classes.addValue(result);
+    }
+  }
+
+  // Dimensions that share a name in `tfm.dim_names` are one symbol: the
+  // runtime requires them to be equal, so the code may rely on it.
+  std::vector<std::vector<std::string>> argNames(func.getNumArguments());
+  llvm::StringMap<unsigned> nodeOfName;
+  for (BlockArgument arg : body.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    auto type = cast<RankedTensorType>(arg.getType());
+    argNames[i].assign(type.getRank(), "");
+    auto names = func.getArgAttrOfType<ArrayAttr>(i, "tfm.dim_names");
+    if (!names)
+      continue;
+    if (static_cast<int64_t>(names.size()) != type.getRank())
+      return func.emitOpError("expected 'tfm.dim_names' of argument ")
+             << i << " to name " << type.getRank() << " dimensions, got "
+             << names.size();
+    for (auto [d, name] : llvm::enumerate(names)) {
+      auto str = dyn_cast<StringAttr>(name);
+      if (!str)
+        return func.emitOpError("expected strings in 'tfm.dim_names' of "
+                                "argument ")
+               << i << ", got " << name;
+      if (!type.isDynamicDim(d) || str.getValue().empty())
+        continue;
+      argNames[i][d] = str.getValue().str();
+      unsigned node = classes.node(arg, d);
+      auto [it, inserted] = nodeOfName.try_emplace(str.getValue(), node);
+      if (!inserted && failed(classes.unite(it->second, node, func)))
+        return failure();
+    }
+  }
+
+  ShapeRules rules(classes);
+  for (Operation &op : body.without_terminator())
+    if (failed(rules.apply(&op)))
+      return failure();
+
+  // Symbols in order of first appearance over the arguments; a class's name
+  // is the first name any of its argument dimensions carries.
+  llvm::DenseMap<unsigned, unsigned> symbolOfRoot;
+  for (BlockArgument arg : body.getArguments()) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      unsigned root = classes.find(classes.node(arg, d));
+      if (classes.staticOf(root) >= 0 || symbolOfRoot.count(root))
+        continue;
+      symbolOfRoot[root] = info.symbols.size();
+      info.symbols.push_back({"", -1});
+    }
+  }
+  for (BlockArgument arg : body.getArguments())
+    for (auto [d, name] : llvm::enumerate(argNames[arg.getArgNumber()])) {
+      if (name.empty())
+        continue;
+      auto it = symbolOfRoot.find(classes.find(classes.node(arg, d)));
+      if (it != symbolOfRoot.end() && info.symbols[it->second].name.empty())
+        info.symbols[it->second].name = name;
+    }
+  llvm::StringMap<unsigned> taken;
+  for (auto [i, symbol] : llvm::enumerate(info.symbols))
+    if (!symbol.name.empty())
+      taken[symbol.name] = i;
+  for (auto [i, symbol] : llvm::enumerate(info.symbols)) {
+    if (!symbol.name.empty())
+      continue;
+    // "d<N>", unless a user already named another symbol that.
+    std::string name = "d" + std::to_string(i);
+    while (taken.count(name))
+      name += "_";
+    taken[name] = i;
+    symbol.name = name;
+  }
+
+  auto resolve = [&](Value value, Operation *owner) -> LogicalResult {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<Monomial, 4> dims;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      unsigned root = classes.find(classes.node(value, d));
+      int64_t size = classes.staticOf(root);
+      if (size >= 0) {
+        dims.push_back(Monomial::constant(size));
+        continue;
+      }
+      auto it = symbolOfRoot.find(root);
+      if (it == symbolOfRoot.end())
+        return owner->emitOpError("result dimension ")
+               << d << " is dynamic but not determined by any input "
+               << "dimension";
+      dims.push_back(Monomial::symbol(it->second));
+    }
+    info.dims[value] = std::move(dims);
+    return success();
+  };
+  for (BlockArgument arg : body.getArguments())
+    if (failed(resolve(arg, func)))
+      return failure();
+  for (Operation &op : body.without_terminator())
+    for (Value result : op.getResults())
+      if (failed(resolve(result, &op)))
+        return failure();
+
+  for (auto [node, rows] : rules.positionBounds) {
+    auto it = symbolOfRoot.find(classes.find(node));
+    if (it == symbolOfRoot.end())
+      continue;
+    int64_t &max = info.symbols[it->second].max;
+    max = max < 0 ? rows : std::min(max, rows);
+  }
+  return success();
+}
+
+} // namespace attune::codegen::host
