@@ -608,13 +608,19 @@ llvm::Error Interpreter::evalLinear(tfm::LinearOp op) {
   shape.back() = N;
   int64_t rows = leadingElements(in.shape, 1);
   Tensor out = makeTensor(ScalarType::F32, shape);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t n = 0; n < N; ++n) {
-      double acc = bias ? bias->data[n] : 0.0;
-      for (int64_t k = 0; k < K; ++k)
-        acc += in.data[r * K + k] * w.data[k * N + n];
-      out.data[r * N + n] = acc;
+  // k outside n walks the weight row by row; each output still sums over k
+  // in order, so the result is the same as the textbook loop nest.
+  for (int64_t r = 0; r < rows; ++r) {
+    double *acc = &out.data[r * N];
+    for (int64_t n = 0; n < N; ++n)
+      acc[n] = bias ? bias->data[n] : 0.0;
+    for (int64_t k = 0; k < K; ++k) {
+      double x = in.data[r * K + k];
+      const double *wk = &w.data[k * N];
+      for (int64_t n = 0; n < N; ++n)
+        acc[n] += x * wk[n];
     }
+  }
   return define(op, std::move(out));
 }
 
@@ -653,14 +659,24 @@ llvm::Error Interpreter::evalMatmul(tfm::MatmulOp op) {
     const double *A = a.data.data() + bt * M * K;
     const double *B = b.data.data() + bt * K * N;
     double *C = out.data.data() + bt * M * N;
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        double acc = 0;
-        for (int64_t k = 0; k < K; ++k)
-          acc += (ta ? A[k * M + i] : A[i * K + k]) *
-                 (tb ? B[j * K + k] : B[k * N + j]);
-        C[i * N + j] = acc;
+    // The loop order follows B's layout for locality; every C[i, j] is
+    // still a sum over k in increasing order starting from 0.
+    for (int64_t i = 0; i < M; ++i) {
+      if (tb) {
+        for (int64_t j = 0; j < N; ++j) {
+          double acc = 0;
+          for (int64_t k = 0; k < K; ++k)
+            acc += (ta ? A[k * M + i] : A[i * K + k]) * B[j * K + k];
+          C[i * N + j] = acc;
+        }
+        continue;
       }
+      for (int64_t k = 0; k < K; ++k) {
+        double a_ik = ta ? A[k * M + i] : A[i * K + k];
+        for (int64_t j = 0; j < N; ++j)
+          C[i * N + j] += a_ik * B[k * N + j];
+      }
+    }
   }
   return define(op, std::move(out));
 }
