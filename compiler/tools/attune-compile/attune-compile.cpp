@@ -37,6 +37,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -148,6 +149,11 @@ static cl::opt<unsigned>
     numJobs("j", cl::Prefix, cl::init(0),
             cl::desc("Compile kernels on N threads (default: hardware threads)"),
             cl::value_desc("N"), cl::cat(compileCategory));
+static cl::opt<bool> splitInputFile(
+    "split-input-file",
+    cl::desc("Compile each '// -----' chunk of the input on its own (text "
+             "emits only; for tests)"),
+    cl::cat(compileCategory));
 static cl::opt<bool> verbose("verbose",
                              cl::desc("Print phase timings and a summary"),
                              cl::cat(compileCategory));
@@ -240,18 +246,6 @@ std::string writeFile(llvm::StringRef file, llvm::StringRef contents) {
   if (os.has_error())
     return ("cannot write '" + file + "': " + os.error().message()).str();
   return "";
-}
-
-/// Writes `text` to the output file (or stdout for "-" / none).
-int emitText(llvm::StringRef text) {
-  std::string error;
-  std::string file = outputFile.empty() ? "-" : outputFile.getValue();
-  auto out = mlir::openOutputFile(file, &error);
-  if (!out)
-    return fail(error);
-  out->os() << text;
-  out->keep();
-  return 0;
 }
 
 std::string printOp(Operation *op) {
@@ -505,20 +499,23 @@ std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
 
 enum class Emit { Mlir, HostMlir, Llvm, Obj, Lib };
 
-int compile() {
-  PhaseTimer timer;
+/// Flags checked once, before any input is read.
+struct ValidatedOptions {
+  Emit emit = Emit::Lib;
+  attune::codegen::CpuTargetOptions target;
+};
 
-  Emit emit;
+int validateOptions(ValidatedOptions &valid) {
   if (emitKind == "mlir")
-    emit = Emit::Mlir;
+    valid.emit = Emit::Mlir;
   else if (emitKind == "host-mlir")
-    emit = Emit::HostMlir;
+    valid.emit = Emit::HostMlir;
   else if (emitKind == "llvm")
-    emit = Emit::Llvm;
+    valid.emit = Emit::Llvm;
   else if (emitKind == "obj")
-    emit = Emit::Obj;
+    valid.emit = Emit::Obj;
   else if (emitKind == "lib")
-    emit = Emit::Lib;
+    valid.emit = Emit::Lib;
   else
     return fail("unknown --emit value '" + emitKind +
                 "', expected one of mlir, host-mlir, llvm, obj, lib");
@@ -528,13 +525,14 @@ int compile() {
   if (targetName != "cpu")
     return fail("unknown --target value '" + targetName +
                 "', expected cpu or cuda");
-  if ((emit == Emit::Obj || emit == Emit::Lib) &&
-      (outputFile.empty() || outputFile == "-"))
+  bool binaryEmit = valid.emit == Emit::Obj || valid.emit == Emit::Lib;
+  if (binaryEmit && (outputFile.empty() || outputFile == "-"))
     return fail("--emit=" + emitKind + " needs an output file (-o FILE)");
-
-  attune::codegen::CpuTargetOptions target;
+  if (binaryEmit && splitInputFile)
+    return fail("--split-input-file needs a text --emit (mlir, host-mlir or "
+                "llvm), got --emit=" + emitKind);
   if (!cpuFeatures.empty()) {
-    target.featureSets.clear();
+    valid.target.featureSets.clear();
     for (const std::string &features : cpuFeatures) {
       if (features.empty() ||
           !llvm::all_of(features, [](char c) {
@@ -542,9 +540,18 @@ int compile() {
           }))
         return fail("invalid --cpu-features entry '" + features +
                     "', expected a Halide feature list such as avx2-fma-f16c");
-      target.featureSets.push_back(features);
+      valid.target.featureSets.push_back(features);
     }
   }
+  return 0;
+}
+
+/// Compiles one model held in `buffer`. Text emits go to `textOut`.
+int compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
+            const ValidatedOptions &valid, llvm::raw_ostream &textOut) {
+  PhaseTimer timer;
+  const Emit emit = valid.emit;
+  const attune::codegen::CpuTargetOptions &target = valid.target;
 
   // Parse and verify. Diagnostics print with file:line:col from here on.
   DialectRegistry registry;
@@ -556,13 +563,10 @@ int compile() {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
-  if (std::error_code ec = buffer.getError())
-    return fail("cannot read '" + inputFile + "': " + ec.message());
   // The source as given, embedded in the library for reference checks.
-  std::string sourceIR = (*buffer)->getBuffer().str();
+  std::string sourceIR = buffer->getBuffer().str();
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
@@ -618,7 +622,10 @@ int compile() {
   if (int rc = checkDumps())
     return rc;
   if (emit == Emit::Mlir)
-    return emitText(printOp(module->getOperation()));
+    {
+    textOut << printOp(module->getOperation());
+    return 0;
+  }
 
   // Host code.
   attune::codegen::HostLoweringOptions hostOptions;
@@ -635,7 +642,10 @@ int compile() {
   }
   timer.done("host code");
   if (emit == Emit::HostMlir)
-    return emitText(printOp(module->getOperation()));
+    {
+    textOut << printOp(module->getOperation());
+    return 0;
+  }
 
   // LLVM IR and the host object.
   std::string tmError;
@@ -661,8 +671,10 @@ int compile() {
   timer.done("llvm ir");
   if (int rc = checkDumps())
     return rc;
-  if (emit == Emit::Llvm)
-    return emitText(llvmText);
+  if (emit == Emit::Llvm) {
+    textOut << llvmText;
+    return 0;
+  }
   if (emit == Emit::Obj) {
     if (std::string error = emitObject(*llvmModule, *tm, outputFile);
         !error.empty())
@@ -809,5 +821,41 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "attune-compile: compile a tfm model (.mlir) into a native library\n");
-  return compile();
+  ValidatedOptions valid;
+  if (int rc = validateOptions(valid))
+    return rc;
+
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (std::error_code ec = buffer.getError())
+    return fail("cannot read '" + inputFile + "': " + ec.message());
+
+  // Text emits go to -o (stdout by default); binary emits write their own
+  // files, and a ToolOutputFile would leave an empty one behind.
+  std::unique_ptr<llvm::ToolOutputFile> textFile;
+  if (valid.emit != Emit::Obj && valid.emit != Emit::Lib) {
+    std::string error;
+    textFile = openOutputFile(outputFile.empty() ? "-" : outputFile.getValue(),
+                              &error);
+    if (!textFile)
+      return fail(error);
+  }
+  llvm::raw_ostream &textOut = textFile ? textFile->os() : llvm::nulls();
+
+  int rc = 0;
+  if (splitInputFile) {
+    // Each chunk is a whole compile; every chunk runs even after a failure,
+    // so one file can hold many error cases.
+    if (failed(splitAndProcessBuffer(
+            std::move(*buffer),
+            [&](std::unique_ptr<llvm::MemoryBuffer> chunk, llvm::raw_ostream &os) {
+              return success(compile(std::move(chunk), valid, os) == 0);
+            },
+            textOut, kDefaultSplitMarker, kDefaultSplitMarker)))
+      rc = 1;
+  } else {
+    rc = compile(std::move(*buffer), valid, textOut);
+  }
+  if (rc == 0 && textFile)
+    textFile->keep();
+  return rc;
 }

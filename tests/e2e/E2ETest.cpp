@@ -1,0 +1,870 @@
+//===- E2ETest.cpp - compile, run and check whole models ------------------===//
+//
+// Each test compiles a small model with the attune-compile binary of this
+// build, opens the library through the runtime's C API, runs it on random
+// inputs and compares every output with attune::reference::evaluate on the
+// IR the library embeds (attune_model_source_ir) and the weights it embeds
+// (attune_model_weights). So each test checks the whole path: parser, graph
+// passes, host code, kernels, linking, the runtime and the ABI between them.
+//
+// Tolerance (fp32): every element must satisfy
+//     |got - ref| <= 1e-4 * max(1, |ref|)
+// i.e. 1e-4 absolute for values of magnitude below one and 1e-4 relative
+// above. The reference computes in double; NaN must match NaN and an
+// infinity must match the same infinity exactly.
+//
+// Kernels are cached in <build>/kernel-cache (ATTUNE_E2E_KERNEL_CACHE), so
+// only the first run after a compiler change pays for Halide compiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attune/runtime.h"
+#include "compiler/reference/Evaluator.h"
+#include "dialects/tfm/TfmDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using attune::codegen::ScalarType;
+using attune::reference::Tensor;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Compiling models
+//===----------------------------------------------------------------------===//
+
+/// The per-process scratch directory holding sources and libraries; removed
+/// when the test binary exits (see main).
+std::string &scratchDir() {
+  static std::string dir;
+  return dir;
+}
+
+std::string scratchFile(llvm::StringRef name) {
+  llvm::SmallString<256> path(scratchDir());
+  llvm::sys::path::append(path, name);
+  return std::string(path);
+}
+
+std::string readFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+bool writeFile(llvm::StringRef path, llvm::StringRef text) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return false;
+  os << text;
+  return true;
+}
+
+/// Runs attune-compile on `sourcePath` with `flags`, writing lib<name>.so.
+/// Returns the library path, or an empty string after recording a failure
+/// (with the compiler's output) in `error`.
+std::string runCompiler(llvm::StringRef name, llvm::StringRef sourcePath,
+                        const std::vector<std::string> &flags,
+                        std::string &error) {
+  std::string library = scratchFile("lib" + name.str() + ".so");
+  std::string log = scratchFile(name.str() + ".log");
+  std::vector<std::string> args = {
+      ATTUNE_COMPILE_PATH, sourcePath.str(), "--target=cpu", "-o", library,
+      "--kernel-cache=" ATTUNE_E2E_KERNEL_CACHE};
+  args.insert(args.end(), flags.begin(), flags.end());
+  llvm::SmallVector<llvm::StringRef> argv(args.begin(), args.end());
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(""), llvm::StringRef(log), llvm::StringRef(log)};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(ATTUNE_COMPILE_PATH, argv, std::nullopt,
+                                     redirects, 0, 0, &execError);
+  if (rc != 0) {
+    error = "attune-compile failed (exit " + std::to_string(rc) + ") for " +
+            name.str() + ": " + llvm::join(argv, " ") + "\n" + execError +
+            readFile(log);
+    return "";
+  }
+  return library;
+}
+
+/// Compiles each (name, IR, flags) once per process; later tests reuse it.
+std::string compileModel(llvm::StringRef name, llvm::StringRef ir,
+                         const std::vector<std::string> &flags,
+                         std::string &error) {
+  static std::map<std::string, std::string> compiled;
+  std::string key = name.str();
+  for (const std::string &flag : flags)
+    key += " " + flag;
+  if (auto it = compiled.find(key); it != compiled.end())
+    return it->second;
+  std::string source = scratchFile(name.str() + ".mlir");
+  if (!writeFile(source, ir)) {
+    error = "cannot write " + source;
+    return "";
+  }
+  std::string library = runCompiler(name, source, flags, error);
+  if (!library.empty())
+    compiled[key] = library;
+  return library;
+}
+
+//===----------------------------------------------------------------------===//
+// Running models
+//===----------------------------------------------------------------------===//
+
+/// Owns an opened model.
+struct Model {
+  attune_model_t *handle = nullptr;
+  Model() = default;
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+  ~Model() { attune_model_close(handle); }
+};
+
+size_t elementBytes(attune_dtype_t dtype) {
+  switch (dtype) {
+  case ATTUNE_DTYPE_F32:
+  case ATTUNE_DTYPE_I32:
+    return 4;
+  case ATTUNE_DTYPE_F16:
+  case ATTUNE_DTYPE_BF16:
+    return 2;
+  case ATTUNE_DTYPE_I64:
+    return 8;
+  case ATTUNE_DTYPE_I8:
+  case ATTUNE_DTYPE_BOOL:
+    return 1;
+  }
+  return 0;
+}
+
+int64_t numElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// A tensor in both forms: the runtime's bytes and the reference's doubles.
+struct HostTensor {
+  attune_dtype_t dtype = ATTUNE_DTYPE_F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  attune_tensor_t view() {
+    attune_tensor_t t{};
+    t.data = bytes.data();
+    t.dtype = dtype;
+    t.rank = static_cast<int32_t>(shape.size());
+    for (size_t i = 0; i < shape.size(); ++i)
+      t.shape[i] = shape[i];
+    return t;
+  }
+
+  double get(int64_t i) const {
+    const uint8_t *p = bytes.data() + i * elementBytes(dtype);
+    switch (dtype) {
+    case ATTUNE_DTYPE_F32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case ATTUNE_DTYPE_I32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case ATTUNE_DTYPE_I64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return static_cast<double>(v);
+    }
+    case ATTUNE_DTYPE_I8:
+      return static_cast<int8_t>(*p);
+    case ATTUNE_DTYPE_BOOL:
+      return *p;
+    default:
+      return NAN; // f16/bf16 inputs are not generated by these tests
+    }
+  }
+
+  void set(int64_t i, double value) {
+    uint8_t *p = bytes.data() + i * elementBytes(dtype);
+    switch (dtype) {
+    case ATTUNE_DTYPE_F32: {
+      float v = static_cast<float>(value);
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    case ATTUNE_DTYPE_I32: {
+      int32_t v = static_cast<int32_t>(value);
+      std::memcpy(p, &v, 4);
+      break;
+    }
+    case ATTUNE_DTYPE_I64: {
+      int64_t v = static_cast<int64_t>(value);
+      std::memcpy(p, &v, 8);
+      break;
+    }
+    case ATTUNE_DTYPE_I8:
+    case ATTUNE_DTYPE_BOOL:
+      *p = static_cast<uint8_t>(static_cast<int8_t>(value));
+      break;
+    default:
+      break;
+    }
+  }
+
+  static HostTensor zeros(attune_dtype_t dtype, std::vector<int64_t> shape) {
+    HostTensor t;
+    t.dtype = dtype;
+    t.shape = std::move(shape);
+    t.bytes.assign(numElements(t.shape) * elementBytes(dtype), 0);
+    return t;
+  }
+
+  Tensor toReference() const {
+    Tensor t;
+    t.dtype = static_cast<ScalarType>(dtype);
+    t.shape = shape;
+    t.data.resize(numElements(shape));
+    for (int64_t i = 0; i < static_cast<int64_t>(t.data.size()); ++i)
+      t.data[i] = get(i);
+    return t;
+  }
+};
+
+/// How integer and boolean inputs are filled. Floats are uniform in [-1, 1].
+struct InputSpec {
+  /// Integer inputs (token ids) are uniform in [0, idBound).
+  int64_t idBound = 1;
+};
+
+/// Random inputs of the given shapes, dtypes from the model. Boolean and i8
+/// inputs are masks: 1 with probability 3/4, and the first element of every
+/// row is 1, so no attention row is fully masked (where the fused and the
+/// decomposed definitions differ by design: 0 versus NaN).
+std::vector<HostTensor> makeInputs(attune_model_t *model,
+                                   const std::vector<std::vector<int64_t>> &shapes,
+                                   const InputSpec &spec, std::mt19937 &rng) {
+  std::vector<HostTensor> inputs;
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::bernoulli_distribution attend(0.75);
+  for (int32_t i = 0; i < attune_model_num_inputs(model); ++i) {
+    attune_tensor_info_t info;
+    EXPECT_EQ(attune_model_input_info(model, i, &info), ATTUNE_OK);
+    HostTensor t = HostTensor::zeros(info.dtype, shapes.at(i));
+    int64_t n = numElements(t.shape);
+    int64_t row = t.shape.empty() ? 1 : t.shape.back();
+    for (int64_t e = 0; e < n; ++e) {
+      switch (info.dtype) {
+      case ATTUNE_DTYPE_F32:
+        t.set(e, uniform(rng));
+        break;
+      case ATTUNE_DTYPE_I32:
+      case ATTUNE_DTYPE_I64:
+        t.set(e, std::uniform_int_distribution<int64_t>(0, spec.idBound - 1)(rng));
+        break;
+      default:
+        t.set(e, (row > 0 && e % row == 0) || attend(rng) ? 1 : 0);
+        break;
+      }
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+/// Runs the model; returns its outputs (shapes from attune_model_output_shape).
+std::vector<HostTensor> runModel(attune_model_t *model,
+                                 std::vector<HostTensor> &inputs) {
+  std::vector<attune_tensor_t> inViews;
+  for (HostTensor &t : inputs)
+    inViews.push_back(t.view());
+  int32_t numIn = static_cast<int32_t>(inViews.size());
+  std::vector<HostTensor> outputs;
+  for (int32_t i = 0; i < attune_model_num_outputs(model); ++i) {
+    attune_tensor_t shape{};
+    EXPECT_EQ(attune_model_output_shape(model, inViews.data(), numIn, i, &shape),
+              ATTUNE_OK)
+        << attune_status_message();
+    attune_tensor_info_t info;
+    EXPECT_EQ(attune_model_output_info(model, i, &info), ATTUNE_OK);
+    outputs.push_back(HostTensor::zeros(
+        info.dtype, std::vector<int64_t>(shape.shape, shape.shape + shape.rank)));
+  }
+  std::vector<attune_tensor_t> outViews;
+  for (HostTensor &t : outputs)
+    outViews.push_back(t.view());
+  EXPECT_EQ(attune_model_run(model, inViews.data(), numIn, outViews.data(),
+                             static_cast<int32_t>(outViews.size())),
+            ATTUNE_OK)
+      << attune_status_message();
+  return outputs;
+}
+
+/// Evaluates the IR the library was compiled from, with its own weights.
+llvm::Expected<std::vector<Tensor>>
+referenceOutputs(attune_model_t *model, const std::vector<HostTensor> &inputs) {
+  mlir::DialectRegistry registry;
+  registry.insert<attune::tfm::TfmDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect>();
+  mlir::MLIRContext context(registry);
+  const char *source = attune_model_source_ir(model);
+  if (!source)
+    return llvm::createStringError("the library embeds no source IR");
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  if (!module)
+    return llvm::createStringError("the embedded source IR does not parse");
+  // The compiled function: the one named like the model, else the only
+  // public one (the driver's own default).
+  mlir::func::FuncOp entry;
+  llvm::StringRef name = attune_model_name(model);
+  for (auto fn : module->getOps<mlir::func::FuncOp>()) {
+    if (fn.getSymName() == name) {
+      entry = fn;
+      break;
+    }
+    if (fn.isPublic())
+      entry = fn;
+  }
+  if (!entry)
+    return llvm::createStringError("no function to evaluate in the source IR");
+
+  const void *weights = nullptr;
+  size_t weightsSize = 0;
+  if (attune_model_weights(model, &weights, &weightsSize) != ATTUNE_OK)
+    return llvm::createStringError(attune_status_message());
+  attune::reference::WeightLookup lookup =
+      [](llvm::StringRef name, mlir::RankedTensorType) -> llvm::Expected<Tensor> {
+    return llvm::createStringError("the model has no weights, asked for " +
+                                   name.str());
+  };
+  if (weights && weightsSize) {
+    auto fromBlob = attune::reference::weightsFromSafeTensors(weights, weightsSize);
+    if (!fromBlob)
+      return fromBlob.takeError();
+    lookup = std::move(*fromBlob);
+  }
+  std::vector<Tensor> refInputs;
+  for (const HostTensor &t : inputs)
+    refInputs.push_back(t.toReference());
+  return attune::reference::evaluate(entry, refInputs, lookup);
+}
+
+/// The stated tolerance: |got - ref| <= 1e-4 * max(1, |ref|) per element.
+testing::AssertionResult allClose(const HostTensor &got, const Tensor &ref,
+                                  double tolerance = 1e-4) {
+  if (got.shape != ref.shape)
+    return testing::AssertionFailure() << "shape differs from the reference";
+  int64_t bad = 0, firstBad = -1;
+  double worst = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(ref.data.size()); ++i) {
+    double g = got.get(i), r = ref.data[i];
+    bool ok;
+    if (std::isnan(r) || std::isinf(r))
+      ok = std::isnan(r) ? std::isnan(g) : g == r;
+    else
+      ok = std::abs(g - r) <= tolerance * std::max(1.0, std::abs(r));
+    if (!ok) {
+      if (firstBad < 0)
+        firstBad = i;
+      ++bad;
+    }
+    if (std::isfinite(r) && std::isfinite(g))
+      worst = std::max(worst, std::abs(g - r) / std::max(1.0, std::abs(r)));
+  }
+  if (bad == 0)
+    return testing::AssertionSuccess();
+  return testing::AssertionFailure()
+         << bad << " of " << ref.data.size() << " elements out of tolerance "
+         << tolerance << "; first at flat index " << firstBad << ": got "
+         << got.get(firstBad) << ", reference " << ref.data[firstBad]
+         << "; worst finite scaled error " << worst;
+}
+
+testing::AssertionResult allClose(const HostTensor &a, const HostTensor &b,
+                                  double tolerance = 1e-4) {
+  return allClose(a, b.toReference(), tolerance);
+}
+
+std::string shapeString(const std::vector<std::vector<int64_t>> &shapes) {
+  std::string s;
+  for (const auto &shape : shapes)
+    s += "[" + llvm::join(llvm::map_range(shape, [](int64_t d) {
+                            return std::to_string(d);
+                          }),
+                          "x") +
+         "]";
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// The models
+//===----------------------------------------------------------------------===//
+
+/// One model: its IR and the input shapes of each run (several runs of one
+/// library exercise dynamic dimensions).
+struct ModelCase {
+  const char *name;
+  const char *ir;
+  std::vector<std::vector<std::vector<int64_t>>> runs;
+  InputSpec inputs = {};
+  /// Also compile with --no-fuse-attention and require the two to agree.
+  bool alsoUnfused = false;
+};
+
+std::ostream &operator<<(std::ostream &os, const ModelCase &c) {
+  return os << c.name;
+}
+
+// One model per op kind, with odd sizes (S = 1, 7, 129; D = 64, 80, 128) and
+// dynamic dimensions where real models have them.
+const ModelCase kOpCases[] = {
+    {"embedding", R"mlir(
+func.func @embedding(%ids: tensor<?x?xi32> {tfm.name = "ids", tfm.dim_names = ["batch", "seq"]}) -> tensor<?x?x80xf32> {
+  %t = tfm.weight "table" : tensor<97x80xf32>
+  %y = tfm.embedding %t, %ids : tensor<97x80xf32>, tensor<?x?xi32> -> tensor<?x?x80xf32>
+  return %y : tensor<?x?x80xf32>
+})mlir",
+     {{{1, 1}}, {{2, 7}}, {{1, 129}}},
+     {97}},
+    {"learned_position", R"mlir(
+func.func @learned_position(%x: tensor<?x?x64xf32> {tfm.dim_names = ["batch", "seq", ""]}) -> tensor<?x?x64xf32> {
+  %p = tfm.weight "wpe" : tensor<160x64xf32>
+  %y = tfm.learned_position %x, %p : tensor<?x?x64xf32>, tensor<160x64xf32> -> tensor<?x?x64xf32>
+  return %y : tensor<?x?x64xf32>
+})mlir",
+     {{{1, 1, 64}}, {{2, 7, 64}}, {{1, 129, 64}}}},
+    {"sinusoidal_interleaved", R"mlir(
+func.func @sinusoidal_interleaved(%x: tensor<?x?x80xf32>) -> tensor<?x?x80xf32> {
+  %y = tfm.sinusoidal_position %x : tensor<?x?x80xf32> -> tensor<?x?x80xf32>
+  return %y : tensor<?x?x80xf32>
+})mlir",
+     {{{1, 7, 80}}, {{2, 129, 80}}}},
+    {"sinusoidal_concat", R"mlir(
+func.func @sinusoidal_concat(%x: tensor<?x?x64xf32>) -> tensor<?x?x64xf32> {
+  %y = tfm.sinusoidal_position %x {form = #tfm.sinusoidal_form<concat>, min_timescale = 2.0 : f64, max_timescale = 5000.0 : f64} : tensor<?x?x64xf32> -> tensor<?x?x64xf32>
+  return %y : tensor<?x?x64xf32>
+})mlir",
+     {{{1, 1, 64}}, {{3, 129, 64}}}},
+    {"layer_norm", R"mlir(
+func.func @layer_norm(%x: tensor<?x?x80xf32>) -> tensor<?x?x80xf32> {
+  %g = tfm.weight "g" : tensor<80xf32>
+  %b = tfm.weight "b" : tensor<80xf32>
+  %y = tfm.layer_norm %x, %g, %b {epsilon = 1.0e-05 : f64} : tensor<?x?x80xf32>, tensor<80xf32>, tensor<80xf32> -> tensor<?x?x80xf32>
+  return %y : tensor<?x?x80xf32>
+})mlir",
+     {{{1, 1, 80}}, {{2, 7, 80}}, {{1, 129, 80}}}},
+    {"rms_norm", R"mlir(
+func.func @rms_norm(%x: tensor<?x?x128xf32>) -> tensor<?x?x128xf32> {
+  %g = tfm.weight "g" : tensor<128xf32>
+  %y = tfm.rms_norm %x, %g {epsilon = 1.0e-06 : f64} : tensor<?x?x128xf32>, tensor<128xf32> -> tensor<?x?x128xf32>
+  return %y : tensor<?x?x128xf32>
+})mlir",
+     {{{1, 1, 128}}, {{2, 129, 128}}}},
+    {"linear", R"mlir(
+func.func @linear(%x: tensor<?x?x64xf32>, %z: tensor<?x128xf32>) -> (tensor<?x?x80xf32>, tensor<?x64xf32>) {
+  %w = tfm.weight "w" : tensor<64x80xf32>
+  %b = tfm.weight "b" : tensor<80xf32>
+  %y = tfm.linear %x, %w, %b : tensor<?x?x64xf32>, tensor<64x80xf32>, tensor<80xf32> -> tensor<?x?x80xf32>
+  %w2 = tfm.weight "w2" : tensor<128x64xf32>
+  %y2 = tfm.linear %z, %w2 : tensor<?x128xf32>, tensor<128x64xf32> -> tensor<?x64xf32>
+  return %y, %y2 : tensor<?x?x80xf32>, tensor<?x64xf32>
+})mlir",
+     {{{1, 1, 64}, {1, 128}}, {{2, 7, 64}, {129, 128}}, {{1, 129, 64}, {7, 128}}}},
+    {"matmul", R"mlir(
+func.func @matmul(%a: tensor<2x?x64xf32>, %b: tensor<2x64x80xf32>,
+                  %q: tensor<3x?x80xf32>, %k: tensor<3x?x80xf32>) -> (tensor<2x?x80xf32>, tensor<3x?x?xf32>) {
+  %y = tfm.matmul %a, %b : tensor<2x?x64xf32>, tensor<2x64x80xf32> -> tensor<2x?x80xf32>
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<3x?x80xf32>, tensor<3x?x80xf32> -> tensor<3x?x?xf32>
+  return %y, %s : tensor<2x?x80xf32>, tensor<3x?x?xf32>
+})mlir",
+     {{{2, 1, 64}, {2, 64, 80}, {3, 7, 80}, {3, 129, 80}},
+      {{2, 129, 64}, {2, 64, 80}, {3, 1, 80}, {3, 7, 80}}}},
+    {"binary", R"mlir(
+func.func @binary(%x: tensor<?x7x64xf32>, %y: tensor<2x1x64xf32>, %z: tensor<2x7x64xf32>) -> (tensor<?x7x64xf32>, tensor<2x7x64xf32>, tensor<?x7x64xf32>, tensor<2x7x64xf32>) {
+  %w = tfm.weight "w" : tensor<64xf32>
+  %a = tfm.add %x, %w : tensor<?x7x64xf32>, tensor<64xf32> -> tensor<?x7x64xf32>
+  %s = tfm.sub %z, %y : tensor<2x7x64xf32>, tensor<2x1x64xf32> -> tensor<2x7x64xf32>
+  %c = arith.constant dense<0.5> : tensor<f32>
+  %m = tfm.mul %x, %c : tensor<?x7x64xf32>, tensor<f32> -> tensor<?x7x64xf32>
+  %d = tfm.div %y, %z : tensor<2x1x64xf32>, tensor<2x7x64xf32> -> tensor<2x7x64xf32>
+  return %a, %s, %m, %d : tensor<?x7x64xf32>, tensor<2x7x64xf32>, tensor<?x7x64xf32>, tensor<2x7x64xf32>
+})mlir",
+     {{{1, 7, 64}, {2, 1, 64}, {2, 7, 64}}, {{3, 7, 64}, {2, 1, 64}, {2, 7, 64}}}},
+    {"where", R"mlir(
+func.func @where(%c: tensor<2x1x80xi1>, %x: tensor<2x7x80xf32>) -> tensor<2x7x80xf32> {
+  %w = tfm.weight "w" : tensor<80xf32>
+  %y = tfm.where %c, %x, %w : tensor<2x1x80xi1>, tensor<2x7x80xf32>, tensor<80xf32> -> tensor<2x7x80xf32>
+  return %y : tensor<2x7x80xf32>
+})mlir",
+     {{{2, 1, 80}, {2, 7, 80}}}},
+    {"unary", R"mlir(
+func.func @unary(%x: tensor<?x80xf32>) -> (tensor<?x80xf32>, tensor<?x80xf32>, tensor<?x80xf32>, tensor<?x80xf32>) {
+  %r = tfm.relu %x : tensor<?x80xf32> -> tensor<?x80xf32>
+  %g = tfm.gelu %x : tensor<?x80xf32> -> tensor<?x80xf32>
+  %t = tfm.gelu %x {approximate = #tfm.gelu_approx<tanh>} : tensor<?x80xf32> -> tensor<?x80xf32>
+  %s = tfm.silu %x : tensor<?x80xf32> -> tensor<?x80xf32>
+  return %r, %g, %t, %s : tensor<?x80xf32>, tensor<?x80xf32>, tensor<?x80xf32>, tensor<?x80xf32>
+})mlir",
+     {{{1, 80}}, {{129, 80}}}},
+    {"softmax", R"mlir(
+func.func @softmax(%x: tensor<3x?xf32>) -> tensor<3x?xf32> {
+  %y = tfm.softmax %x {axis = -1 : i64} : tensor<3x?xf32> -> tensor<3x?xf32>
+  return %y : tensor<3x?xf32>
+})mlir",
+     {{{3, 1}}, {{3, 7}}, {{3, 129}}}},
+    {"causal_mask", R"mlir(
+func.func @causal_mask(%x: tensor<1x2x?x?xf32>) -> (tensor<1x2x?x?xf32>, tensor<1x2x?x?xf32>) {
+  %y = tfm.causal_mask %x : tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  %z = tfm.causal_mask %x {value = -1.0e+09 : f64} : tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  return %y, %z : tensor<1x2x?x?xf32>, tensor<1x2x?x?xf32>
+})mlir",
+     {{{1, 2, 7, 7}}, {{1, 2, 7, 9}}, {{1, 2, 1, 129}}}},
+    {"reshape_transpose", R"mlir(
+func.func @reshape_transpose(%x: tensor<?x7x4x16xf32>) -> tensor<?x4x112xf32> {
+  %t = tfm.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : tensor<?x7x4x16xf32> -> tensor<?x4x7x16xf32>
+  %r = tfm.reshape %t : tensor<?x4x7x16xf32> -> tensor<?x4x112xf32>
+  return %r : tensor<?x4x112xf32>
+})mlir",
+     {{{1, 7, 4, 16}}, {{3, 7, 4, 16}}}},
+    {"repeat_interleave", R"mlir(
+func.func @repeat_interleave(%x: tensor<1x2x?x64xf32>) -> tensor<1x6x?x64xf32> {
+  %y = tfm.repeat_interleave %x {axis = 1 : i64, repeats = 3 : i64} : tensor<1x2x?x64xf32> -> tensor<1x6x?x64xf32>
+  return %y : tensor<1x6x?x64xf32>
+})mlir",
+     {{{1, 2, 1, 64}}, {{1, 2, 129, 64}}}},
+};
+
+// Attention in every form the kernel supports; each also built unfused.
+const ModelCase kAttentionCases[] = {
+    {"attention_d64", R"mlir(
+func.func @attention_d64(%q: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                         %k: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                         %v: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]}) -> tensor<1x4x?x64xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  return %o : tensor<1x4x?x64xf32>
+})mlir",
+     {{{1, 4, 1, 64}, {1, 4, 1, 64}, {1, 4, 1, 64}},
+      {{1, 4, 7, 64}, {1, 4, 7, 64}, {1, 4, 7, 64}},
+      {{1, 4, 129, 64}, {1, 4, 129, 64}, {1, 4, 129, 64}}},
+     {},
+     true},
+    {"attention_cross_d80", R"mlir(
+func.func @attention_cross_d80(%q: tensor<2x3x?x80xf32> {tfm.dim_names = ["", "", "sq", ""]},
+                               %k: tensor<2x3x?x80xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                               %v: tensor<2x3x?x80xf32> {tfm.dim_names = ["", "", "sk", ""]}) -> tensor<2x3x?x80xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.11180339887 : f64} : tensor<2x3x?x80xf32>, tensor<2x3x?x80xf32>, tensor<2x3x?x80xf32> -> tensor<2x3x?x80xf32>
+  return %o : tensor<2x3x?x80xf32>
+})mlir",
+     {{{2, 3, 7, 80}, {2, 3, 129, 80}, {2, 3, 129, 80}},
+      {{2, 3, 129, 80}, {2, 3, 7, 80}, {2, 3, 7, 80}},
+      {{2, 3, 1, 80}, {2, 3, 1, 80}, {2, 3, 1, 80}}},
+     {},
+     true},
+    {"attention_causal_d128", R"mlir(
+func.func @attention_causal_d128(%q: tensor<1x2x?x128xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                 %k: tensor<1x2x?x128xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                 %v: tensor<1x2x?x128xf32> {tfm.dim_names = ["", "", "seq", ""]}) -> tensor<1x2x?x128xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.08838834764 : f64, causal = true} : tensor<1x2x?x128xf32>, tensor<1x2x?x128xf32>, tensor<1x2x?x128xf32> -> tensor<1x2x?x128xf32>
+  return %o : tensor<1x2x?x128xf32>
+})mlir",
+     {{{1, 2, 1, 128}, {1, 2, 1, 128}, {1, 2, 1, 128}},
+      {{1, 2, 7, 128}, {1, 2, 7, 128}, {1, 2, 7, 128}},
+      {{1, 2, 129, 128}, {1, 2, 129, 128}, {1, 2, 129, 128}}},
+     {},
+     true},
+    {"attention_gqa", R"mlir(
+func.func @attention_gqa(%q: tensor<1x8x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                         %k: tensor<1x2x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                         %v: tensor<1x2x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]}) -> tensor<1x8x?x64xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+})mlir",
+     {{{1, 8, 7, 64}, {1, 2, 7, 64}, {1, 2, 7, 64}},
+      {{1, 8, 129, 64}, {1, 2, 129, 64}, {1, 2, 129, 64}}},
+     {},
+     true},
+    {"attention_key_padding", R"mlir(
+func.func @attention_key_padding(%q: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                 %k: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                 %v: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                 %pad: tensor<2x?xi1> {tfm.dim_names = ["", "seq"]}) -> tensor<2x4x?x64xf32> {
+  %o = tfm.attention %q, %k, %v key_padding_mask(%pad : tensor<2x?xi1>) {scale = 0.125 : f64, causal = true} : tensor<2x4x?x64xf32>, tensor<2x4x?x64xf32>, tensor<2x4x?x64xf32> -> tensor<2x4x?x64xf32>
+  return %o : tensor<2x4x?x64xf32>
+})mlir",
+     {{{2, 4, 7, 64}, {2, 4, 7, 64}, {2, 4, 7, 64}, {2, 7}},
+      {{2, 4, 129, 64}, {2, 4, 129, 64}, {2, 4, 129, 64}, {2, 129}}},
+     {},
+     true},
+    {"attention_additive_mask", R"mlir(
+func.func @attention_additive_mask(%q: tensor<1x4x?x80xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                   %k: tensor<1x4x?x80xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                   %v: tensor<1x4x?x80xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                   %m: tensor<1x1x?x?xf32> {tfm.dim_names = ["", "", "seq", "seq"]}) -> tensor<1x4x?x80xf32> {
+  %o = tfm.attention %q, %k, %v mask(%m : tensor<1x1x?x?xf32>) {scale = 0.11180339887 : f64} : tensor<1x4x?x80xf32>, tensor<1x4x?x80xf32>, tensor<1x4x?x80xf32> -> tensor<1x4x?x80xf32>
+  return %o : tensor<1x4x?x80xf32>
+})mlir",
+     {{{1, 4, 7, 80}, {1, 4, 7, 80}, {1, 4, 7, 80}, {1, 1, 7, 7}},
+      {{1, 4, 129, 80}, {1, 4, 129, 80}, {1, 4, 129, 80}, {1, 1, 129, 129}}},
+     {},
+     true},
+    // Attention as an exporter writes it: the fused build raises it to
+    // tfm.attention, the unfused build keeps the decomposed ops.
+    {"attention_decomposed", R"mlir(
+func.func @attention_decomposed(%q: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                %k: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                %v: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]}) -> tensor<1x4x?x64xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x?xf32>
+  %c = arith.constant dense<8.0> : tensor<f32>
+  %t = tfm.div %s, %c : tensor<1x4x?x?xf32>, tensor<f32> -> tensor<1x4x?x?xf32>
+  %m = tfm.causal_mask %t : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x?x?xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  return %o : tensor<1x4x?x64xf32>
+})mlir",
+     {{{1, 4, 1, 64}, {1, 4, 1, 64}, {1, 4, 1, 64}},
+      {{1, 4, 129, 64}, {1, 4, 129, 64}, {1, 4, 129, 64}}},
+     {},
+     true},
+};
+
+/// A small GPT-2-like block: token embedding + learned positions, pre-LN
+/// causal self-attention (decomposed, as exported), GELU MLP, final norm.
+/// d_model 64, 4 heads of 16, vocabulary 97, up to 160 positions; batch and
+/// sequence dynamic.
+const char *kSmallBlock = R"mlir(
+func.func @small_block(%ids: tensor<?x?xi32> {tfm.name = "ids", tfm.dim_names = ["batch", "seq"]})
+    -> (tensor<?x?x64xf32> {tfm.name = "hidden_states"}) {
+  %wte = tfm.weight "wte" : tensor<97x64xf32>
+  %wpe = tfm.weight "wpe" : tensor<160x64xf32>
+  %tok = tfm.embedding %wte, %ids : tensor<97x64xf32>, tensor<?x?xi32> -> tensor<?x?x64xf32>
+  %x = tfm.learned_position %tok, %wpe : tensor<?x?x64xf32>, tensor<160x64xf32> -> tensor<?x?x64xf32>
+  %g1 = tfm.weight "ln_1.weight" {init = #tfm.init<ones>} : tensor<64xf32>
+  %b1 = tfm.weight "ln_1.bias" {init = #tfm.init<zeros>} : tensor<64xf32>
+  %h = tfm.layer_norm %x, %g1, %b1 : tensor<?x?x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  %wq = tfm.weight "attn.q.weight" {std = 0.2 : f64} : tensor<64x64xf32>
+  %wk = tfm.weight "attn.k.weight" {std = 0.2 : f64} : tensor<64x64xf32>
+  %wv = tfm.weight "attn.v.weight" {std = 0.2 : f64} : tensor<64x64xf32>
+  %bq = tfm.weight "attn.q.bias" : tensor<64xf32>
+  %q = tfm.linear %h, %wq, %bq : tensor<?x?x64xf32>, tensor<64x64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  %k = tfm.linear %h, %wk : tensor<?x?x64xf32>, tensor<64x64xf32> -> tensor<?x?x64xf32>
+  %v = tfm.linear %h, %wv : tensor<?x?x64xf32>, tensor<64x64xf32> -> tensor<?x?x64xf32>
+  %q4 = tfm.reshape %q : tensor<?x?x64xf32> -> tensor<?x?x4x16xf32>
+  %k4 = tfm.reshape %k : tensor<?x?x64xf32> -> tensor<?x?x4x16xf32>
+  %v4 = tfm.reshape %v : tensor<?x?x64xf32> -> tensor<?x?x4x16xf32>
+  %qh = tfm.transpose %q4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<?x?x4x16xf32> -> tensor<?x4x?x16xf32>
+  %kh = tfm.transpose %k4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<?x?x4x16xf32> -> tensor<?x4x?x16xf32>
+  %vh = tfm.transpose %v4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<?x?x4x16xf32> -> tensor<?x4x?x16xf32>
+  %s = tfm.matmul %qh, %kh {transpose_b = true} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x?xf32>
+  %c = arith.constant dense<2.500000e-01> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<?x4x?x?xf32>, tensor<f32> -> tensor<?x4x?x?xf32>
+  %m = tfm.causal_mask %t : tensor<?x4x?x?xf32> -> tensor<?x4x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<?x4x?x?xf32> -> tensor<?x4x?x?xf32>
+  %o = tfm.matmul %p, %vh : tensor<?x4x?x?xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+  %ot = tfm.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : tensor<?x4x?x16xf32> -> tensor<?x?x4x16xf32>
+  %om = tfm.reshape %ot : tensor<?x?x4x16xf32> -> tensor<?x?x64xf32>
+  %wo = tfm.weight "attn.o.weight" : tensor<64x64xf32>
+  %bo = tfm.weight "attn.o.bias" : tensor<64xf32>
+  %a = tfm.linear %om, %wo, %bo : tensor<?x?x64xf32>, tensor<64x64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  %x1 = tfm.add %x, %a : tensor<?x?x64xf32>, tensor<?x?x64xf32> -> tensor<?x?x64xf32>
+  %g2 = tfm.weight "ln_2.weight" {init = #tfm.init<ones>} : tensor<64xf32>
+  %b2 = tfm.weight "ln_2.bias" {init = #tfm.init<zeros>} : tensor<64xf32>
+  %h2 = tfm.layer_norm %x1, %g2, %b2 : tensor<?x?x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  %wf = tfm.weight "mlp.fc.weight" : tensor<64x256xf32>
+  %bf = tfm.weight "mlp.fc.bias" : tensor<256xf32>
+  %f = tfm.linear %h2, %wf, %bf : tensor<?x?x64xf32>, tensor<64x256xf32>, tensor<256xf32> -> tensor<?x?x256xf32>
+  %act = tfm.gelu %f {approximate = #tfm.gelu_approx<tanh>} : tensor<?x?x256xf32> -> tensor<?x?x256xf32>
+  %wp = tfm.weight "mlp.proj.weight" : tensor<256x64xf32>
+  %bp = tfm.weight "mlp.proj.bias" : tensor<64xf32>
+  %mp = tfm.linear %act, %wp, %bp : tensor<?x?x256xf32>, tensor<256x64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  %x2 = tfm.add %x1, %mp : tensor<?x?x64xf32>, tensor<?x?x64xf32> -> tensor<?x?x64xf32>
+  %gf = tfm.weight "ln_f.weight" {init = #tfm.init<ones>} : tensor<64xf32>
+  %bff = tfm.weight "ln_f.bias" {init = #tfm.init<zeros>} : tensor<64xf32>
+  %y = tfm.layer_norm %x2, %gf, %bff : tensor<?x?x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  return %y : tensor<?x?x64xf32>
+})mlir";
+
+const ModelCase kBlockCases[] = {
+    // Dynamic batch and sequence: one library, several shapes.
+    {"small_block", kSmallBlock,
+     {{{1, 1}}, {{2, 7}}, {{1, 129}}, {{3, 20}}, {{1, 160}}},
+     {97},
+     true},
+};
+
+//===----------------------------------------------------------------------===//
+// Tests
+//===----------------------------------------------------------------------===//
+
+/// Compiles `c` (with `flags`), runs every shape of `c.runs`, checks each
+/// output against the reference, and returns the outputs of every run.
+std::vector<std::vector<HostTensor>>
+compileRunAndCheck(const ModelCase &c, const std::vector<std::string> &flags,
+                   llvm::StringRef variant) {
+  std::vector<std::vector<HostTensor>> results;
+  std::string error;
+  std::string library =
+      compileModel(std::string(c.name) + variant.str(), c.ir, flags, error);
+  EXPECT_FALSE(library.empty()) << error;
+  if (library.empty())
+    return results;
+  Model model;
+  EXPECT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  if (!model.handle)
+    return results;
+  EXPECT_STREQ(attune_model_source_ir(model.handle), c.ir)
+      << "the library must embed the IR exactly as given";
+
+  std::mt19937 rng(1234);
+  for (const auto &shapes : c.runs) {
+    SCOPED_TRACE(c.name + variant.str() + " inputs " + shapeString(shapes));
+    std::vector<HostTensor> inputs = makeInputs(model.handle, shapes, c.inputs, rng);
+    std::vector<HostTensor> outputs = runModel(model.handle, inputs);
+    auto reference = referenceOutputs(model.handle, inputs);
+    if (!reference) {
+      ADD_FAILURE() << "reference: " << llvm::toString(reference.takeError());
+      continue;
+    }
+    EXPECT_EQ(reference->size(), outputs.size());
+    for (size_t i = 0; i < std::min(reference->size(), outputs.size()); ++i)
+      EXPECT_TRUE(allClose(outputs[i], (*reference)[i])) << "output " << i;
+    results.push_back(std::move(outputs));
+  }
+  return results;
+}
+
+/// Fused (default) and, when asked, unfused builds: each matches the
+/// reference, and the two match each other on the same inputs.
+void checkModel(const ModelCase &c) {
+  auto fused = compileRunAndCheck(c, {}, "");
+  if (!c.alsoUnfused)
+    return;
+  auto unfused = compileRunAndCheck(c, {"--no-fuse-attention"}, "_unfused");
+  ASSERT_EQ(fused.size(), unfused.size());
+  for (size_t r = 0; r < fused.size(); ++r) {
+    ASSERT_EQ(fused[r].size(), unfused[r].size());
+    for (size_t i = 0; i < fused[r].size(); ++i)
+      EXPECT_TRUE(allClose(unfused[r][i], fused[r][i]))
+          << "fused and unfused builds differ: run " << r << ", output " << i;
+  }
+}
+
+class OpTest : public testing::TestWithParam<ModelCase> {};
+TEST_P(OpTest, MatchesReference) { checkModel(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(E2E, OpTest, testing::ValuesIn(kOpCases),
+                         [](const auto &info) { return std::string(info.param.name); });
+
+class AttentionTest : public testing::TestWithParam<ModelCase> {};
+TEST_P(AttentionTest, FusedAndUnfusedMatchReference) { checkModel(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(E2E, AttentionTest, testing::ValuesIn(kAttentionCases),
+                         [](const auto &info) { return std::string(info.param.name); });
+
+class BlockTest : public testing::TestWithParam<ModelCase> {};
+TEST_P(BlockTest, FusedAndUnfusedMatchReference) { checkModel(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(E2E, BlockTest, testing::ValuesIn(kBlockCases),
+                         [](const auto &info) { return std::string(info.param.name); });
+
+/// The bundled example, fused and unfused, at one short sequence (its
+/// vocabulary table alone is 150 MB, which the reference reads in double).
+TEST(E2EExample, Gpt2BlockFusedAndUnfused) {
+  std::string ir = readFile(ATTUNE_SOURCE_DIR "/examples/gpt2-block/block.mlir");
+  if (ir.empty())
+    GTEST_SKIP() << "examples/gpt2-block/block.mlir is not in this tree";
+  ModelCase c{"gpt2_block", ir.c_str(), {{{1, 7}}}, {50257}, true};
+  checkModel(c);
+}
+
+/// The three artifacts exist and the header names the model's interface.
+TEST(E2EArtifacts, LibraryArchiveAndHeader) {
+  std::string error;
+  std::string library = compileModel("small_block", kSmallBlock, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  llvm::SmallString<256> archive(library), header(library);
+  llvm::sys::path::replace_extension(archive, "a");
+  llvm::sys::path::replace_extension(header, "h");
+  EXPECT_TRUE(llvm::sys::fs::exists(archive));
+  std::string text = readFile(header);
+  EXPECT_NE(text.find("#include <attune/runtime.h>"), std::string::npos) << text;
+  EXPECT_NE(text.find("const attune_model_abi_t *attune_model_abi(void);"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ids: i32 [batch, seq]"), std::string::npos) << text;
+  EXPECT_NE(text.find("hidden_states: f32 [batch, seq, 64]"), std::string::npos)
+      << text;
+}
+
+/// A library compiled from a weights file uses those weights, not seeded
+/// ones: compile once seeded, extract its weights to a file, recompile from
+/// the file with another seed, and the outputs must be identical.
+TEST(E2EWeights, WeightsFileIsUsed) {
+  std::string error;
+  std::string seeded = compileModel("small_block", kSmallBlock, {}, error);
+  ASSERT_FALSE(seeded.empty()) << error;
+  Model a;
+  ASSERT_EQ(attune_model_open(seeded.c_str(), &a.handle), ATTUNE_OK)
+      << attune_status_message();
+  const void *data = nullptr;
+  size_t size = 0;
+  ASSERT_EQ(attune_model_weights(a.handle, &data, &size), ATTUNE_OK);
+  ASSERT_GT(size, 0u);
+  std::string weightsPath = scratchFile("small_block.safetensors");
+  ASSERT_TRUE(writeFile(weightsPath,
+                        llvm::StringRef(static_cast<const char *>(data), size)));
+  std::string fromFile = compileModel(
+      "small_block_from_file", kSmallBlock,
+      {"--weights=" + weightsPath, "--seed=99"}, error);
+  ASSERT_FALSE(fromFile.empty()) << error;
+  Model b;
+  ASSERT_EQ(attune_model_open(fromFile.c_str(), &b.handle), ATTUNE_OK)
+      << attune_status_message();
+  std::mt19937 rng(7);
+  std::vector<HostTensor> inputs = makeInputs(a.handle, {{2, 9}}, {97}, rng);
+  auto outA = runModel(a.handle, inputs);
+  auto outB = runModel(b.handle, inputs);
+  ASSERT_EQ(outA.size(), 1u);
+  ASSERT_EQ(outB.size(), 1u);
+  EXPECT_EQ(outA[0].bytes, outB[0].bytes);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  testing::InitGoogleTest(&argc, argv);
+  llvm::SmallString<256> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("attune-e2e", dir)) {
+    llvm::errs() << "cannot create a scratch directory: " << ec.message() << "\n";
+    return 1;
+  }
+  scratchDir() = std::string(dir);
+  int rc = RUN_ALL_TESTS();
+  // Kept when something failed, so the sources and logs can be inspected.
+  if (rc == 0)
+    llvm::sys::fs::remove_directories(dir);
+  else
+    llvm::errs() << "e2e scratch files kept in " << dir << "\n";
+  return rc;
+}

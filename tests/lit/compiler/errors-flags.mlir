@@ -1,0 +1,22 @@
+// RUN: not attune-compile %s --target=cuda -o %t.so 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: not attune-compile %s --emit=exe 2>&1 | FileCheck %s --check-prefix=EMIT
+// RUN: not attune-compile %s --emit=lib 2>&1 | FileCheck %s --check-prefix=NOOUT
+// RUN: not attune-compile %s --emit=mlir --weights=%t.does-not-exist.safetensors 2>&1 | FileCheck %s --check-prefix=NOWEIGHTS
+// RUN: not attune-compile %s --emit=mlir --weights=%S/Inputs/wrong_shape.safetensors 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not attune-compile %t.no-such-model.mlir --emit=mlir 2>&1 | FileCheck %s --check-prefix=NOINPUT
+// REQUIRES: attune-compile
+
+/// Bad flags and bad weights files are one clear error line each.
+
+// CUDA: attune-compile: error: target 'cuda' is not supported yet
+// EMIT: attune-compile: error: unknown --emit value 'exe', expected one of mlir, host-mlir, llvm, obj, lib
+// NOOUT: attune-compile: error: --emit=lib needs an output file (-o FILE)
+// NOWEIGHTS: attune-compile: error: weights file '{{.*}}does-not-exist.safetensors' not found
+// SHAPE: attune-compile: error: cannot bind weights from '{{.*}}wrong_shape.safetensors': {{.*}}w{{.*}}
+// NOINPUT: attune-compile: error: cannot read '{{.*}}no-such-model.mlir'
+
+func.func @model(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %w = tfm.weight "w" : tensor<4xf32>
+  %y = tfm.add %x, %w : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
