@@ -29,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -82,10 +83,10 @@ std::string formatShape(ArrayRef<int64_t> shape) {
   return text + "]";
 }
 
+/// `%g`: short, and exact for the fills and scales people write.
 std::string formatNumber(double value) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << value;
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
   return text;
 }
 

@@ -1,0 +1,64 @@
+// RUN: attune-opt %s -split-input-file -tfm-decompose-attention -verify-diagnostics | FileCheck %s
+
+/// Scale only: matmul with transpose_b, mul by the splat scale, softmax over
+/// the last axis, matmul with v.
+// CHECK-LABEL: func.func @plain
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x4x8x16xf32>, %[[K:[^:]+]]: tensor<2x4x6x16xf32>, %[[V:[^:]+]]: tensor<2x4x6x32xf32>)
+// CHECK-NEXT: %[[S:.+]] = tfm.matmul %[[Q]], %[[K]] {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x6x16xf32> -> tensor<2x4x8x6xf32>
+// CHECK-NEXT: %[[C:.+]] = arith.constant dense<2.500000e-01> : tensor<f32>
+// CHECK-NEXT: %[[T:.+]] = tfm.mul %[[S]], %[[C]] : tensor<2x4x8x6xf32>, tensor<f32> -> tensor<2x4x8x6xf32>
+// CHECK-NEXT: %[[P:.+]] = tfm.softmax %[[T]] : tensor<2x4x8x6xf32> -> tensor<2x4x8x6xf32>
+// CHECK-NEXT: %[[O:.+]] = tfm.matmul %[[P]], %[[V]] : tensor<2x4x8x6xf32>, tensor<2x4x6x32xf32> -> tensor<2x4x8x32xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @plain(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x6x16xf32>, %v: tensor<2x4x6x32xf32>) -> tensor<2x4x8x32xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.25 : f64} : tensor<2x4x8x16xf32>, tensor<2x4x6x16xf32>, tensor<2x4x6x32xf32> -> tensor<2x4x8x32xf32>
+  return %o : tensor<2x4x8x32xf32>
+}
+
+// -----
+
+/// Every modifier at once, in the canonical order: scale, additive mask,
+/// key padding (reshaped to [B, 1, 1, Sk], -inf where zero), causal.
+// CHECK-LABEL: func.func @all_modifiers
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<?x4x?x16xf16>, %[[K:[^:]+]]: tensor<?x4x?x16xf16>, %[[V:[^:]+]]: tensor<?x4x?x16xf16>, %[[M:[^:]+]]: tensor<1x1x?x?xf16>, %[[KPM:[^:]+]]: tensor<?x?xi1>)
+// CHECK: %[[S:.+]] = tfm.matmul %[[Q]], %[[K]] {transpose_b = true} : tensor<?x4x?x16xf16>, tensor<?x4x?x16xf16> -> tensor<?x4x?x?xf16>
+// CHECK: %[[C:.+]] = arith.constant dense<2.500000e-01> : tensor<f16>
+// CHECK: %[[T:.+]] = tfm.mul %[[S]], %[[C]]
+// CHECK: %[[A:.+]] = tfm.add %[[T]], %[[M]] : tensor<?x4x?x?xf16>, tensor<1x1x?x?xf16> -> tensor<?x4x?x?xf16>
+// CHECK: %[[COND:.+]] = tfm.reshape %[[KPM]] : tensor<?x?xi1> -> tensor<?x1x1x?xi1>
+// CHECK: %[[NINF:.+]] = arith.constant dense<0xFC00> : tensor<f16>
+// CHECK: %[[W:.+]] = tfm.where %[[COND]], %[[A]], %[[NINF]] : tensor<?x1x1x?xi1>, tensor<?x4x?x?xf16>, tensor<f16> -> tensor<?x4x?x?xf16>
+// CHECK: %[[CM:.+]] = tfm.causal_mask %[[W]] : tensor<?x4x?x?xf16> -> tensor<?x4x?x?xf16>
+// CHECK: %[[P:.+]] = tfm.softmax %[[CM]]
+// CHECK: tfm.matmul %[[P]], %[[V]] : tensor<?x4x?x?xf16>, tensor<?x4x?x16xf16> -> tensor<?x4x?x16xf16>
+// CHECK-NOT: tfm.attention
+func.func @all_modifiers(%q: tensor<?x4x?x16xf16>, %k: tensor<?x4x?x16xf16>, %v: tensor<?x4x?x16xf16>, %mask: tensor<1x1x?x?xf16>, %kpm: tensor<?x?xi1>) -> tensor<?x4x?x16xf16> {
+  %o = tfm.attention %q, %k, %v mask(%mask : tensor<1x1x?x?xf16>) key_padding_mask(%kpm : tensor<?x?xi1>) {scale = 0.25 : f64, causal = true} : tensor<?x4x?x16xf16>, tensor<?x4x?x16xf16>, tensor<?x4x?x16xf16> -> tensor<?x4x?x16xf16>
+  return %o : tensor<?x4x?x16xf16>
+}
+
+// -----
+
+/// Grouped-query attention: k and v repeated H / Hkv = 4 times on the head
+/// axis before the matmuls.
+// CHECK-LABEL: func.func @gqa
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x8x?x64xf32>, %[[K:[^:]+]]: tensor<1x2x?x64xf32>, %[[V:[^:]+]]: tensor<1x2x?x64xf32>)
+// CHECK: %[[K4:.+]] = tfm.repeat_interleave %[[K]] {axis = 1 : i64, repeats = 4 : i64} : tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+// CHECK: %[[V4:.+]] = tfm.repeat_interleave %[[V]] {axis = 1 : i64, repeats = 4 : i64} : tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+// CHECK: tfm.matmul %[[Q]], %[[K4]] {transpose_b = true} : tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x?xf32>
+// CHECK: tfm.causal_mask
+// CHECK: %[[P:.+]] = tfm.softmax
+// CHECK: tfm.matmul %[[P]], %[[V4]] : tensor<1x8x?x?xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x64xf32>
+func.func @gqa(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>) -> tensor<1x8x?x64xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+}
+
+// -----
+
+/// The number of repeats for GQA must be known when the IR is written.
+func.func @negative_dynamic_heads(%q: tensor<1x?x8x64xf32>, %k: tensor<1x2x8x64xf32>, %v: tensor<1x2x8x64xf32>) -> tensor<1x?x8x64xf32> {
+  // expected-error @+1 {{'tfm.attention' op expected static head counts with 'key' heads dividing 'query' heads to decompose, got ? query heads and 2 key/value heads}}
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x?x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x?x8x64xf32>
+  return %o : tensor<1x?x8x64xf32>
+}

@@ -1,0 +1,417 @@
+// RUN: attune-opt %s -split-input-file -tfm-fuse-attention -verify-diagnostics | FileCheck %s
+
+/// The plainest export: q·kᵀ with transpose_b, a scale after the matmul.
+// CHECK-LABEL: func.func @transpose_b
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x4x8x16xf32>, %[[K:[^:]+]]: tensor<2x4x8x16xf32>, %[[V:[^:]+]]: tensor<2x4x8x16xf32>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f64} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @transpose_b(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %c = arith.constant dense<2.500000e-01> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// `q @ k.transpose(-2, -1)`: an explicit transpose of k, dynamic sequence,
+/// the constant on the left of the mul, softmax with a positive axis.
+// CHECK-LABEL: func.func @explicit_transpose
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x4x?x16xf32>, %[[K:[^:]+]]: tensor<1x4x?x16xf32>, %[[V:[^:]+]]: tensor<1x4x?x16xf32>)
+// CHECK-NOT: tfm.transpose
+// CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f64} : tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x?x16xf32>
+// CHECK-NOT: tfm.softmax
+func.func @explicit_transpose(%q: tensor<1x4x?x16xf32>, %k: tensor<1x4x?x16xf32>, %v: tensor<1x4x?x16xf32>) -> tensor<1x4x?x16xf32> {
+  %kt = tfm.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : tensor<1x4x?x16xf32> -> tensor<1x4x16x?xf32>
+  %s = tfm.matmul %q, %kt : tensor<1x4x?x16xf32>, tensor<1x4x16x?xf32> -> tensor<1x4x?x?xf32>
+  %c = arith.constant dense<2.500000e-01> : tensor<f32>
+  %t = tfm.mul %c, %s : tensor<f32>, tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %p = tfm.softmax %t {axis = 3 : i64} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x?x?xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x?x16xf32>
+  return %o : tensor<1x4x?x16xf32>
+}
+
+// -----
+
+/// `(q * scale) @ k.T`: the scale applied to q before the matmul.
+// CHECK-LABEL: func.func @scale_on_q
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x4x8x16xf32>, %[[K:[^:]+]]: tensor<2x4x8x16xf32>, %[[V:[^:]+]]: tensor<2x4x8x16xf32>)
+// CHECK-NOT: tfm.mul
+// CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f64}
+func.func @scale_on_q(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %c = arith.constant dense<2.500000e-01> : tensor<f32>
+  %qs = tfm.mul %q, %c : tensor<2x4x8x16xf32>, tensor<f32> -> tensor<2x4x8x16xf32>
+  %s = tfm.matmul %qs, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// Whisper-style: d^-1/4 on q and on k (before its transpose); the scales
+/// multiply.
+// CHECK-LABEL: func.func @scale_on_q_and_k
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x4x8x16xf32>, %[[K:[^:]+]]: tensor<2x4x8x16xf32>, %[[V:[^:]+]]: tensor<2x4x8x16xf32>)
+// CHECK-NOT: tfm.mul
+// CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f64}
+func.func @scale_on_q_and_k(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %c = arith.constant dense<5.000000e-01> : tensor<f32>
+  %qs = tfm.mul %q, %c : tensor<2x4x8x16xf32>, tensor<f32> -> tensor<2x4x8x16xf32>
+  %ks = tfm.mul %k, %c : tensor<2x4x8x16xf32>, tensor<f32> -> tensor<2x4x8x16xf32>
+  %kt = tfm.transpose %ks {permutation = array<i64: 0, 1, 3, 2>} : tensor<2x4x8x16xf32> -> tensor<2x4x16x8xf32>
+  %s = tfm.matmul %qs, %kt : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// `scores / math.sqrt(d)`: a div by a splat constant is a scale of 1/c.
+// CHECK-LABEL: func.func @div
+// CHECK-NOT: tfm.div
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {scale = 2.500000e-01 : f64}
+func.func @div(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %c = arith.constant dense<4.000000e+00> : tensor<f32>
+  %t = tfm.div %s, %c : tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// No scale at all (T5): scale 1.
+// CHECK-LABEL: func.func @no_scale
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {scale = 1.000000e+00 : f64}
+func.func @no_scale(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// An additive float mask (`scores + attention_mask`), here on the left of
+/// the add and broadcast over heads and queries.
+// CHECK-LABEL: func.func @add_mask
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x4x8x16xf32>, %[[K:[^:]+]]: tensor<2x4x8x16xf32>, %[[V:[^:]+]]: tensor<2x4x8x16xf32>, %[[M:[^:]+]]: tensor<2x1x1x8xf32>)
+// CHECK-NOT: tfm.add
+// CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] mask(%[[M]] : tensor<2x1x1x8xf32>) {scale = 2.500000e-01 : f64}
+func.func @add_mask(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %mask: tensor<2x1x1x8xf32>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %c = arith.constant dense<2.500000e-01> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  %m = tfm.add %mask, %t : tensor<2x1x1x8xf32>, tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// A rank-2 [Sq, Sk] additive mask is reshaped to rank 4 for the fused op.
+// CHECK-LABEL: func.func @add_mask_rank2
+// CHECK-SAME: %[[M:[^:]+]]: tensor<8x8xf32>)
+// CHECK: %[[M4:.+]] = tfm.reshape %[[M]] : tensor<8x8xf32> -> tensor<1x1x8x8xf32>
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M4]] : tensor<1x1x8x8xf32>) {scale = 1.000000e+00 : f64}
+func.func @add_mask_rank2(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %mask: tensor<8x8xf32>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %m = tfm.add %s, %mask : tensor<2x4x8x8xf32>, tensor<8x8xf32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// `scores.masked_fill(mask, float('-inf'))` is where(mask, -inf, s); it
+/// becomes the exact additive mask where(mask, -inf, 0).
+// CHECK-LABEL: func.func @where_neg_inf
+// CHECK-SAME: %[[C:[^:]+]]: tensor<1x1x8x8xi1>)
+// CHECK-DAG: %[[FILL:.+]] = arith.constant dense<0xFF800000> : tensor<f32>
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[M:.+]] = tfm.where %[[C]], %[[FILL]], %[[ZERO]] : tensor<1x1x8x8xi1>, tensor<f32>, tensor<f32> -> tensor<1x1x8x8xf32>
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M]] : tensor<1x1x8x8xf32>) {scale = 2.500000e-01 : f64}
+// CHECK-NOT: tfm.softmax
+func.func @where_neg_inf(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %cond: tensor<1x1x8x8xi1>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %c = arith.constant dense<2.500000e-01> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %m = tfm.where %cond, %ninf, %t : tensor<1x1x8x8xi1>, tensor<f32>, tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// `masked_fill(mask == 0, -1e9)` written as where(keep, s, -1e9) with an
+/// [Sq, Sk] condition: masked where the condition is zero, fill kept.
+// CHECK-LABEL: func.func @masked_fill_neg_1e9
+// CHECK-SAME: %[[C:[^:]+]]: tensor<8x8xi32>)
+// CHECK-DAG: %[[FILL:.+]] = arith.constant dense<-1.000000e+09> : tensor<f32>
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[M:.+]] = tfm.where %[[C]], %[[ZERO]], %[[FILL]] : tensor<8x8xi32>, tensor<f32>, tensor<f32> -> tensor<8x8xf32>
+// CHECK: %[[M4:.+]] = tfm.reshape %[[M]] : tensor<8x8xf32> -> tensor<1x1x8x8xf32>
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M4]] : tensor<1x1x8x8xf32>) {scale = 1.250000e-01 : f64}
+func.func @masked_fill_neg_1e9(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %keep: tensor<8x8xi32>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %c = arith.constant dense<8.000000e+00> : tensor<f32>
+  %t = tfm.div %s, %c : tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  %fill = arith.constant dense<-1.000000e+09> : tensor<f32>
+  %m = tfm.where %keep, %t, %fill : tensor<8x8xi32>, tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// Hugging Face's `attention_mask` [B, Sk], reshaped to [B, 1, 1, Sk] and
+/// kept where nonzero: the fused op's key_padding_mask.
+// CHECK-LABEL: func.func @key_padding
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x4x8x16xf32>, %[[K:[^:]+]]: tensor<2x4x8x16xf32>, %[[V:[^:]+]]: tensor<2x4x8x16xf32>, %[[KPM:[^:]+]]: tensor<2x8xi64>)
+// CHECK-NOT: tfm.reshape
+// CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] key_padding_mask(%[[KPM]] : tensor<2x8xi64>) {scale = 2.500000e-01 : f64}
+// CHECK-NOT: tfm.where
+func.func @key_padding(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %am: tensor<2x8xi64>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %c = arith.constant dense<2.500000e-01> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  %cond = tfm.reshape %am : tensor<2x8xi64> -> tensor<2x1x1x8xi64>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %m = tfm.where %cond, %t, %ninf : tensor<2x1x1x8xi64>, tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// GPT-2's causal mask, then softmax in the model's scale order.
+// CHECK-LABEL: func.func @causal
+// CHECK-NOT: tfm.causal_mask
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {causal = true, scale = 1.250000e-01 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+func.func @causal(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x?xf32>
+  %c = arith.constant dense<1.250000e-01> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<1x12x?x?xf32>, tensor<f32> -> tensor<1x12x?x?xf32>
+  %m = tfm.causal_mask %t : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x12x?x?xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return %o : tensor<1x12x?x64xf32>
+}
+
+// -----
+
+/// Grouped-query attention (Llama): k and v heads repeated 4x on axis 1;
+/// the fused op takes the 2 key/value heads themselves.
+// CHECK-LABEL: func.func @gqa_repeat
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x8x?x64xf32>, %[[K:[^:]+]]: tensor<1x2x?x64xf32>, %[[V:[^:]+]]: tensor<1x2x?x64xf32>)
+// CHECK-NOT: tfm.repeat_interleave
+// CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] {causal = true, scale = 1.250000e-01 : f64} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+// CHECK-NOT: tfm.repeat_interleave
+func.func @gqa_repeat(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>) -> tensor<1x8x?x64xf32> {
+  %k4 = tfm.repeat_interleave %k {axis = 1 : i64, repeats = 4 : i64} : tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  %v4 = tfm.repeat_interleave %v {axis = 1 : i64, repeats = 4 : i64} : tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  %kt = tfm.transpose %k4 {permutation = array<i64: 0, 1, 3, 2>} : tensor<1x8x?x64xf32> -> tensor<1x8x64x?xf32>
+  %s = tfm.matmul %q, %kt : tensor<1x8x?x64xf32>, tensor<1x8x64x?xf32> -> tensor<1x8x?x?xf32>
+  %c = arith.constant dense<1.250000e-01> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<1x8x?x?xf32>, tensor<f32> -> tensor<1x8x?x?xf32>
+  %m = tfm.causal_mask %t : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+  %o = tfm.matmul %p, %v4 : tensor<1x8x?x?xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+}
+
+// -----
+
+/// A whole self-attention block as exporters write it: linear projections,
+/// heads split by reshape [B, S, H, D] + transpose [0, 2, 1, 3], attention,
+/// heads merged by the inverse transpose + reshape, output projection. Only
+/// the attention core is fused; the split/merge stays for layout propagation.
+// CHECK-LABEL: func.func @block_with_head_split_merge
+// CHECK: %[[QL:.+]] = tfm.linear
+// CHECK: %[[QH:.+]] = tfm.reshape %[[QL]] : tensor<1x?x256xf32> -> tensor<1x?x4x64xf32>
+// CHECK: %[[Q:.+]] = tfm.transpose %[[QH]] {permutation = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[KL:.+]] = tfm.linear
+// CHECK: %[[KH:.+]] = tfm.reshape %[[KL]]
+// CHECK: %[[K:.+]] = tfm.transpose %[[KH]] {permutation = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[VL:.+]] = tfm.linear
+// CHECK: %[[VH:.+]] = tfm.reshape %[[VL]]
+// CHECK: %[[V:.+]] = tfm.transpose %[[VH]] {permutation = array<i64: 0, 2, 1, 3>}
+// CHECK-NOT: tfm.matmul
+// CHECK: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] {causal = true, scale = 1.250000e-01 : f64} : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+// CHECK-NOT: tfm.softmax
+// CHECK: %[[OT:.+]] = tfm.transpose %[[O]] {permutation = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[OM:.+]] = tfm.reshape %[[OT]] : tensor<1x?x4x64xf32> -> tensor<1x?x256xf32>
+// CHECK: tfm.linear %[[OM]]
+func.func @block_with_head_split_merge(%x: tensor<1x?x256xf32>, %wq: tensor<256x256xf32>, %wk: tensor<256x256xf32>, %wv: tensor<256x256xf32>, %wo: tensor<256x256xf32>, %b: tensor<256xf32>) -> tensor<1x?x256xf32> {
+  %ql = tfm.linear %x, %wq, %b : tensor<1x?x256xf32>, tensor<256x256xf32>, tensor<256xf32> -> tensor<1x?x256xf32>
+  %qh = tfm.reshape %ql : tensor<1x?x256xf32> -> tensor<1x?x4x64xf32>
+  %q = tfm.transpose %qh {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x64xf32> -> tensor<1x4x?x64xf32>
+  %kl = tfm.linear %x, %wk, %b : tensor<1x?x256xf32>, tensor<256x256xf32>, tensor<256xf32> -> tensor<1x?x256xf32>
+  %kh = tfm.reshape %kl : tensor<1x?x256xf32> -> tensor<1x?x4x64xf32>
+  %k = tfm.transpose %kh {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x64xf32> -> tensor<1x4x?x64xf32>
+  %vl = tfm.linear %x, %wv, %b : tensor<1x?x256xf32>, tensor<256x256xf32>, tensor<256xf32> -> tensor<1x?x256xf32>
+  %vh = tfm.reshape %vl : tensor<1x?x256xf32> -> tensor<1x?x4x64xf32>
+  %v = tfm.transpose %vh {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x64xf32> -> tensor<1x4x?x64xf32>
+  %kt = tfm.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : tensor<1x4x?x64xf32> -> tensor<1x4x64x?xf32>
+  %s = tfm.matmul %q, %kt : tensor<1x4x?x64xf32>, tensor<1x4x64x?xf32> -> tensor<1x4x?x?xf32>
+  %c = arith.constant dense<8.000000e+00> : tensor<f32>
+  %t = tfm.div %s, %c : tensor<1x4x?x?xf32>, tensor<f32> -> tensor<1x4x?x?xf32>
+  %m = tfm.causal_mask %t : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %a = tfm.matmul %p, %v : tensor<1x4x?x?xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  %at = tfm.transpose %a {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x4x?x64xf32> -> tensor<1x?x4x64xf32>
+  %am = tfm.reshape %at : tensor<1x?x4x64xf32> -> tensor<1x?x256xf32>
+  %y = tfm.linear %am, %wo, %b : tensor<1x?x256xf32>, tensor<256x256xf32>, tensor<256xf32> -> tensor<1x?x256xf32>
+  return %y : tensor<1x?x256xf32>
+}
+
+// -----
+
+/// A softmax over another axis is not attention's row softmax.
+// CHECK-LABEL: func.func @negative_softmax_axis
+// CHECK: tfm.softmax
+// CHECK-NOT: tfm.attention
+func.func @negative_softmax_axis(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{attention not fused: softmax is not over the last axis (axis 2 of rank 4 scores)}}
+  %p = tfm.softmax %s {axis = 2 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// A per-element (non-splat) scale cannot become the scalar `scale`.
+// CHECK-LABEL: func.func @negative_non_splat_scale
+// CHECK: tfm.mul
+// CHECK-NOT: tfm.attention
+func.func @negative_non_splat_scale(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
+  %t = tfm.mul %s, %c : tensor<2x4x8x8xf32>, tensor<8xf32> -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{attention not fused: scale operand of tfm.mul is not a splat constant}}
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// The raw scores are also returned: fusing would not save computing them.
+// CHECK-LABEL: func.func @negative_scores_other_user
+// CHECK: tfm.softmax
+// CHECK-NOT: tfm.attention
+func.func @negative_scores_other_user(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8x8xf32>) {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %c = arith.constant dense<2.500000e-01> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{attention not fused: the scores computed by tfm.matmul have another user, func.return; fusing would not remove them}}
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o, %s : tensor<2x4x8x16xf32>, tensor<2x4x8x8xf32>
+}
+
+// -----
+
+/// output_attentions=True: the probabilities are a model output too.
+// CHECK-LABEL: func.func @negative_probabilities_returned
+// CHECK: tfm.softmax
+// CHECK-NOT: tfm.attention
+func.func @negative_probabilities_returned(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8x8xf32>) {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{attention not fused: the probabilities have another user, func.return; the fused op does not produce them}}
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o, %p : tensor<2x4x8x16xf32>, tensor<2x4x8x8xf32>
+}
+
+// -----
+
+/// The probabilities do not meet V in a matmul.
+// CHECK-LABEL: func.func @negative_probabilities_not_matmul
+// CHECK: tfm.softmax
+// CHECK-NOT: tfm.attention
+func.func @negative_probabilities_not_matmul(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %bias: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{attention not fused: probabilities feed tfm.add, not a matmul with V}}
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.add %p, %bias : tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  return %o : tensor<2x4x8x8xf32>
+}
+
+// -----
+
+/// A fill of 0 is not a mask: where(c, 0, s) changes scores, it does not
+/// remove them.
+// CHECK-LABEL: func.func @negative_where_fill_not_mask
+// CHECK: tfm.where
+// CHECK-NOT: tfm.attention
+func.func @negative_where_fill_not_mask(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %cond: tensor<1x1x8x8xi1>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %zero = arith.constant dense<0.000000e+00> : tensor<f32>
+  %m = tfm.where %cond, %zero, %s : tensor<1x1x8x8xi1>, tensor<f32>, tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{attention not fused: tfm.where fills with 0, expected -inf or <= -1e9 (a mask)}}
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// (s + mask) * c scales the mask too, which tfm.attention cannot express.
+// CHECK-LABEL: func.func @negative_mask_scaled
+// CHECK: tfm.softmax
+// CHECK-NOT: tfm.attention
+func.func @negative_mask_scaled(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %mask: tensor<2x1x1x8xf32>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %m = tfm.add %s, %mask : tensor<2x4x8x8xf32>, tensor<2x1x1x8xf32> -> tensor<2x4x8x8xf32>
+  %c = arith.constant dense<2.500000e-01> : tensor<f32>
+  %t = tfm.mul %m, %c : tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{attention not fused: the additive mask is scaled along with the scores (tfm.add before the scale); tfm.attention scales only q·k}}
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// Transformer-XL adds two matmuls (content and position terms): neither is
+/// a mask, so the scores cannot be told apart.
+// CHECK-LABEL: func.func @negative_two_score_terms
+// CHECK: tfm.softmax
+// CHECK-NOT: tfm.attention
+func.func @negative_two_score_terms(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %r: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %ac = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %bd = tfm.matmul %q, %r {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %s = tfm.add %ac, %bd : tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{attention not fused: both operands of tfm.add are computed from a matmul; cannot tell the scores from the mask}}
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// k transposed the wrong way round for a key transpose.
+// CHECK-LABEL: func.func @negative_wrong_transpose
+// CHECK: tfm.softmax
+// CHECK-NOT: tfm.attention
+func.func @negative_wrong_transpose(%q: tensor<2x4x8x16xf32>, %k: tensor<2x16x8x4xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
+  %kt = tfm.transpose %k {permutation = array<i64: 0, 3, 1, 2>} : tensor<2x16x8x4xf32> -> tensor<2x4x16x8xf32>
+  %s = tfm.matmul %q, %kt : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x8x8xf32>
+  // expected-remark @+1 {{attention not fused: the transpose of k has permutation [0, 3, 1, 2], expected [0, 1, 3, 2]}}
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}

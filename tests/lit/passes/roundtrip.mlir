@@ -1,0 +1,51 @@
+// RUN: attune-opt %s -split-input-file -tfm-decompose-attention -tfm-fuse-attention | FileCheck %s
+
+/// Decomposing and fusing again gives back the same tfm.attention: the
+/// decomposed form is exactly what the fusion recognises. Each case checks
+/// the function body is the original op and nothing else.
+
+// CHECK-LABEL: func.func @plain
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x4x8x16xf32>, %[[K:[^:]+]]: tensor<2x4x6x16xf32>, %[[V:[^:]+]]: tensor<2x4x6x32xf32>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f64} : tensor<2x4x8x16xf32>, tensor<2x4x6x16xf32>, tensor<2x4x6x32xf32> -> tensor<2x4x8x32xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @plain(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x6x16xf32>, %v: tensor<2x4x6x32xf32>) -> tensor<2x4x8x32xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.25 : f64} : tensor<2x4x8x16xf32>, tensor<2x4x6x16xf32>, tensor<2x4x6x32xf32> -> tensor<2x4x8x32xf32>
+  return %o : tensor<2x4x8x32xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @all_modifiers
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<?x4x?x16xf16>, %[[K:[^:]+]]: tensor<?x4x?x16xf16>, %[[V:[^:]+]]: tensor<?x4x?x16xf16>, %[[M:[^:]+]]: tensor<1x1x?x?xf16>, %[[KPM:[^:]+]]: tensor<?x?xi1>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] mask(%[[M]] : tensor<1x1x?x?xf16>) key_padding_mask(%[[KPM]] : tensor<?x?xi1>) {causal = true, scale = 2.500000e-01 : f64} : tensor<?x4x?x16xf16>, tensor<?x4x?x16xf16>, tensor<?x4x?x16xf16> -> tensor<?x4x?x16xf16>
+// CHECK-NEXT: return %[[O]]
+func.func @all_modifiers(%q: tensor<?x4x?x16xf16>, %k: tensor<?x4x?x16xf16>, %v: tensor<?x4x?x16xf16>, %mask: tensor<1x1x?x?xf16>, %kpm: tensor<?x?xi1>) -> tensor<?x4x?x16xf16> {
+  %o = tfm.attention %q, %k, %v mask(%mask : tensor<1x1x?x?xf16>) key_padding_mask(%kpm : tensor<?x?xi1>) {scale = 0.25 : f64, causal = true} : tensor<?x4x?x16xf16>, tensor<?x4x?x16xf16>, tensor<?x4x?x16xf16> -> tensor<?x4x?x16xf16>
+  return %o : tensor<?x4x?x16xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gqa_causal
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x8x?x64xf32>, %[[K:[^:]+]]: tensor<1x2x?x64xf32>, %[[V:[^:]+]]: tensor<1x2x?x64xf32>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] {causal = true, scale = 1.250000e-01 : f64} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @gqa_causal(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>) -> tensor<1x8x?x64xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+}
+
+// -----
+
+/// Multi-query attention (one shared k/v head) with a key padding mask and
+/// two attention layers in sequence.
+// CHECK-LABEL: func.func @mqa_two_layers
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x4x8x16xf32>, %[[K:[^:]+]]: tensor<2x1x8x16xf32>, %[[V:[^:]+]]: tensor<2x1x8x16xf32>, %[[KPM:[^:]+]]: tensor<2x8xi32>)
+// CHECK-NEXT: %[[A:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] key_padding_mask(%[[KPM]] : tensor<2x8xi32>) {scale = 2.500000e-01 : f64} : tensor<2x4x8x16xf32>, tensor<2x1x8x16xf32>, tensor<2x1x8x16xf32> -> tensor<2x4x8x16xf32>
+// CHECK-NEXT: %[[B:.+]] = tfm.attention %[[A]], %[[K]], %[[V]] {causal = true, scale = 5.000000e-01 : f64} : tensor<2x4x8x16xf32>, tensor<2x1x8x16xf32>, tensor<2x1x8x16xf32> -> tensor<2x4x8x16xf32>
+// CHECK-NEXT: return %[[B]]
+func.func @mqa_two_layers(%q: tensor<2x4x8x16xf32>, %k: tensor<2x1x8x16xf32>, %v: tensor<2x1x8x16xf32>, %kpm: tensor<2x8xi32>) -> tensor<2x4x8x16xf32> {
+  %a = tfm.attention %q, %k, %v key_padding_mask(%kpm : tensor<2x8xi32>) {scale = 0.25 : f64} : tensor<2x4x8x16xf32>, tensor<2x1x8x16xf32>, tensor<2x1x8x16xf32> -> tensor<2x4x8x16xf32>
+  %b = tfm.attention %a, %k, %v {scale = 0.5 : f64, causal = true} : tensor<2x4x8x16xf32>, tensor<2x1x8x16xf32>, tensor<2x1x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %b : tensor<2x4x8x16xf32>
+}
