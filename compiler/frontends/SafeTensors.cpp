@@ -67,10 +67,10 @@ std::optional<ScalarType> parseDType(llvm::StringRef name) {
 /// Types that are valid safetensors dtypes but that attune has no use for;
 /// named separately so the error says "unsupported", not "unknown".
 bool isKnownUnsupportedDType(llvm::StringRef name) {
-  return llvm::is_contained(
-      {"F64", "U8", "I16", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2",
-       "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2", "C64"},
-      name);
+  return llvm::is_contained({"F64", "U8", "I16", "U16", "U32", "U64", "F8_E4M3",
+                             "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
+                             "C64"},
+                            name);
 }
 
 llvm::Error makeError(const llvm::Twine &message) {

@@ -140,8 +140,7 @@ std::vector<uint8_t> encode(llvm::ArrayRef<double> values, ScalarType type) {
       x.convert(type == ScalarType::F16 ? llvm::APFloat::IEEEhalf()
                                         : llvm::APFloat::BFloat(),
                 llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-      uint16_t bits =
-          static_cast<uint16_t>(x.bitcastToAPInt().getZExtValue());
+      uint16_t bits = static_cast<uint16_t>(x.bitcastToAPInt().getZExtValue());
       append(&bits, 2);
       break;
     }
@@ -167,9 +166,10 @@ std::vector<uint8_t> encode(llvm::ArrayRef<double> values, ScalarType type) {
 }
 
 /// Values of a weight with no file behind it, following its `init`.
-llvm::Expected<std::vector<uint8_t>>
-initialise(tfm::WeightOp op, RankedTensorType type, ScalarType dtype,
-           uint64_t seed) {
+llvm::Expected<std::vector<uint8_t>> initialise(tfm::WeightOp op,
+                                                RankedTensorType type,
+                                                ScalarType dtype,
+                                                uint64_t seed) {
   size_t count = static_cast<size_t>(type.getNumElements());
   std::vector<double> values;
   switch (op.getInit()) {
@@ -218,9 +218,10 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
     if (inserted) {
       weights.push_back(op);
     } else if (it->second != type) {
-      failure = makeError("weight '" + op.getName() +
-                          "' is declared with two types: " +
-                          typeString(it->second) + " and " + typeString(type));
+      failure =
+          makeError("weight '" + op.getName() +
+                    "' is declared with two types: " + typeString(it->second) +
+                    " and " + typeString(type));
       return WalkResult::interrupt();
     }
     return WalkResult::advance();

@@ -170,9 +170,8 @@ std::vector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> shape,
   std::vector<int64_t> strides(resultShape.size(), 0);
   size_t offset = resultShape.size() - shape.size();
   for (size_t i = 0; i < shape.size(); ++i)
-    strides[offset + i] = (shape[i] == 1 && resultShape[offset + i] != 1)
-                              ? 0
-                              : natural[i];
+    strides[offset + i] =
+        (shape[i] == 1 && resultShape[offset + i] != 1) ? 0 : natural[i];
   return strides;
 }
 
@@ -308,9 +307,9 @@ Interpreter::run(func::FuncOp fn, llvm::ArrayRef<Tensor> inputs) {
   if (fn.isExternal())
     return makeError("function '@" + fn.getSymName() + "' has no body");
   if (inputs.size() != fn.getNumArguments())
-    return makeError(llvm::formatv("function '@{0}' expects {1} inputs, got {2}",
-                                   fn.getSymName(), fn.getNumArguments(),
-                                   inputs.size()));
+    return makeError(
+        llvm::formatv("function '@{0}' expects {1} inputs, got {2}",
+                      fn.getSymName(), fn.getNumArguments(), inputs.size()));
   for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
     const Tensor &in = inputs[i];
     auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -326,8 +325,7 @@ Interpreter::run(func::FuncOp fn, llvm::ArrayRef<Tensor> inputs) {
     if (in.dtype != *dtype)
       return makeError(llvm::formatv("argument {0} has dtype {1} but the IR "
                                      "declares {2}",
-                                     i, dtypeName(in.dtype),
-                                     typeString(type)));
+                                     i, dtypeName(in.dtype), typeString(type)));
     if (static_cast<int64_t>(in.shape.size()) != type.getRank())
       return makeError(llvm::formatv("argument {0} has rank {1} but the IR "
                                      "declares {2}",
@@ -459,8 +457,7 @@ llvm::Error Interpreter::evalEmbedding(tfm::EmbeddingOp op) {
   Tensor out = makeTensor(ScalarType::F32, shape);
   for (int64_t p = 0, n = ids.numElements(); p < n; ++p) {
     double raw = ids.data[p];
-    if (!(raw >= 0 && raw < static_cast<double>(V)) ||
-        raw != std::floor(raw))
+    if (!(raw >= 0 && raw < static_cast<double>(V)) || raw != std::floor(raw))
       return opError(op, "id " + numberString(raw) + " at ids" +
                              indexString(p, ids.shape) +
                              " is outside the table's range [0, " +
@@ -475,8 +472,8 @@ llvm::Error Interpreter::evalLearnedPosition(tfm::LearnedPositionOp op) {
   const Tensor &in = get(op.getInput());
   const Tensor &table = get(op.getTable());
   if (in.shape.size() != 3)
-    return opError(op, llvm::formatv("expected 'input' rank 3, got {0}",
-                                     in.shape.size()));
+    return opError(
+        op, llvm::formatv("expected 'input' rank 3, got {0}", in.shape.size()));
   if (table.shape.size() != 2)
     return opError(op, llvm::formatv("expected 'table' rank 2, got {0}",
                                      table.shape.size()));
@@ -501,8 +498,8 @@ llvm::Error Interpreter::evalLearnedPosition(tfm::LearnedPositionOp op) {
 llvm::Error Interpreter::evalSinusoidal(tfm::SinusoidalPositionOp op) {
   const Tensor &in = get(op.getInput());
   if (in.shape.size() != 3)
-    return opError(op, llvm::formatv("expected 'input' rank 3, got {0}",
-                                     in.shape.size()));
+    return opError(
+        op, llvm::formatv("expected 'input' rank 3, got {0}", in.shape.size()));
   double minTs = op.getMinTimescale().convertToDouble();
   double maxTs = op.getMaxTimescale().convertToDouble();
   if (!(minTs > 0) || !(maxTs > 0))
@@ -526,13 +523,13 @@ llvm::Error Interpreter::evalSinusoidal(tfm::SinusoidalPositionOp op) {
 
 /// Checks that `param` is a vector as long as the last dimension of `in`.
 llvm::Error checkLastDimVector(Operation *op, llvm::StringRef what,
-                                      const Tensor &param, const Tensor &in) {
+                               const Tensor &param, const Tensor &in) {
   if (in.shape.empty())
     return opError(op, "expected 'input' of rank at least 1, got a scalar");
   if (param.shape.size() != 1 || param.shape[0] != in.shape.back())
-    return opError(op, llvm::formatv("expected '{0}' of shape [{1}], got {2}",
-                                     what, in.shape.back(),
-                                     shapeString(param.shape)));
+    return opError(op,
+                   llvm::formatv("expected '{0}' of shape [{1}], got {2}", what,
+                                 in.shape.back(), shapeString(param.shape)));
   return llvm::Error::success();
 }
 
@@ -593,8 +590,8 @@ llvm::Error Interpreter::evalLinear(tfm::LinearOp op) {
   if (in.shape.empty())
     return opError(op, "expected 'input' of rank at least 1, got a scalar");
   if (w.shape.size() != 2)
-    return opError(op, llvm::formatv("expected 'weight' rank 2, got {0}",
-                                     w.shape.size()));
+    return opError(
+        op, llvm::formatv("expected 'weight' rank 2, got {0}", w.shape.size()));
   int64_t K = w.shape[0], N = w.shape[1];
   if (in.shape.back() != K)
     return opError(op, llvm::formatv("expected 'input' last dimension {0} "
@@ -629,10 +626,10 @@ llvm::Error Interpreter::evalMatmul(tfm::MatmulOp op) {
   const Tensor &b = get(op.getRhs());
   size_t rank = a.shape.size();
   if (rank < 2 || b.shape.size() != rank)
-    return opError(op, llvm::formatv("expected operands of equal rank >= 2, "
-                                     "got {0} and {1}",
-                                     shapeString(a.shape),
-                                     shapeString(b.shape)));
+    return opError(op,
+                   llvm::formatv("expected operands of equal rank >= 2, "
+                                 "got {0} and {1}",
+                                 shapeString(a.shape), shapeString(b.shape)));
   for (size_t i = 0; i + 2 < rank; ++i)
     if (a.shape[i] != b.shape[i])
       return opError(op, llvm::formatv("batch dimension {0} differs: 'lhs' "
@@ -698,8 +695,8 @@ llvm::Error Interpreter::evalBinary(Operation *op,
   std::vector<int64_t> sb = broadcastStrides(b.shape, *shape);
   Tensor out = makeTensor(ScalarType::F32, *shape);
   for (int64_t i = 0, n = out.numElements(); i < n; ++i)
-    out.data[i] = fn(a.data[offsetOf(i, *shape, sa)],
-                     b.data[offsetOf(i, *shape, sb)]);
+    out.data[i] =
+        fn(a.data[offsetOf(i, *shape, sa)], b.data[offsetOf(i, *shape, sb)]);
   return define(op, std::move(out));
 }
 
@@ -809,9 +806,9 @@ llvm::Error Interpreter::evalReshape(tfm::ReshapeOp op) {
       if (!ShapedType::isDynamic(d))
         known *= d;
     if (known == 0 || in.numElements() % known != 0)
-      return opError(op, llvm::formatv("cannot reshape {0} to {1}",
-                                       shapeString(in.shape),
-                                       typeString(outType)));
+      return opError(op,
+                     llvm::formatv("cannot reshape {0} to {1}",
+                                   shapeString(in.shape), typeString(outType)));
     for (int64_t &d : shape)
       if (ShapedType::isDynamic(d))
         d = in.numElements() / known;
@@ -866,8 +863,8 @@ llvm::Error Interpreter::evalRepeatInterleave(tfm::RepeatInterleaveOp op) {
                                      op.getAxisAttr().getInt(), rank));
   int64_t repeats = op.getRepeatsAttr().getInt();
   if (repeats < 1)
-    return opError(op, llvm::formatv("expected repeats >= 1, got {0}",
-                                     repeats));
+    return opError(op,
+                   llvm::formatv("expected repeats >= 1, got {0}", repeats));
   int64_t outer = 1, inner = 1, L = in.shape[*axis];
   for (int64_t i = 0; i < *axis; ++i)
     outer *= in.shape[i];
@@ -891,9 +888,10 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
   const Tensor &q = get(op.getQuery());
   const Tensor &k = get(op.getKey());
   const Tensor &v = get(op.getValue());
-  for (auto [name, t] : {std::pair<llvm::StringRef, const Tensor *>{"query", &q},
-                         {"key", &k},
-                         {"value", &v}})
+  for (auto [name, t] :
+       {std::pair<llvm::StringRef, const Tensor *>{"query", &q},
+        {"key", &k},
+        {"value", &v}})
     if (t->shape.size() != 4)
       return opError(op, llvm::formatv("expected '{0}' rank 4, got {1}", name,
                                        t->shape.size()));
@@ -991,7 +989,9 @@ llvm::Error Interpreter::evalConstant(arith::ConstantOp op) {
   if (!type.hasStaticShape())
     return opError(op, "expected a statically shaped constant, got " +
                            typeString(type));
-  Tensor out = makeTensor(ScalarType::F32, std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
+  Tensor out =
+      makeTensor(ScalarType::F32, std::vector<int64_t>(type.getShape().begin(),
+                                                       type.getShape().end()));
   Type elementType = type.getElementType();
   if (isa<FloatType>(elementType)) {
     // getValues expands a splat to every element.
@@ -1099,27 +1099,26 @@ llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
   llvm::Expected<SafeTensorsView> view = SafeTensorsView::parse(data, size);
   if (!view)
     return view.takeError();
-  return WeightLookup(
-      [view = std::move(*view)](
-          llvm::StringRef name,
-          RankedTensorType type) -> llvm::Expected<Tensor> {
-        const SafeTensorEntry *entry = view.lookup(name);
-        if (!entry)
-          return makeError("no tensor '" + name + "' in the weights");
-        std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());
-        if (!dtype || *dtype != entry->dtype)
-          return makeError(llvm::formatv(
-              "tensor '{0}' has dtype {1}, but the IR declares {2}", name,
-              safeTensorsDTypeName(entry->dtype), typeString(type)));
-        if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
-          return makeError(llvm::formatv(
-              "tensor '{0}' has shape {1}, but the IR declares {2}", name,
-              shapeString(entry->shape), typeString(type)));
-        Tensor t = makeTensor(entry->dtype, entry->shape);
-        size_t width = elementBytes(entry->dtype);
-        const uint8_t *p = view.dataStart() + entry->offset;
-        for (size_t i = 0; i < t.data.size(); ++i)
-          t.data[i] = decodeElement(p + i * width, entry->dtype);
-        return t;
-      });
+  return WeightLookup([view = std::move(*view)](
+                          llvm::StringRef name,
+                          RankedTensorType type) -> llvm::Expected<Tensor> {
+    const SafeTensorEntry *entry = view.lookup(name);
+    if (!entry)
+      return makeError("no tensor '" + name + "' in the weights");
+    std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());
+    if (!dtype || *dtype != entry->dtype)
+      return makeError(llvm::formatv(
+          "tensor '{0}' has dtype {1}, but the IR declares {2}", name,
+          safeTensorsDTypeName(entry->dtype), typeString(type)));
+    if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
+      return makeError(
+          llvm::formatv("tensor '{0}' has shape {1}, but the IR declares {2}",
+                        name, shapeString(entry->shape), typeString(type)));
+    Tensor t = makeTensor(entry->dtype, entry->shape);
+    size_t width = elementBytes(entry->dtype);
+    const uint8_t *p = view.dataStart() + entry->offset;
+    for (size_t i = 0; i < t.data.size(); ++i)
+      t.data[i] = decodeElement(p + i * width, entry->dtype);
+    return t;
+  });
 }

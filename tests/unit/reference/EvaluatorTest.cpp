@@ -56,8 +56,8 @@ Tensor pseudoRandom(std::vector<int64_t> shape, uint64_t seed) {
 class EvaluatorTest : public ::testing::Test {
 protected:
   EvaluatorTest() {
-    context.loadDialect<tfm::TfmDialect, func::FuncDialect,
-                        arith::ArithDialect>();
+    context
+        .loadDialect<tfm::TfmDialect, func::FuncDialect, arith::ArithDialect>();
   }
 
   /// Parses `source` (aborting the test on a parse error).
@@ -163,12 +163,13 @@ TEST_F(EvaluatorTest, LayerNormOfOneToFour) {
     })mlir");
   // mean 2.5, population variance 1.25.
   double inv = 1.0 / std::sqrt(1.25 + 1e-5);
-  Tensor y = runOne("f", {tensor({1, 4}, {1, 2, 3, 4}),
-                          tensor({4}, {1, 2, 1, 1}),
-                          tensor({4}, {0, 0, 1, 0})});
-  expectNear(y, {1, 4},
-             {-1.5 * inv, -0.5 * inv * 2, 0.5 * inv + 1, 1.5 * inv}, 1e-14);
-  // Without epsilon these would be +-1.3416407864998738 and +-0.4472135954999579.
+  Tensor y =
+      runOne("f", {tensor({1, 4}, {1, 2, 3, 4}), tensor({4}, {1, 2, 1, 1}),
+                   tensor({4}, {0, 0, 1, 0})});
+  expectNear(y, {1, 4}, {-1.5 * inv, -0.5 * inv * 2, 0.5 * inv + 1, 1.5 * inv},
+             1e-14);
+  // Without epsilon these would be +-1.3416407864998738 and
+  // +-0.4472135954999579.
   EXPECT_NEAR(y.data[3], 1.3416407864998738, 1e-5);
 }
 
@@ -271,7 +272,8 @@ TEST_F(EvaluatorTest, SinusoidTwoFormsAtKnownPoints) {
 
   // Odd d = 5: n = 2 timescales 1 and 1e4 (max(n - 1, 1) = 1 step), then a
   // zero column.
-  Tensor odd = runOne("concat_odd", {tensor({1, 4, 5}, std::vector<double>(20, 0.0))});
+  Tensor odd =
+      runOne("concat_odd", {tensor({1, 4, 5}, std::vector<double>(20, 0.0))});
   for (int64_t pos : {1, 3}) {
     EXPECT_NEAR(at(odd, pos, 0), std::sin(pos * 1.0), 1e-14);
     EXPECT_NEAR(at(odd, pos, 1), std::sin(pos * 1e-4), 1e-14);
@@ -412,8 +414,8 @@ TEST_F(EvaluatorTest, ReshapeTransposeRepeatInterleave) {
   Tensor x = tensor({1, 6}, {0, 1, 2, 3, 4, 5});
   // reshape [1, 3, 2] = [[[0 1] [2 3] [4 5]]]; transpose to [3, 1, 2];
   // repeat each of the last elements twice.
-  expectNear(runOne("f", {x}), {3, 1, 4},
-             {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}, 0);
+  expectNear(runOne("f", {x}), {3, 1, 4}, {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5},
+             0);
 }
 
 TEST_F(EvaluatorTest, CausalMaskAlignsLastQueryWithLastKey) {
@@ -443,10 +445,10 @@ TEST_F(EvaluatorTest, AttentionByHand) {
   const double hi = 0.7310585786300049, lo = 0.2689414213699951;
   Tensor identity = tensor({1, 1, 2, 2}, {1, 0, 0, 1});
   Tensor v = tensor({1, 1, 2, 2}, {1, 2, 3, 4});
-  expectNear(runOne("f", {identity, identity, v}), {1, 1, 2, 2},
-             {hi * 1 + lo * 3, hi * 2 + lo * 4, lo * 1 + hi * 3,
-              lo * 2 + hi * 4},
-             1e-15);
+  expectNear(
+      runOne("f", {identity, identity, v}), {1, 1, 2, 2},
+      {hi * 1 + lo * 3, hi * 2 + lo * 4, lo * 1 + hi * 3, lo * 2 + hi * 4},
+      1e-15);
 }
 
 TEST_F(EvaluatorTest, CausalAttentionWithFewerQueriesThanKeys) {
@@ -680,8 +682,7 @@ TEST_F(EvaluatorErrorTest, DynamicShapesThatDoNotBroadcast) {
 
 TEST_F(EvaluatorErrorTest, MissingWeight) {
   weights.clear();
-  std::string err =
-      runError("embed", {tensor({1, 1}, {0}, ScalarType::I32)});
+  std::string err = runError("embed", {tensor({1, 1}, {0}, ScalarType::I32)});
   EXPECT_NE(err.find("weight 'wte'"), std::string::npos) << err;
 }
 

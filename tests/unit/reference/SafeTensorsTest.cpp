@@ -37,8 +37,8 @@ std::vector<uint8_t> floatBytes(std::vector<float> values) {
 
 std::vector<SafeTensorData> sampleTensors() {
   std::vector<SafeTensorData> tensors;
-  tensors.push_back({"b.weight", ScalarType::F32, {2, 3},
-                     floatBytes({1, 2, 3, 4, 5, 6})});
+  tensors.push_back(
+      {"b.weight", ScalarType::F32, {2, 3}, floatBytes({1, 2, 3, 4, 5, 6})});
   std::vector<uint8_t> ids(3 * 8);
   for (int64_t i = 0; i < 3; ++i) {
     int64_t v = 1000 * i - 1;
@@ -154,14 +154,15 @@ TEST(SafeTensorsTest, ReadsAFileFromAnotherWriter) {
   auto lookup = reference::weightsFromSafeTensors(file.data(), file.size());
   ASSERT_TRUE(static_cast<bool>(lookup)) << llvm::toString(lookup.takeError());
   mlir::MLIRContext context;
-  auto type = mlir::RankedTensorType::get({2}, mlir::Float32Type::get(&context));
+  auto type =
+      mlir::RankedTensorType::get({2}, mlir::Float32Type::get(&context));
   auto t = (*lookup)("x", type);
   ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
   EXPECT_EQ(t->data, (std::vector<double>{1.5, -2.0}));
 
   // Asking for another shape or dtype, or another name, is an error.
-  auto wrongShape =
-      (*lookup)("x", mlir::RankedTensorType::get({1, 2}, type.getElementType()));
+  auto wrongShape = (*lookup)(
+      "x", mlir::RankedTensorType::get({1, 2}, type.getElementType()));
   ASSERT_FALSE(static_cast<bool>(wrongShape));
   EXPECT_NE(llvm::toString(wrongShape.takeError()).find("shape [2]"),
             std::string::npos);
@@ -426,10 +427,10 @@ TEST_F(MaterializeTest, WeightsFromAFile) {
       return %a, %b : tensor<2xf32>, tensor<3xf32>
     })mlir");
   ASSERT_TRUE(module);
-  std::string path = temporaryFile(writeSafeTensors(
-      {{"extra", ScalarType::F32, {1}, floatBytes({9})},
-       {"b", ScalarType::F32, {3}, floatBytes({4, 5, 6})},
-       {"a", ScalarType::F32, {2}, floatBytes({1, 2})}}));
+  std::string path = temporaryFile(
+      writeSafeTensors({{"extra", ScalarType::F32, {1}, floatBytes({9})},
+                        {"b", ScalarType::F32, {3}, floatBytes({4, 5, 6})},
+                        {"a", ScalarType::F32, {2}, floatBytes({1, 2})}}));
   auto blob = materializeWeights(*module, path, 0);
   ASSERT_TRUE(static_cast<bool>(blob)) << llvm::toString(blob.takeError());
   EXPECT_EQ(values(*blob, "a"), (std::vector<float>{1, 2}));
@@ -458,8 +459,10 @@ TEST_F(MaterializeTest, MissingOrMismatchedWeightInAFile) {
       << err;
   llvm::sys::fs::remove(path);
 
-  path = temporaryFile(writeSafeTensors(
-      {{"h0.attn.c_attn.weight", ScalarType::F32, {3}, floatBytes({1, 2, 3})}}));
+  path = temporaryFile(writeSafeTensors({{"h0.attn.c_attn.weight",
+                                          ScalarType::F32,
+                                          {3},
+                                          floatBytes({1, 2, 3})}}));
   blob = materializeWeights(*module, path, 0);
   ASSERT_FALSE(static_cast<bool>(blob));
   err = llvm::toString(blob.takeError());
@@ -482,8 +485,9 @@ TEST_F(MaterializeTest, MissingOrMismatchedWeightInAFile) {
   blob = materializeWeights(*module, "/nonexistent/weights.safetensors", 0);
   ASSERT_FALSE(static_cast<bool>(blob));
   err = llvm::toString(blob.takeError());
-  EXPECT_NE(err.find("cannot open weights file '/nonexistent/weights.safetensors'"),
-            std::string::npos)
+  EXPECT_NE(
+      err.find("cannot open weights file '/nonexistent/weights.safetensors'"),
+      std::string::npos)
       << err;
 }
 
