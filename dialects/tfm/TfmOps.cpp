@@ -39,8 +39,8 @@ FailureOr<RankedTensorType> getRanked(EmitFn emitError, StringRef name,
     return emitError() << "expected operand '" << name << "', got none";
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)
-    return emitError() << "expected '" << name << "' to be a ranked tensor, got "
-                       << value.getType();
+    return emitError() << "expected '" << name
+                       << "' to be a ranked tensor, got " << value.getType();
   return type;
 }
 
@@ -111,7 +111,8 @@ LogicalResult inferWith(std::optional<Location> location, ValueRange operands,
 /// now the declared result must be the inferred one. This runs before
 /// InferTypeOpInterface's own check so the user sees which type was expected.
 template <typename OpTy>
-LogicalResult verifyInferredType(OpTy op, FailureOr<RankedTensorType> inferred) {
+LogicalResult verifyInferredType(OpTy op,
+                                 FailureOr<RankedTensorType> inferred) {
   if (failed(inferred))
     return failure();
   Type declared = op.getResult().getType();
@@ -122,6 +123,23 @@ LogicalResult verifyInferredType(OpTy op, FailureOr<RankedTensorType> inferred) 
 }
 
 } // namespace
+
+/// Defines OpTy::inferReturnTypes as `infer` run through inferWith.
+#define TFM_INFER_RETURN_TYPES(OpTy, infer)                                    \
+  LogicalResult OpTy::inferReturnTypes(                                        \
+      MLIRContext *, std::optional<Location> location, ValueRange operands,    \
+      DictionaryAttr attributes, OpaqueProperties properties,                  \
+      RegionRange regions, SmallVectorImpl<Type> &inferredReturnTypes) {       \
+    return inferWith<OpTy>(location, operands, attributes, properties,         \
+                           regions, inferredReturnTypes, infer);               \
+  }
+
+/// Defines OpTy::verify for ops whose whole contract is `infer`.
+#define TFM_VERIFY_INFERRED(OpTy, infer)                                       \
+  LogicalResult OpTy::verify() {                                               \
+    return verifyInferredType(                                                 \
+        *this, infer(Adaptor(*this), [&] { return emitOpError(); }));          \
+  }
 
 //===----------------------------------------------------------------------===//
 // WeightOp
@@ -134,9 +152,9 @@ LogicalResult WeightOp::verify() {
            << type;
   if (getName().empty())
     return emitOpError("expected a non-empty 'name'");
-  double std = getStd().convertToDouble();
-  if (!(std >= 0.0))
-    return emitOpError("expected 'std' >= 0, got ") << std;
+  double stddev = getStd().convertToDouble();
+  if (!(stddev >= 0.0))
+    return emitOpError("expected 'std' >= 0, got ") << stddev;
   return success();
 }
 
@@ -156,18 +174,9 @@ static FailureOr<RankedTensorType> inferEmbedding(EmbeddingOp::Adaptor op,
   return RankedTensorType::get(shape, table->getElementType());
 }
 
-LogicalResult EmbeddingOp::verify() {
-  return verifyInferredType(
-      *this, inferEmbedding(Adaptor(*this), [&] { return emitOpError(); }));
-}
+TFM_VERIFY_INFERRED(EmbeddingOp, inferEmbedding)
 
-LogicalResult EmbeddingOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<EmbeddingOp>(location, operands, attributes, properties,
-                                regions, inferredReturnTypes, inferEmbedding);
-}
+TFM_INFER_RETURN_TYPES(EmbeddingOp, inferEmbedding)
 
 //===----------------------------------------------------------------------===//
 // LearnedPositionOp
@@ -196,20 +205,9 @@ inferLearnedPosition(LearnedPositionOp::Adaptor op, EmitFn emitError) {
   return *input;
 }
 
-LogicalResult LearnedPositionOp::verify() {
-  return verifyInferredType(*this, inferLearnedPosition(Adaptor(*this), [&] {
-                              return emitOpError();
-                            }));
-}
+TFM_VERIFY_INFERRED(LearnedPositionOp, inferLearnedPosition)
 
-LogicalResult LearnedPositionOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<LearnedPositionOp>(location, operands, attributes,
-                                      properties, regions, inferredReturnTypes,
-                                      inferLearnedPosition);
-}
+TFM_INFER_RETURN_TYPES(LearnedPositionOp, inferLearnedPosition)
 
 //===----------------------------------------------------------------------===//
 // SinusoidalPositionOp
@@ -232,19 +230,11 @@ LogicalResult SinusoidalPositionOp::verify() {
   if (!(maxTimescale > 0.0))
     return emitOpError("expected 'max_timescale' > 0, got ") << maxTimescale;
   return verifyInferredType(*this, inferSinusoidalPosition(Adaptor(*this), [&] {
-                              return emitOpError();
-                            }));
+    return emitOpError();
+  }));
 }
 
-LogicalResult SinusoidalPositionOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<SinusoidalPositionOp>(location, operands, attributes,
-                                         properties, regions,
-                                         inferredReturnTypes,
-                                         inferSinusoidalPosition);
-}
+TFM_INFER_RETURN_TYPES(SinusoidalPositionOp, inferSinusoidalPosition)
 
 //===----------------------------------------------------------------------===//
 // LayerNormOp, RmsNormOp
@@ -291,13 +281,7 @@ LogicalResult LayerNormOp::verify() {
       *this, inferLayerNorm(Adaptor(*this), [&] { return emitOpError(); }));
 }
 
-LogicalResult LayerNormOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<LayerNormOp>(location, operands, attributes, properties,
-                                regions, inferredReturnTypes, inferLayerNorm);
-}
+TFM_INFER_RETURN_TYPES(LayerNormOp, inferLayerNorm)
 
 static FailureOr<RankedTensorType> inferRmsNorm(RmsNormOp::Adaptor op,
                                                 EmitFn emitError) {
@@ -315,13 +299,7 @@ LogicalResult RmsNormOp::verify() {
       *this, inferRmsNorm(Adaptor(*this), [&] { return emitOpError(); }));
 }
 
-LogicalResult RmsNormOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<RmsNormOp>(location, operands, attributes, properties,
-                              regions, inferredReturnTypes, inferRmsNorm);
-}
+TFM_INFER_RETURN_TYPES(RmsNormOp, inferRmsNorm)
 
 //===----------------------------------------------------------------------===//
 // LinearOp
@@ -359,18 +337,9 @@ static FailureOr<RankedTensorType> inferLinear(LinearOp::Adaptor op,
   return RankedTensorType::get(shape, input->getElementType());
 }
 
-LogicalResult LinearOp::verify() {
-  return verifyInferredType(
-      *this, inferLinear(Adaptor(*this), [&] { return emitOpError(); }));
-}
+TFM_VERIFY_INFERRED(LinearOp, inferLinear)
 
-LogicalResult LinearOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<LinearOp>(location, operands, attributes, properties,
-                             regions, inferredReturnTypes, inferLinear);
-}
+TFM_INFER_RETURN_TYPES(LinearOp, inferLinear)
 
 //===----------------------------------------------------------------------===//
 // MatmulOp
@@ -414,18 +383,9 @@ static FailureOr<RankedTensorType> inferMatmul(MatmulOp::Adaptor op,
   return RankedTensorType::get(shape, lhs->getElementType());
 }
 
-LogicalResult MatmulOp::verify() {
-  return verifyInferredType(
-      *this, inferMatmul(Adaptor(*this), [&] { return emitOpError(); }));
-}
+TFM_VERIFY_INFERRED(MatmulOp, inferMatmul)
 
-LogicalResult MatmulOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<MatmulOp>(location, operands, attributes, properties,
-                             regions, inferredReturnTypes, inferMatmul);
-}
+TFM_INFER_RETURN_TYPES(MatmulOp, inferMatmul)
 
 //===----------------------------------------------------------------------===//
 // Elementwise binary ops and WhereOp
@@ -449,18 +409,8 @@ static FailureOr<RankedTensorType> inferBinary(typename OpTy::Adaptor op,
 }
 
 #define TFM_BINARY_OP_IMPL(OpTy)                                               \
-  LogicalResult OpTy::verify() {                                               \
-    return verifyInferredType(*this, inferBinary<OpTy>(Adaptor(*this), [&] {   \
-                                return emitOpError();                          \
-                              }));                                             \
-  }                                                                            \
-  LogicalResult OpTy::inferReturnTypes(                                        \
-      MLIRContext *, std::optional<Location> location, ValueRange operands,    \
-      DictionaryAttr attributes, OpaqueProperties properties,                  \
-      RegionRange regions, SmallVectorImpl<Type> &inferredReturnTypes) {       \
-    return inferWith<OpTy>(location, operands, attributes, properties,         \
-                           regions, inferredReturnTypes, inferBinary<OpTy>);   \
-  }
+  TFM_VERIFY_INFERRED(OpTy, inferBinary<OpTy>)                                 \
+  TFM_INFER_RETURN_TYPES(OpTy, inferBinary<OpTy>)
 
 TFM_BINARY_OP_IMPL(AddOp)
 TFM_BINARY_OP_IMPL(SubOp)
@@ -490,18 +440,9 @@ static FailureOr<RankedTensorType> inferWhere(WhereOp::Adaptor op,
   return RankedTensorType::get(*shape, onTrue->getElementType());
 }
 
-LogicalResult WhereOp::verify() {
-  return verifyInferredType(
-      *this, inferWhere(Adaptor(*this), [&] { return emitOpError(); }));
-}
+TFM_VERIFY_INFERRED(WhereOp, inferWhere)
 
-LogicalResult WhereOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<WhereOp>(location, operands, attributes, properties,
-                            regions, inferredReturnTypes, inferWhere);
-}
+TFM_INFER_RETURN_TYPES(WhereOp, inferWhere)
 
 //===----------------------------------------------------------------------===//
 // SoftmaxOp, CausalMaskOp
@@ -613,18 +554,9 @@ static FailureOr<RankedTensorType> inferTranspose(TransposeOp::Adaptor op,
   return RankedTensorType::get(shape, input->getElementType());
 }
 
-LogicalResult TransposeOp::verify() {
-  return verifyInferredType(
-      *this, inferTranspose(Adaptor(*this), [&] { return emitOpError(); }));
-}
+TFM_VERIFY_INFERRED(TransposeOp, inferTranspose)
 
-LogicalResult TransposeOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<TransposeOp>(location, operands, attributes, properties,
-                                regions, inferredReturnTypes, inferTranspose);
-}
+TFM_INFER_RETURN_TYPES(TransposeOp, inferTranspose)
 
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
   for (auto [index, dim] : llvm::enumerate(getPermutation()))
@@ -662,20 +594,9 @@ inferRepeatInterleave(RepeatInterleaveOp::Adaptor op, EmitFn emitError) {
   return RankedTensorType::get(shape, input->getElementType());
 }
 
-LogicalResult RepeatInterleaveOp::verify() {
-  return verifyInferredType(*this, inferRepeatInterleave(Adaptor(*this), [&] {
-                              return emitOpError();
-                            }));
-}
+TFM_VERIFY_INFERRED(RepeatInterleaveOp, inferRepeatInterleave)
 
-LogicalResult RepeatInterleaveOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<RepeatInterleaveOp>(location, operands, attributes,
-                                       properties, regions, inferredReturnTypes,
-                                       inferRepeatInterleave);
-}
+TFM_INFER_RETURN_TYPES(RepeatInterleaveOp, inferRepeatInterleave)
 
 OpFoldResult RepeatInterleaveOp::fold(FoldAdaptor) {
   if (getRepeatsAttr().getInt() == 1)
@@ -699,8 +620,8 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
     return failure();
   Type elementType = query->getElementType();
   if (failed(checkElementType(emitError, "key", *key, "query", elementType)) ||
-      failed(checkElementType(emitError, "value", *value, "query",
-                              elementType)))
+      failed(
+          checkElementType(emitError, "value", *value, "query", elementType)))
     return failure();
 
   // query [B, H, Sq, D], key [B, Hkv, Sk, D], value [B, Hkv, Sk, Dv].
@@ -708,8 +629,8 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
   int64_t heads = query->getDimSize(1);
   int64_t querySeq = query->getDimSize(2);
   int64_t headDim = query->getDimSize(3);
-  if (failed(checkDim(emitError, "key", 0, "batch", key->getDimSize(0),
-                      "query", batch)) ||
+  if (failed(checkDim(emitError, "key", 0, "batch", key->getDimSize(0), "query",
+                      batch)) ||
       failed(checkDim(emitError, "key", 3, "head dim", key->getDimSize(3),
                       "query", headDim)))
     return failure();
@@ -720,8 +641,8 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
                       "query' and 'key", batch)) ||
       failed(checkDim(emitError, "value", 1, "heads", value->getDimSize(1),
                       "key", kvHeads)) ||
-      failed(checkDim(emitError, "value", 2, "key length",
-                      value->getDimSize(2), "key", keySeq)))
+      failed(checkDim(emitError, "value", 2, "key length", value->getDimSize(2),
+                      "key", keySeq)))
     return failure();
   batch = mergeDims(batch, value->getDimSize(0));
   kvHeads = mergeDims(kvHeads, value->getDimSize(1));
@@ -765,15 +686,6 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
                                elementType);
 }
 
-LogicalResult AttentionOp::verify() {
-  return verifyInferredType(
-      *this, inferAttention(Adaptor(*this), [&] { return emitOpError(); }));
-}
+TFM_VERIFY_INFERRED(AttentionOp, inferAttention)
 
-LogicalResult AttentionOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferWith<AttentionOp>(location, operands, attributes, properties,
-                                regions, inferredReturnTypes, inferAttention);
-}
+TFM_INFER_RETURN_TYPES(AttentionOp, inferAttention)

@@ -41,7 +41,8 @@ broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 /// True if `from` broadcasts to exactly `to` (numpy rules, from the right)
 /// without growing it: `from` has rank <= rank of `to`, and each of its
 /// dimensions is 1 or agrees with the dimension of `to` it lines up with.
-bool isBroadcastableTo(llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
+bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
+                       llvm::ArrayRef<int64_t> to);
 
 /// Number of elements of a static shape, or std::nullopt if any dimension is
 /// dynamic.

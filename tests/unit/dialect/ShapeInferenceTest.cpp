@@ -45,8 +45,8 @@ protected:
   }
 
   RankedTensorType tensor(ArrayRef<int64_t> shape, Type elementType = {}) {
-    return RankedTensorType::get(shape,
-                                 elementType ? elementType : builder.getF32Type());
+    return RankedTensorType::get(shape, elementType ? elementType
+                                                    : builder.getF32Type());
   }
 
   /// A new function argument of the given type.
@@ -163,9 +163,9 @@ TEST_F(ShapeInferenceTest, LinearEmbeddingAndPositions) {
   auto positioned = LearnedPositionOp::create(builder, loc, embedded, wpe);
   EXPECT_EQ(positioned.getType(), tensor({kDyn, kDyn, 768}));
   expectVerifies(positioned);
-  auto sinusoid = SinusoidalPositionOp::create(
-      builder, loc, positioned, SinusoidalFormKind::concat, APFloat(1.0),
-      APFloat(10000.0));
+  auto sinusoid = SinusoidalPositionOp::create(builder, loc, positioned,
+                                               SinusoidalFormKind::concat,
+                                               APFloat(1.0), APFloat(10000.0));
   EXPECT_EQ(sinusoid.getType(), tensor({kDyn, kDyn, 768}));
 }
 
