@@ -26,10 +26,15 @@ def FuseAttention : Pass<"tfm-fuse-attention"> {
     walks up through, in any order:
 
     * mask steps: `tfm.add` of a float mask (either side) becomes the
-      additive `mask`; `tfm.where(c, fill, s)` (masked_fill) and
-      `tfm.where(c, s, fill)` with a splat fill of -inf or <= -1e9 become a
-      `key_padding_mask` when the condition is a `[B, Sk]` tensor reshaped to
-      `[B, 1, 1, Sk]`; `tfm.causal_mask` sets `causal`;
+      additive `mask`, if no scale step sits between it and the softmax
+      (that would scale the mask too); `tfm.where(c, s, fill)` keeps the
+      scores where `c` is nonzero and becomes `key_padding_mask` when `c` is
+      a `[B, Sk]` tensor reshaped to `[B, 1, 1, Sk]`; any other
+      `tfm.where(c, fill, s)` (masked_fill) or `tfm.where(c, s, fill)`
+      becomes the additive mask `where(c, fill, 0)` or `where(c, 0, fill)`.
+      A fill must be a splat constant of -inf, <= -1e9, or the element
+      type's lowest value (`torch.finfo(dtype).min`). `tfm.causal_mask` sets
+      `causal`. Several masks are summed into one;
     * scale steps: `tfm.mul` by a splat constant, `tfm.div` by a splat
       constant (scale 1/c), before or after the QK matmul, or applied to q or
       k before it;
@@ -42,7 +47,10 @@ def FuseAttention : Pass<"tfm-fuse-attention"> {
 
     Every intermediate value must have no user outside the pattern. A softmax
     that is not fused gets a remark `attention not fused: <reason>`; the
-    reasons are also written to `report-file` as JSON when it is set:
+    reasons are also written to `report-file` as JSON when it is set (run the
+    pass on the module then: each run writes the whole file). Unfused sites
+    have `null` scale, causal and mask; `mask` is `none`, `additive`,
+    `key_padding` or `additive+key_padding`.
 
     ```json
     {"sites": [{"location": "...", "fused": true, "reason": "",

@@ -195,6 +195,49 @@ func.func @key_padding(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: t
 
 // -----
 
+/// Several masks at once (T5-style bias, a masked_fill, key padding, causal):
+/// the additive terms are summed into one mask, in walk order.
+// CHECK-LABEL: func.func @several_masks
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x4x8x16xf32>, %[[K:[^:]+]]: tensor<2x4x8x16xf32>, %[[V:[^:]+]]: tensor<2x4x8x16xf32>, %[[BIAS:[^:]+]]: tensor<1x4x8x8xf32>, %[[C:[^:]+]]: tensor<1x1x8x8xi1>, %[[KPM:[^:]+]]: tensor<2x8xi1>)
+// CHECK: %[[W:.+]] = tfm.where %[[C]], %{{.+}}, %{{.+}} : tensor<1x1x8x8xi1>, tensor<f32>, tensor<f32> -> tensor<1x1x8x8xf32>
+// CHECK: %[[M:.+]] = tfm.add %[[W]], %[[BIAS]] : tensor<1x1x8x8xf32>, tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+// CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] mask(%[[M]] : tensor<1x4x8x8xf32>) key_padding_mask(%[[KPM]] : tensor<2x8xi1>) {causal = true, scale = 2.500000e-01 : f64}
+// CHECK-NOT: tfm.softmax
+func.func @several_masks(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %bias: tensor<1x4x8x8xf32>, %cond: tensor<1x1x8x8xi1>, %kpm: tensor<2x8xi1>) -> tensor<2x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x8xf32>
+  %c = arith.constant dense<2.500000e-01> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  %b = tfm.add %t, %bias : tensor<2x4x8x8xf32>, tensor<1x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %kc = tfm.reshape %kpm : tensor<2x8xi1> -> tensor<2x1x1x8xi1>
+  %kp = tfm.where %kc, %b, %ninf : tensor<2x1x1x8xi1>, tensor<2x4x8x8xf32>, tensor<f32> -> tensor<2x4x8x8xf32>
+  %cm = tfm.causal_mask %kp : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %mf = tfm.where %cond, %ninf, %cm : tensor<1x1x8x8xi1>, tensor<f32>, tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %p = tfm.softmax %mf {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// Hugging Face fills with torch.finfo(dtype).min, only -65504 in f16.
+// CHECK-LABEL: func.func @where_finfo_min_f16
+// CHECK: %[[FILL:.+]] = arith.constant dense<-6.550400e+04> : tensor<f16>
+// CHECK: %[[M:.+]] = tfm.where %{{.+}}, %{{.+}}, %[[FILL]] : tensor<1x1x8x8xi1>, tensor<f16>, tensor<f16> -> tensor<1x1x8x8xf16>
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M]] : tensor<1x1x8x8xf16>) {scale = 2.500000e-01 : f64}
+func.func @where_finfo_min_f16(%q: tensor<2x4x8x16xf16>, %k: tensor<2x4x8x16xf16>, %v: tensor<2x4x8x16xf16>, %keep: tensor<1x1x8x8xi1>) -> tensor<2x4x8x16xf16> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x8x16xf16>, tensor<2x4x8x16xf16> -> tensor<2x4x8x8xf16>
+  %c = arith.constant dense<2.500000e-01> : tensor<f16>
+  %t = tfm.mul %s, %c : tensor<2x4x8x8xf16>, tensor<f16> -> tensor<2x4x8x8xf16>
+  %min = arith.constant dense<-6.550400e+04> : tensor<f16>
+  %m = tfm.where %keep, %t, %min : tensor<1x1x8x8xi1>, tensor<2x4x8x8xf16>, tensor<f16> -> tensor<2x4x8x8xf16>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<2x4x8x8xf16> -> tensor<2x4x8x8xf16>
+  %o = tfm.matmul %p, %v : tensor<2x4x8x8xf16>, tensor<2x4x8x16xf16> -> tensor<2x4x8x16xf16>
+  return %o : tensor<2x4x8x16xf16>
+}
+
+// -----
+
 /// GPT-2's causal mask, then softmax in the model's scale order.
 // CHECK-LABEL: func.func @causal
 // CHECK-NOT: tfm.causal_mask
