@@ -160,6 +160,37 @@ Value matchKeyPaddingCondition(Value condition, ArrayRef<int64_t> scores) {
   return reshape.getInput();
 }
 
+/// True when `condition` is a constant that masks exactly the keys after
+/// each query (`j > i + (Sk - Sq)`): GPT-2's `bias[:, :, :S, :S]` buffer, or
+/// `triu(ones, 1)` for masked_fill. Such a mask is `causal`, which the kernel
+/// evaluates from indices instead of reading an [Sq, Sk] tensor.
+bool isCausalCondition(Value condition, ArrayRef<int64_t> scores,
+                       bool maskedWhereNonzero) {
+  DenseIntElementsAttr attr;
+  if (!matchPattern(condition, m_Constant(&attr)))
+    return false;
+  auto type = cast<RankedTensorType>(attr.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = type.getRank();
+  if (rank < 2 || ShapedType::isDynamic(scores[2]) ||
+      ShapedType::isDynamic(scores[3]) || shape[rank - 2] != scores[2] ||
+      shape[rank - 1] != scores[3])
+    return false;
+  // Leading dimensions of 1 only: one pattern shared by every batch and head.
+  if (llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
+    return false;
+  int64_t queries = scores[2], keys = scores[3];
+  auto values = attr.getValues<APInt>();
+  for (int64_t i = 0; i < queries; ++i)
+    for (int64_t j = 0; j < keys; ++j) {
+      bool nonzero = !values[i * keys + j].isZero();
+      bool masked = maskedWhereNonzero ? nonzero : !nonzero;
+      if (masked != (j > i + (keys - queries)))
+        return false;
+    }
+  return true;
+}
+
 /// Reshapes `value` to rank 4 by adding leading 1s, the rank tfm.attention's
 /// `mask` operand is written with.
 Value padToRank4(OpBuilder &builder, Location loc, Value value) {
@@ -429,6 +460,8 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
         keyPadding = matchKeyPaddingCondition(condition, scores);
       if (keyPadding)
         match.keyPaddingMask = keyPadding;
+      else if (isCausalCondition(condition, scores, maskedWhereNonzero))
+        match.causal = true;
       else
         match.masks.push_back({condition, /*isCondition=*/true,
                                maskedWhereNonzero, fill});

@@ -33,8 +33,10 @@ def FuseAttention : Pass<"tfm-fuse-attention"> {
       `tfm.where(c, fill, s)` (masked_fill) or `tfm.where(c, s, fill)`
       becomes the additive mask `where(c, fill, 0)` or `where(c, 0, fill)`.
       A fill must be a splat constant of -inf, <= -1e9, or the element
-      type's lowest value (`torch.finfo(dtype).min`). `tfm.causal_mask` sets
-      `causal`. Several masks are summed into one;
+      type's lowest value (`torch.finfo(dtype).min`). `tfm.causal_mask`, or
+      a where whose condition is a constant masking exactly `j > i + (Sk -
+      Sq)` (GPT-2's `bias` buffer), sets `causal`. Several masks are summed
+      into one;
     * scale steps: `tfm.mul` by a splat constant, `tfm.div` by a splat
       constant (scale 1/c), before or after the QK matmul, or applied to q or
       k before it;

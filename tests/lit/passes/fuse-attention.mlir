@@ -254,6 +254,62 @@ func.func @causal(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tens
 
 // -----
 
+/// GPT-2 (Hugging Face): where(bias[:, :, :S, :S], s, finfo.min) with the
+/// constant lower-triangular buffer is the causal mask, not a tensor mask.
+// CHECK-LABEL: func.func @constant_causal_keep
+// CHECK-NOT: tfm.where
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {causal = true, scale = 2.500000e-01 : f64} : tensor<1x2x4x16xf32>
+// CHECK-NOT: mask(
+func.func @constant_causal_keep(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x4xf32>
+  %c = arith.constant dense<4.000000e+00> : tensor<f32>
+  %t = tfm.div %s, %c : tensor<1x2x4x4xf32>, tensor<f32> -> tensor<1x2x4x4xf32>
+  %bias = arith.constant dense<[[[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]]]> : tensor<1x1x4x4xi1>
+  %min = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %m = tfm.where %bias, %t, %min : tensor<1x1x4x4xi1>, tensor<1x2x4x4xf32>, tensor<f32> -> tensor<1x2x4x4xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
+
+// -----
+
+/// masked_fill(triu(ones(Sq, Sk), Sk - Sq + 1), -inf) with 2 queries over 3
+/// keys (decoding with a cache): causal aligned at the last key, as
+/// tfm.causal_mask defines it.
+// CHECK-LABEL: func.func @constant_causal_triu
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {causal = true, scale = 1.000000e+00 : f64}
+func.func @constant_causal_triu(%q: tensor<1x2x2x16xf32>, %k: tensor<1x2x3x16xf32>, %v: tensor<1x2x3x16xf32>) -> tensor<1x2x2x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x2x16xf32>, tensor<1x2x3x16xf32> -> tensor<1x2x2x3xf32>
+  %triu = arith.constant dense<[[0, 0, 1], [0, 0, 0]]> : tensor<2x3xi8>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %m = tfm.where %triu, %ninf, %s : tensor<2x3xi8>, tensor<f32>, tensor<1x2x2x3xf32> -> tensor<1x2x2x3xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x2x3xf32> -> tensor<1x2x2x3xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x2x3xf32>, tensor<1x2x3x16xf32> -> tensor<1x2x2x16xf32>
+  return %o : tensor<1x2x2x16xf32>
+}
+
+// -----
+
+/// triu(ones(Sq, Sk), 1) aligns the first query with the first key
+/// (PyTorch's is_causal), which differs from tfm's causal when Sq != Sk: it
+/// stays a tensor mask.
+// CHECK-LABEL: func.func @constant_mask_not_causal
+// CHECK: %[[C:.+]] = arith.constant dense<{{\[}}[0, 1, 1], [0, 0, 1]]> : tensor<2x3xi8>
+// CHECK: %[[M:.+]] = tfm.where %[[C]]
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%{{.+}} : tensor<1x1x2x3xf32>) {scale = 1.000000e+00 : f64}
+func.func @constant_mask_not_causal(%q: tensor<1x2x2x16xf32>, %k: tensor<1x2x3x16xf32>, %v: tensor<1x2x3x16xf32>) -> tensor<1x2x2x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x2x16xf32>, tensor<1x2x3x16xf32> -> tensor<1x2x2x3xf32>
+  %c = arith.constant dense<[[0, 1, 1], [0, 0, 1]]> : tensor<2x3xi8>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %m = tfm.where %c, %ninf, %s : tensor<2x3xi8>, tensor<f32>, tensor<1x2x2x3xf32> -> tensor<1x2x2x3xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x2x3xf32> -> tensor<1x2x2x3xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x2x3xf32>, tensor<1x2x3x16xf32> -> tensor<1x2x2x16xf32>
+  return %o : tensor<1x2x2x16xf32>
+}
+
+// -----
+
 /// Grouped-query attention (Llama): k and v heads repeated 4x on axis 1;
 /// the fused op takes the 2 key/value heads themselves.
 // CHECK-LABEL: func.func @gqa_repeat
