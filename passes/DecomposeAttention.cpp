@@ -55,9 +55,10 @@ LogicalResult decompose(tfm::AttentionOp op) {
   auto valueType = cast<RankedTensorType>(op.getValue().getType());
   // The verifier guarantees these for valid IR; checked here so that IR that
   // skipped verification gets an error, not an out-of-bounds read.
-  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"query", queryType},
-                            {"key", keyType},
-                            {"value", valueType}})
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"query", queryType},
+        {"key", keyType},
+        {"value", valueType}})
     if (type.getRank() != 4)
       return op.emitOpError("expected '")
              << name << "' rank 4, got " << type.getRank();
@@ -96,11 +97,11 @@ LogicalResult decompose(tfm::AttentionOp op) {
 
   auto scoresType = RankedTensorType::get(
       {pickDim(q[0], k[0]), heads, q[2], pickDim(k[2], v[2])}, elementType);
-  Value scores = tfm::MatmulOp::create(builder, loc, scoresType, op.getQuery(),
-                                       key, /*transpose_a=*/nullptr,
-                                       builder.getBoolAttr(true));
-  Value scale = createSplat(builder, loc, elementType,
-                            op.getScale().convertToDouble());
+  Value scores =
+      tfm::MatmulOp::create(builder, loc, scoresType, op.getQuery(), key,
+                            /*transpose_a=*/nullptr, builder.getBoolAttr(true));
+  Value scale =
+      createSplat(builder, loc, elementType, op.getScale().convertToDouble());
   scores = tfm::MulOp::create(builder, loc, scoresType, scores, scale);
 
   if (Value mask = op.getMask())
@@ -113,13 +114,13 @@ LogicalResult decompose(tfm::AttentionOp op) {
       return op.emitOpError("expected 'key_padding_mask' rank 2, got ")
              << paddingType.getRank();
     ArrayRef<int64_t> padding = paddingType.getShape();
-    auto conditionType = RankedTensorType::get(
-        {padding[0], 1, 1, padding[1]}, paddingType.getElementType());
+    auto conditionType = RankedTensorType::get({padding[0], 1, 1, padding[1]},
+                                               paddingType.getElementType());
     Value condition =
         tfm::ReshapeOp::create(builder, loc, conditionType, keyPadding);
     Value fill = createSplat(builder, loc, elementType, -INFINITY);
-    scores = tfm::WhereOp::create(builder, loc, scoresType, condition, scores,
-                                  fill);
+    scores =
+        tfm::WhereOp::create(builder, loc, scoresType, condition, scores, fill);
   }
 
   if (op.getCausal())

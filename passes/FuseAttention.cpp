@@ -252,10 +252,24 @@ struct AttentionMatch {
   tfm::SoftmaxOp softmax;
   tfm::MatmulOp probsTimesValue;
   Value query, key, value;
+  /// When not empty, the fused op's k is `tfm.transpose(key)` with this
+  /// permutation, built by the rewrite (k was transposed into [B, H, D, Sk]
+  /// by one permutation from another layout, as GPT-2's `permute(0, 2, 3, 1)`
+  /// does).
+  SmallVector<int64_t> keyPermutation;
   double scale = 1.0;
   bool causal = false;
   Value keyPaddingMask;
   SmallVector<MaskTerm> masks;
+
+  /// The shape of the fused op's k.
+  SmallVector<int64_t> keyShape() const {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(key.getType()).getShape();
+    if (keyPermutation.empty())
+      return SmallVector<int64_t>(shape);
+    return llvm::map_to_vector(keyPermutation,
+                               [&](int64_t dim) { return shape[dim]; });
+  }
 };
 
 /// Walks one softmax site. On failure `reason` says, in words a model author
@@ -303,7 +317,8 @@ LogicalResult SiteMatcher::run() {
   if (failed(matchProbabilities()))
     return failure();
   tfm::MatmulOp queryTimesKey;
-  if (failed(matchScores(queryTimesKey)) || failed(matchQueryKey(queryTimesKey)))
+  if (failed(matchScores(queryTimesKey)) ||
+      failed(matchQueryKey(queryTimesKey)))
     return failure();
   return checkShapes();
 }
@@ -352,9 +367,11 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
     if (!def)
       return fail("the scores are a block argument, not a matmul of q and k");
     if (!current.hasOneUse()) {
-      Operation *other = llvm::find_if(current.getUsers(), [&](Operation *u) {
-        return u != consumer;
-      }).operator*();
+      Operation *other =
+          llvm::find_if(current.getUsers(),
+                        [&](Operation *u) { return u != consumer; })
+              .
+              operator*();
       return fail("the scores computed by " + def->getName().getStringRef() +
                   " have another user, " + other->getName().getStringRef() +
                   "; fusing would not remove them");
@@ -388,7 +405,8 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       std::optional<double> divisor = getSplatFloat(div.getRhs());
       if (!divisor) {
         if (getSplatFloat(div.getLhs()))
-          return fail("the scores are the divisor of tfm.div, not the dividend");
+          return fail(
+              "the scores are the divisor of tfm.div, not the dividend");
         return fail("scale operand of tfm.div is not a splat constant");
       }
       if (*divisor == 0)
@@ -417,8 +435,7 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       auto maskShape = cast<RankedTensorType>(mask.getType()).getShape();
       if (!broadcastsTo(maskShape, scores))
         return fail("additive mask of shape " + formatShape(maskShape) +
-                    " does not broadcast to the scores " +
-                    formatShape(scores));
+                    " does not broadcast to the scores " + formatShape(scores));
       if (scaleBelow != 1.0)
         return fail("the additive mask is scaled along with the scores "
                     "(tfm.add before the scale); tfm.attention scales only "
@@ -450,8 +467,7 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
           cast<RankedTensorType>(condition.getType()).getShape();
       if (!broadcastsTo(conditionShape, scores))
         return fail("mask condition of shape " + formatShape(conditionShape) +
-                    " does not broadcast to the scores " +
-                    formatShape(scores));
+                    " does not broadcast to the scores " + formatShape(scores));
       if (scaleBelow <= 0)
         return fail("a non-positive scale after tfm.where turns its mask into "
                     "+inf");
@@ -463,8 +479,8 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       else if (isCausalCondition(condition, scores, maskedWhereNonzero))
         match.causal = true;
       else
-        match.masks.push_back({condition, /*isCondition=*/true,
-                               maskedWhereNonzero, fill});
+        match.masks.push_back(
+            {condition, /*isCondition=*/true, maskedWhereNonzero, fill});
       current = chain;
       continue;
     }
@@ -505,8 +521,7 @@ Value SiteMatcher::peelScale(Value operand) {
     }
     if (auto div = dyn_cast_or_null<tfm::DivOp>(def)) {
       std::optional<double> divisor = getSplatFloat(div.getRhs());
-      if (!divisor || *divisor == 0 ||
-          div.getLhs().getType() != div.getType())
+      if (!divisor || *divisor == 0 || div.getLhs().getType() != div.getType())
         break;
       match.scale /= *divisor;
       operand = div.getLhs();
@@ -526,22 +541,30 @@ LogicalResult SiteMatcher::matchQueryKey(tfm::MatmulOp queryTimesKey) {
     auto transpose = key.getDefiningOp<tfm::TransposeOp>();
     if (!transpose)
       return fail("k is not transposed: expected tfm.matmul {transpose_b} or "
-                  "a tfm.transpose of k with permutation [0, 1, 3, 2]");
+                  "a tfm.transpose of k into [B, H, D, Sk]");
+    // kᵀ = transpose(x, p) gives k = transpose(x, p with its last two
+    // entries swapped); with p = [0, 1, 3, 2] that is x itself.
     ArrayRef<int64_t> permutation = transpose.getPermutation();
-    if (!llvm::equal(permutation, ArrayRef<int64_t>{0, 1, 3, 2}))
-      return fail("the transpose of k has permutation " +
-                  formatShape(permutation) + ", expected [0, 1, 3, 2]");
+    if (permutation.size() != 4)
+      return fail("the transpose of k is rank " +
+                  llvm::Twine(permutation.size()) + ", expected rank 4");
+    SmallVector<int64_t> keyPermutation{permutation[0], permutation[1],
+                                        permutation[3], permutation[2]};
     key = peelScale(transpose.getInput());
+    if (!llvm::equal(keyPermutation, ArrayRef<int64_t>{0, 1, 2, 3}))
+      match.keyPermutation = std::move(keyPermutation);
   }
   match.key = key;
 
   // Grouped-query attention: exporters repeat each k/v head H / Hkv times so
   // that a plain batched matmul works; the fused op indexes the shared head
   // instead. Only when k and v are repeated alike, else the plain MHA form.
+  // (Not through a k transpose the rewrite builds: the head axis of its
+  // input is elsewhere; the repeated k is still correct there.)
   auto keyRepeat = match.key.getDefiningOp<tfm::RepeatInterleaveOp>();
   auto valueRepeat = match.value.getDefiningOp<tfm::RepeatInterleaveOp>();
-  if (keyRepeat && valueRepeat && keyRepeat.getAxis() == 1 &&
-      valueRepeat.getAxis() == 1 &&
+  if (match.keyPermutation.empty() && keyRepeat && valueRepeat &&
+      keyRepeat.getAxis() == 1 && valueRepeat.getAxis() == 1 &&
       keyRepeat.getRepeats() == valueRepeat.getRepeats()) {
     match.key = keyRepeat.getInput();
     match.value = valueRepeat.getInput();
@@ -565,14 +588,14 @@ LogicalResult SiteMatcher::checkShapes() {
       failed(check(match.value, "v", "[B, Hkv, Sk, Dv]")))
     return failure();
   auto q = cast<RankedTensorType>(match.query.getType()).getShape();
-  auto k = cast<RankedTensorType>(match.key.getType()).getShape();
+  SmallVector<int64_t> k = match.keyShape();
   auto v = cast<RankedTensorType>(match.value.getType()).getShape();
   auto known = [](int64_t a, int64_t b) {
     return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
   };
   if (!known(q[3], k[3]))
-    return fail("q and k have different head dimensions (" +
-                llvm::Twine(q[3]) + " and " + llvm::Twine(k[3]) + ")");
+    return fail("q and k have different head dimensions (" + llvm::Twine(q[3]) +
+                " and " + llvm::Twine(k[3]) + ")");
   if (!known(k[1], v[1]) || !known(k[2], v[2]))
     return fail("k " + formatShape(k) + " and v " + formatShape(v) +
                 " differ in heads or keys");
@@ -629,11 +652,15 @@ tfm::AttentionOp rewrite(const AttentionMatch &match,
   tfm::MatmulOp root = match.probsTimesValue;
   OpBuilder builder(root);
   Location loc = match.softmax->getLoc();
-  Type elementType =
-      cast<RankedTensorType>(root.getType()).getElementType();
+  Type elementType = cast<RankedTensorType>(root.getType()).getElementType();
   Value mask = buildMask(builder, loc, elementType, match.masks);
+  Value key = match.key;
+  if (!match.keyPermutation.empty())
+    key = tfm::TransposeOp::create(
+        builder, loc, RankedTensorType::get(match.keyShape(), elementType), key,
+        match.keyPermutation);
   auto attention = tfm::AttentionOp::create(
-      builder, loc, root.getType(), match.query, match.key, match.value, mask,
+      builder, loc, root.getType(), match.query, key, match.value, mask,
       match.keyPaddingMask, builder.getF64FloatAttr(match.scale),
       match.causal ? builder.getBoolAttr(true) : nullptr);
   root.getResult().replaceAllUsesWith(attention.getResult());
@@ -707,8 +734,7 @@ llvm::json::Value toJSON(ArrayRef<SiteRecord> records) {
       {"not_fused", static_cast<int64_t>(records.size()) - fused}};
 }
 
-struct FuseAttention final
-    : attune::impl::FuseAttentionBase<FuseAttention> {
+struct FuseAttention final : attune::impl::FuseAttentionBase<FuseAttention> {
   using FuseAttentionBase::FuseAttentionBase;
 
   void runOnOperation() override {

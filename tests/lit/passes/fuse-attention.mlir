@@ -377,6 +377,26 @@ func.func @block_with_head_split_merge(%x: tensor<1x?x256xf32>, %wq: tensor<256x
 
 // -----
 
+/// GPT-2's original split_heads(k, k=True) permutes [B, S, H, D] straight to
+/// [B, H, D, S]; the fused op's k is the [0, 2, 1, 3] transpose of it.
+// CHECK-LABEL: func.func @gpt2_key_permute
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x4x?x64xf32>, %[[KH:[^:]+]]: tensor<1x?x4x64xf32>, %[[V:[^:]+]]: tensor<1x4x?x64xf32>)
+// CHECK: %[[K:.+]] = tfm.transpose %[[KH]] {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x64xf32> -> tensor<1x4x?x64xf32>
+// CHECK: tfm.attention %[[Q]], %[[K]], %[[V]] {causal = true, scale = 1.250000e-01 : f64}
+// CHECK-NOT: array<i64: 0, 2, 3, 1>
+func.func @gpt2_key_permute(%q: tensor<1x4x?x64xf32>, %kh: tensor<1x?x4x64xf32>, %v: tensor<1x4x?x64xf32>) -> tensor<1x4x?x64xf32> {
+  %kt = tfm.transpose %kh {permutation = array<i64: 0, 2, 3, 1>} : tensor<1x?x4x64xf32> -> tensor<1x4x64x?xf32>
+  %s = tfm.matmul %q, %kt : tensor<1x4x?x64xf32>, tensor<1x4x64x?xf32> -> tensor<1x4x?x?xf32>
+  %c = arith.constant dense<8.000000e+00> : tensor<f32>
+  %t = tfm.div %s, %c : tensor<1x4x?x?xf32>, tensor<f32> -> tensor<1x4x?x?xf32>
+  %m = tfm.causal_mask %t : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x?x?xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  return %o : tensor<1x4x?x64xf32>
+}
+
+// -----
+
 /// A softmax over another axis is not attention's row softmax.
 // CHECK-LABEL: func.func @negative_softmax_axis
 // CHECK: tfm.softmax
@@ -502,15 +522,28 @@ func.func @negative_two_score_terms(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x1
 
 // -----
 
-/// k transposed the wrong way round for a key transpose.
-// CHECK-LABEL: func.func @negative_wrong_transpose
+/// k given already as [B, H, D, Sk] with no transpose to look through: the
+/// pass does not guess a layout for it.
+// CHECK-LABEL: func.func @negative_key_not_transposed
 // CHECK: tfm.softmax
 // CHECK-NOT: tfm.attention
-func.func @negative_wrong_transpose(%q: tensor<2x4x8x16xf32>, %k: tensor<2x16x8x4xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
-  %kt = tfm.transpose %k {permutation = array<i64: 0, 3, 1, 2>} : tensor<2x16x8x4xf32> -> tensor<2x4x16x8xf32>
+func.func @negative_key_not_transposed(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x8xf32>, %v: tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32> {
   %s = tfm.matmul %q, %kt : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x8x8xf32>
-  // expected-remark @+1 {{attention not fused: the transpose of k has permutation [0, 3, 1, 2], expected [0, 1, 3, 2]}}
+  // expected-remark @+1 {{attention not fused: k is not transposed: expected tfm.matmul {transpose_b} or a tfm.transpose of k into [B, H, D, Sk]}}
   %p = tfm.softmax %s {axis = -1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
   %o = tfm.matmul %p, %v : tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
   return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+/// Rank-3 scores ([B*H, Sq, Sk], fairseq's bmm form) are not BHSD.
+// CHECK-LABEL: func.func @negative_rank3
+// CHECK-NOT: tfm.attention
+func.func @negative_rank3(%q: tensor<8x8x16xf32>, %k: tensor<8x8x16xf32>, %v: tensor<8x8x16xf32>) -> tensor<8x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<8x8x16xf32>, tensor<8x8x16xf32> -> tensor<8x8x8xf32>
+  // expected-remark @+1 {{attention not fused: the scores are rank 3, expected rank 4 [B, H, Sq, Sk]}}
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<8x8x8xf32> -> tensor<8x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<8x8x8xf32>, tensor<8x8x16xf32> -> tensor<8x8x16xf32>
+  return %o : tensor<8x8x16xf32>
 }
