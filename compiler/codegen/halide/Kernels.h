@@ -111,9 +111,13 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec);
 
 /// Code generation targets. `features` is a Halide target string suffix such
 /// as "avx512_sapphirerapids" or "avx2-fma-f16c"; the library dispatches at
-/// run time to the best one the CPU supports, with a baseline fallback.
+/// run time to the best one the CPU supports (the first in this list that
+/// it can run), with a baseline x86-64 fallback. avx512_skylake covers the
+/// AVX-512 CPUs without Sapphire Rapids' AMX/FP16 (Skylake-X to Ice Lake,
+/// Zen 4), which would otherwise fall back to AVX2.
 struct CpuTargetOptions {
-  std::vector<std::string> featureSets = {"avx512_sapphirerapids", "avx2-fma-f16c"};
+  std::vector<std::string> featureSets = {"avx512_sapphirerapids", "avx512_skylake",
+                                          "avx2-fma-f16c"};
 };
 
 /// Compiles `spec` ahead of time into an object file defining the C symbol
