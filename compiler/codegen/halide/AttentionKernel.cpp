@@ -1,0 +1,340 @@
+//===- AttentionKernel.cpp - Fused attention (Halide) ---------------------===//
+//
+// softmax(scale * Q K^T + modifiers) V without storing the Sq x Sk scores.
+//
+// The kernel works on a tile of query rows at a time (one (b, h, tile) per
+// parallel task). For each block of keys it computes, in cache:
+//
+//   S_blk = (scale * Q_tile) K_blk^T          register-tiled GEMM #1
+//   m_blk = rowmax(S_blk), P_blk = exp(S_blk - m_blk), l_blk = rowsum(P_blk)
+//   O_blk = P_blk V_blk                       register-tiled GEMM #2
+//
+// and keeps (O_blk, m_blk, l_blk) per block; once every key block of the tile
+// is done the partials are merged with the usual log-sum-exp rescaling:
+//
+//   M = max_blk m_blk,  w_blk = exp(m_blk - M),
+//   out = sum_blk w_blk O_blk / sum_blk w_blk l_blk.
+//
+// This is the online softmax of FlashAttention with the rescale of the running
+// accumulator moved out of the key loop ("split-K" form): every block is
+// normalised by its own maximum, so no block depends on another and the whole
+// kernel is made of pure Halide Funcs (a running state updated across blocks
+// would need a Func that reads itself through another Func, which Halide does
+// not allow). The per-tile state is O(Sq_tile * Dv * Sk / keyBlock) floats,
+// never O(Sq * Sk): at S = 4096, D = 64 it is 3 x 384 KiB per thread, in L2.
+//
+// Masks: a score that is masked (causal, key padding, a key past Sk in the
+// last block) is -inf; P = 0 wherever s - m_blk is -inf or NaN (a block whose
+// keys are all masked has m_blk = -inf), so fast_exp never sees -inf, and a
+// row whose keys are all masked ends with l = 0 and outputs 0. Causal blocks
+// past the diagonal of a tile are never computed: the merge walks key blocks
+// through an RDom whose predicate bounds it by the tile's last row, and bounds
+// inference sizes the per-block work from it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/halide/BuilderSupport.h"
+#include "compiler/codegen/halide/KernelBuilders.h"
+
+#include <limits>
+#include <string>
+
+namespace attune::codegen::detail {
+namespace {
+
+using namespace Halide;
+
+/// Below this, exp(x) is under FLT_MIN: treat the weight as exactly 0 (this
+/// also keeps fast_exp, which returns garbage on underflow, in range).
+constexpr float kExpFloor = -87.0f;
+
+/// Tile sizes, chosen per vector width (see scheduleAttentionCPU).
+struct AttentionTiles {
+  int vec = 16;       // floats per vector register
+  int queryTile = 48; // query rows per task (GEMM #1 vectorises over them)
+  int keyBlock = 256; // keys per block
+  int keyUnroll = 8;  // GEMM #1 register tile: (queryTile/vec) x keyUnroll
+  int valueCols = 64; // GEMM #2 register tile: valueCols x valueRows
+  int valueRows = 6;
+};
+
+/// Picks register tiles that fill the register file: 32 zmm (24 accumulators)
+/// with AVX-512, 16 ymm (12 accumulators) with AVX2.
+AttentionTiles chooseTiles(const Target &target, int headDim) {
+  AttentionTiles t;
+  t.vec = std::max(1, target.natural_vector_size<float>());
+  const int accumulators = t.vec >= 16 ? 24 : 12;
+  t.queryTile = 3 * t.vec;
+  t.keyUnroll = accumulators / 3;
+  const int vectorsPerRow = (headDim + t.vec - 1) / t.vec;
+  if (vectorsPerRow <= accumulators / 4) {
+    t.valueCols = headDim;
+    t.valueRows = std::max(1, accumulators / vectorsPerRow);
+  } else if (headDim % (4 * t.vec) == 0) {
+    t.valueCols = 4 * t.vec;
+    t.valueRows = accumulators / 4;
+  } else {
+    t.valueCols = headDim;
+    t.valueRows = std::max(1, accumulators / vectorsPerRow);
+  }
+  // Keep the query tile a multiple of the GEMM #2 row tile.
+  while (t.queryTile % t.valueRows != 0)
+    --t.valueRows;
+  return t;
+}
+
+/// Every Func and Var of the kernel, so the schedule can name them.
+struct AttentionPipeline {
+  std::vector<ImageParam> inputs;
+  Var c{"c"}, d{"d"}, i{"i"}, jj{"jj"}, kb{"kb"}, h{"h"}, b{"b"};
+  Func qScaled{"attn_q_scaled"}, scoreAcc{"attn_score_acc"},
+      score{"attn_score"}, blockMax{"attn_block_max"}, prob{"attn_prob"},
+      blockSum{"attn_block_sum"}, pvAcc{"attn_pv_acc"},
+      partial{"attn_partial"}, rowMax{"attn_row_max"},
+      weight{"attn_block_weight"}, rowSum{"attn_row_sum"},
+      rowAcc{"attn_row_acc"}, out{"attn_out"};
+  RDom rd, rj, rkb;
+};
+
+// ALGORITHM
+AttentionPipeline defineAttention(const KernelSpec &spec,
+                                  const AttentionTiles &t) {
+  AttentionPipeline p;
+  const int D = static_cast<int>(spec.headDim);
+  const int KB = t.keyBlock;
+  const Expr negInf = Expr(-std::numeric_limits<float>::infinity());
+
+  // f16/bf16 tensors are widened on load; all arithmetic is f32.
+  const ScalarType e = spec.elementType;
+  ImageParam q = makeInput(e, 4, "q", true), k = makeInput(e, 4, "k", true),
+             v = makeInput(e, 4, "v", true);
+  p.inputs = {q, k, v};
+  ImageParam mask, keyPad;
+  if (spec.hasMask) {
+    // Broadcast dimensions have stride 0, so no stride is fixed.
+    mask = makeInput(e, 4, "mask", false);
+    p.inputs.push_back(mask);
+  }
+  if (spec.hasKeyPadding) {
+    keyPad = makeInput(spec.keyPaddingType, 2, "keyPadding", true);
+    p.inputs.push_back(keyPad);
+  }
+  auto f32 = [](Expr x) { return cast<float>(x); };
+
+  Var &c = p.c, &d = p.d, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h,
+      &b = p.b;
+  const Expr Sq = q.dim(1).extent(), Sk = k.dim(1).extent();
+  const Expr H = q.dim(2).extent(), Hkv = k.dim(2).extent();
+  // GQA: query head h reads key/value head h / (H / Hkv).
+  const Expr group = max(H / max(Hkv, 1), 1);
+  const Expr hk = h / group;
+  // Causal alignment when Sq != Sk: query i sees keys j <= i + (Sk - Sq).
+  const Expr diag = Sk - Sq;
+  const Expr numBlocks = (Sk + KB - 1) / KB;
+
+  // Q^T of the tile, pre-scaled: GEMM #1 vectorises over query rows. Rows
+  // past Sq (the last tile) read row Sq-1; their output is never stored.
+  p.qScaled(i, d, h, b) =
+      f32(q(d, clamp(i, 0, Sq - 1), h, b)) * cast<float>(Expr(spec.scale));
+
+  // GEMM #1: raw scores of key block kb, i innermost.
+  p.rd = RDom(0, D, "rd");
+  const Expr key = kb * KB + jj;
+  const Expr keyClamped = min(key, Sk - 1);
+  p.scoreAcc(i, jj, kb, h, b) = 0.0f;
+  p.scoreAcc(i, jj, kb, h, b) +=
+      p.qScaled(i, p.rd, h, b) * f32(k(p.rd, keyClamped, hk, b));
+
+  Expr s = p.scoreAcc(i, jj, kb, h, b);
+  if (spec.hasMask)
+    s += f32(mask(keyClamped, clamp(i, 0, Sq - 1), h, b));
+  Expr allowed = key < Sk;
+  if (spec.causal)
+    allowed = allowed && key <= i + diag;
+  if (spec.hasKeyPadding) {
+    Expr attend = keyPad(keyClamped, b);
+    if (!attend.type().is_bool())
+      attend = attend != cast(attend.type(), 0);
+    allowed = allowed && attend;
+  }
+  p.score(i, jj, kb, h, b) = select(allowed, s, negInf);
+
+  // Per-block softmax statistics.
+  p.rj = RDom(0, KB, "rj");
+  p.blockMax(i, kb, h, b) = negInf;
+  p.blockMax(i, kb, h, b) =
+      max(p.blockMax(i, kb, h, b), p.score(i, p.rj, kb, h, b));
+  Expr x = p.score(i, jj, kb, h, b) - p.blockMax(i, kb, h, b);
+  // False for -inf and NaN (all-masked block): those weights are 0.
+  p.prob(i, jj, kb, h, b) = select(x > kExpFloor, fast_exp(x), 0.0f);
+  p.blockSum(i, kb, h, b) = 0.0f;
+  p.blockSum(i, kb, h, b) += p.prob(i, p.rj, kb, h, b);
+
+  // GEMM #2: this block's unnormalised output, c innermost.
+  p.pvAcc(c, i, kb, h, b) = 0.0f;
+  p.pvAcc(c, i, kb, h, b) +=
+      p.prob(i, p.rj, kb, h, b) * f32(v(c, min(kb * KB + p.rj, Sk - 1), hk, b));
+
+  // Everything the merge needs from one block, as one Func so that it can be
+  // computed per block yet read after the key loop. The statistics repeat
+  // across c; only c = 0 is read.
+  p.partial(c, i, kb, h, b) = Tuple(p.pvAcc(c, i, kb, h, b),
+                                    p.blockMax(i, kb, h, b),
+                                    p.blockSum(i, kb, h, b));
+
+  // Merge the blocks.
+  p.rkb = RDom(0, numBlocks, "rkb");
+  if (spec.causal)
+    p.rkb.where(p.rkb * KB <= i + diag);
+  p.rowMax(i, h, b) = negInf;
+  p.rowMax(i, h, b) = max(p.rowMax(i, h, b), p.partial(0, i, p.rkb, h, b)[1]);
+  Expr y = p.partial(0, i, kb, h, b)[1] - p.rowMax(i, h, b);
+  p.weight(i, kb, h, b) = select(y > kExpFloor, exp(y), 0.0f);
+  p.rowSum(i, h, b) = 0.0f;
+  p.rowSum(i, h, b) +=
+      p.partial(0, i, p.rkb, h, b)[2] * p.weight(i, p.rkb, h, b);
+  p.rowAcc(c, i, h, b) = 0.0f;
+  p.rowAcc(c, i, h, b) +=
+      p.partial(c, i, p.rkb, h, b)[0] * p.weight(i, p.rkb, h, b);
+
+  Expr den = p.rowSum(i, h, b);
+  Expr result = select(den > 0.0f, p.rowAcc(c, i, h, b) / den, 0.0f);
+  result = require(H % max(Hkv, 1) == 0, result,
+                   "attention: query heads", H,
+                   "not a multiple of key/value heads", Hkv);
+  p.out(c, i, h, b) = castToElement(spec, result);
+
+  // Shapes the kernel relies on; a mismatch is a runtime error naming the
+  // buffer rather than an out-of-bounds read.
+  q.dim(0).set_bounds(0, D);
+  k.dim(0).set_bounds(0, D);
+  v.dim(0).set_bounds(0, D);
+  v.dim(1).set_extent(k.dim(1).extent());
+  v.dim(2).set_extent(k.dim(2).extent());
+  k.dim(3).set_extent(q.dim(3).extent());
+  v.dim(3).set_extent(q.dim(3).extent());
+  OutputImageParam o = p.out.output_buffer();
+  o.dim(0).set_bounds(0, D);
+  o.dim(1).set_bounds(0, Sq);
+  o.dim(2).set_bounds(0, H);
+  o.dim(3).set_bounds(0, q.dim(3).extent());
+  if (spec.hasMask) {
+    mask.dim(0).set_extent(Sk);
+    mask.dim(1).set_extent(Sq);
+    mask.dim(2).set_extent(H);
+    mask.dim(3).set_extent(q.dim(3).extent());
+  }
+  if (spec.hasKeyPadding) {
+    keyPad.dim(0).set_bounds(0, Sk);
+    keyPad.dim(1).set_bounds(0, q.dim(3).extent());
+  }
+
+  // Estimates for an autoscheduler baseline: BERT-base-like shapes.
+  q.set_estimates({{0, D}, {0, 512}, {0, 12}, {0, 1}});
+  k.set_estimates({{0, D}, {0, 512}, {0, 12}, {0, 1}});
+  v.set_estimates({{0, D}, {0, 512}, {0, 12}, {0, 1}});
+  if (spec.hasMask)
+    mask.set_estimates({{0, 512}, {0, 512}, {0, 12}, {0, 1}});
+  if (spec.hasKeyPadding)
+    keyPad.set_estimates({{0, 512}, {0, 1}});
+  p.out.set_estimates({{0, D}, {0, 512}, {0, 12}, {0, 1}});
+  return p;
+}
+
+// SCHEDULE
+void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
+                          int headDim) {
+  Var &c = p.c, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h, &b = p.b;
+  const int QT = t.queryTile, V = t.vec;
+  const TailStrategy headTail =
+      headDim % V == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+
+  // One task per (query tile, head, batch). The last tile is guarded; the
+  // per-block producers below are computed over whole, aligned tiles
+  // (align_bounds) so that the micro-kernels have constant extents and
+  // unroll. (A causal tile whose leading rows see no key can need rows of
+  // two aligned tiles; that is the only case where more than QT rows are
+  // computed.)
+  Var io("io"), ii("ii"), task("task"), ioh("ioh");
+  p.out.split(i, io, ii, QT, TailStrategy::GuardWithIf)
+      .fuse(io, h, ioh)
+      .fuse(ioh, b, task)
+      .parallel(task)
+      .vectorize(c, V, headTail);
+
+  // Merge, per tile. These Funcs are computed over exactly the rows the
+  // tile needs (fewer when the causal predicate empties leading rows), never
+  // more, so that they never ask for partials outside the tile.
+  const TailStrategy guard = TailStrategy::GuardWithIf;
+  p.rowMax.compute_at(p.out, task).vectorize(i, V, guard);
+  p.rowMax.update().vectorize(i, V, guard);
+  p.weight.compute_at(p.out, task).vectorize(i, V, guard);
+  p.rowSum.compute_at(p.out, task).vectorize(i, V, guard);
+  p.rowSum.update().vectorize(i, V, guard);
+  p.rowAcc.compute_at(p.out, task).vectorize(c, V, headTail);
+  p.rowAcc.update().reorder(c, p.rkb, i).vectorize(c, V, headTail);
+
+  // Q^T, once per tile.
+  p.qScaled.compute_at(p.out, task).align_bounds(i, QT).vectorize(i, V);
+
+  // Key-block loop: partial is computed per tile, block by block; the
+  // scores, probabilities and statistics of one block live inside it.
+  Var co("co"), ci("ci"), ro("ro"), ri("ri");
+  p.partial.compute_at(p.out, task)
+      .align_bounds(i, QT)
+      .split(i, ro, ri, t.valueRows)
+      .split(c, co, ci, t.valueCols)
+      .reorder(ci, ri, co, ro, kb)
+      .vectorize(ci, V, headTail);
+
+  // GEMM #1: (QT/V vectors of query rows) x keyUnroll keys of accumulators.
+  Var jo("jo"), ji("ji"), so("so"), si("si");
+  p.score.compute_at(p.partial, kb)
+      .align_bounds(i, QT)
+      .bound_extent(jj, t.keyBlock)
+      .split(i, so, si, QT)
+      .split(jj, jo, ji, t.keyUnroll)
+      .reorder(si, ji, jo, so)
+      .vectorize(si, V);
+  p.scoreAcc.compute_at(p.score, jo).vectorize(i, V).unroll(i).unroll(jj);
+  p.scoreAcc.update()
+      .reorder(i, jj, p.rd)
+      .vectorize(i, V)
+      .unroll(i)
+      .unroll(jj);
+
+  p.blockMax.compute_at(p.partial, kb).vectorize(i, V);
+  p.blockMax.update().reorder(i, p.rj).vectorize(i, V);
+  p.prob.compute_at(p.partial, kb).vectorize(i, V);
+  p.blockSum.compute_at(p.partial, kb).vectorize(i, V);
+  p.blockSum.update().reorder(i, p.rj).vectorize(i, V);
+
+  // GEMM #2: valueCols x valueRows accumulators over the block's keys.
+  p.pvAcc.compute_at(p.partial, co)
+      .vectorize(c, V, headTail)
+      .unroll(c)
+      .unroll(i);
+  p.pvAcc.update()
+      .reorder(c, i, p.rj)
+      .vectorize(c, V, headTail)
+      .unroll(c)
+      .unroll(i);
+}
+
+} // namespace
+
+BuiltKernel buildAttentionKernel(const KernelSpec &spec,
+                                 const Target &target) {
+  requireFloatElement(spec, "attention");
+  if (spec.headDim <= 0 || spec.headDim > 1024)
+    failSpec("attention: expected a static headDim in [1, 1024], got " +
+             std::to_string(spec.headDim));
+  const int D = static_cast<int>(spec.headDim);
+  AttentionTiles tiles = chooseTiles(target, D);
+  AttentionPipeline p = defineAttention(spec, tiles);
+  // SCHEDULE (GPU targets fall back to the CPU schedule's host code.)
+  scheduleAttentionCPU(p, tiles, D);
+  return {p.inputs, p.out};
+}
+
+} // namespace attune::codegen::detail

@@ -1,0 +1,246 @@
+//===- MatmulKernels.cpp - Linear, batched Matmul and Softmax (Halide) ----===//
+//
+// The dense kernels outside attention. Linear and Matmul share one GEMM:
+// B is packed into panels of `panel` columns (4 vectors) so that the inner
+// loop streams it contiguously, and a panel x rows block of the output is
+// accumulated in registers (24 zmm with AVX-512, 12 ymm with AVX2) while K is
+// walked. Softmax is three vectorised passes over a row held in cache.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/halide/BuilderSupport.h"
+#include "compiler/codegen/halide/KernelBuilders.h"
+
+#include <limits>
+#include <string>
+
+namespace attune::codegen::detail {
+namespace {
+
+using namespace Halide;
+
+/// Register tile of the GEMM micro-kernel for a vector width.
+struct GemmTiles {
+  int vec = 16;   // floats per vector register
+  int panel = 64; // output columns per tile (packed B panel width)
+  int rows = 6;   // output rows per tile
+};
+
+GemmTiles chooseGemmTiles(const Target &target) {
+  GemmTiles t;
+  t.vec = std::max(1, target.natural_vector_size<float>());
+  t.panel = 4 * t.vec;
+  // 4 vectors x rows accumulators: 24 of 32 zmm, 12 of 16 ymm; the rest
+  // hold the B vectors and the broadcast A value.
+  t.rows = t.vec >= 16 ? 6 : 3;
+  return t;
+}
+
+/// The shared GEMM: out(n, m, bt) = sum_k A(k, m, bt) * B(n, k, bt)
+/// (+ bias(n)). `aAt` and `bAt` read the operands in that logical order
+/// from whatever layout the caller has.
+struct GemmPipeline {
+  bool batched = true;
+  /// True when B is contiguous along n, so packing is a plain vector copy.
+  Expr bDenseN = Internal::const_true();
+  Var n{"n"}, m{"m"}, bt{"bt"}, ni{"ni"}, no{"no"}, k{"k"};
+  Func packedB{"gemm_packed_b"}, prod{"gemm_prod"}, out;
+  RDom r;
+};
+
+// ALGORITHM
+template <typename AAt, typename BAt>
+GemmPipeline defineGemm(const KernelSpec &spec, const std::string &name,
+                        AAt aAt, BAt bAt, Expr M,
+                        Expr N, Expr K, const GemmTiles &t,
+                        const ImageParam *bias, bool batched) {
+  GemmPipeline g;
+  g.batched = batched;
+  g.out = Func(name + "_out");
+  const int NT = t.panel;
+  // Panel `no` of B, K x NT contiguous. Columns past N (last panel) repeat
+  // column N-1; their results are never stored.
+  g.packedB(g.ni, g.k, g.no, g.bt) =
+      cast<float>(bAt(min(g.no * NT + g.ni, N - 1), g.k, g.bt));
+  g.r = RDom(0, K, "rk");
+  g.prod(g.ni, g.m, g.no, g.bt) = 0.0f;
+  // Rows past M (last row tile) read row M-1 for the same reason.
+  g.prod(g.ni, g.m, g.no, g.bt) +=
+      cast<float>(aAt(g.r, clamp(g.m, 0, M - 1), g.bt)) *
+      g.packedB(g.ni, g.r, g.no, g.bt);
+  // Linear is the unbatched case: its one batch is bt = 0.
+  Expr bt = batched ? Expr(g.bt) : Expr(0);
+  Expr value = g.prod(g.n % NT, g.m, g.n / NT, bt);
+  if (bias)
+    value += cast<float>((*bias)(g.n));
+  value = castToElement(spec, value);
+  if (batched)
+    g.out(g.n, g.m, g.bt) = value;
+  else
+    g.out(g.n, g.m) = value;
+  return g;
+}
+
+// SCHEDULE
+void scheduleGemmCPU(GemmPipeline &g, const GemmTiles &t) {
+  const int NT = t.panel, MT = t.rows, V = t.vec;
+  Var mo("mo"), mi("mi"), nio("nio"), nii("nii"), task("task");
+  // Tiles of NT x MT; tails are guarded and producers still compute whole
+  // tiles (bound_extent) so the micro-kernel always has constant extents.
+  g.out.split(g.n, g.no, g.ni, NT, TailStrategy::GuardWithIf)
+      .split(g.m, mo, mi, MT, TailStrategy::GuardWithIf);
+  if (g.batched)
+    g.out.reorder(g.ni, mi, mo, g.no, g.bt).fuse(g.no, g.bt, task);
+  else
+    g.out.reorder(g.ni, mi, mo, g.no).rename(g.no, task);
+  g.out.parallel(task).vectorize(g.ni, V, TailStrategy::GuardWithIf);
+
+  // One packed panel per task, reused by every row tile.
+  g.packedB.compute_at(g.out, task).vectorize(g.ni, V).unroll(g.ni);
+  g.packedB.specialize(g.bDenseN);
+
+  // Micro-kernel: NT x MT accumulators live in registers across K.
+  g.prod.compute_at(g.out, mo)
+      .bound_extent(g.m, MT)
+      .vectorize(g.ni, V)
+      .unroll(g.ni)
+      .unroll(g.m);
+  g.prod.update()
+      .reorder(g.ni, g.m, g.r)
+      .vectorize(g.ni, V)
+      .unroll(g.ni)
+      .unroll(g.m);
+}
+
+} // namespace
+
+BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
+  requireFloatElement(spec, "linear");
+  // Any strides: A is read as scalars and B through the packed panel.
+  const ScalarType e = spec.elementType;
+  ImageParam x = makeInput(e, 2, "x", false), w = makeInput(e, 2, "w", false);
+  ImageParam bias;
+  std::vector<ImageParam> inputs = {x, w};
+  if (spec.hasBias) {
+    bias = makeInput(e, 1, "bias", false);
+    inputs.push_back(bias);
+  }
+  // x[M, K] is (k, m); w[K, N] is (n, k).
+  const Expr M = x.dim(1).extent(), K = x.dim(0).extent(),
+             N = w.dim(0).extent();
+  GemmTiles t = chooseGemmTiles(target);
+  // ALGORITHM
+  GemmPipeline g = defineGemm(
+      spec, "linear", [&](Expr kk, Expr mm, Expr) { return x(kk, mm); },
+      [&](Expr nn, Expr kk, Expr) { return w(nn, kk); }, M, N, K, t,
+      spec.hasBias ? &bias : nullptr, /*batched=*/false);
+  Func out = g.out;
+  g.bDenseN = w.dim(0).stride() == 1;
+  // SCHEDULE
+  scheduleGemmCPU(g, t);
+
+  w.dim(1).set_extent(K);
+  if (spec.hasBias)
+    bias.dim(0).set_bounds(0, N);
+  OutputImageParam o = out.output_buffer();
+  o.dim(0).set_bounds(0, N);
+  o.dim(1).set_bounds(0, M);
+  x.set_estimates({{0, 768}, {0, 512}});
+  w.set_estimates({{0, 768}, {0, 768}});
+  if (spec.hasBias)
+    bias.set_estimates({{0, 768}});
+  out.set_estimates({{0, 768}, {0, 512}});
+  return {inputs, out};
+}
+
+BuiltKernel buildMatmulKernel(const KernelSpec &spec, const Target &target) {
+  requireFloatElement(spec, "matmul");
+  // Any strides (batch broadcast by stride 0, transposed views): A is read
+  // as scalars and B through the packed panel.
+  const ScalarType e = spec.elementType;
+  ImageParam a = makeInput(e, 3, "a", false), b = makeInput(e, 3, "b", false);
+  // a is (k, m, bt), or (m, k, bt) when transposeA; b is (n, k, bt), or
+  // (k, n, bt) when transposeB.
+  const bool tA = spec.transposeA, tB = spec.transposeB;
+  const Expr M = tA ? a.dim(0).extent() : a.dim(1).extent();
+  const Expr K = tA ? a.dim(1).extent() : a.dim(0).extent();
+  const Expr N = tB ? b.dim(1).extent() : b.dim(0).extent();
+  GemmTiles t = chooseGemmTiles(target);
+  // ALGORITHM
+  GemmPipeline g = defineGemm(
+      spec, "matmul",
+      [&](Expr kk, Expr mm, Expr bb) {
+        return tA ? a(mm, kk, bb) : a(kk, mm, bb);
+      },
+      [&](Expr nn, Expr kk, Expr bb) {
+        return tB ? b(kk, nn, bb) : b(nn, kk, bb);
+      },
+      M, N, K, t, nullptr, /*batched=*/true);
+  g.bDenseN = b.dim(tB ? 1 : 0).stride() == 1;
+  // SCHEDULE
+  scheduleGemmCPU(g, t);
+
+  b.dim(tB ? 0 : 1).set_extent(K);
+  b.dim(2).set_extent(a.dim(2).extent());
+  OutputImageParam o = g.out.output_buffer();
+  o.dim(0).set_bounds(0, N);
+  o.dim(1).set_bounds(0, M);
+  o.dim(2).set_bounds(0, a.dim(2).extent());
+  a.set_estimates({{0, 512}, {0, 512}, {0, 12}});
+  b.set_estimates({{0, 512}, {0, 512}, {0, 12}});
+  g.out.set_estimates({{0, 512}, {0, 512}, {0, 12}});
+  return {{a, b}, g.out};
+}
+
+BuiltKernel buildSoftmaxKernel(const KernelSpec &spec, const Target &target) {
+  requireFloatElement(spec, "softmax");
+  ImageParam x = makeInput(spec.elementType, 2, "x", true);
+  const Expr L = x.dim(0).extent();
+  const int V = std::max(1, target.natural_vector_size<float>());
+  const Expr negInf = Expr(-std::numeric_limits<float>::infinity());
+
+  // ALGORITHM
+  // softmax(x)_l = exp(x_l - max x) / sum exp(x - max x). A row of -inf (all
+  // masked) has no defined softmax; it outputs 0, as fused attention does.
+  Var l("l"), row("row"), lane("lane");
+  RDom r(0, L, "rl");
+  Func rowMax("softmax_row_max"), e("softmax_exp"), rowSum("softmax_row_sum"),
+      out("softmax_out");
+  rowMax(row) = negInf;
+  rowMax(row) = max(rowMax(row), cast<float>(x(r, row)));
+  Expr shifted = cast<float>(x(l, row)) - rowMax(row);
+  // fast_exp is only valid above the float underflow; below it the weight
+  // is 0 (this also maps -inf and NaN from an all -inf row to 0).
+  e(l, row) = select(shifted > -87.0f, fast_exp(shifted), 0.0f);
+  rowSum(row) = 0.0f;
+  rowSum(row) += e(r, row);
+  out(l, row) = castToElement(
+      spec, select(rowSum(row) > 0.0f, e(l, row) / rowSum(row), 0.0f));
+
+  // SCHEDULE
+  // Rows in parallel (groups of 8 to amortise task overhead); within a row
+  // the reductions are split into V lanes (rfactor) so that they vectorise.
+  Var rowo("rowo"), rowi("rowi");
+  out.split(row, rowo, rowi, 8, TailStrategy::GuardWithIf)
+      .parallel(rowo)
+      .vectorize(l, V, TailStrategy::GuardWithIf);
+  RVar ro("ro"), ri("ri");
+  rowMax.compute_at(out, rowi);
+  Func maxLanes = rowMax.update().split(r, ro, ri, V).rfactor(ri, lane);
+  maxLanes.compute_at(rowMax, row).vectorize(lane);
+  maxLanes.update().vectorize(lane);
+  e.compute_at(out, rowi).vectorize(l, V, TailStrategy::GuardWithIf);
+  rowSum.compute_at(out, rowi);
+  Func sumLanes = rowSum.update().split(r, ro, ri, V).rfactor(ri, lane);
+  sumLanes.compute_at(rowSum, row).vectorize(lane);
+  sumLanes.update().vectorize(lane);
+
+  OutputImageParam o = out.output_buffer();
+  o.dim(0).set_bounds(0, L);
+  o.dim(1).set_bounds(0, x.dim(1).extent());
+  x.set_estimates({{0, 512}, {0, 6144}});
+  out.set_estimates({{0, 512}, {0, 6144}});
+  return {{x}, out};
+}
+
+} // namespace attune::codegen::detail

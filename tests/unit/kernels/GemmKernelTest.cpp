@@ -1,0 +1,484 @@
+//===- GemmKernelTest.cpp - numerics of Linear, Matmul, Softmax, Attention ===//
+//
+// The performance-critical kernels, JIT-compiled for the host through the
+// same dispatcher (detail::buildKernel) the AOT path uses, run on awkward
+// sizes (1, 7, 129; head dims 64, 80, 128; tiles that do not divide the
+// extents) and compared with plain double-precision loops written from the op
+// definitions.
+//
+// Tolerances (f32):
+//  - GEMMs: |got - want| <= 1e-5 * sum_k |a_k * b_k| + 1e-6. The error of an
+//    f32 dot product grows with the magnitudes summed, not with the result,
+//    which can cancel to ~0.
+//  - Softmax and attention: |got - want| <= 1e-4 * (|want| + 1). Both use
+//    Halide's fast_exp (about 2^-18 relative error) and their outputs are
+//    weighted averages of O(1) values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/codegen/halide/Kernels.h"
+
+#include "Halide.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace attune::codegen;
+using Halide::Buffer;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::mt19937 &gemmRng() {
+  static std::mt19937 gen(4321);
+  return gen;
+}
+
+Buffer<float> uniform(const std::vector<int> &shape, float lo = -1.f,
+                      float hi = 1.f) {
+  Buffer<float> buf(shape);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  buf.for_each_value([&](float &v) { v = dist(gemmRng()); });
+  return buf;
+}
+
+/// Builds `spec` for the host and runs it on `inputs` into `out`.
+struct Kernel {
+  explicit Kernel(const KernelSpec &spec)
+      : built(detail::buildKernel(
+            spec, Halide::get_jit_target_from_environment())) {}
+  void run(const std::vector<Halide::Buffer<>> &inputs, Halide::Buffer<> out) {
+    ASSERT_EQ(inputs.size(), built.inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+      built.inputs[i].set(inputs[i]);
+    built.output.realize(out);
+  }
+  detail::BuiltKernel built;
+};
+
+/// A view of `storage` with explicit extents and strides (innermost first).
+Buffer<float> stridedView(Buffer<float> &storage, const std::vector<int> &shape,
+                          const std::vector<int> &strides) {
+  std::vector<halide_dimension_t> dims;
+  for (size_t i = 0; i < shape.size(); ++i)
+    dims.push_back(halide_dimension_t(0, shape[i], strides[i]));
+  return Buffer<float>(storage.data(), static_cast<int>(dims.size()),
+                       dims.data());
+}
+
+::testing::AssertionResult closeGemm(double got, double want, double mag) {
+  if (std::fabs(got - want) <= 1e-5 * mag + 1e-6)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "got " << got << ", want " << want
+                                       << " (sum |terms| " << mag << ")";
+}
+
+::testing::AssertionResult closeSoft(double got, double want) {
+  if (std::fabs(got - want) <= 1e-4 * (std::fabs(want) + 1.0))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "got " << got << ", want " << want;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear and Matmul
+//===----------------------------------------------------------------------===//
+
+void checkLinear(int M, int K, int N, bool hasBias) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Linear;
+  spec.hasBias = hasBias;
+  Kernel kernel(spec);
+  Buffer<float> x = uniform({K, M}), w = uniform({N, K}), bias = uniform({N});
+  Buffer<float> out(N, M);
+  std::vector<Halide::Buffer<>> inputs = {x, w};
+  if (hasBias)
+    inputs.push_back(bias);
+  kernel.run(inputs, out);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double want = hasBias ? bias(n) : 0.0, mag = std::fabs(want);
+      for (int k = 0; k < K; ++k) {
+        want += double(x(k, m)) * w(n, k);
+        mag += std::fabs(double(x(k, m)) * w(n, k));
+      }
+      ASSERT_TRUE(closeGemm(out(n, m), want, mag))
+          << "M=" << M << " K=" << K << " N=" << N << " at m=" << m
+          << " n=" << n;
+    }
+}
+
+TEST(GemmLinearKernel, MatchesLoopsOnOddShapes) {
+  for (bool bias : {false, true}) {
+    checkLinear(1, 1, 1, bias);
+    checkLinear(7, 13, 70, bias);
+    checkLinear(129, 65, 200, bias);
+  }
+  checkLinear(64, 256, 128, true); // whole tiles only
+}
+
+void checkMatmul(int Bt, int M, int K, int N, bool tA, bool tB) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Matmul;
+  spec.transposeA = tA;
+  spec.transposeB = tB;
+  Kernel kernel(spec);
+  Buffer<float> a = tA ? uniform({M, K, Bt}) : uniform({K, M, Bt});
+  Buffer<float> b = tB ? uniform({K, N, Bt}) : uniform({N, K, Bt});
+  Buffer<float> out(N, M, Bt);
+  kernel.run({a, b}, out);
+  for (int z = 0; z < Bt; ++z)
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        double want = 0, mag = 0;
+        for (int k = 0; k < K; ++k) {
+          double term = double(tA ? a(m, k, z) : a(k, m, z)) *
+                        (tB ? b(k, n, z) : b(n, k, z));
+          want += term;
+          mag += std::fabs(term);
+        }
+        ASSERT_TRUE(closeGemm(out(n, m, z), want, mag))
+            << "Bt=" << Bt << " M=" << M << " K=" << K << " N=" << N
+            << " tA=" << tA << " tB=" << tB << " at " << z << "," << m << ","
+            << n;
+      }
+}
+
+TEST(GemmMatmulKernel, MatchesLoopsForEveryTransposition) {
+  for (bool tA : {false, true})
+    for (bool tB : {false, true}) {
+      checkMatmul(1, 1, 1, 1, tA, tB);
+      checkMatmul(3, 7, 19, 131, tA, tB);
+      checkMatmul(2, 129, 64, 70, tA, tB);
+    }
+}
+
+/// The host expresses a batch broadcast with stride 0 and a head split with
+/// permuted strides; the kernel must read both as given.
+TEST(GemmMatmulKernel, ReadsBroadcastAndPermutedOperands) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Matmul;
+  spec.transposeB = true;
+  Kernel kernel(spec);
+  const int Bt = 3, M = 9, K = 20, N = 33;
+  // a: [Bt, M, K] viewed from storage laid out [M, Bt, K].
+  Buffer<float> aStore = uniform({K, Bt, M});
+  Buffer<float> a = stridedView(aStore, {K, M, Bt}, {1, K * Bt, K});
+  // b: [Bt, N, K] with the batch broadcast (stride 0).
+  Buffer<float> bStore = uniform({K, N});
+  Buffer<float> b = stridedView(bStore, {K, N, Bt}, {1, K, 0});
+  Buffer<float> out(N, M, Bt);
+  kernel.run({a, b}, out);
+  for (int z = 0; z < Bt; ++z)
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        double want = 0, mag = 0;
+        for (int k = 0; k < K; ++k) {
+          want += double(a(k, m, z)) * b(k, n, z);
+          mag += std::fabs(double(a(k, m, z)) * b(k, n, z));
+        }
+        ASSERT_TRUE(closeGemm(out(n, m, z), want, mag));
+      }
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+TEST(GemmSoftmaxKernel, MatchesLoopsAndIsStable) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Softmax;
+  Kernel kernel(spec);
+  for (int L : {1, 7, 16, 129, 1000}) {
+    const int rows = 11;
+    // Wide range: exp would overflow without subtracting the row max.
+    Buffer<float> x = uniform({L, rows}, -60.f, 100.f);
+    if (L > 1)
+      x(0, 1) = -std::numeric_limits<float>::infinity(); // a masked entry
+    x(0, 2) = -1e9f; // a "masked_fill" value
+    Buffer<float> out(L, rows);
+    kernel.run({x}, out);
+    for (int r = 0; r < rows; ++r) {
+      double mx = -kInf;
+      for (int l = 0; l < L; ++l)
+        mx = std::max(mx, double(x(l, r)));
+      double sum = 0;
+      for (int l = 0; l < L; ++l)
+        sum += std::exp(double(x(l, r)) - mx);
+      for (int l = 0; l < L; ++l)
+        ASSERT_TRUE(closeSoft(out(l, r), std::exp(double(x(l, r)) - mx) / sum))
+            << "L=" << L << " row " << r << " l=" << l;
+    }
+  }
+}
+
+/// A row that is entirely -inf (every key masked) has no softmax; the kernel
+/// outputs zeros, as fused attention does, instead of NaN.
+TEST(GemmSoftmaxKernel, FullyMaskedRowIsZero) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Softmax;
+  Kernel kernel(spec);
+  Buffer<float> x = uniform({37, 2});
+  for (int l = 0; l < 37; ++l)
+    x(l, 1) = -std::numeric_limits<float>::infinity();
+  Buffer<float> out(37, 2);
+  kernel.run({x}, out);
+  double sum = 0;
+  for (int l = 0; l < 37; ++l) {
+    EXPECT_EQ(out(l, 1), 0.0f);
+    sum += out(l, 0);
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+}
+
+//===----------------------------------------------------------------------===//
+// Fused attention
+//===----------------------------------------------------------------------===//
+
+struct AttentionCase {
+  int B = 1, H = 2, Hkv = 2, Sq = 7, Sk = 7, D = 64;
+  bool causal = false, mask = false, keyPadding = false;
+  float scoreScale = 1.0f; // multiplies q, to make scores large
+};
+
+std::string describe(const AttentionCase &c) {
+  return "B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) +
+         " Hkv=" + std::to_string(c.Hkv) + " Sq=" + std::to_string(c.Sq) +
+         " Sk=" + std::to_string(c.Sk) + " D=" + std::to_string(c.D) +
+         " causal=" + std::to_string(c.causal) +
+         " mask=" + std::to_string(c.mask) +
+         " keyPadding=" + std::to_string(c.keyPadding);
+}
+
+/// softmax(scale * q k^T + mask, masked keys -> -inf) v by the definition,
+/// in double; a row with no key left is 0.
+double referenceAttention(const AttentionCase &c, const Buffer<float> &q,
+                          const Buffer<float> &k, const Buffer<float> &v,
+                          const Buffer<float> &mask,
+                          const Buffer<bool> &keyPadding, double scale,
+                          Buffer<double> &out) {
+  const int group = c.H / c.Hkv;
+  std::vector<double> s(c.Sk);
+  double maxAbs = 0;
+  for (int b = 0; b < c.B; ++b)
+    for (int h = 0; h < c.H; ++h)
+      for (int i = 0; i < c.Sq; ++i) {
+        double mx = -kInf;
+        for (int j = 0; j < c.Sk; ++j) {
+          bool allowed = !(c.causal && j > i + (c.Sk - c.Sq)) &&
+                         !(c.keyPadding && !keyPadding(j, b));
+          double dot = 0;
+          for (int d = 0; d < c.D; ++d)
+            dot += double(q(d, i, h, b)) * k(d, j, h / group, b);
+          s[j] = allowed ? dot * scale + (c.mask ? mask(j, i, h, b) : 0.0)
+                         : -kInf;
+          mx = std::max(mx, s[j]);
+        }
+        double sum = 0;
+        for (int j = 0; j < c.Sk; ++j) {
+          s[j] = s[j] == -kInf ? 0.0 : std::exp(s[j] - mx);
+          sum += s[j];
+        }
+        for (int d = 0; d < c.D; ++d) {
+          double acc = 0;
+          for (int j = 0; j < c.Sk; ++j)
+            acc += s[j] * v(d, j, h / group, b);
+          out(d, i, h, b) = sum > 0 ? acc / sum : 0.0;
+          maxAbs = std::max(maxAbs, std::fabs(out(d, i, h, b)));
+        }
+      }
+  return maxAbs;
+}
+
+/// JIT compilation takes seconds; each spec is compiled once per process.
+Kernel &cachedKernel(const KernelSpec &spec) {
+  static std::map<std::string, std::unique_ptr<Kernel>> cache;
+  std::unique_ptr<Kernel> &slot = cache[spec.symbolName()];
+  if (!slot)
+    slot = std::make_unique<Kernel>(spec);
+  return *slot;
+}
+
+void checkAttention(const AttentionCase &c) {
+  SCOPED_TRACE(describe(c));
+  KernelSpec spec;
+  spec.kind = KernelKind::Attention;
+  spec.headDim = c.D;
+  spec.scale = 1.0 / std::sqrt(double(c.D));
+  spec.causal = c.causal;
+  spec.hasMask = c.mask;
+  spec.hasKeyPadding = c.keyPadding;
+  Kernel &kernel = cachedKernel(spec);
+
+  Buffer<float> q = uniform({c.D, c.Sq, c.H, c.B}, -c.scoreScale,
+                            c.scoreScale);
+  Buffer<float> k = uniform({c.D, c.Sk, c.Hkv, c.B});
+  Buffer<float> v = uniform({c.D, c.Sk, c.Hkv, c.B});
+  // The mask is [B, 1, Sq, Sk] broadcast over heads (stride 0), with some
+  // -inf entries and, for query row 1, every entry -inf.
+  Buffer<float> maskStore = uniform({c.Sk, c.Sq, c.B}, -3.f, 3.f);
+  std::bernoulli_distribution drop(0.2);
+  maskStore.for_each_value([&](float &m) {
+    if (drop(gemmRng()))
+      m = -std::numeric_limits<float>::infinity();
+  });
+  if (c.Sq > 1)
+    for (int b = 0; b < c.B; ++b)
+      for (int j = 0; j < c.Sk; ++j)
+        maskStore(j, 1, b) = -std::numeric_limits<float>::infinity();
+  Buffer<float> mask = stridedView(maskStore, {c.Sk, c.Sq, c.H, c.B},
+                                   {1, c.Sk, 0, c.Sk * c.Sq});
+  // Key padding: batch 0 keeps its first keys; the last batch (when B > 1)
+  // masks every key.
+  Buffer<bool> keyPadding(c.Sk, c.B);
+  for (int b = 0; b < c.B; ++b)
+    for (int j = 0; j < c.Sk; ++j)
+      keyPadding(j, b) = (b + 1 < c.B || c.B == 1) && j < c.Sk - c.Sk / 3;
+
+  std::vector<Halide::Buffer<>> inputs = {q, k, v};
+  if (c.mask)
+    inputs.push_back(mask);
+  if (c.keyPadding)
+    inputs.push_back(keyPadding);
+  Buffer<float> out(c.D, c.Sq, c.H, c.B);
+  kernel.run(inputs, out);
+
+  Buffer<double> want(c.D, c.Sq, c.H, c.B);
+  referenceAttention(c, q, k, v, mask, keyPadding, spec.scale, want);
+  for (int b = 0; b < c.B; ++b)
+    for (int h = 0; h < c.H; ++h)
+      for (int i = 0; i < c.Sq; ++i)
+        for (int d = 0; d < c.D; ++d)
+          ASSERT_TRUE(closeSoft(out(d, i, h, b), want(d, i, h, b)))
+              << "at b=" << b << " h=" << h << " i=" << i << " d=" << d;
+}
+
+TEST(FusedAttentionKernel, MatchesLoopsOnOddShapes) {
+  for (bool causal : {false, true})
+    for (int S : {1, 7, 129})
+      for (int D : {64, 80, 128}) {
+        AttentionCase c;
+        c.Sq = c.Sk = S;
+        c.D = D;
+        c.causal = causal;
+        checkAttention(c);
+      }
+}
+
+/// Several key blocks and query tiles, with partial last ones.
+TEST(FusedAttentionKernel, MatchesLoopsAcrossBlocks) {
+  for (bool causal : {false, true}) {
+    AttentionCase c;
+    c.H = c.Hkv = 1;
+    c.Sq = c.Sk = 600;
+    c.causal = causal;
+    checkAttention(c);
+  }
+}
+
+TEST(FusedAttentionKernel, GroupedQueryHeads) {
+  AttentionCase c;
+  c.B = 2;
+  c.H = 6;
+  c.Hkv = 2;
+  c.Sq = c.Sk = 70;
+  checkAttention(c);
+  c.Hkv = 1; // multi-query
+  c.causal = true;
+  checkAttention(c);
+}
+
+/// Causal with Sq != Sk aligns the diagonal to the end: query i sees keys
+/// j <= i + (Sk - Sq). With Sq > Sk the first rows see no key and output 0.
+TEST(FusedAttentionKernel, CausalWithDifferentLengths) {
+  for (auto [sq, sk] : {std::pair{1, 300}, {7, 129}, {129, 300}, {300, 129},
+                        {129, 7}}) {
+    AttentionCase c;
+    c.Sq = sq;
+    c.Sk = sk;
+    c.causal = true;
+    checkAttention(c);
+  }
+}
+
+TEST(FusedAttentionKernel, AdditiveMaskAndKeyPadding) {
+  for (bool causal : {false, true}) {
+    AttentionCase c;
+    c.B = 2;
+    c.Sq = 129;
+    c.Sk = 200;
+    c.causal = causal;
+    c.mask = true;
+    checkAttention(c);
+    c.mask = false;
+    c.keyPadding = true; // batch 1 has every key padded: rows of 0
+    checkAttention(c);
+    c.mask = true;
+    checkAttention(c);
+  }
+}
+
+/// Scores of magnitude ~100: exp overflows unless every block is shifted by
+/// its maximum.
+TEST(FusedAttentionKernel, LargeScoresStayFinite) {
+  AttentionCase c;
+  c.Sq = c.Sk = 300;
+  c.scoreScale = 12.0f;
+  checkAttention(c);
+}
+
+TEST(FusedAttentionKernel, FullyMaskedRowsAreZero) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Attention;
+  spec.headDim = 64;
+  spec.hasKeyPadding = true;
+  Kernel kernel(spec);
+  Buffer<float> q = uniform({64, 9, 2, 1}), k = uniform({64, 5, 2, 1}),
+                v = uniform({64, 5, 2, 1});
+  Buffer<bool> keyPadding(5, 1);
+  keyPadding.fill(false);
+  Buffer<float> out(64, 9, 2, 1);
+  kernel.run({q, k, v, keyPadding}, out);
+  out.for_each_value([](float value) { ASSERT_EQ(value, 0.0f); });
+}
+
+TEST(FusedAttentionKernel, RejectsBadSpecsAndShapes) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Attention;
+  spec.headDim = 0;
+  EXPECT_THROW(detail::buildKernel(spec, Halide::get_host_target()),
+               Halide::CompileError);
+  spec.headDim = 64;
+  spec.elementType = ScalarType::I32;
+  EXPECT_THROW(detail::buildKernel(spec, Halide::get_host_target()),
+               Halide::CompileError);
+
+  spec.elementType = ScalarType::F32;
+  Kernel kernel(spec);
+  Buffer<float> out(64, 4, 3, 1);
+  // 3 query heads cannot share 2 key/value heads.
+  EXPECT_THROW(kernel.run({uniform({64, 4, 3, 1}), uniform({64, 4, 2, 1}),
+                           uniform({64, 4, 2, 1})},
+                          out),
+               Halide::RuntimeError);
+  // A head dim other than the spec's.
+  EXPECT_THROW(kernel.run({uniform({32, 4, 3, 1}), uniform({32, 4, 3, 1}),
+                           uniform({32, 4, 3, 1})},
+                          out),
+               Halide::RuntimeError);
+  // v with fewer keys than k.
+  EXPECT_THROW(kernel.run({uniform({64, 4, 3, 1}), uniform({64, 4, 3, 1}),
+                           uniform({64, 3, 3, 1})},
+                          out),
+               Halide::RuntimeError);
+}
+
+} // namespace
