@@ -20,7 +20,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -114,7 +113,7 @@ bool sameDim(int64_t a, int64_t b) { return a == b; }
 
 /// True when `value` is computed, through the ops the walk below understands,
 /// from a tfm.matmul: that side of a tfm.add is the scores, the other the
-/// mask. The depth bound keeps the search linear on long chains.
+/// mask. The depth bound keeps the search small on long chains.
 bool reachesMatmul(Value value, unsigned depth = 0) {
   if (depth > 8)
     return false;
@@ -645,8 +644,8 @@ Value buildMask(OpBuilder &builder, Location loc, Type elementType,
 }
 
 /// Replaces the matched chain with tfm.attention and erases whatever of the
-/// chain (and of the q/k/v preparation it peeled) is now dead. Returns the
-/// erased ops so the caller can skip them.
+/// chain (and of the q/k/v preparation it peeled) is now dead. Erased ops go
+/// into `erased`, so the caller skips a site that went with them.
 tfm::AttentionOp rewrite(const AttentionMatch &match,
                          llvm::DenseSet<Operation *> &erased) {
   tfm::MatmulOp root = match.probsTimesValue;
