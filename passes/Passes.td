@@ -111,6 +111,9 @@ def DecomposeAttention : Pass<"tfm-decompose-attention"> {
 
     A fully masked row differs: `tfm.attention` defines its output as 0,
     while the decomposed softmax of an all -inf row is NaN, as in PyTorch.
+    The scale constant has the element type of q, so a scale that type cannot
+    represent exactly (1/sqrt(96) in f32) comes back from a round trip
+    through `-tfm-fuse-attention` rounded to it.
 
     Before:
 
