@@ -154,13 +154,26 @@ private:
   std::optional<SafeTensorsView> weights;
 };
 
-/// Merges neighbouring dimensions that every argument walks contiguously
-/// (stride[i+1] == stride[i] * extent[i]); an elementwise kernel then runs
-/// at the lowest rank that expresses the access, and fewer distinct kernels
-/// get compiled.
+/// Drops dimensions of extent 1 and merges neighbouring dimensions that
+/// every argument walks contiguously (stride[i+1] == stride[i] * extent[i]);
+/// an elementwise kernel then runs at the lowest rank that expresses the
+/// access, and fewer distinct kernels get compiled. Extents are the same in
+/// every argument (the output's), so one decision holds for all.
 void collapseDims(SmallVectorImpl<BufferView> &args) {
-  size_t rank = args.front().extents.size();
-  for (size_t i = 0; i + 1 < rank;) {
+  auto erase = [&](size_t i) {
+    for (BufferView &v : args) {
+      v.extents.erase(v.extents.begin() + i);
+      v.strides.erase(v.strides.begin() + i);
+    }
+  };
+  for (size_t i = 0; i < args.front().extents.size() &&
+                     args.front().extents.size() > 1;) {
+    if (isOne(args.front().extents[i]))
+      erase(i);
+    else
+      ++i;
+  }
+  for (size_t i = 0; i + 1 < args.front().extents.size();) {
     bool mergeable = llvm::all_of(args, [&](const BufferView &v) {
       return v.strides[i + 1] == v.strides[i] * v.extents[i];
     });
@@ -168,12 +181,9 @@ void collapseDims(SmallVectorImpl<BufferView> &args) {
       ++i;
       continue;
     }
-    for (BufferView &v : args) {
+    for (BufferView &v : args)
       v.extents[i] = v.extents[i] * v.extents[i + 1];
-      v.extents.erase(v.extents.begin() + i + 1);
-      v.strides.erase(v.strides.begin() + i + 1);
-    }
-    --rank;
+    erase(i + 1);
   }
 }
 

@@ -1,0 +1,699 @@
+//===- HostCodegenTest.cpp - host code generator ---------------------------===//
+//
+// Lowers small models with lowerModelToHost and checks what a lit test could
+// not: the shape symbols and bounds the descriptor will carry, the memory
+// plan's slot reuse, that the emitted LLVM dialect translates to verified
+// LLVM IR, the C struct layouts against the real C declarations, and - by
+// JIT-compiling the host code against stand-in kernels written here - that
+// attune_run really passes the right buffers, strides and workspace to each
+// kernel and the descriptor reads back as the runtime will read it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/host/HostCodegen.h"
+#include "compiler/codegen/host/HostPlan.h"
+#include "compiler/codegen/host/StructLayout.h"
+#include "compiler/frontends/SafeTensors.h"
+#include "dialects/tfm/TfmDialect.h"
+#include "dialects/tfm/TfmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "HalideRuntime.h"
+#include "attune/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace attune;
+using namespace attune::codegen;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Fixture: parse, lower, translate
+//===----------------------------------------------------------------------===//
+
+class HostCodegenTest : public ::testing::Test {
+protected:
+  HostCodegenTest() {
+    DialectRegistry registry;
+    registry.insert<tfm::TfmDialect, func::FuncDialect, arith::ArithDialect,
+                    LLVM::LLVMDialect>();
+    registerBuiltinDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  OwningOpRef<ModuleOp> parse(const std::string &source) {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    EXPECT_TRUE(module) << "cannot parse:\n" << source;
+    return module;
+  }
+
+  /// Lowers `source`; on failure returns false with the diagnostics in
+  /// `errors`.
+  bool lower(const std::string &source, OwningOpRef<ModuleOp> &module,
+             HostLoweringResult &result, const std::string &blob = "") {
+    module = parse(source);
+    if (!module)
+      return false;
+    errors.clear();
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+      errors += diag.str() + "\n";
+      return success();
+    });
+    HostLoweringOptions options;
+    options.weightsBlob = blob;
+    options.sourceIR = source;
+    return succeeded(lowerModelToHost(*module, options, result));
+  }
+
+  /// Translates to LLVM IR and runs the IR verifier.
+  std::unique_ptr<llvm::Module> translate(ModuleOp module, llvm::LLVMContext &llvmContext) {
+    std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext);
+    EXPECT_TRUE(llvmModule) << "translation to LLVM IR failed";
+    if (!llvmModule)
+      return nullptr;
+    std::string problems;
+    llvm::raw_string_ostream os(problems);
+    EXPECT_FALSE(llvm::verifyModule(*llvmModule, &os)) << problems;
+    return llvmModule;
+  }
+
+  MLIRContext context;
+  std::string errors;
+};
+
+/// A safetensors blob with the given f32 tensors, values 0.01 * index.
+std::string makeBlob(const std::vector<std::pair<std::string, std::vector<int64_t>>> &tensors) {
+  std::vector<SafeTensorData> data;
+  for (const auto &[name, shape] : tensors) {
+    int64_t count = 1;
+    for (int64_t d : shape)
+      count *= d;
+    std::vector<float> values(count);
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = 0.01f * static_cast<float>(i);
+    SafeTensorData tensor{name, ScalarType::F32, shape, {}};
+    tensor.bytes.resize(count * sizeof(float));
+    std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
+    data.push_back(std::move(tensor));
+  }
+  return writeSafeTensors(data);
+}
+
+int countKernels(const HostLoweringResult &result, KernelKind kind) {
+  int n = 0;
+  for (const KernelSpec &spec : result.kernels)
+    n += spec.kind == kind;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Struct layouts
+//===----------------------------------------------------------------------===//
+
+/// The packed LLVM structs must put every field where the C compiler that
+/// built the kernels and the runtime put it.
+TEST_F(HostCodegenTest, StructLayoutsMatchTheCDeclarations) {
+  using namespace attune::codegen::host;
+  CStructLayout buf = halideBufferLayout(&context);
+  EXPECT_EQ(buf.size(), sizeof(halide_buffer_t));
+  EXPECT_EQ(buf.offset(kBufDevice), offsetof(halide_buffer_t, device));
+  EXPECT_EQ(buf.offset(kBufDeviceInterface), offsetof(halide_buffer_t, device_interface));
+  EXPECT_EQ(buf.offset(kBufHost), offsetof(halide_buffer_t, host));
+  EXPECT_EQ(buf.offset(kBufFlags), offsetof(halide_buffer_t, flags));
+  EXPECT_EQ(buf.offset(kBufTypeCode), offsetof(halide_buffer_t, type));
+  EXPECT_EQ(buf.offset(kBufTypeBits), offsetof(halide_buffer_t, type) + 1);
+  EXPECT_EQ(buf.offset(kBufTypeLanes), offsetof(halide_buffer_t, type) + 2);
+  EXPECT_EQ(buf.offset(kBufDimensions), offsetof(halide_buffer_t, dimensions));
+  EXPECT_EQ(buf.offset(kBufDim), offsetof(halide_buffer_t, dim));
+  EXPECT_EQ(buf.offset(kBufPadding), offsetof(halide_buffer_t, padding));
+
+  CStructLayout dim = halideDimensionLayout(&context);
+  EXPECT_EQ(dim.size(), sizeof(halide_dimension_t));
+  EXPECT_EQ(dim.offset(kDimStride), offsetof(halide_dimension_t, stride));
+  EXPECT_EQ(dim.offset(kDimFlags), offsetof(halide_dimension_t, flags));
+
+  CStructLayout tensor = abiTensorLayout(&context);
+  EXPECT_EQ(tensor.size(), sizeof(attune_abi_tensor_t));
+  EXPECT_EQ(tensor.offset(kTensorName), offsetof(attune_abi_tensor_t, name));
+  EXPECT_EQ(tensor.offset(kTensorDType), offsetof(attune_abi_tensor_t, dtype));
+  EXPECT_EQ(tensor.offset(kTensorRank), offsetof(attune_abi_tensor_t, rank));
+  EXPECT_EQ(tensor.offset(kTensorDims), offsetof(attune_abi_tensor_t, dims));
+  EXPECT_EQ(tensor.offset(kTensorIndexBound), offsetof(attune_abi_tensor_t, index_bound));
+
+  CStructLayout abi = modelAbiLayout(&context);
+  EXPECT_EQ(abi.size(), sizeof(attune_model_abi_t));
+  EXPECT_EQ(abi.offset(kAbiVersion), offsetof(attune_model_abi_t, abi_version));
+  EXPECT_EQ(abi.offset(kAbiName), offsetof(attune_model_abi_t, name));
+  EXPECT_EQ(abi.offset(kAbiNumInputs), offsetof(attune_model_abi_t, num_inputs));
+  EXPECT_EQ(abi.offset(kAbiInputs), offsetof(attune_model_abi_t, inputs));
+  EXPECT_EQ(abi.offset(kAbiNumOutputs), offsetof(attune_model_abi_t, num_outputs));
+  EXPECT_EQ(abi.offset(kAbiOutputs), offsetof(attune_model_abi_t, outputs));
+  EXPECT_EQ(abi.offset(kAbiNumSymbols), offsetof(attune_model_abi_t, num_symbols));
+  EXPECT_EQ(abi.offset(kAbiSymbolNames), offsetof(attune_model_abi_t, symbol_names));
+  EXPECT_EQ(abi.offset(kAbiSymbolMax), offsetof(attune_model_abi_t, symbol_max));
+  EXPECT_EQ(abi.offset(kAbiWorkspaceSize), offsetof(attune_model_abi_t, workspace_size));
+  EXPECT_EQ(abi.offset(kAbiRun), offsetof(attune_model_abi_t, run));
+  EXPECT_EQ(abi.offset(kAbiSetNumThreads), offsetof(attune_model_abi_t, set_num_threads));
+  EXPECT_EQ(abi.offset(kAbiSourceIR), offsetof(attune_model_abi_t, source_ir));
+  EXPECT_EQ(abi.offset(kAbiWeights), offsetof(attune_model_abi_t, weights));
+  EXPECT_EQ(abi.offset(kAbiWeightsSize), offsetof(attune_model_abi_t, weights_size));
+
+  // And LLVM, translating the packed type, agrees on the size.
+  llvm::LLVMContext llvmContext;
+  llvm::Module llvmModule("layout", llvmContext);
+  auto *type = llvm::StructType::get(
+      llvmContext,
+      {llvm::Type::getInt32Ty(llvmContext), llvm::ArrayType::get(llvm::Type::getInt8Ty(llvmContext), 4),
+       llvm::PointerType::get(llvmContext, 0)},
+      /*isPacked=*/true);
+  EXPECT_EQ(llvmModule.getDataLayout().getTypeAllocSize(type), 16u);
+}
+
+//===----------------------------------------------------------------------===//
+// An MLP with dynamic batch and sequence
+//===----------------------------------------------------------------------===//
+
+const char *kMlp = R"mlir(
+func.func @mlp(%ids: tensor<?x?xi32> {tfm.name = "ids", tfm.dim_names = ["batch", "seq"]})
+    -> (tensor<?x?x16xf32> {tfm.name = "hidden"}) {
+  %wte = tfm.weight "wte" : tensor<100x16xf32>
+  %wpe = tfm.weight "wpe" : tensor<32x16xf32>
+  %x = tfm.embedding %wte, %ids : tensor<100x16xf32>, tensor<?x?xi32> -> tensor<?x?x16xf32>
+  %p = tfm.learned_position %x, %wpe : tensor<?x?x16xf32>, tensor<32x16xf32> -> tensor<?x?x16xf32>
+  %g = tfm.weight "ln.g" : tensor<16xf32>
+  %b = tfm.weight "ln.b" : tensor<16xf32>
+  %n = tfm.layer_norm %p, %g, %b {epsilon = 1.0e-05 : f64}
+      : tensor<?x?x16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<?x?x16xf32>
+  %w1 = tfm.weight "fc1.w" : tensor<16x64xf32>
+  %b1 = tfm.weight "fc1.b" : tensor<64xf32>
+  %h = tfm.linear %n, %w1, %b1 : tensor<?x?x16xf32>, tensor<16x64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  %a = tfm.gelu %h : tensor<?x?x64xf32> -> tensor<?x?x64xf32>
+  %w2 = tfm.weight "fc2.w" : tensor<64x16xf32>
+  %o = tfm.linear %a, %w2 : tensor<?x?x64xf32>, tensor<64x16xf32> -> tensor<?x?x16xf32>
+  %r = tfm.add %o, %p : tensor<?x?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+  return %r : tensor<?x?x16xf32>
+}
+)mlir";
+
+std::string mlpBlob() {
+  return makeBlob({{"wte", {100, 16}}, {"wpe", {32, 16}}, {"ln.g", {16}},
+                   {"ln.b", {16}}, {"fc1.w", {16, 64}}, {"fc1.b", {64}},
+                   {"fc2.w", {64, 16}}});
+}
+
+/// Symbols come from the argument's dim names, the position table bounds
+/// seq, and the embedding's vocabulary bounds the ids.
+TEST_F(HostCodegenTest, MlpSymbolsAndBounds) {
+  OwningOpRef<ModuleOp> module = parse(kMlp);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  host::ShapeInfo shapes;
+  ASSERT_TRUE(succeeded(host::analyzeShapes(func, shapes)));
+  ASSERT_EQ(shapes.symbols.size(), 2u);
+  EXPECT_EQ(shapes.symbols[0].name, "batch");
+  EXPECT_EQ(shapes.symbols[0].max, -1);
+  EXPECT_EQ(shapes.symbols[1].name, "seq");
+  EXPECT_EQ(shapes.symbols[1].max, 32);
+  EXPECT_EQ(shapes.abiDims(func.getArgument(0)), (std::vector<int64_t>{-1, -2}));
+
+  std::string blob = mlpBlob();
+  host::KernelProgram program;
+  host::KernelMappingOptions options;
+  options.weightsBlob = blob;
+  ASSERT_TRUE(succeeded(host::mapKernels(func, shapes, options, program)));
+  EXPECT_EQ(program.indexBounds, (std::vector<int64_t>{100}));
+  // embedding, learned_position, layer_norm, linear, gelu, linear, add.
+  ASSERT_EQ(program.calls.size(), 7u);
+  // The layer norm sees [batch*seq, 16]: extents innermost first.
+  const host::BufferView &x = program.calls[2].args[0];
+  ASSERT_EQ(x.extents.size(), 2u);
+  EXPECT_EQ(x.extents[0].str({"batch", "seq"}), "16");
+  EXPECT_EQ(x.extents[1].str({"batch", "seq"}), "batch*seq");
+  EXPECT_EQ(x.strides[1].str({"batch", "seq"}), "16");
+}
+
+TEST_F(HostCodegenTest, MlpLowersToVerifiedLLVMIR) {
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  ASSERT_TRUE(lower(kMlp, module, result, mlpBlob())) << errors;
+  EXPECT_EQ(countKernels(result, KernelKind::Linear), 2); // with and without bias
+  EXPECT_EQ(countKernels(result, KernelKind::Embedding), 1);
+  EXPECT_EQ(result.kernels.size(), 7u);
+  // No tfm op and no func.func is left.
+  EXPECT_TRUE(module->getOps<func::FuncOp>().empty());
+  // Only the descriptor getter has external linkage among definitions.
+  for (auto fn : module->getOps<LLVM::LLVMFuncOp>())
+    if (!fn.isExternal())
+      EXPECT_EQ(fn.getLinkage() == LLVM::Linkage::External,
+                fn.getName() == "attune_model_abi")
+          << fn.getName().str();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translate(*module, llvmContext);
+  ASSERT_TRUE(llvmModule);
+  EXPECT_TRUE(llvmModule->getFunction("attune_model_abi"));
+  EXPECT_TRUE(llvmModule->getNamedGlobal("attune_weights_data"));
+  // The plan names the symbols and every intermediate.
+  EXPECT_NE(result.memoryPlan.find("symbols: batch seq<=32"), std::string::npos)
+      << result.memoryPlan;
+  EXPECT_NE(result.memoryPlan.find("output 0:"), std::string::npos) << result.memoryPlan;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory plan
+//===----------------------------------------------------------------------===//
+
+/// A chain of four elementwise ops: the first three results alternate
+/// between two slots, the last is written into the caller's output.
+TEST_F(HostCodegenTest, ChainOfFourUsesTwoSlots) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @chain(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %a = tfm.relu %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %b = tfm.gelu %a : tensor<?x8xf32> -> tensor<?x8xf32>
+  %c = tfm.silu %b : tensor<?x8xf32> -> tensor<?x8xf32>
+  %d = tfm.relu %c : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %d : tensor<?x8xf32>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  host::ShapeInfo shapes;
+  ASSERT_TRUE(succeeded(host::analyzeShapes(func, shapes)));
+  EXPECT_EQ(shapes.symbols.size(), 1u);
+  EXPECT_EQ(shapes.symbols[0].name, "d0");
+  host::KernelProgram program;
+  ASSERT_TRUE(succeeded(host::mapKernels(func, shapes, {}, program)));
+  host::MemoryPlan plan = host::planMemory(program, shapes);
+  ASSERT_EQ(plan.buffers.size(), 3u);
+  EXPECT_EQ(plan.slots.size(), 2u);
+  EXPECT_EQ(plan.buffers[0].slot, 0u);
+  EXPECT_EQ(plan.buffers[1].slot, 1u);
+  EXPECT_EQ(plan.buffers[2].slot, 0u);
+  EXPECT_EQ(plan.buffers[0].bytes.str({"d0"}), "32*d0");
+  EXPECT_EQ(program.storage.lookup(func.getBody().front().getTerminator()->getOperand(0)).kind,
+            host::Storage::Output);
+}
+
+/// A value read late keeps its slot: %a is read by the last op, so nothing
+/// may reuse slot 0 until then.
+TEST_F(HostCodegenTest, LiveValueBlocksReuse) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @skip(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = tfm.relu %x : tensor<4xf32> -> tensor<4xf32>
+  %b = tfm.gelu %a : tensor<4xf32> -> tensor<4xf32>
+  %c = tfm.silu %b : tensor<4xf32> -> tensor<4xf32>
+  %d = tfm.add %c, %a : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  host::ShapeInfo shapes;
+  ASSERT_TRUE(succeeded(host::analyzeShapes(func, shapes)));
+  host::KernelProgram program;
+  ASSERT_TRUE(succeeded(host::mapKernels(func, shapes, {}, program)));
+  host::MemoryPlan plan = host::planMemory(program, shapes);
+  ASSERT_EQ(plan.buffers.size(), 3u);
+  EXPECT_EQ(plan.slots.size(), 3u);
+  EXPECT_EQ(plan.buffers[0].lastCall, 3u);
+}
+
+//===----------------------------------------------------------------------===//
+// An attention block
+//===----------------------------------------------------------------------===//
+
+const char *kAttention = R"mlir(
+func.func @block(%x: tensor<1x?x32xf32> {tfm.name = "x", tfm.dim_names = ["b", "seq", "d"]},
+                 %mask: tensor<?x?xf32> {tfm.name = "mask", tfm.dim_names = ["seq", "seq_k"]},
+                 %kv: tensor<1x2x?x8xf32> {tfm.name = "kv", tfm.dim_names = ["b", "h", "seq_k", "d"]})
+    -> (tensor<1x?x32xf32> {tfm.name = "y"}) {
+  %wq = tfm.weight "wq" : tensor<32x32xf32>
+  %q = tfm.linear %x, %wq : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %q4 = tfm.reshape %q : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %qt = tfm.transpose %q4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %k = tfm.repeat_interleave %kv {axis = 1 : i64, repeats = 2 : i64} : tensor<1x2x?x8xf32> -> tensor<1x4x?x8xf32>
+  %o = tfm.attention %qt, %k, %k mask(%mask : tensor<?x?xf32>) {scale = 0.35355339059327373 : f64, causal = true}
+      : tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x8xf32>
+  %ot = tfm.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x4x?x8xf32> -> tensor<1x?x4x8xf32>
+  %m = tfm.reshape %ot : tensor<1x?x4x8xf32> -> tensor<1x?x32xf32>
+  %wo = tfm.weight "wo" : tensor<32x32xf32>
+  %y = tfm.linear %m, %wo : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %r = tfm.add %y, %x : tensor<1x?x32xf32>, tensor<1x?x32xf32> -> tensor<1x?x32xf32>
+  return %r : tensor<1x?x32xf32>
+}
+)mlir";
+
+TEST_F(HostCodegenTest, AttentionBlock) {
+  OwningOpRef<ModuleOp> module = parse(kAttention);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  host::ShapeInfo shapes;
+  ASSERT_TRUE(succeeded(host::analyzeShapes(func, shapes))) << errors;
+  // Names on static dimensions are ignored; seq and seq_k stay apart.
+  ASSERT_EQ(shapes.symbols.size(), 2u);
+  EXPECT_EQ(shapes.symbols[0].name, "seq");
+  EXPECT_EQ(shapes.symbols[1].name, "seq_k");
+
+  std::string blob = makeBlob({{"wq", {32, 32}}, {"wo", {32, 32}}});
+  host::KernelProgram program;
+  host::KernelMappingOptions options;
+  options.weightsBlob = blob;
+  ASSERT_TRUE(succeeded(host::mapKernels(func, shapes, options, program)));
+  std::vector<std::string> names = shapes.symbolNames();
+  const host::KernelCall *attention = nullptr, *transpose = nullptr;
+  for (const host::KernelCall &call : program.calls) {
+    if (call.spec.kind == KernelKind::Attention)
+      attention = &call;
+    if (call.spec.kind == KernelKind::Copy && !transpose)
+      transpose = &call;
+  }
+  ASSERT_TRUE(attention && transpose);
+  EXPECT_EQ(attention->spec.headDim, 8);
+  EXPECT_TRUE(attention->spec.causal && attention->spec.hasMask);
+  // The [Sq, Sk] mask is seen as [B, H, Sq, Sk] with stride 0 for B and H.
+  const host::BufferView &mask = attention->args[3];
+  ASSERT_EQ(mask.extents.size(), 4u);
+  EXPECT_EQ(mask.strides[0].str(names), "1");
+  EXPECT_EQ(mask.strides[1].str(names), "seq_k");
+  EXPECT_EQ(mask.strides[2].str(names), "0");
+  EXPECT_EQ(mask.strides[3].str(names), "0");
+  EXPECT_EQ(mask.extents[3].str(names), "1");
+  EXPECT_EQ(mask.extents[2].str(names), "4");
+  // [1, S, 4, 8] -> [1, 4, S, 8]: the input read with permuted strides,
+  // the unit batch merged away.
+  const host::BufferView &in = transpose->args[0];
+  ASSERT_EQ(in.extents.size(), 3u);
+  EXPECT_EQ(in.extents[1].str(names), "seq");
+  EXPECT_EQ(in.strides[1].str(names), "32");
+  EXPECT_EQ(in.strides[2].str(names), "8");
+  EXPECT_EQ(transpose->spec.rank, 3);
+
+  OwningOpRef<ModuleOp> lowered;
+  HostLoweringResult result;
+  ASSERT_TRUE(lower(kAttention, lowered, result, blob)) << errors;
+  EXPECT_EQ(countKernels(result, KernelKind::Attention), 1);
+  EXPECT_EQ(countKernels(result, KernelKind::RepeatInterleave), 1);
+  llvm::LLVMContext llvmContext;
+  EXPECT_TRUE(translate(*lowered, llvmContext));
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST_F(HostCodegenTest, NegativeSoftmaxOverFirstAxis) {
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  EXPECT_FALSE(lower(R"mlir(
+func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = tfm.softmax %x {axis = 0 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+)mlir",
+                     module, result));
+  EXPECT_NE(errors.find("softmax over axis 0 is not supported by code generation"),
+            std::string::npos)
+      << errors;
+  // Nothing was emitted on failure.
+  EXPECT_TRUE(module->getOps<LLVM::LLVMFuncOp>().empty());
+}
+
+TEST_F(HostCodegenTest, NegativeDynamicDimNotBoundToAnInput) {
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  EXPECT_FALSE(lower(R"mlir(
+func.func @f(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %y = tfm.repeat_interleave %x {axis = 0 : i64, repeats = 2 : i64} : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+)mlir",
+                     module, result));
+  EXPECT_NE(errors.find("result dimension 0 is dynamic but not determined by any input"),
+            std::string::npos)
+      << errors;
+}
+
+TEST_F(HostCodegenTest, NegativeUnknownWeight) {
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  EXPECT_FALSE(lower(R"mlir(
+func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %w = tfm.weight "missing" : tensor<8x8xf32>
+  %y = tfm.linear %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+)mlir",
+                     module, result, makeBlob({{"present", {8, 8}}})));
+  EXPECT_NE(errors.find("names weight 'missing', which the weights blob does not contain"),
+            std::string::npos)
+      << errors;
+}
+
+TEST_F(HostCodegenTest, NegativeWeightShapeMismatch) {
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  EXPECT_FALSE(lower(R"mlir(
+func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %w = tfm.weight "w" : tensor<8x8xf32>
+  %y = tfm.linear %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+)mlir",
+                     module, result, makeBlob({{"w", {8, 4}}})));
+  EXPECT_NE(errors.find("expected weight 'w' of type"), std::string::npos) << errors;
+}
+
+TEST_F(HostCodegenTest, NegativeStaticExtentOverflow) {
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  EXPECT_FALSE(lower(R"mlir(
+func.func @f(%x: tensor<65536x65536xf32>) -> tensor<65536x65536xf32> {
+  %y = tfm.relu %x : tensor<65536x65536xf32> -> tensor<65536x65536xf32>
+  return %y : tensor<65536x65536xf32>
+}
+)mlir",
+                     module, result));
+  EXPECT_NE(errors.find("more than the 2^31-1 a kernel buffer can address"),
+            std::string::npos)
+      << errors;
+}
+
+//===----------------------------------------------------------------------===//
+// Running the host code against stand-in kernels
+//===----------------------------------------------------------------------===//
+
+/// Reads element `i` (innermost-first coordinates) of a strided f32 buffer.
+float *at(halide_buffer_t *b, const int64_t *coord) {
+  int64_t offset = 0;
+  for (int d = 0; d < b->dimensions; ++d)
+    offset += coord[d] * b->dim[d].stride;
+  return reinterpret_cast<float *>(b->host) + offset;
+}
+
+/// Calls `fn(coord)` for every coordinate of `out`'s domain.
+template <typename Fn> void forEach(halide_buffer_t *out, Fn fn) {
+  int64_t coord[8] = {0};
+  int64_t total = 1;
+  for (int d = 0; d < out->dimensions; ++d)
+    total *= out->dim[d].extent;
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t rest = n;
+    for (int d = 0; d < out->dimensions; ++d) {
+      coord[d] = rest % out->dim[d].extent;
+      rest /= out->dim[d].extent;
+    }
+    fn(coord);
+  }
+}
+
+/// Every call the stand-in kernels saw, to check types and ranks.
+std::vector<std::string> calls;
+
+bool isF32(halide_buffer_t *b) {
+  return b->type.code == halide_type_float && b->type.bits == 32 && b->type.lanes == 1 &&
+         b->host && b->device == 0 && b->device_interface == nullptr;
+}
+
+extern "C" int fakeRelu(halide_buffer_t *in, halide_buffer_t *out) {
+  calls.push_back("relu");
+  if (!isF32(in) || !isF32(out) || in->dimensions != 1)
+    return -100;
+  forEach(out, [&](const int64_t *c) { *at(out, c) = std::max(0.0f, *at(in, c)); });
+  return 0;
+}
+template <char Op>
+int fakeBinary(halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
+  calls.push_back(std::string("binary") + Op);
+  if (!isF32(a) || !isF32(b) || !isF32(out) || a->dimensions != out->dimensions)
+    return -100;
+  forEach(out, [&](const int64_t *c) {
+    *at(out, c) = Op == '+' ? *at(a, c) + *at(b, c) : *at(a, c) * *at(b, c);
+  });
+  return 0;
+}
+extern "C" int fakeAdd(halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
+  return fakeBinary<'+'>(a, b, out);
+}
+extern "C" int fakeMul(halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
+  return fakeBinary<'*'>(a, b, out);
+}
+extern "C" int fakeCopy(halide_buffer_t *in, halide_buffer_t *out) {
+  calls.push_back("copy");
+  if (!isF32(in) || !isF32(out))
+    return -100;
+  forEach(out, [&](const int64_t *c) { *at(out, c) = *at(in, c); });
+  return 0;
+}
+int threadsAsked = -1;
+extern "C" int fakeSetNumThreads(int n) {
+  threadsAsked = n;
+  return 0;
+}
+
+TEST_F(HostCodegenTest, RunsAgainstStandInKernels) {
+  // relu, a broadcast add of a constant row, a product with the relu (kept
+  // alive across the add), a reshape alias as one output and an input
+  // copied to the other.
+  const char *source = R"mlir(
+func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
+             %y: tensor<3xf32> {tfm.name = "y"})
+    -> (tensor<?x3x1xf32> {tfm.name = "z"}, tensor<3xf32>) {
+  %a = tfm.relu %x : tensor<?x3xf32> -> tensor<?x3xf32>
+  %row = arith.constant dense<[[1.0, 2.0, 3.0]]> : tensor<1x3xf32>
+  %b = tfm.add %a, %row : tensor<?x3xf32>, tensor<1x3xf32> -> tensor<?x3xf32>
+  %b2 = tfm.add %b, %y : tensor<?x3xf32>, tensor<3xf32> -> tensor<?x3xf32>
+  %c = tfm.mul %b2, %a : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+  %z = tfm.reshape %c : tensor<?x3xf32> -> tensor<?x3x1xf32>
+  return %z, %y : tensor<?x3x1xf32>, tensor<3xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  ASSERT_TRUE(lower(source, module, result)) << errors;
+  llvm::LLVMContext *llvmContext = new llvm::LLVMContext;
+  std::unique_ptr<llvm::Module> llvmModule = translate(*module, *llvmContext);
+  ASSERT_TRUE(llvmModule);
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto jit = llvm::orc::LLJITBuilder().create();
+  ASSERT_TRUE(!!jit) << llvm::toString(jit.takeError());
+  llvm::orc::SymbolMap fakes;
+  auto define = [&](const std::string &name, void *address) {
+    fakes[(*jit)->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                           llvm::JITSymbolFlags::Exported};
+  };
+  for (const KernelSpec &spec : result.kernels) {
+    void *fn = nullptr;
+    if (spec.kind == KernelKind::Unary && spec.unary == UnaryKind::Relu)
+      fn = reinterpret_cast<void *>(&fakeRelu);
+    else if (spec.kind == KernelKind::Binary && spec.binary == BinaryKind::Add)
+      fn = reinterpret_cast<void *>(&fakeAdd);
+    else if (spec.kind == KernelKind::Binary && spec.binary == BinaryKind::Mul)
+      fn = reinterpret_cast<void *>(&fakeMul);
+    else if (spec.kind == KernelKind::Copy)
+      fn = reinterpret_cast<void *>(&fakeCopy);
+    ASSERT_TRUE(fn) << "unexpected kernel " << spec.symbolName();
+    define(spec.symbolName(), fn);
+  }
+  define("halide_set_num_threads", reinterpret_cast<void *>(&fakeSetNumThreads));
+  ASSERT_FALSE((*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(fakes)));
+  ASSERT_FALSE((*jit)->addIRModule(llvm::orc::ThreadSafeModule(
+      std::move(llvmModule), std::unique_ptr<llvm::LLVMContext>(llvmContext))));
+  auto getter = (*jit)->lookup("attune_model_abi");
+  ASSERT_TRUE(!!getter) << llvm::toString(getter.takeError());
+  const attune_model_abi_t *abi = getter->toPtr<attune_model_abi_fn>()();
+
+  // The descriptor, as the runtime reads it.
+  EXPECT_EQ(abi->abi_version, ATTUNE_MODEL_ABI_VERSION);
+  EXPECT_STREQ(abi->name, "f");
+  ASSERT_EQ(abi->num_inputs, 2);
+  EXPECT_STREQ(abi->inputs[0].name, "x");
+  EXPECT_EQ(abi->inputs[0].dtype, ATTUNE_DTYPE_F32);
+  ASSERT_EQ(abi->inputs[0].rank, 2);
+  EXPECT_EQ(abi->inputs[0].dims[0], -1);
+  EXPECT_EQ(abi->inputs[0].dims[1], 3);
+  EXPECT_EQ(abi->inputs[0].index_bound, 0);
+  ASSERT_EQ(abi->num_outputs, 2);
+  EXPECT_STREQ(abi->outputs[0].name, "z");
+  EXPECT_STREQ(abi->outputs[1].name, "output1");
+  ASSERT_EQ(abi->outputs[0].rank, 3);
+  EXPECT_EQ(abi->outputs[0].dims[0], -1);
+  EXPECT_EQ(abi->outputs[0].dims[2], 1);
+  ASSERT_EQ(abi->num_symbols, 1);
+  EXPECT_STREQ(abi->symbol_names[0], "n");
+  EXPECT_EQ(abi->symbol_max[0], -1);
+  EXPECT_EQ(abi->weights, nullptr);
+  EXPECT_EQ(abi->weights_size, 0);
+  EXPECT_EQ(std::string(abi->source_ir), source);
+
+  abi->set_num_threads(3);
+  EXPECT_EQ(threadsAsked, 3);
+
+  const int64_t n = 2;
+  int64_t symbols[1] = {n};
+  // relu(x) lives to the product, and each add's input is live while it
+  // writes: three slots of 24 bytes, each rounded up to 64.
+  EXPECT_EQ(abi->workspace_size(symbols), 3 * 64);
+  alignas(64) unsigned char workspace[3 * 64];
+  std::vector<float> x = {-1, 2, 3, 4, -5, 6}, y = {10, 20, 30};
+  std::vector<float> z(n * 3, -1), yCopy(3, -1);
+  void *inputs[2] = {x.data(), y.data()};
+  void *outputs[2] = {z.data(), yCopy.data()};
+  calls.clear();
+  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace), 0);
+  EXPECT_EQ(calls, (std::vector<std::string>{"relu", "binary+", "binary+", "binary*", "copy"}));
+  for (int64_t i = 0; i < n * 3; ++i) {
+    float a = std::max(0.0f, x[i]);
+    float expected = (a + (i % 3 + 1) + y[i % 3]) * a;
+    EXPECT_FLOAT_EQ(z[i], expected) << "z[" << i << "]";
+  }
+  EXPECT_EQ(yCopy, y);
+
+  // Symbols that overflow a halide_buffer_t are refused before any kernel.
+  int64_t huge[1] = {int64_t(1) << 31};
+  calls.clear();
+  EXPECT_EQ(abi->run(inputs, outputs, huge, workspace), halide_error_code_buffer_extents_too_large);
+  EXPECT_TRUE(calls.empty());
+  EXPECT_EQ(abi->workspace_size(huge), 0);
+  int64_t negative[1] = {-1};
+  EXPECT_EQ(abi->run(inputs, outputs, negative, workspace),
+            halide_error_code_buffer_extents_too_large);
+
+  // A failing kernel's code comes back and stops the run.
+  std::vector<float> xBad(3);
+  int64_t one[1] = {1};
+  void *badInputs[2] = {xBad.data(), nullptr}; // null host: stand-in refuses
+  calls.clear();
+  EXPECT_EQ(abi->run(badInputs, outputs, one, workspace), -100);
+  EXPECT_EQ(calls.size(), 3u); // the second add, which reads y, failed
+}
+
+} // namespace
