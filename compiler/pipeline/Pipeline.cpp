@@ -5,6 +5,8 @@
 #include "passes/Passes.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -47,8 +49,13 @@ std::string writeFusionDisabledReport(llvm::StringRef path) {
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
   if (ec)
     return ("cannot write fusion report '" + path + "': " + ec.message()).str();
-  os << "{\"fusion\": \"disabled\", \"sites\": [], \"fused\": 0, "
-        "\"not_fused\": 0}\n";
+  // Same layout as the fuse pass's report (llvm::json, sorted keys, two-space
+  // indent), so one reader handles both.
+  llvm::json::Object report{{"fusion", "disabled"},
+                            {"fused", 0},
+                            {"not_fused", 0},
+                            {"sites", llvm::json::Array()}};
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
   os.close();
   if (os.has_error())
     return ("cannot write fusion report '" + path + "'").str();

@@ -6,14 +6,15 @@
 /// fused or not and why. With fusion off the report says so instead of
 /// listing nothing, so a script cannot mistake it for "no attention found".
 
-// CHECK: "sites"
-// CHECK-DAG: "fused": true
-// CHECK-DAG: "fused": false
-// CHECK-DAG: "fused": 1
-// CHECK-DAG: "not_fused": 1
+// CHECK-DAG: "fused": 1,
+// CHECK-DAG: "not_fused": 1,
+// CHECK-DAG: "fused": true,
+// CHECK-DAG: "fused": false,
+// CHECK-DAG: "reason": "the scores are rank 2, expected rank 4
 
-// OFF: "fusion": "disabled"
-// OFF-SAME: "fused": 0
+// OFF-DAG: "fusion": "disabled"
+// OFF-DAG: "fused": 0,
+// OFF-DAG: "sites": []
 
 func.func @two_sites(%q: tensor<1x2x8x64xf32>, %k: tensor<1x2x8x64xf32>,
                      %v: tensor<1x2x8x64xf32>, %x: tensor<4x8xf32>)
