@@ -12,6 +12,15 @@
 // kernel documents below; broadcasting is expressed with stride 0 and
 // permutations with permuted strides, so kernels never see a shape rule.
 //
+// Strides. The inputs of Binary, Where, Copy and CausalMask take any strides
+// (0 for a broadcast dimension, permuted for a folded transpose). Every other
+// input must have stride 1 in dimension 0 (outer strides are free), as must
+// every output. Every buffer's dimensions start at min 0. A buffer that breaks
+// these rules, or is too small for the others (e.g. LearnedPosition with
+// S > P), makes the kernel return nonzero after calling halide_error; the
+// Halide runtime's default error handler aborts, so a library that must
+// survive bad input installs its own with halide_set_error_handler.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELS_H
