@@ -8,7 +8,7 @@
 // definitions in TfmOps.td with double accumulation.
 //
 // Tolerance (f32): |got - want| <= 1e-4 * |want| + 1e-6; data movement and
-// selects are exact.
+// selects are exact; f16 / bf16 within one ulp of the type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -471,6 +471,38 @@ TEST(BinaryKernel, Rank1And5) {
                                 {toTensor(a), toTensor(b)}, shapeOf(out), ScalarType::F32);
     expectMatches(out, want, sizes({{"rank", rank}}));
   }
+}
+
+/// Half-precision element types load, compute in f32 and round on the store:
+/// within one ulp of the type (2^-10 relative for f16, 2^-7 for bf16) of the
+/// oracle's f64 result (half an ulp of rounding, plus f32's double rounding).
+template <typename Half>
+void checkHalfBinary(ScalarType type, double relTol) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Binary;
+  spec.binary = BinaryKind::Div;
+  spec.elementType = type;
+  spec.rank = 2;
+  Jit jit(spec);
+  const int d0 = 37, d1 = 3;
+  Buffer<float> af = randomBuffer({d0, d1}), bf = randomBuffer({d0, d1}, 0.5f, 2.f);
+  Buffer<Half> a(d0, d1), b(d0, d1);
+  a.for_each_element([&](int i, int j) { a(i, j) = Half(af(i, j)); });
+  b.for_each_element([&](int i, int j) { b(i, j) = Half(bf(i, j)); });
+  Buffer<Half> out = jit.run<Half>({a, b}, {d0, d1});
+  Tensor ta = toTensor(a, type), tb = toTensor(b, type);
+  Tensor want = oracle().eval("tfm.div %a0, %a1 : {T0}, {T1} -> {R}", {ta, tb},
+                              {d1, d0}, type);
+  for (size_t i = 0; i < want.data.size(); ++i) {
+    double got = static_cast<double>(out.data()[i]);
+    ASSERT_LE(std::fabs(got - want.data[i]), relTol * std::fabs(want.data[i]))
+        << "at flat index " << i << ": got " << got << ", want " << want.data[i];
+  }
+}
+
+TEST(BinaryKernel, HalfPrecisionElements) {
+  checkHalfBinary<Halide::float16_t>(ScalarType::F16, 0x1p-10);
+  checkHalfBinary<Halide::bfloat16_t>(ScalarType::BF16, 0x1p-7);
 }
 
 TEST(WhereKernel, BoolAndI8Conditions) {
