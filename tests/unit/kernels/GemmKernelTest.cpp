@@ -4,7 +4,9 @@
 // same dispatcher (detail::buildKernel) the AOT path uses, run on awkward
 // sizes (1, 7, 129; head dims 64, 80, 128; tiles that do not divide the
 // extents) and compared with plain double-precision loops written from the op
-// definitions.
+// definitions. The last section checks one case of each kernel against the
+// reference evaluator (compiler/reference), which is written from the tfm
+// op definitions independently of both.
 //
 // Tolerances (f32):
 //  - GEMMs: |got - want| <= 1e-5 * sum_k |a_k * b_k| + 1e-6. The error of an
@@ -18,8 +20,14 @@
 
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
+#include "compiler/reference/Evaluator.h"
+#include "dialects/tfm/TfmDialect.h"
 
 #include "Halide.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
 
@@ -28,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -479,6 +488,165 @@ TEST(FusedAttentionKernel, RejectsBadSpecsAndShapes) {
                            uniform({64, 3, 3, 1})},
                           out),
                Halide::RuntimeError);
+}
+
+//===----------------------------------------------------------------------===//
+// Against the reference evaluator
+//===----------------------------------------------------------------------===//
+
+using attune::reference::Tensor;
+
+/// Row-major tensor of a Halide buffer (whose dimension 0 is innermost).
+template <typename T>
+Tensor toTensor(const Buffer<T> &buffer, ScalarType dtype = ScalarType::F32) {
+  Tensor t;
+  t.dtype = dtype;
+  const int rank = buffer.dimensions();
+  for (int i = rank - 1; i >= 0; --i)
+    t.shape.push_back(buffer.dim(i).extent());
+  t.data.resize(static_cast<size_t>(t.numElements()));
+  std::vector<int> pos(rank, 0);
+  for (double &value : t.data) {
+    value = static_cast<double>(buffer(pos.data()));
+    for (int d = 0; d < rank && ++pos[d] == buffer.dim(d).extent(); ++d)
+      pos[d] = 0;
+  }
+  return t;
+}
+
+std::string tensorTypeOf(const Tensor &t) {
+  std::string s = "tensor<";
+  for (int64_t d : t.shape)
+    s += std::to_string(d) + "x";
+  return s + (t.dtype == ScalarType::Bool ? "i1" : "f32") + ">";
+}
+
+/// Evaluates `func.func @f(%a0, %a1, ...) -> R { %r = OP; return %r }`,
+/// where `op` names the argument and result types as {T0}, {T1}, ..., {R}.
+Tensor evaluateOneOp(std::string op, const std::vector<Tensor> &inputs,
+                     const Tensor &resultLike) {
+  static mlir::MLIRContext context;
+  static bool loaded = false;
+  if (!loaded) {
+    context.loadDialect<attune::tfm::TfmDialect, mlir::func::FuncDialect>();
+    loaded = true;
+  }
+  auto replaceAll = [&](const std::string &from, const std::string &to) {
+    for (size_t at = op.find(from); at != std::string::npos;
+         at = op.find(from, at + to.size()))
+      op.replace(at, from.size(), to);
+  };
+  std::string signature;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    signature += (i ? ", %a" : "%a") + std::to_string(i) + ": " +
+                 tensorTypeOf(inputs[i]);
+    replaceAll("{T" + std::to_string(i) + "}", tensorTypeOf(inputs[i]));
+  }
+  const std::string resultType = tensorTypeOf(resultLike);
+  replaceAll("{R}", resultType);
+  const std::string source = "func.func @f(" + signature + ") -> " +
+                             resultType + " {\n  %r = " + op +
+                             "\n  return %r : " + resultType + "\n}\n";
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, &context);
+  if (!module)
+    throw std::runtime_error("cannot parse\n" + source);
+  auto fn = module->lookupSymbol<mlir::func::FuncOp>("f");
+  attune::reference::WeightLookup noWeights =
+      [](llvm::StringRef name,
+         mlir::RankedTensorType) -> llvm::Expected<Tensor> {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "no weight " + name.str());
+  };
+  llvm::Expected<std::vector<Tensor>> results =
+      attune::reference::evaluate(fn, inputs, noWeights);
+  if (!results)
+    throw std::runtime_error("evaluator: " +
+                             llvm::toString(results.takeError()) + "\n" +
+                             source);
+  if (results->size() != 1)
+    throw std::runtime_error("evaluator: expected one result\n" + source);
+  return (*results)[0];
+}
+
+void expectMatchesEvaluator(const Buffer<float> &out, const Tensor &want) {
+  Tensor got = toTensor(out);
+  ASSERT_EQ(got.shape, want.shape);
+  for (size_t i = 0; i < want.data.size(); ++i)
+    ASSERT_TRUE(closeSoft(got.data[i], want.data[i])) << "at flat index " << i;
+}
+
+TEST(GemmKernelsVsEvaluator, LinearMatmulSoftmax) {
+  {
+    KernelSpec spec;
+    spec.kind = KernelKind::Linear;
+    spec.hasBias = true;
+    Buffer<float> x = uniform({37, 9}), w = uniform({70, 37}),
+                  bias = uniform({70}), out(70, 9);
+    Kernel(spec).run({x, w, bias}, out);
+    Tensor want = evaluateOneOp(
+        "tfm.linear %a0, %a1, %a2 : {T0}, {T1}, {T2} -> {R}",
+        {toTensor(x), toTensor(w), toTensor(bias)}, toTensor(out));
+    expectMatchesEvaluator(out, want);
+  }
+  {
+    KernelSpec spec;
+    spec.kind = KernelKind::Matmul;
+    spec.transposeB = true;
+    Buffer<float> a = uniform({64, 33, 3}), b = uniform({64, 70, 3}),
+                  out(70, 33, 3);
+    Kernel(spec).run({a, b}, out);
+    Tensor want = evaluateOneOp(
+        "tfm.matmul %a0, %a1 {transpose_b = true} : {T0}, {T1} -> {R}",
+        {toTensor(a), toTensor(b)}, toTensor(out));
+    expectMatchesEvaluator(out, want);
+  }
+  {
+    KernelSpec spec;
+    spec.kind = KernelKind::Softmax;
+    Buffer<float> x = uniform({129, 5}, -20.f, 20.f), out(129, 5);
+    Kernel(spec).run({x}, out);
+    Tensor want = evaluateOneOp("tfm.softmax %a0 : {T0} -> {R}",
+                                {toTensor(x)}, toTensor(out));
+    expectMatchesEvaluator(out, want);
+  }
+}
+
+/// GQA, causal with Sq != Sk, an additive mask broadcast over heads and key
+/// padding, all at once.
+TEST(FusedAttentionKernel, MatchesReferenceEvaluator) {
+  const int B = 2, H = 4, Hkv = 2, Sq = 33, Sk = 70, D = 80;
+  for (bool causal : {false, true}) {
+    SCOPED_TRACE(causal ? "causal" : "non-causal");
+    KernelSpec spec;
+    spec.kind = KernelKind::Attention;
+    spec.headDim = D;
+    spec.scale = 0.125;
+    spec.causal = causal;
+    spec.hasMask = true;
+    spec.hasKeyPadding = true;
+    Buffer<float> q = uniform({D, Sq, H, B}), k = uniform({D, Sk, Hkv, B}),
+                  v = uniform({D, Sk, Hkv, B});
+    Buffer<float> maskStore = uniform({Sk, Sq, 1, B}, -2.f, 2.f);
+    Buffer<float> mask = stridedView(maskStore, {Sk, Sq, H, B},
+                                     {1, Sk, 0, Sk * Sq});
+    Buffer<bool> keyPadding(Sk, B);
+    for (int b = 0; b < B; ++b)
+      for (int j = 0; j < Sk; ++j)
+        keyPadding(j, b) = b == 0 || j % 3 != 0;
+    Buffer<float> out(D, Sq, H, B);
+    cachedKernel(spec).run({q, k, v, mask, keyPadding}, out);
+    std::string attrs = causal ? "{scale = 0.125 : f64, causal = true}"
+                               : "{scale = 0.125 : f64}";
+    Tensor want = evaluateOneOp(
+        "tfm.attention %a0, %a1, %a2 mask(%a3 : {T3}) key_padding_mask(%a4 : "
+        "{T4}) " +
+            attrs + " : {T0}, {T1}, {T2} -> {R}",
+        {toTensor(q), toTensor(k), toTensor(v), toTensor(maskStore),
+         toTensor(keyPadding, ScalarType::Bool)},
+        toTensor(out));
+    expectMatchesEvaluator(out, want);
+  }
 }
 
 } // namespace
