@@ -176,6 +176,11 @@ struct MemoryPlan {
   std::vector<PlannedBuffer> buffers; // parallel to program.intermediates
   /// Buffers (indices into `buffers`) of each slot.
   std::vector<llvm::SmallVector<unsigned, 4>> slots;
+
+  /// The sizes whose maximum is slot `s`'s size, with the ones that are
+  /// statically smaller dropped (same symbols, smaller factor: symbols are
+  /// never negative).
+  std::vector<Monomial> slotSizeTerms(unsigned s) const;
 };
 
 MemoryPlan planMemory(const KernelProgram &program, const ShapeInfo &shapes);

@@ -258,11 +258,11 @@ std::pair<SmallVector<Value>, Value> Emitter::slotOffsets() {
   Value total = constI(i64, 0);
   Value mask = constI(i64, ~int64_t(63));
   Value sixtyThree = constI(i64, 63);
-  for (const auto &slot : plan.slots) {
+  for (unsigned s = 0; s < plan.slots.size(); ++s) {
     offsets.push_back(total);
     Value size;
-    for (unsigned b : slot) {
-      Value bytes = monomial(plan.buffers[b].bytes);
+    for (const Monomial &term : plan.slotSizeTerms(s)) {
+      Value bytes = monomial(term);
       if (!size) {
         size = bytes;
         continue;

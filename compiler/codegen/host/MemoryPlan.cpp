@@ -21,6 +21,21 @@ using namespace mlir;
 
 namespace attune::codegen::host {
 
+std::vector<Monomial> MemoryPlan::slotSizeTerms(unsigned s) const {
+  std::vector<Monomial> terms;
+  for (unsigned b : slots[s]) {
+    const Monomial &bytes = buffers[b].bytes;
+    auto same = llvm::find_if(terms, [&](const Monomial &t) {
+      return t.symbols == bytes.symbols;
+    });
+    if (same == terms.end())
+      terms.push_back(bytes);
+    else if (same->factor < bytes.factor)
+      *same = bytes;
+  }
+  return terms;
+}
+
 MemoryPlan planMemory(const KernelProgram &program, const ShapeInfo &shapes) {
   MemoryPlan plan;
   llvm::DenseMap<Value, unsigned> bufferOf;
@@ -113,11 +128,15 @@ std::string formatMemoryPlan(func::FuncOp func, const KernelProgram &program,
   }
   os << "\n";
   for (auto [s, buffers] : llvm::enumerate(plan.slots)) {
-    os << "slot " << s << ": bytes = max(";
-    llvm::interleaveComma(buffers, os, [&](unsigned b) {
-      os << plan.buffers[b].bytes.str(names);
-    });
-    os << ")\n";
+    std::vector<Monomial> terms = plan.slotSizeTerms(s);
+    os << "slot " << s << ": bytes = ";
+    if (terms.size() > 1)
+      os << "max(";
+    llvm::interleaveComma(terms, os, [&](const Monomial &m) { os << m.str(names); });
+    os << (terms.size() > 1 ? ")" : "") << ", buffers";
+    for (unsigned b : buffers)
+      os << " " << valueName(plan.buffers[b].value);
+    os << "\n";
   }
   for (const PlannedBuffer &buffer : plan.buffers)
     os << "buffer " << valueName(buffer.value) << " ("

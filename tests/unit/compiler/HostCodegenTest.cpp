@@ -14,6 +14,7 @@
 #include "compiler/codegen/host/HostPlan.h"
 #include "compiler/codegen/host/StructLayout.h"
 #include "compiler/frontends/SafeTensors.h"
+#include "compiler/frontends/Weights.h"
 #include "dialects/tfm/TfmDialect.h"
 #include "dialects/tfm/TfmOps.h"
 
@@ -422,6 +423,103 @@ TEST_F(HostCodegenTest, AttentionBlock) {
   EXPECT_EQ(countKernels(result, KernelKind::RepeatInterleave), 1);
   llvm::LLVMContext llvmContext;
   EXPECT_TRUE(translate(*lowered, llvmContext));
+}
+
+/// Attention as exporters write it (GPT-2 style, scaled down): every op of
+/// the decomposed form maps to its kernel, and the arguments match the
+/// kernel catalogue's signatures (mapKernels checks each call against
+/// kernelSignature()).
+const char *kDecomposed = R"mlir(
+func.func @gpt2_block(%ids: tensor<?x?xi32> {tfm.name = "ids", tfm.dim_names = ["batch", "seq"]})
+    -> (tensor<?x?x16xf32> {tfm.name = "hidden_states"}) {
+  %wte = tfm.weight "wte" : tensor<50x16xf32>
+  %wpe = tfm.weight "wpe" : tensor<24x16xf32>
+  %tok = tfm.embedding %wte, %ids : tensor<50x16xf32>, tensor<?x?xi32> -> tensor<?x?x16xf32>
+  %x = tfm.learned_position %tok, %wpe : tensor<?x?x16xf32>, tensor<24x16xf32> -> tensor<?x?x16xf32>
+  %g = tfm.weight "ln.g" {init = #tfm.init<ones>} : tensor<16xf32>
+  %h = tfm.rms_norm %x, %g : tensor<?x?x16xf32>, tensor<16xf32> -> tensor<?x?x16xf32>
+  %wq = tfm.weight "wq" : tensor<16x16xf32>
+  %q = tfm.linear %h, %wq : tensor<?x?x16xf32>, tensor<16x16xf32> -> tensor<?x?x16xf32>
+  %q4 = tfm.reshape %q : tensor<?x?x16xf32> -> tensor<?x?x2x8xf32>
+  %qh = tfm.transpose %q4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<?x?x2x8xf32> -> tensor<?x2x?x8xf32>
+  %scores = tfm.matmul %qh, %qh {transpose_b = true} : tensor<?x2x?x8xf32>, tensor<?x2x?x8xf32> -> tensor<?x2x?x?xf32>
+  %scale = arith.constant dense<0.35355339> : tensor<f32>
+  %scaled = tfm.mul %scores, %scale : tensor<?x2x?x?xf32>, tensor<f32> -> tensor<?x2x?x?xf32>
+  %masked = tfm.causal_mask %scaled : tensor<?x2x?x?xf32> -> tensor<?x2x?x?xf32>
+  %probs = tfm.softmax %masked {axis = -1 : i64} : tensor<?x2x?x?xf32> -> tensor<?x2x?x?xf32>
+  %ctx = tfm.matmul %probs, %qh : tensor<?x2x?x?xf32>, tensor<?x2x?x8xf32> -> tensor<?x2x?x8xf32>
+  %ctx_t = tfm.transpose %ctx {permutation = array<i64: 0, 2, 1, 3>} : tensor<?x2x?x8xf32> -> tensor<?x?x2x8xf32>
+  %ctx_m = tfm.reshape %ctx_t : tensor<?x?x2x8xf32> -> tensor<?x?x16xf32>
+  %s = tfm.sinusoidal_position %ctx_m {form = #tfm.sinusoidal_form<concat>} : tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+  %act = tfm.silu %s : tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+  %d = tfm.sub %act, %x : tensor<?x?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+  %two = arith.constant dense<2.0> : tensor<1x1x16xf32>
+  %e = tfm.div %d, %two : tensor<?x?x16xf32>, tensor<1x1x16xf32> -> tensor<?x?x16xf32>
+  %pos = arith.constant dense<true> : tensor<16xi1>
+  %w = tfm.where %pos, %e, %d : tensor<16xi1>, tensor<?x?x16xf32>, tensor<?x?x16xf32> -> tensor<?x?x16xf32>
+  return %w : tensor<?x?x16xf32>
+}
+)mlir";
+
+TEST_F(HostCodegenTest, DecomposedAttentionMapsEveryOp) {
+  OwningOpRef<ModuleOp> module = parse(kDecomposed);
+  ASSERT_TRUE(module);
+  llvm::Expected<std::string> blob = materializeWeights(*module, "", 7);
+  ASSERT_TRUE(!!blob) << llvm::toString(blob.takeError());
+  OwningOpRef<ModuleOp> lowered;
+  HostLoweringResult result;
+  ASSERT_TRUE(lower(kDecomposed, lowered, result, *blob)) << errors;
+  for (KernelKind kind :
+       {KernelKind::Embedding, KernelKind::LearnedPosition, KernelKind::RmsNorm,
+        KernelKind::Linear, KernelKind::Copy, KernelKind::Matmul, KernelKind::Binary,
+        KernelKind::CausalMask, KernelKind::Softmax, KernelKind::Sinusoidal,
+        KernelKind::Unary, KernelKind::Where})
+    EXPECT_GE(countKernels(result, kind), 1) << "kernel kind " << static_cast<int>(kind);
+  // Both transposes move the middle two dimensions of a 4-d tensor: one
+  // kernel. The two matmuls differ in transpose_b: two kernels.
+  EXPECT_EQ(countKernels(result, KernelKind::Copy), 1);
+  EXPECT_EQ(countKernels(result, KernelKind::Matmul), 2);
+  llvm::LLVMContext llvmContext;
+  EXPECT_TRUE(translate(*lowered, llvmContext));
+  EXPECT_NE(result.memoryPlan.find("symbols: batch seq<=24"), std::string::npos)
+      << result.memoryPlan;
+}
+
+/// Key padding and a GQA-free attention with every optional operand.
+TEST_F(HostCodegenTest, AttentionWithKeyPadding) {
+  const char *source = R"mlir(
+func.func @attn(%q: tensor<?x4x?x8xf32> {tfm.dim_names = ["b", "h", "sq", "d"]},
+                %k: tensor<?x4x?x8xf32> {tfm.dim_names = ["b", "h", "sk", "d"]},
+                %pad: tensor<?x?xi32> {tfm.dim_names = ["b", "sk"]},
+                %bias: tensor<4x1x?xf32> {tfm.dim_names = ["h", "one", "sk"]})
+    -> tensor<?x4x?x8xf32> {
+  %o = tfm.attention %q, %k, %k mask(%bias : tensor<4x1x?xf32>) key_padding_mask(%pad : tensor<?x?xi32>)
+      {scale = 0.125 : f64}
+      : tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32>, tensor<?x4x?x8xf32> -> tensor<?x4x?x8xf32>
+  return %o : tensor<?x4x?x8xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parse(source);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  host::ShapeInfo shapes;
+  ASSERT_TRUE(succeeded(host::analyzeShapes(func, shapes)));
+  ASSERT_EQ(shapes.symbolNames(), (std::vector<std::string>{"b", "sq", "sk"}));
+  host::KernelProgram program;
+  ASSERT_TRUE(succeeded(host::mapKernels(func, shapes, {}, program)));
+  ASSERT_EQ(program.calls.size(), 1u);
+  const host::KernelCall &call = program.calls[0];
+  EXPECT_TRUE(call.spec.hasMask && call.spec.hasKeyPadding);
+  EXPECT_EQ(call.spec.keyPaddingType, ScalarType::I32);
+  // mask [4, 1, Sk] seen as [B, H, Sq, Sk]: Sq and B broadcast.
+  std::vector<std::string> names = shapes.symbolNames();
+  const host::BufferView &mask = call.args[3];
+  EXPECT_EQ(mask.extents[1].str(names), "sq");
+  EXPECT_EQ(mask.strides[1].str(names), "0");
+  EXPECT_EQ(mask.strides[2].str(names), "sk");
+  EXPECT_EQ(mask.strides[3].str(names), "0");
+  // The output is the caller's buffer: no workspace at all.
+  EXPECT_TRUE(program.intermediates.empty());
 }
 
 //===----------------------------------------------------------------------===//
