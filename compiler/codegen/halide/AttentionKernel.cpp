@@ -324,11 +324,22 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
       .unroll(i)
       .unroll(jj);
 
+  // Row statistics of the block: QT/V vector accumulators kept in registers
+  // across the block's keys (the rows are a whole number of tiles).
+  Var bo("bo"), bi("bi");
   p.blockMax.compute_at(p.partial, kb).vectorize(i, V);
-  p.blockMax.update().reorder(i, p.rj).vectorize(i, V);
+  p.blockMax.update()
+      .split(i, bo, bi, QT)
+      .reorder(bi, p.rj, bo)
+      .vectorize(bi, V)
+      .unroll(bi);
   p.prob.compute_at(p.partial, kb).vectorize(i, V);
   p.blockSum.compute_at(p.partial, kb).vectorize(i, V);
-  p.blockSum.update().reorder(i, p.rj).vectorize(i, V);
+  p.blockSum.update()
+      .split(i, bo, bi, QT)
+      .reorder(bi, p.rj, bo)
+      .vectorize(bi, V)
+      .unroll(bi);
 
   // GEMM #2: valueCols x valueRows accumulators over the block's keys.
   p.pvAcc.compute_at(p.partial, co)
