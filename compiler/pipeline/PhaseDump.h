@@ -28,8 +28,9 @@ public:
   /// `dir` is created on first write if it does not exist.
   explicit PhaseDumper(std::string dir) : dir(std::move(dir)) {}
 
-  /// "NN-<phase><extension>" with NN zero-padded to two digits (three past
-  /// 99), so the names sort in phase order.
+  /// "NN-<phase><extension>" with NN zero-padded to two digits, so the
+  /// names of a compile (about ten phases) sort in phase order; past 99 the
+  /// number just grows.
   static std::string fileName(unsigned index, llvm::StringRef phase,
                               llvm::StringRef extension);
 

@@ -528,6 +528,14 @@ int validateOptions(ValidatedOptions &valid) {
   bool binaryEmit = valid.emit == Emit::Obj || valid.emit == Emit::Lib;
   if (binaryEmit && (outputFile.empty() || outputFile == "-"))
     return fail("--emit=" + emitKind + " needs an output file (-o FILE)");
+  if (binaryEmit) {
+    // Checked before any work: a typo in -o should not cost a compile.
+    llvm::SmallString<256> dir(outputFile.getValue());
+    (void)fs::make_absolute(dir);
+    path::remove_filename(dir);
+    if (!fs::is_directory(dir))
+      return fail("output directory '" + dir + "' does not exist");
+  }
   if (binaryEmit && splitInputFile)
     return fail("--split-input-file needs a text --emit (mlir, host-mlir or "
                 "llvm), got --emit=" + emitKind);

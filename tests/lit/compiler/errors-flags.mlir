@@ -4,6 +4,8 @@
 // RUN: not attune-compile %s --emit=mlir --weights=%t.does-not-exist.safetensors 2>&1 | FileCheck %s --check-prefix=NOWEIGHTS
 // RUN: not attune-compile %s --emit=mlir --weights=%S/Inputs/wrong_shape.safetensors 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: not attune-compile %t.no-such-model.mlir --emit=mlir 2>&1 | FileCheck %s --check-prefix=NOINPUT
+// RUN: not attune-compile %s -o %t.missing-dir/libm.so 2>&1 | FileCheck %s --check-prefix=NODIR
+// RUN: not attune-compile %s --emit=mlir --cpu-features='avx2;rm' 2>&1 | FileCheck %s --check-prefix=FEATURES
 // REQUIRES: attune-compile
 
 /// Bad flags and bad weights files are one clear error line each.
@@ -13,6 +15,8 @@
 // NOOUT: attune-compile: error: --emit=lib needs an output file (-o FILE)
 // NOWEIGHTS: attune-compile: error: weights file '{{.*}}does-not-exist.safetensors' not found
 // SHAPE: attune-compile: error: cannot bind weights from '{{.*}}wrong_shape.safetensors': {{.*}}w{{.*}}
+// NODIR: attune-compile: error: output directory '{{.*}}missing-dir' does not exist
+// FEATURES: attune-compile: error: invalid --cpu-features entry 'avx2;rm', expected a Halide feature list such as avx2-fma-f16c
 // NOINPUT: attune-compile: error: cannot read '{{.*}}no-such-model.mlir'
 
 func.func @model(%x: tensor<4xf32>) -> tensor<4xf32> {
