@@ -22,6 +22,7 @@
 #include "compiler/pipeline/PhaseDump.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/tfm/TfmDialect.h"
+#include "passes/Passes.h"
 
 #include "attune/runtime.h"
 
@@ -41,6 +42,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -570,6 +572,9 @@ int compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics carry file:line:col already; a dump of the whole module after
+  // every error (MLIR's default) buries the message in a large model.
+  context.printOpOnDiagnostic(false);
 
   // The source as given, embedded in the library for reference checks.
   std::string sourceIR = buffer->getBuffer().str();
@@ -830,6 +835,12 @@ int compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // Registered before the pass manager's options, which list the registered
+  // passes when they are created, so that --mlir-print-ir-after=cse and
+  // --mlir-print-ir-before=tfm-fuse-attention accept the pipeline's passes.
+  attune::registerAttunePasses();
+  registerCanonicalizer();
+  registerCSE();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
