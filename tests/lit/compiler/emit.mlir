@@ -3,10 +3,11 @@
 
 /// --emit=llvm prints the optimised LLVM IR of the host code and --emit=obj
 /// writes its object: the descriptor is defined there, the kernels and the
-/// weights are references the link resolves.
+/// weights are references the link resolves. (Patterns use {{...}} so that
+/// they cannot match their own text in the embedded source IR.)
 
-// LLVM: define {{.*}}ptr @attune_model_abi()
-// LLVM: declare {{.*}}i32 @attune_softmax_f32
+// LLVM-DAG: define {{.*}}ptr @{{attune_model_abi}}()
+// LLVM-DAG: declare i32 @attune_{{softmax}}_f32(ptr, ptr)
 
 // OBJ-DAG: U attune_softmax_f32
 // OBJ-DAG: U attune_weights_data
