@@ -107,6 +107,31 @@ std::string runCompiler(llvm::StringRef name, llvm::StringRef sourcePath,
   return library;
 }
 
+/// The tfm IR after the graph passes (--emit=mlir) for `flags`, so a test
+/// can check that the fused build really is fused and the other is not.
+std::string graphIR(llvm::StringRef name, llvm::StringRef ir,
+                    const std::vector<std::string> &flags, std::string &error) {
+  std::string source = scratchFile(name.str() + ".graph.mlir");
+  std::string output = scratchFile(name.str() + ".graph.out.mlir");
+  std::string log = scratchFile(name.str() + ".graph.log");
+  if (!writeFile(source, ir)) {
+    error = "cannot write " + source;
+    return "";
+  }
+  std::vector<std::string> args = {ATTUNE_COMPILE_PATH, source, "--emit=mlir",
+                                   "-o", output};
+  args.insert(args.end(), flags.begin(), flags.end());
+  llvm::SmallVector<llvm::StringRef> argv(args.begin(), args.end());
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(""), llvm::StringRef(log), llvm::StringRef(log)};
+  if (llvm::sys::ExecuteAndWait(ATTUNE_COMPILE_PATH, argv, std::nullopt,
+                                redirects) != 0) {
+    error = "attune-compile --emit=mlir failed: " + readFile(log);
+    return "";
+  }
+  return readFile(output);
+}
+
 /// Compiles each (name, IR, flags) once per process; later tests reuse it.
 std::string compileModel(llvm::StringRef name, llvm::StringRef ir,
                          const std::vector<std::string> &flags,
@@ -763,6 +788,16 @@ void checkModel(const ModelCase &c) {
   auto fused = compileRunAndCheck(c, {}, "");
   if (!c.alsoUnfused)
     return;
+  // The two builds must really differ: fused attention in one, none in the
+  // other (else the comparison below would compare a build with itself).
+  std::string error;
+  std::string fusedIR = graphIR(c.name, c.ir, {}, error);
+  EXPECT_NE(fusedIR.find("tfm.attention"), std::string::npos) << error << fusedIR;
+  std::string unfusedIR = graphIR(std::string(c.name) + "_unfused", c.ir,
+                                  {"--no-fuse-attention"}, error);
+  EXPECT_FALSE(unfusedIR.empty()) << error;
+  EXPECT_EQ(unfusedIR.find("tfm.attention"), std::string::npos) << unfusedIR;
+
   auto unfused = compileRunAndCheck(c, {"--no-fuse-attention"}, "_unfused");
   ASSERT_EQ(fused.size(), unfused.size());
   for (size_t r = 0; r < fused.size(); ++r) {
