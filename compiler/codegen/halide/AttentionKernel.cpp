@@ -71,7 +71,7 @@ constexpr double kLog2E = 1.4426950408889634;
 struct AttentionTiles {
   int vec = 16;       // floats per vector register
   int queryTile = 48; // query rows per task (GEMM #1 vectorises over them)
-  int keyBlock = 256; // keys per block
+  int keyBlock = 128; // keys per block: S=128 is one block, little causal waste
   int keyUnroll = 8;  // GEMM #1 register tile: (queryTile/vec) x keyUnroll
   int valueCols = 64; // GEMM #2 register tile: valueCols x valueRows
   int valueRows = 6;
