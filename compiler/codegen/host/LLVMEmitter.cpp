@@ -95,8 +95,18 @@ private:
   /// Loads symbols[0..n) at the current point.
   void loadSymbols(Value symbolsArg);
   Value monomial(const Monomial &m);
+  /// The int32 a halide_dimension_t field holds; sizesOverflow() has
+  /// checked that it fits.
   Value monomial32(const Monomial &m) {
-    return LLVM::TruncOp::create(builder, loc, i32, monomial(m));
+    std::string key = m.str({});
+    auto it = monomials32.find(key);
+    if (it != monomials32.end())
+      return it->second;
+    Value value = m.isConstant()
+                      ? constI(i32, m.factor)
+                      : LLVM::TruncOp::create(builder, loc, i32, monomial(m)).getResult();
+    monomials32[key] = value;
+    return value;
   }
   /// An i1 that is true when some symbol or tensor size does not fit the
   /// int32 fields of halide_buffer_t.
@@ -146,7 +156,7 @@ private:
   llvm::StringMap<LLVM::GlobalOp> strings;
   LLVM::GlobalOp weightsGlobal;
   SmallVector<Value> symbolValues;
-  std::map<std::string, Value> monomials; // per function body
+  std::map<std::string, Value> monomials, monomials32; // per function body
 };
 
 LogicalResult Emitter::declareKernels(std::vector<KernelSpec> &kernels) {
@@ -189,16 +199,22 @@ void Emitter::emitConstants() {
   }
   if (program.usesWeights || options.weightsSize) {
     weightsGlobal = module.lookupSymbol<LLVM::GlobalOp>("attune_weights_data");
-    if (!weightsGlobal)
+    if (!weightsGlobal) {
+      // Defined by the driver in the same library (hidden), so references
+      // need no GOT indirection.
       weightsGlobal = LLVM::GlobalOp::create(
           builder, loc, i8, /*isConstant=*/true, LLVM::Linkage::External,
           "attune_weights_data", Attribute(), /*alignment=*/64);
+      weightsGlobal.setVisibility_(LLVM::Visibility::Hidden);
+      weightsGlobal.setDsoLocal(true);
+    }
   }
 }
 
 void Emitter::loadSymbols(Value symbolsArg) {
   symbolValues.clear();
   monomials.clear();
+  monomials32.clear();
   for (unsigned s = 0; s < shapes.symbols.size(); ++s) {
     Value address = LLVM::GEPOp::create(builder, loc, ptrType, i64, symbolsArg,
                                         ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(s)});
