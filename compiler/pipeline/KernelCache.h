@@ -25,8 +25,8 @@ namespace attune::pipeline {
 std::string defaultKernelCacheDir();
 
 /// Identifies the running compiler build: the path, size and modification
-/// time of the executable and of every loaded shared object whose name
-/// contains "Halide" or "Attune" (the code that generates kernels), hashed.
+/// time of the executable (which links the kernel builders) and of every
+/// loaded shared object whose name contains "Halide", hashed.
 /// Computed once per process.
 const std::string &compilerBuildId();
 
