@@ -6,7 +6,8 @@
 //   3. MemoryPlan.cpp    intermediate tensors -> workspace slots;
 //   4. LLVMEmitter.cpp   the calls, the plan and the descriptor -> LLVM
 //                        dialect, after which the tfm function is erased.
-// Nothing is changed in the module until steps 1-3 have succeeded.
+// Before step 1, ops whose results are unused are erased; beyond that,
+// nothing is changed in the module until steps 1-3 have succeeded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -41,6 +43,16 @@ func::FuncOp findEntry(ModuleOp module, StringRef entry) {
   }
   return candidates.front();
 }
+
+/// Drops ops whose results nothing uses. tfm ops are pure, so this changes
+/// nothing observable, and a dead op would otherwise cost a kernel call and
+/// a workspace buffer.
+void eraseDeadOps(func::FuncOp func) {
+  for (Block &block : func.getBody())
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
+}
 } // namespace
 
 LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &options,
@@ -50,6 +62,7 @@ LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &optio
   if (!func)
     return failure();
 
+  eraseDeadOps(func);
   host::ShapeInfo shapes;
   if (failed(host::analyzeShapes(func, shapes)))
     return failure();

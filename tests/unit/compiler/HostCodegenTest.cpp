@@ -346,6 +346,27 @@ func.func @skip(%x: tensor<4xf32>) -> tensor<4xf32> {
   EXPECT_EQ(plan.buffers[0].lastCall, 3u);
 }
 
+/// An op nobody reads costs neither a kernel call nor a buffer.
+TEST_F(HostCodegenTest, DeadOpsAreNotComputed) {
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  ASSERT_TRUE(lower(R"mlir(
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = tfm.relu %x : tensor<4xf32> -> tensor<4xf32>
+  %dead = tfm.silu %a : tensor<4xf32> -> tensor<4xf32>
+  %b = tfm.gelu %a : tensor<4xf32> -> tensor<4xf32>
+  return %b : tensor<4xf32>
+}
+)mlir",
+                    module, result))
+      << errors;
+  EXPECT_EQ(result.kernels.size(), 2u);
+  EXPECT_EQ(countKernels(result, KernelKind::Unary), 2);
+  for (const KernelSpec &spec : result.kernels)
+    EXPECT_NE(spec.unary, UnaryKind::Silu);
+  EXPECT_EQ(result.memoryPlan.find("slot 1"), std::string::npos) << result.memoryPlan;
+}
+
 //===----------------------------------------------------------------------===//
 // An attention block
 //===----------------------------------------------------------------------===//
