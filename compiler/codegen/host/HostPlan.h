@@ -185,7 +185,19 @@ struct MemoryPlan {
 
 MemoryPlan planMemory(const KernelProgram &program, const ShapeInfo &shapes);
 
-/// One line per buffer, plus the slots; deterministic.
+/// The plan as text, deterministic, e.g.
+///   symbols: batch seq<=32
+///   slot 0: bytes = 256*batch*seq, buffers %2 %6 %10
+///   slot 1: bytes = max(64*batch*seq, 4*seq), buffers %3 %7
+///   buffer %2 (tfm.embedding): slot 0, bytes 64*batch*seq, live calls 0..1
+///   weight %0: offset 512
+///   constant %5: __attune_constant_0
+///   alias %8 (tfm.reshape) of %7
+///   output 0: %13 (tfm.add)
+/// Every tensor the function defines appears once: in a workspace buffer,
+/// as a weight or constant, as a reshape alias of its source, or written
+/// straight into the caller's output. "live calls a..b" counts kernel calls
+/// in program order.
 std::string formatMemoryPlan(mlir::func::FuncOp func, const KernelProgram &program,
                              const MemoryPlan &plan, const ShapeInfo &shapes);
 

@@ -149,7 +149,8 @@ std::string formatMemoryPlan(func::FuncOp func, const KernelProgram &program,
     for (Value result : op.getResults()) {
       auto it = program.storage.find(result);
       if (it == program.storage.end()) {
-        os << "alias " << valueName(result) << " (" << op.getName() << ")\n";
+        os << "alias " << valueName(result) << " (" << op.getName() << ") of "
+           << valueName(op.getOperand(0)) << "\n";
         continue;
       }
       switch (it->second.kind) {

@@ -209,7 +209,10 @@ LogicalResult ShapeRules::apply(Operation *op) {
       .Case<EmbeddingOp>([&](EmbeddingOp e) -> LogicalResult {
         Value ids = e.getIds(), table = e.getTable(), result = e.getResult();
         if (rank(table) != 2 || rank(result) != rank(ids) + 1)
-          return e.emitOpError("expected table [V, D] and result rank ids + 1");
+          return e.emitOpError("expected a rank-2 'table' and a result of "
+                               "rank ")
+                 << rank(ids) + 1 << ", got " << rank(table) << " and "
+                 << rank(result);
         if (failed(sameLeading(op, ids, 0, result, 1)))
           return failure();
         return same(op, table, 1, result, last(result));
