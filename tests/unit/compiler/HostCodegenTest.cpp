@@ -609,6 +609,56 @@ func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   EXPECT_NE(errors.find("expected weight 'w' of type"), std::string::npos) << errors;
 }
 
+TEST_F(HostCodegenTest, NegativeOpWithoutKernel) {
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  EXPECT_FALSE(lower(R"mlir(
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = arith.addf %x, %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+)mlir",
+                     module, result));
+  EXPECT_NE(errors.find("'arith.addf' op has no kernel in host code generation"),
+            std::string::npos)
+      << errors;
+}
+
+TEST_F(HostCodegenTest, NegativeNoModelFunction) {
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  EXPECT_FALSE(lower("module {}", module, result));
+  EXPECT_NE(errors.find("expected exactly one public model function, got 0"),
+            std::string::npos)
+      << errors;
+}
+
+/// Ids reshaped before the lookup still come from the input, so the
+/// runtime range-checks them; the tightest table wins.
+TEST_F(HostCodegenTest, IndexBoundThroughReshape) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%ids: tensor<?x4xi64>) -> (tensor<?x2x2x8xf32>, tensor<?x4x8xf32>) {
+  %t = tfm.weight "t" : tensor<30x8xf32>
+  %u = tfm.weight "u" : tensor<20x8xf32>
+  %split = tfm.reshape %ids : tensor<?x4xi64> -> tensor<?x2x2xi64>
+  %a = tfm.embedding %t, %split : tensor<30x8xf32>, tensor<?x2x2xi64> -> tensor<?x2x2x8xf32>
+  %b = tfm.embedding %u, %ids : tensor<20x8xf32>, tensor<?x4xi64> -> tensor<?x4x8xf32>
+  return %a, %b : tensor<?x2x2x8xf32>, tensor<?x4x8xf32>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  host::ShapeInfo shapes;
+  ASSERT_TRUE(succeeded(host::analyzeShapes(func, shapes)));
+  std::string blob = makeBlob({{"t", {30, 8}}, {"u", {20, 8}}});
+  host::KernelProgram program;
+  host::KernelMappingOptions options;
+  options.weightsBlob = blob;
+  ASSERT_TRUE(succeeded(host::mapKernels(func, shapes, options, program)));
+  EXPECT_EQ(program.indexBounds, (std::vector<int64_t>{20}));
+  EXPECT_EQ(program.calls[0].spec.indexType, ScalarType::I64);
+}
+
 TEST_F(HostCodegenTest, NegativeStaticExtentOverflow) {
   OwningOpRef<ModuleOp> module;
   HostLoweringResult result;
