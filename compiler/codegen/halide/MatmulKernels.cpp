@@ -95,13 +95,20 @@ void scheduleGemmCPU(GemmPipeline &g, const GemmTiles &t) {
     g.out.reorder(g.ni, mi, mo, g.no).rename(g.no, task);
   g.out.parallel(task).vectorize(g.ni, V, TailStrategy::GuardWithIf);
 
-  // One packed panel per task, reused by every row tile.
-  g.packedB.compute_at(g.out, task).vectorize(g.ni, V).unroll(g.ni);
+  // One packed panel per task, reused by every row tile. A tile touches one
+  // panel; bounds inference cannot prove that through the guarded tail of
+  // n (n / NT with n <= N - 1), and a non-constant extent would put the
+  // accumulators on the heap, so it is stated.
+  g.packedB.compute_at(g.out, task)
+      .bound_extent(g.no, 1)
+      .vectorize(g.ni, V)
+      .unroll(g.ni);
   g.packedB.specialize(g.bDenseN);
 
   // Micro-kernel: NT x MT accumulators live in registers across K.
   g.prod.compute_at(g.out, mo)
       .bound_extent(g.m, MT)
+      .bound_extent(g.no, 1)
       .vectorize(g.ni, V)
       .unroll(g.ni)
       .unroll(g.m);
