@@ -271,11 +271,13 @@ TEST_F(HostCodegenTest, MlpLowersToVerifiedLLVMIR) {
   // No tfm op and no func.func is left.
   EXPECT_TRUE(module->getOps<func::FuncOp>().empty());
   // Only the descriptor getter has external linkage among definitions.
-  for (auto fn : module->getOps<LLVM::LLVMFuncOp>())
-    if (!fn.isExternal())
-      EXPECT_EQ(fn.getLinkage() == LLVM::Linkage::External,
-                fn.getName() == "attune_model_abi")
-          << fn.getName().str();
+  for (auto fn : module->getOps<LLVM::LLVMFuncOp>()) {
+    if (fn.isExternal())
+      continue;
+    EXPECT_EQ(fn.getLinkage() == LLVM::Linkage::External,
+              fn.getName() == "attune_model_abi")
+        << fn.getName().str();
+  }
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule = translate(*module, llvmContext);
   ASSERT_TRUE(llvmModule);
