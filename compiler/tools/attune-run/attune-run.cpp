@@ -46,13 +46,13 @@ static cl::list<std::string> dimValues(
     "dim", cl::desc("name=N: value of a dynamic dimension (default 8)"));
 static cl::opt<bool> checkReference(
     "check-reference", cl::desc("Compare outputs with the reference evaluator"));
-static cl::opt<double> rtol("rtol", cl::init(1e-4),
+static cl::opt<double> relTol("rtol", cl::init(1e-4),
                             cl::desc("Relative tolerance of --check-reference"));
-static cl::opt<double> atol("atol", cl::init(1e-5),
+static cl::opt<double> absTol("atol", cl::init(1e-5),
                             cl::desc("Absolute tolerance of --check-reference"));
 static cl::opt<unsigned> benchRuns("bench", cl::init(0),
                                    cl::desc("Time N runs and print the median"));
-static cl::opt<int> numThreads("threads", cl::init(0),
+static cl::opt<int> numThreads("num-threads", cl::init(0),
                                cl::desc("Kernel threads (0: all cores)"));
 static cl::opt<unsigned> seed("seed", cl::init(1), cl::desc("Random input seed"));
 static cl::opt<unsigned> printCount("print", cl::init(4),
@@ -291,12 +291,12 @@ bool checkAgainstReference(attune_model_t *model, const std::vector<attune_tenso
       maxAbs = std::max(maxAbs, err);
       maxRel = std::max(maxRel, err / std::max(std::fabs(r), 1e-30));
       errSq += err * err, refSq += r * r;
-      bad += !(err <= atol + rtol * std::fabs(r));
+      bad += !(err <= absTol + relTol * std::fabs(r));
     }
     outs() << "reference '" << info.name << "'"
            << format(": max abs err %.3g, max rel err %.3g, rel l2 err %.3g", maxAbs, maxRel,
                      std::sqrt(errSq / std::max(refSq, 1e-300)))
-           << format(" (|err| <= %g + %g|ref|: ", atol.getValue(), rtol.getValue())
+           << format(" (|err| <= %g + %g|ref|: ", absTol.getValue(), relTol.getValue())
            << (bad ? "FAIL, " + std::to_string(bad) + " elements outside" : std::string("ok"))
            << ")\n";
     ok &= bad == 0;
@@ -329,7 +329,7 @@ int main(int argc, char **argv) {
   attune_model_t *model = nullptr;
   check(attune_model_open(libraryPath.c_str(), &model), "cannot open '" + libraryPath + "'");
   if (numThreads)
-    check(attune_model_set_num_threads(model, numThreads), "--threads");
+    check(attune_model_set_num_threads(model, numThreads), "--num-threads");
   outs() << "model '" << attune_model_name(model) << "' from " << libraryPath << "\n";
 
   int32_t numInputs = attune_model_num_inputs(model);
