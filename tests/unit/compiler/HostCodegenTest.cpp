@@ -768,7 +768,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   OwningOpRef<ModuleOp> module;
   HostLoweringResult result;
   ASSERT_TRUE(lower(source, module, result)) << errors;
-  llvm::LLVMContext *llvmContext = new llvm::LLVMContext;
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> llvmModule = translate(*module, *llvmContext);
   ASSERT_TRUE(llvmModule);
 
@@ -797,7 +797,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   define("halide_set_num_threads", reinterpret_cast<void *>(&fakeSetNumThreads));
   ASSERT_FALSE((*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(fakes)));
   ASSERT_FALSE((*jit)->addIRModule(llvm::orc::ThreadSafeModule(
-      std::move(llvmModule), std::unique_ptr<llvm::LLVMContext>(llvmContext))));
+      std::move(llvmModule), std::move(llvmContext))));
   auto getter = (*jit)->lookup("attune_model_abi");
   ASSERT_TRUE(!!getter) << llvm::toString(getter.takeError());
   const attune_model_abi_t *abi = getter->toPtr<attune_model_abi_fn>()();
