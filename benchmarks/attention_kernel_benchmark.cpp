@@ -26,7 +26,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
@@ -149,24 +151,23 @@ void BM_Fused(benchmark::State &state, int S, int D, bool causal,
                          benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_Unfused(benchmark::State &state, int S, int D, bool causal,
-                int threads) {
-  Jit &qk = kernelFor(matmulSpec(/*transposeB=*/true));
-  Jit &scale = kernelFor(scaleSpec());
-  Jit &softmax = kernelFor(softmaxSpec());
-  Jit &pv = kernelFor(matmulSpec(/*transposeB=*/false));
-  Jit *mask = causal ? &kernelFor(causalMaskSpec()) : nullptr;
-  const int Bt = kBatch * kHeads;
-  Halide::Buffer<float> q = randomBuffer({D, S, Bt}),
-                        k = randomBuffer({D, S, Bt}),
-                        v = randomBuffer({D, S, Bt}), out(D, S, Bt);
-  Halide::Buffer<float> scores(S, S, Bt), probs(S, S, Bt);
-  Halide::Buffer<float> factor(1);
-  factor(0) = static_cast<float>(1.0 / std::sqrt(double(D)));
-  Halide::Buffer<float> factorB = view(factor, {S, S, Bt}, {0, 0, 0});
-  setThreads(state, threads);
-
-  auto step = [&] {
+/// The decomposed chain on [B*H, S, D] tensors, with the S x S buffers
+/// allocated once.
+struct Unfused {
+  Unfused(int S, int D, bool causal)
+      : S(S), qk(kernelFor(matmulSpec(/*transposeB=*/true))),
+        scale(kernelFor(scaleSpec())), softmax(kernelFor(softmaxSpec())),
+        pv(kernelFor(matmulSpec(/*transposeB=*/false))),
+        mask(causal ? &kernelFor(causalMaskSpec()) : nullptr),
+        scores(S, S, kBatch * kHeads), probs(S, S, kBatch * kHeads),
+        factor(1) {
+    factor(0) = static_cast<float>(1.0 / std::sqrt(double(D)));
+    factorB = view(factor, {S, S, kBatch * kHeads}, {0, 0, 0});
+  }
+  /// q, k, v and out are [B*H, S, D] (innermost first: D, S, B*H).
+  void run(Halide::Buffer<float> &q, Halide::Buffer<float> &k,
+           Halide::Buffer<float> &v, Halide::Buffer<float> &out) {
+    const int Bt = kBatch * kHeads;
     qk.run({q, k}, scores);              // Q K^T
     scale.run({scores, factorB}, probs); // * scale
     Halide::Buffer<float> *softIn = &probs, *softOut = &scores;
@@ -175,18 +176,63 @@ void BM_Unfused(benchmark::State &state, int S, int D, bool causal,
       softIn = &scores;
       softOut = &probs;
     }
+    // Softmax reads the scores as [Bt * S, S] rows.
     softmax.run({view(*softIn, {S, S * Bt}, {1, S})},
                 view(*softOut, {S, S * Bt}, {1, S}));
     pv.run({*softOut, v}, out); // P V
-  };
-  step(); // warm up
+  }
+  int S;
+  Jit &qk, &scale, &softmax, &pv;
+  Jit *mask;
+  Halide::Buffer<float> scores, probs, factor, factorB;
+};
+
+void BM_Unfused(benchmark::State &state, int S, int D, bool causal,
+                int threads) {
+  const int Bt = kBatch * kHeads;
+  Halide::Buffer<float> q = randomBuffer({D, S, Bt}),
+                        k = randomBuffer({D, S, Bt}),
+                        v = randomBuffer({D, S, Bt}), out(D, S, Bt);
+  Unfused unfused(S, D, causal);
+  setThreads(state, threads);
+  unfused.run(q, k, v, out); // warm up
   for (auto _ : state) {
-    step();
+    unfused.run(q, k, v, out);
     benchmark::DoNotOptimize(out.data());
   }
   state.counters["GFLOPs"] =
       benchmark::Counter(attentionFlops(S, D, causal) / 1e9,
                          benchmark::Counter::kIsIterationInvariantRate);
+}
+
+/// Both paths must compute the same thing, or the comparison means nothing.
+bool pathsAgree(int S, int D, bool causal) {
+  Halide::Buffer<float> q = randomBuffer({D, S, kHeads, kBatch}),
+                        k = randomBuffer({D, S, kHeads, kBatch}),
+                        v = randomBuffer({D, S, kHeads, kBatch}),
+                        fused(D, S, kHeads, kBatch);
+  kernelFor(attentionSpec(D, causal)).run({q, k, v}, fused);
+  // The same storage as [B*H, S, D].
+  auto flat = [&](Halide::Buffer<float> &x) {
+    return view(x, {D, S, kBatch * kHeads}, {1, D, D * S});
+  };
+  Halide::Buffer<float> qf = flat(q), kf = flat(k), vf = flat(v);
+  Halide::Buffer<float> unfused(D, S, kBatch * kHeads);
+  Unfused(S, D, causal).run(qf, kf, vf, unfused);
+  Halide::Buffer<float> fusedFlat = flat(fused);
+  double worst = 0;
+  unfused.for_each_element([&](int d, int i, int bh) {
+    worst = std::max(worst, double(std::fabs(unfused(d, i, bh) -
+                                              fusedFlat(d, i, bh))));
+  });
+  if (worst > 1e-4) {
+    std::fprintf(stderr,
+                 "fused and unfused attention differ by %g (S=%d D=%d "
+                 "causal=%d)\n",
+                 worst, S, D, int(causal));
+    return false;
+  }
+  return true;
 }
 
 void registerAll() {
@@ -226,6 +272,8 @@ int main(int argc, char **argv) {
   kernelFor(scaleSpec());
   kernelFor(causalMaskSpec());
   kernelFor(softmaxSpec());
+  if (!pathsAgree(200, 64, false) || !pathsAgree(200, 64, true))
+    return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
