@@ -459,6 +459,43 @@ TEST(FusedAttentionKernel, FullyMaskedRowsAreZero) {
   out.for_each_value([](float value) { ASSERT_EQ(value, 0.0f); });
 }
 
+/// Key padding given as integers (an exported attention_mask of i64), not
+/// bool: nonzero attends.
+TEST(FusedAttentionKernel, IntegerKeyPadding) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Attention;
+  spec.headDim = 64;
+  spec.scale = 0.125;
+  spec.hasKeyPadding = true;
+  spec.keyPaddingType = ScalarType::I64;
+  Kernel kernel(spec);
+  const int Sq = 5, Sk = 9;
+  Buffer<float> q = uniform({64, Sq, 1, 1}), k = uniform({64, Sk, 1, 1}),
+                v = uniform({64, Sk, 1, 1});
+  Buffer<int64_t> keyPadding(Sk, 1);
+  for (int j = 0; j < Sk; ++j)
+    keyPadding(j, 0) = j % 2 ? 0 : 7; // odd keys padded
+  Buffer<float> out(64, Sq, 1, 1);
+  kernel.run({q, k, v, keyPadding}, out);
+  for (int i = 0; i < Sq; ++i) {
+    std::vector<double> p(Sk, 0.0);
+    double mx = -kInf, sum = 0;
+    for (int j = 0; j < Sk; j += 2) {
+      for (int d = 0; d < 64; ++d)
+        p[j] += double(q(d, i, 0, 0)) * k(d, j, 0, 0) * 0.125;
+      mx = std::max(mx, p[j]);
+    }
+    for (int j = 0; j < Sk; j += 2)
+      sum += (p[j] = std::exp(p[j] - mx));
+    for (int d = 0; d < 64; ++d) {
+      double want = 0;
+      for (int j = 0; j < Sk; j += 2)
+        want += p[j] / sum * v(d, j, 0, 0);
+      ASSERT_TRUE(closeSoft(out(d, i, 0, 0), want)) << "i=" << i << " d=" << d;
+    }
+  }
+}
+
 TEST(FusedAttentionKernel, RejectsBadSpecsAndShapes) {
   KernelSpec spec;
   spec.kind = KernelKind::Attention;
