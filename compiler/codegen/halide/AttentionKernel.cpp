@@ -105,6 +105,7 @@ AttentionTiles chooseTiles(const Target &target, int headDim) {
 /// Every Func and Var of the kernel, so the schedule can name them.
 struct AttentionPipeline {
   std::vector<ImageParam> inputs;
+  ImageParam mask; // defined when spec.hasMask
   Var c{"c"}, d{"d"}, i{"i"}, jj{"jj"}, kb{"kb"}, h{"h"}, b{"b"};
   Func qScaled{"attn_q_scaled"}, scoreAcc{"attn_score_acc"},
       score{"attn_score"}, blockMax{"attn_block_max"}, prob{"attn_prob"},
@@ -133,6 +134,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
     // Broadcast dimensions have stride 0, so no stride is fixed.
     mask = makeInput(e, 4, "mask", false);
     p.inputs.push_back(mask);
+    p.mask = mask;
   }
   if (spec.hasKeyPadding) {
     keyPad = makeInput(spec.keyPaddingType, 2, "keyPadding", true);
@@ -317,6 +319,11 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
       .split(jj, jo, ji, t.keyUnroll)
       .reorder(si, ji, jo, so)
       .vectorize(si, V);
+  if (p.mask.defined()) {
+    // A padding mask [B, 1, 1, Sk] has stride 0 along the query rows, which
+    // this loop vectorises over: one scalar per key instead of a gather.
+    p.score.specialize(p.mask.dim(1).stride() == 0);
+  }
   p.scoreAcc.compute_at(p.score, jo).vectorize(i, V).unroll(i).unroll(jj);
   p.scoreAcc.update()
       .reorder(i, jj, p.rd)

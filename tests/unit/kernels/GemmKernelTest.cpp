@@ -256,6 +256,7 @@ struct AttentionCase {
   int B = 1, H = 2, Hkv = 2, Sq = 7, Sk = 7, D = 64;
   bool causal = false, mask = false, keyPadding = false;
   float scoreScale = 1.0f; // multiplies q, to make scores large
+  bool maskPerKeyOnly = false; // mask [B, 1, 1, Sk]: stride 0 over rows too
 };
 
 std::string describe(const AttentionCase &c) {
@@ -343,8 +344,11 @@ void checkAttention(const AttentionCase &c) {
     for (int b = 0; b < c.B; ++b)
       for (int j = 0; j < c.Sk; ++j)
         maskStore(j, 1, b) = -std::numeric_limits<float>::infinity();
-  Buffer<float> mask = stridedView(maskStore, {c.Sk, c.Sq, c.H, c.B},
-                                   {1, c.Sk, 0, c.Sk * c.Sq});
+  Buffer<float> mask =
+      c.maskPerKeyOnly
+          ? stridedView(maskStore, {c.Sk, c.Sq, c.H, c.B}, {1, 0, 0, c.Sk * c.Sq})
+          : stridedView(maskStore, {c.Sk, c.Sq, c.H, c.B},
+                        {1, c.Sk, 0, c.Sk * c.Sq});
   // Key padding: batch 0 keeps its first keys; the last batch (when B > 1)
   // masks every key.
   Buffer<bool> keyPadding(c.Sk, c.B);
@@ -431,6 +435,9 @@ TEST(FusedAttentionKernel, AdditiveMaskAndKeyPadding) {
     c.keyPadding = true; // batch 1 has every key padded: rows of 0
     checkAttention(c);
     c.mask = true;
+    checkAttention(c);
+    c.keyPadding = false;
+    c.maskPerKeyOnly = true; // the Hugging Face padding mask layout
     checkAttention(c);
   }
 }
