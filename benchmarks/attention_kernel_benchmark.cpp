@@ -133,8 +133,7 @@ void setThreads(benchmark::State &state, int threads) {
   state.counters["threads"] = threads;
 }
 
-void BM_Fused(benchmark::State &state, int S, int D, bool causal,
-              int threads) {
+void BM_Fused(benchmark::State &state, int S, int D, bool causal, int threads) {
   Jit &attention = kernelFor(attentionSpec(D, causal));
   Halide::Buffer<float> q = randomBuffer({D, S, kHeads, kBatch}),
                         k = randomBuffer({D, S, kHeads, kBatch}),
@@ -159,8 +158,7 @@ struct Unfused {
         scale(kernelFor(scaleSpec())), softmax(kernelFor(softmaxSpec())),
         pv(kernelFor(matmulSpec(/*transposeB=*/false))),
         mask(causal ? &kernelFor(causalMaskSpec()) : nullptr),
-        scores(S, S, kBatch * kHeads), probs(S, S, kBatch * kHeads),
-        factor(1) {
+        scores(S, S, kBatch * kHeads), probs(S, S, kBatch * kHeads), factor(1) {
     factor(0) = static_cast<float>(1.0 / std::sqrt(double(D)));
     factorB = view(factor, {S, S, kBatch * kHeads}, {0, 0, 0});
   }
@@ -222,8 +220,8 @@ bool pathsAgree(int S, int D, bool causal) {
   Halide::Buffer<float> fusedFlat = flat(fused);
   double worst = 0;
   unfused.for_each_element([&](int d, int i, int bh) {
-    worst = std::max(worst, double(std::fabs(unfused(d, i, bh) -
-                                              fusedFlat(d, i, bh))));
+    worst = std::max(
+        worst, double(std::fabs(unfused(d, i, bh) - fusedFlat(d, i, bh))));
   });
   if (worst > 1e-4) {
     std::fprintf(stderr,
@@ -250,8 +248,8 @@ void registerAll() {
               ->UseRealTime()
               ->Unit(benchmark::kMillisecond);
           benchmark::RegisterBenchmark(
-              ("BM_AttentionKernel/unfused" + suffix).c_str(), BM_Unfused, S,
-              D, causal != 0, threads)
+              ("BM_AttentionKernel/unfused" + suffix).c_str(), BM_Unfused, S, D,
+              causal != 0, threads)
               ->UseRealTime()
               ->Unit(benchmark::kMillisecond);
         }

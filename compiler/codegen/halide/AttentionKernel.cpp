@@ -57,10 +57,10 @@ constexpr float kExp2Floor = -126.0f;
 Expr fastExp2(const Expr &t) {
   Expr k = round(t);
   Expr f = t - k;
-  Expr poly = (((0.009594103f * f + 0.05591741f) * f + 0.24024136f) * f +
-               0.69312179f) *
-                  f +
-              0.99999946f;
+  Expr poly =
+      (((0.009594103f * f + 0.05591741f) * f + 0.24024136f) * f + 0.69312179f) *
+          f +
+      0.99999946f;
   Expr bits = reinterpret<int32_t>(poly) + (cast<int32_t>(k) << 23);
   return reinterpret<float>(bits);
 }
@@ -109,10 +109,9 @@ struct AttentionPipeline {
   Var c{"c"}, d{"d"}, i{"i"}, jj{"jj"}, kb{"kb"}, h{"h"}, b{"b"};
   Func qScaled{"attn_q_scaled"}, scoreAcc{"attn_score_acc"},
       score{"attn_score"}, blockMax{"attn_block_max"}, prob{"attn_prob"},
-      blockSum{"attn_block_sum"}, pvAcc{"attn_pv_acc"},
-      partial{"attn_partial"}, rowMax{"attn_row_max"},
-      weight{"attn_block_weight"}, rowSum{"attn_row_sum"},
-      rowAcc{"attn_row_acc"}, out{"attn_out"};
+      blockSum{"attn_block_sum"}, pvAcc{"attn_pv_acc"}, partial{"attn_partial"},
+      rowMax{"attn_row_max"}, weight{"attn_block_weight"},
+      rowSum{"attn_row_sum"}, rowAcc{"attn_row_acc"}, out{"attn_out"};
   RDom rd, rj, rkb;
 };
 
@@ -142,8 +141,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   }
   auto f32 = [](Expr x) { return cast<float>(x); };
 
-  Var &c = p.c, &d = p.d, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h,
-      &b = p.b;
+  Var &c = p.c, &d = p.d, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h, &b = p.b;
   const Expr Sq = q.dim(1).extent(), Sk = k.dim(1).extent();
   const Expr H = q.dim(2).extent(), Hkv = k.dim(2).extent();
   // GQA: query head h reads key/value head h / (H / Hkv).
@@ -155,9 +153,8 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
 
   // Q^T of the tile, pre-scaled: GEMM #1 vectorises over query rows. Rows
   // past Sq (the last tile) read row Sq-1; their output is never stored.
-  p.qScaled(i, d, h, b) =
-      f32(q(d, clamp(i, 0, Sq - 1), h, b)) *
-      cast<float>(Expr(spec.scale * kLog2E));
+  p.qScaled(i, d, h, b) = f32(q(d, clamp(i, 0, Sq - 1), h, b)) *
+                          cast<float>(Expr(spec.scale * kLog2E));
 
   // GEMM #1: raw scores of key block kb, i innermost.
   p.rd = RDom(0, D, "rd");
@@ -201,9 +198,9 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   // Everything the merge needs from one block, as one Func so that it can be
   // computed per block yet read after the key loop. The statistics repeat
   // across c; only c = 0 is read.
-  p.partial(c, i, kb, h, b) = Tuple(p.pvAcc(c, i, kb, h, b),
-                                    p.blockMax(i, kb, h, b),
-                                    p.blockSum(i, kb, h, b));
+  p.partial(c, i, kb, h, b) =
+      Tuple(p.pvAcc(c, i, kb, h, b), p.blockMax(i, kb, h, b),
+            p.blockSum(i, kb, h, b));
 
   // Merge the blocks.
   p.rkb = RDom(0, numBlocks, "rkb");
@@ -222,8 +219,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
 
   Expr den = p.rowSum(i, h, b);
   Expr result = select(den > 0.0f, p.rowAcc(c, i, h, b) / den, 0.0f);
-  result = require(H % max(Hkv, 1) == 0, result,
-                   "attention: query heads", H,
+  result = require(H % max(Hkv, 1) == 0, result, "attention: query heads", H,
                    "not a multiple of key/value heads", Hkv);
   p.out(c, i, h, b) = castToElement(spec, result);
 
@@ -325,11 +321,7 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
     p.score.specialize(p.mask.dim(1).stride() == 0);
   }
   p.scoreAcc.compute_at(p.score, jo).vectorize(i, V).unroll(i).unroll(jj);
-  p.scoreAcc.update()
-      .reorder(i, jj, p.rd)
-      .vectorize(i, V)
-      .unroll(i)
-      .unroll(jj);
+  p.scoreAcc.update().reorder(i, jj, p.rd).vectorize(i, V).unroll(i).unroll(jj);
 
   // Row statistics of the block: QT/V vector accumulators kept in registers
   // across the block's keys (the rows are a whole number of tiles).
@@ -362,8 +354,7 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 
 } // namespace
 
-BuiltKernel buildAttentionKernel(const KernelSpec &spec,
-                                 const Target &target) {
+BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "attention");
   if (spec.headDim <= 0 || spec.headDim > 1024)
     failSpec("attention: expected a static headDim in [1, 1024], got " +

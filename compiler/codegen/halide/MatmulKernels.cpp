@@ -51,9 +51,9 @@ struct GemmPipeline {
 // ALGORITHM
 template <typename AAt, typename BAt>
 GemmPipeline defineGemm(const KernelSpec &spec, const std::string &name,
-                        AAt aAt, BAt bAt, Expr M,
-                        Expr N, Expr K, const GemmTiles &t,
-                        const ImageParam *bias, bool batched) {
+                        AAt aAt, BAt bAt, Expr M, Expr N, Expr K,
+                        const GemmTiles &t, const ImageParam *bias,
+                        bool batched) {
   GemmPipeline g;
   g.batched = batched;
   g.out = Func(name + "_out");

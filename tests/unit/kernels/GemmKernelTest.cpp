@@ -63,8 +63,8 @@ Buffer<float> uniform(const std::vector<int> &shape, float lo = -1.f,
 /// Builds `spec` for the host and runs it on `inputs` into `out`.
 struct Kernel {
   explicit Kernel(const KernelSpec &spec)
-      : built(detail::buildKernel(
-            spec, Halide::get_jit_target_from_environment())) {}
+      : built(detail::buildKernel(spec,
+                                  Halide::get_jit_target_from_environment())) {}
   void run(const std::vector<Halide::Buffer<>> &inputs, Halide::Buffer<> out) {
     ASSERT_EQ(inputs.size(), built.inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i)
@@ -255,7 +255,7 @@ TEST(GemmSoftmaxKernel, FullyMaskedRowIsZero) {
 struct AttentionCase {
   int B = 1, H = 2, Hkv = 2, Sq = 7, Sk = 7, D = 64;
   bool causal = false, mask = false, keyPadding = false;
-  float scoreScale = 1.0f; // multiplies q, to make scores large
+  float scoreScale = 1.0f;     // multiplies q, to make scores large
   bool maskPerKeyOnly = false; // mask [B, 1, 1, Sk]: stride 0 over rows too
 };
 
@@ -288,8 +288,8 @@ double referenceAttention(const AttentionCase &c, const Buffer<float> &q,
           double dot = 0;
           for (int d = 0; d < c.D; ++d)
             dot += double(q(d, i, h, b)) * k(d, j, h / group, b);
-          s[j] = allowed ? dot * scale + (c.mask ? mask(j, i, h, b) : 0.0)
-                         : -kInf;
+          s[j] =
+              allowed ? dot * scale + (c.mask ? mask(j, i, h, b) : 0.0) : -kInf;
           mx = std::max(mx, s[j]);
         }
         double sum = 0;
@@ -328,8 +328,7 @@ void checkAttention(const AttentionCase &c) {
   spec.hasKeyPadding = c.keyPadding;
   Kernel &kernel = cachedKernel(spec);
 
-  Buffer<float> q = uniform({c.D, c.Sq, c.H, c.B}, -c.scoreScale,
-                            c.scoreScale);
+  Buffer<float> q = uniform({c.D, c.Sq, c.H, c.B}, -c.scoreScale, c.scoreScale);
   Buffer<float> k = uniform({c.D, c.Sk, c.Hkv, c.B});
   Buffer<float> v = uniform({c.D, c.Sk, c.Hkv, c.B});
   // The mask is [B, 1, Sq, Sk] broadcast over heads (stride 0), with some
@@ -344,11 +343,11 @@ void checkAttention(const AttentionCase &c) {
     for (int b = 0; b < c.B; ++b)
       for (int j = 0; j < c.Sk; ++j)
         maskStore(j, 1, b) = -std::numeric_limits<float>::infinity();
-  Buffer<float> mask =
-      c.maskPerKeyOnly
-          ? stridedView(maskStore, {c.Sk, c.Sq, c.H, c.B}, {1, 0, 0, c.Sk * c.Sq})
-          : stridedView(maskStore, {c.Sk, c.Sq, c.H, c.B},
-                        {1, c.Sk, 0, c.Sk * c.Sq});
+  Buffer<float> mask = c.maskPerKeyOnly
+                           ? stridedView(maskStore, {c.Sk, c.Sq, c.H, c.B},
+                                         {1, 0, 0, c.Sk * c.Sq})
+                           : stridedView(maskStore, {c.Sk, c.Sq, c.H, c.B},
+                                         {1, c.Sk, 0, c.Sk * c.Sq});
   // Key padding: batch 0 keeps its first keys; the last batch (when B > 1)
   // masks every key.
   Buffer<bool> keyPadding(c.Sk, c.B);
@@ -412,8 +411,8 @@ TEST(FusedAttentionKernel, GroupedQueryHeads) {
 /// Causal with Sq != Sk aligns the diagonal to the end: query i sees keys
 /// j <= i + (Sk - Sq). With Sq > Sk the first rows see no key and output 0.
 TEST(FusedAttentionKernel, CausalWithDifferentLengths) {
-  for (auto [sq, sk] : {std::pair{1, 300}, {7, 129}, {129, 300}, {300, 129},
-                        {129, 7}}) {
+  for (auto [sq, sk] :
+       {std::pair{1, 300}, {7, 129}, {129, 300}, {300, 129}, {129, 7}}) {
     AttentionCase c;
     c.Sq = sq;
     c.Sk = sk;
@@ -605,9 +604,8 @@ Tensor evaluateOneOp(std::string op, const std::vector<Tensor> &inputs,
   llvm::Expected<std::vector<Tensor>> results =
       attune::reference::evaluate(fn, inputs, noWeights);
   if (!results)
-    throw std::runtime_error("evaluator: " +
-                             llvm::toString(results.takeError()) + "\n" +
-                             source);
+    throw std::runtime_error(
+        "evaluator: " + llvm::toString(results.takeError()) + "\n" + source);
   if (results->size() != 1)
     throw std::runtime_error("evaluator: expected one result\n" + source);
   return (*results)[0];
@@ -650,8 +648,8 @@ TEST(GemmKernelsVsEvaluator, LinearMatmulSoftmax) {
     spec.kind = KernelKind::Softmax;
     Buffer<float> x = uniform({129, 5}, -20.f, 20.f), out(129, 5);
     Kernel(spec).run({x}, out);
-    Tensor want = evaluateOneOp("tfm.softmax %a0 : {T0} -> {R}",
-                                {toTensor(x)}, toTensor(out));
+    Tensor want = evaluateOneOp("tfm.softmax %a0 : {T0} -> {R}", {toTensor(x)},
+                                toTensor(out));
     expectMatchesEvaluator(out, want);
   }
 }
@@ -672,8 +670,8 @@ TEST(FusedAttentionKernel, MatchesReferenceEvaluator) {
     Buffer<float> q = uniform({D, Sq, H, B}), k = uniform({D, Sk, Hkv, B}),
                   v = uniform({D, Sk, Hkv, B});
     Buffer<float> maskStore = uniform({Sk, Sq, 1, B}, -2.f, 2.f);
-    Buffer<float> mask = stridedView(maskStore, {Sk, Sq, H, B},
-                                     {1, Sk, 0, Sk * Sq});
+    Buffer<float> mask =
+        stridedView(maskStore, {Sk, Sq, H, B}, {1, Sk, 0, Sk * Sq});
     Buffer<bool> keyPadding(Sk, B);
     for (int b = 0; b < B; ++b)
       for (int j = 0; j < Sk; ++j)
