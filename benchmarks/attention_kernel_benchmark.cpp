@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -43,6 +44,21 @@ namespace {
 constexpr int kBatch = 1;
 constexpr int kHeads = 12;
 
+/// Threads for the benchmark being run. Halide's JIT thread pool is sized once
+/// per process and lowering its count later has no effect, so T=1 replaces the
+/// parallel-for launcher with a serial loop on the calling thread; T>1 uses the
+/// pool (sized by HL_NUM_THREADS, else the core count).
+int gThreads = 1;
+
+int serialParFor(Halide::JITUserContext *context,
+                 int (*task)(Halide::JITUserContext *, int, uint8_t *), int min,
+                 int extent, uint8_t *closure) {
+  for (int idx = min; idx < min + extent; ++idx)
+    if (int status = task(context, idx, closure))
+      return status;
+  return 0;
+}
+
 /// A kernel JIT-compiled once per process and rebound on every call.
 struct Jit {
   explicit Jit(const KernelSpec &spec)
@@ -53,6 +69,8 @@ struct Jit {
   void run(const std::vector<Halide::Buffer<>> &inputs, Halide::Buffer<> out) {
     for (size_t i = 0; i < inputs.size(); ++i)
       built.inputs[i].set(inputs[i]);
+    built.output.jit_handlers().custom_do_par_for =
+        gThreads == 1 ? serialParFor : nullptr;
     built.output.realize(out);
   }
   detail::BuiltKernel built;
@@ -128,8 +146,9 @@ double attentionFlops(int S, int D, bool causal) {
 }
 
 void setThreads(benchmark::State &state, int threads) {
-  // The JIT runtime's thread pool is shared by every kernel in the process.
-  Halide::Internal::JITSharedRuntime::set_num_threads(threads);
+  gThreads = threads;
+  if (threads > 1)
+    Halide::Internal::JITSharedRuntime::set_num_threads(threads);
   state.counters["threads"] = threads;
 }
 
