@@ -502,6 +502,40 @@ TEST(FusedAttentionKernel, IntegerKeyPadding) {
   }
 }
 
+/// f16 tensors are widened on load and computed in f32: the result matches
+/// the f32 kernel on the same (f16-representable) values up to the final
+/// rounding to f16.
+TEST(FusedAttentionKernel, HalfPrecisionElements) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Attention;
+  spec.headDim = 64;
+  spec.scale = 0.125;
+  spec.causal = true;
+  KernelSpec half = spec;
+  half.elementType = ScalarType::F16;
+  const int Sq = 37, Sk = 53, H = 2;
+  std::vector<Buffer<float>> f32 = {uniform({64, Sq, H, 1}),
+                                    uniform({64, Sk, H, 1}),
+                                    uniform({64, Sk, H, 1})};
+  std::vector<Buffer<Halide::float16_t>> f16;
+  for (Buffer<float> &x : f32) {
+    Buffer<Halide::float16_t> y(x.width(), x.height(), x.channels(), 1);
+    y.for_each_element([&](int a, int b, int c, int d) {
+      y(a, b, c, d) = Halide::float16_t(x(a, b, c, d));
+      x(a, b, c, d) = float(y(a, b, c, d)); // same values in both
+    });
+    f16.push_back(y);
+  }
+  Buffer<float> want(64, Sq, H, 1);
+  Kernel(spec).run({f32[0], f32[1], f32[2]}, want);
+  Buffer<Halide::float16_t> got(64, Sq, H, 1);
+  Kernel(half).run({f16[0], f16[1], f16[2]}, got);
+  want.for_each_element([&](int d, int i, int h, int b) {
+    ASSERT_NEAR(float(got(d, i, h, b)), want(d, i, h, b), 1e-3)
+        << "d=" << d << " i=" << i << " h=" << h;
+  });
+}
+
 TEST(FusedAttentionKernel, RejectsBadSpecsAndShapes) {
   KernelSpec spec;
   spec.kind = KernelKind::Attention;
