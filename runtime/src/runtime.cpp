@@ -312,6 +312,8 @@ std::string validateDescriptor(const attune_model_abi_t &abi) {
     return "run is NULL";
   if (!abi.set_num_threads)
     return "set_num_threads is NULL";
+  if (!abi.last_error)
+    return "last_error is NULL";
   if (abi.weights_size < 0)
     return formatString("weights_size is %" PRId64 ", expected >= 0",
                         abi.weights_size);
@@ -857,9 +859,18 @@ attune_status_t attune_model_run(attune_model_t *model,
 
     int32_t code = abi.run(model->inputData.data(), model->outputData.data(),
                            model->symbols.data(), model->workspace);
-    if (code != 0)
-      return fail(ATTUNE_INTERNAL, "model '%s': kernel error %d", abi.name,
-                  code);
+    if (code != 0) {
+      // The kernel's own message, so the caller learns which buffer or
+      // bound was wrong, not just a code; a trailing newline (some error
+      // handlers' habit) would break the one-line status message.
+      const char *text = abi.last_error();
+      size_t length = text ? std::strlen(text) : 0;
+      while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == '\r'))
+        --length;
+      return fail(ATTUNE_INTERNAL, "model '%s': kernel error %d%s%.*s",
+                  abi.name, code, length ? ": " : "", static_cast<int>(length),
+                  text ? text : "");
+    }
     return ATTUNE_OK;
   });
 }

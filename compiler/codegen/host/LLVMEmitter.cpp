@@ -6,13 +6,20 @@
 //   llvm.func internal @attune_run(ptr inputs, ptr outputs, ptr symbols,
 //                                  ptr workspace) -> i32
 //   llvm.func internal @attune_set_num_threads(i32)
+//   llvm.func internal @attune_halide_error(ptr user_context, ptr msg)
+//   llvm.func internal @attune_last_error() -> ptr
 //   llvm.func @attune_model_abi() -> ptr     (the one exported symbol)
 //
-// plus external declarations of the kernels and halide_set_num_threads, the
-// embedded constants, and the attune_model_abi_t descriptor as a constant
-// global. attune_run is straight-line: check the symbols, compute the slot
-// offsets, then per kernel fill halide_buffer_t structs on the stack, call,
-// and return the kernel's code if it is not 0.
+// plus external declarations of the kernels, halide_set_num_threads and
+// halide_set_error_handler, the embedded constants, a thread-local buffer for
+// the last kernel error, and the attune_model_abi_t descriptor as a constant
+// global. attune_run is straight-line: clear the error buffer, check the
+// symbols, compute the slot offsets, then per kernel fill halide_buffer_t
+// structs on the stack, call, and return the kernel's code if it is not 0.
+//
+// Halide's default error handler prints and aborts the process; a library
+// must never take its host down on bad input, so attune_model_abi() installs
+// attune_halide_error instead, which keeps the message for the runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +40,11 @@ namespace {
 /// Halide's error code for "extents multiply to more than 2^31-1", returned
 /// when the shape symbols would overflow a buffer's int32 fields.
 constexpr int32_t kExtentsTooLarge = -6;
+
+/// Bytes of the per-thread buffer that keeps the last kernel error message,
+/// NUL included; longer messages are truncated. Halide's own messages are
+/// well under this.
+constexpr int64_t kErrorBufferSize = 1024;
 
 /// halide_type_t {code, bits, lanes} of a kernel scalar type, matching the
 /// Halide types the kernels were generated with (Bool is UInt(1)).
@@ -83,8 +95,16 @@ private:
   LLVM::LLVMFuncOp emitWorkspaceSize();
   LLVM::LLVMFuncOp emitRun();
   LLVM::LLVMFuncOp emitSetNumThreads();
+  /// The thread-local error buffer, the handler that fills it and the
+  /// getter that returns it; sets errorHandler and lastError.
+  void emitErrorHandling();
   void emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp run,
                       LLVM::LLVMFuncOp setNumThreads);
+  /// Address of this thread's error buffer, at the current point.
+  Value errorBuffer() {
+    Value global = LLVM::AddressOfOp::create(builder, loc, errorBufferGlobal);
+    return LLVM::ThreadlocalAddressOp::create(builder, loc, ptrType, global);
+  }
 
   // Function-body helpers (use the current insertion point).
   Value constI(Type type, int64_t value) {
@@ -152,7 +172,9 @@ private:
   CStructLayout dimLayout, bufLayout, tensorLayout, abiLayout;
 
   llvm::StringMap<LLVM::LLVMFuncOp> kernelDecls;
-  LLVM::LLVMFuncOp setThreadsDecl;
+  LLVM::LLVMFuncOp setThreadsDecl, setErrorHandlerDecl;
+  LLVM::GlobalOp errorBufferGlobal;
+  LLVM::LLVMFuncOp errorHandler, lastError;
   llvm::StringMap<LLVM::GlobalOp> strings;
   LLVM::GlobalOp weightsGlobal;
   SmallVector<Value> symbolValues;
@@ -185,6 +207,12 @@ LogicalResult Emitter::declareKernels(std::vector<KernelSpec> &kernels) {
     setThreadsDecl = LLVM::LLVMFuncOp::create(
         builder, loc, "halide_set_num_threads",
         LLVM::LLVMFunctionType::get(i32, {i32}));
+  // halide_error_handler_t halide_set_error_handler(halide_error_handler_t);
+  if (!(setErrorHandlerDecl =
+            module.lookupSymbol<LLVM::LLVMFuncOp>("halide_set_error_handler")))
+    setErrorHandlerDecl = LLVM::LLVMFuncOp::create(
+        builder, loc, "halide_set_error_handler",
+        LLVM::LLVMFunctionType::get(ptrType, {ptrType}));
   return success();
 }
 
@@ -323,6 +351,8 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
   LLVM::ReturnOp::create(builder, loc, fail->getArgument(0));
 
   builder.setInsertionPointToStart(entry);
+  // A message from an earlier run must not be taken for this run's.
+  LLVM::StoreOp::create(builder, loc, constI(i8, 0), errorBuffer());
   // Stack space for the widest call: one halide_buffer_t and its dimension
   // array per argument, rewritten for every call (kernels keep no pointer).
   size_t maxArgs = 1, maxDims = 1;
@@ -450,6 +480,79 @@ LLVM::LLVMFuncOp Emitter::emitSetNumThreads() {
   LLVM::CallOp::create(builder, loc, setThreadsDecl, ValueRange{entry->getArgument(0)});
   LLVM::ReturnOp::create(builder, loc, ValueRange{});
   return fn;
+}
+
+void Emitter::emitErrorHandling() {
+  builder.restoreInsertionPoint(moduleEnd());
+  // Thread-local, so concurrent runs on separate handles (allowed by the
+  // runtime API) each read their own kernel's message.
+  auto bufferType = LLVM::LLVMArrayType::get(i8, kErrorBufferSize);
+  errorBufferGlobal = LLVM::GlobalOp::create(
+      builder, loc, bufferType, /*isConstant=*/false, LLVM::Linkage::Internal,
+      uniqueName("__attune_last_error"), Attribute(), /*alignment=*/1,
+      /*addrSpace=*/0, /*dsoLocal=*/true, /*thread_local_=*/true);
+  // A zero initializer (not a 1 KiB string attribute) keeps --emit=host-mlir
+  // readable; the buffer lands in .tbss.
+  builder.setInsertionPointToStart(
+      builder.createBlock(&errorBufferGlobal.getInitializerRegion()));
+  LLVM::ReturnOp::create(builder, loc, LLVM::ZeroOp::create(builder, loc, bufferType));
+  builder.restoreInsertionPoint(moduleEnd());
+
+  // void attune_halide_error(void *user_context, const char *msg): copies up
+  // to kErrorBufferSize - 1 bytes of msg and a NUL. A plain loop rather
+  // than strncpy keeps the library's imports to the Halide runtime.
+  errorHandler = LLVM::LLVMFuncOp::create(
+      builder, loc, uniqueName("attune_halide_error"),
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrType, ptrType}),
+      LLVM::Linkage::Internal);
+  {
+    Region &body = errorHandler.getBody();
+    Block *entry = errorHandler.addEntryBlock(builder);
+    Value msg = entry->getArgument(1);
+    Block *loop = builder.createBlock(&body, body.end(), {i64}, {loc});
+    Block *copy = builder.createBlock(&body, body.end());
+    Block *done = builder.createBlock(&body, body.end(), {i64}, {loc});
+
+    builder.setInsertionPointToStart(entry);
+    Value buffer = errorBuffer();
+    Value zero = constI(i64, 0);
+    Value isNull = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq, msg,
+                                        nullPtr());
+    LLVM::CondBrOp::create(builder, loc, isNull, done, ValueRange{zero}, loop,
+                           ValueRange{zero});
+
+    // loop(i): stop at the buffer's last byte or msg's NUL.
+    builder.setInsertionPointToStart(loop);
+    Value i = loop->getArgument(0);
+    Value full = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::uge, i,
+                                      constI(i64, kErrorBufferSize - 1));
+    Block *read = builder.createBlock(&body, Region::iterator(copy));
+    builder.setInsertionPointToEnd(loop);
+    LLVM::CondBrOp::create(builder, loc, full, done, ValueRange{i}, read, ValueRange{});
+    builder.setInsertionPointToStart(read);
+    Value c = LLVM::LoadOp::create(builder, loc, i8, byteOffset(msg, i));
+    Value end = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq, c,
+                                     constI(i8, 0));
+    LLVM::CondBrOp::create(builder, loc, end, done, ValueRange{i}, copy, ValueRange{});
+
+    builder.setInsertionPointToStart(copy);
+    LLVM::StoreOp::create(builder, loc, c, byteOffset(buffer, i));
+    Value next = LLVM::AddOp::create(builder, loc, i, constI(i64, 1));
+    LLVM::BrOp::create(builder, loc, ValueRange{next}, loop);
+
+    builder.setInsertionPointToStart(done);
+    LLVM::StoreOp::create(builder, loc, constI(i8, 0),
+                          byteOffset(buffer, done->getArgument(0)));
+    LLVM::ReturnOp::create(builder, loc, ValueRange{});
+  }
+
+  // const char *attune_last_error(void): this thread's buffer.
+  builder.restoreInsertionPoint(moduleEnd());
+  lastError = LLVM::LLVMFuncOp::create(builder, loc, uniqueName("attune_last_error"),
+                                       LLVM::LLVMFunctionType::get(ptrType, {}),
+                                       LLVM::Linkage::Internal);
+  builder.setInsertionPointToStart(lastError.addEntryBlock(builder));
+  LLVM::ReturnOp::create(builder, loc, errorBuffer());
 }
 
 LLVM::GlobalOp Emitter::stringGlobal(StringRef text) {
@@ -606,6 +709,8 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
     d = abiLayout.insert(builder, loc, d, kAbiWeights, addressOr(weightsGlobal));
     d = abiLayout.insert(builder, loc, d, kAbiWeightsSize,
                          constI(i64, weightsGlobal ? options.weightsSize : 0));
+    d = abiLayout.insert(builder, loc, d, kAbiLastError,
+                         LLVM::AddressOfOp::create(builder, loc, lastError));
     return d;
   });
 
@@ -614,6 +719,10 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
                                          LLVM::LLVMFunctionType::get(ptrType, {}));
   Block *entry = getter.addEntryBlock(builder);
   builder.setInsertionPointToStart(entry);
+  // The runtime calls this on open, before any run; installing the handler
+  // again on a second open is harmless (same function).
+  LLVM::CallOp::create(builder, loc, setErrorHandlerDecl,
+                       ValueRange{LLVM::AddressOfOp::create(builder, loc, errorHandler)});
   LLVM::ReturnOp::create(builder, loc,
                          LLVM::AddressOfOp::create(builder, loc, descriptor).getResult());
 }
@@ -625,6 +734,7 @@ LogicalResult Emitter::run(std::vector<KernelSpec> &kernels) {
   if (failed(declareKernels(kernels)))
     return failure();
   emitConstants();
+  emitErrorHandling();
   LLVM::LLVMFuncOp workspaceSize = emitWorkspaceSize();
   LLVM::LLVMFuncOp runFn = emitRun();
   LLVM::LLVMFuncOp setNumThreads = emitSetNumThreads();

@@ -103,7 +103,7 @@ CStructLayout modelAbiLayout(MLIRContext *context) {
                        {CField::I32, CField::Ptr, CField::I32, CField::Ptr,
                         CField::I32, CField::Ptr, CField::I32, CField::Ptr,
                         CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr,
-                        CField::Ptr, CField::Ptr, CField::I64});
+                        CField::Ptr, CField::Ptr, CField::I64, CField::Ptr});
 }
 
 } // namespace attune::codegen::host

@@ -102,7 +102,8 @@ enum ModelAbiField {
   kAbiSetNumThreads,
   kAbiSourceIR,
   kAbiWeights,
-  kAbiWeightsSize
+  kAbiWeightsSize,
+  kAbiLastError
 };
 CStructLayout modelAbiLayout(mlir::MLIRContext *context);
 

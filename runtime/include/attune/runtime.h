@@ -161,6 +161,11 @@ typedef struct attune_model_abi {
   const char *source_ir;
   const void *weights; /* safetensors-format blob, may be NULL */
   int64_t weights_size;
+  /* The message of the last kernel error on the calling thread ("" if none);
+   * run clears it on entry. Owned by the library, valid until that thread's
+   * next run. Lets the runtime report the kernel's own words, not only its
+   * code. */
+  const char *(*last_error)(void);
 } attune_model_abi_t;
 
 /* Exported by every generated library under ATTUNE_MODEL_ABI_SYMBOL. */

@@ -46,6 +46,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace mlir;
@@ -186,6 +187,7 @@ TEST_F(HostCodegenTest, StructLayoutsMatchTheCDeclarations) {
   EXPECT_EQ(abi.offset(kAbiSourceIR), offsetof(attune_model_abi_t, source_ir));
   EXPECT_EQ(abi.offset(kAbiWeights), offsetof(attune_model_abi_t, weights));
   EXPECT_EQ(abi.offset(kAbiWeightsSize), offsetof(attune_model_abi_t, weights_size));
+  EXPECT_EQ(abi.offset(kAbiLastError), offsetof(attune_model_abi_t, last_error));
 
   // And LLVM, translating the packed type, agrees on the size.
   llvm::LLVMContext llvmContext;
@@ -747,6 +749,13 @@ extern "C" int fakeSetNumThreads(int n) {
   threadsAsked = n;
   return 0;
 }
+/// What attune_model_abi() installed as Halide's error handler.
+halide_error_handler_t installedHandler = nullptr;
+extern "C" halide_error_handler_t fakeSetErrorHandler(halide_error_handler_t handler) {
+  halide_error_handler_t previous = installedHandler;
+  installedHandler = handler;
+  return previous;
+}
 
 TEST_F(HostCodegenTest, RunsAgainstStandInKernels) {
   // relu, a broadcast add of a constant row, a product with the relu (kept
@@ -795,6 +804,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
     define(spec.symbolName(), fn);
   }
   define("halide_set_num_threads", reinterpret_cast<void *>(&fakeSetNumThreads));
+  define("halide_set_error_handler", reinterpret_cast<void *>(&fakeSetErrorHandler));
   ASSERT_FALSE((*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(fakes)));
   ASSERT_FALSE((*jit)->addIRModule(llvm::orc::ThreadSafeModule(
       std::move(llvmModule), std::move(llvmContext))));
@@ -865,6 +875,27 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   calls.clear();
   EXPECT_EQ(abi->run(badInputs, outputs, one, workspace), -100);
   EXPECT_EQ(calls.size(), 3u); // the second add, which reads y, failed
+
+  // Getting the descriptor replaced Halide's aborting error handler with
+  // one that keeps the message, per thread, for last_error().
+  ASSERT_TRUE(installedHandler);
+  ASSERT_TRUE(abi->last_error);
+  EXPECT_STREQ(abi->last_error(), "");
+  installedHandler(nullptr, "Input buffer x is accessed at 7\n");
+  EXPECT_STREQ(abi->last_error(), "Input buffer x is accessed at 7\n");
+  std::string otherThread = "unset";
+  std::thread([&] { otherThread = abi->last_error(); }).join();
+  EXPECT_EQ(otherThread, "") << "the message belongs to the thread that failed";
+  // Long messages are truncated to 1023 bytes and a NUL.
+  std::string longMessage(5000, 'e');
+  installedHandler(nullptr, longMessage.c_str());
+  EXPECT_EQ(std::string(abi->last_error()), longMessage.substr(0, 1023));
+  installedHandler(nullptr, nullptr);
+  EXPECT_STREQ(abi->last_error(), "");
+  // A run starts with a clean slate.
+  installedHandler(nullptr, "stale");
+  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace), 0);
+  EXPECT_STREQ(abi->last_error(), "");
 }
 
 } // namespace

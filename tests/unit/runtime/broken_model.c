@@ -30,6 +30,7 @@ __attribute__((unused)) static int32_t run(void *const *inputs,
   return 0;
 }
 static void setNumThreads(int32_t numThreads) { (void)numThreads; }
+static const char *lastError(void) { return ""; }
 
 #if defined(BROKEN_RANK)
 #define INPUT_RANK 99
@@ -91,6 +92,11 @@ __attribute__((unused)) static const attune_model_abi_t kAbi = {
     "",
     NULL,
     0,
+#if defined(BROKEN_NULL_LAST_ERROR)
+    NULL,
+#else
+    lastError,
+#endif
 };
 
 #if !defined(BROKEN_NO_SYMBOL)

@@ -13,7 +13,8 @@
  * with seq at most 64. run() stages ids as floats in the workspace, so a
  * workspace smaller than workspace_size() promised, or misaligned, shows up as
  * wrong results or an error code. Three deliberate faults reach the runtime's
- * error paths: a NaN in scale[0] makes run() fail like a Halide kernel would,
+ * error paths: a NaN in scale[0] makes run() fail like a Halide kernel would
+ * (with a code and a message in last_error()),
  * batch = 999 asks for a workspace no machine has, and batch = 998 makes
  * workspace_size() return a negative size.
  *
@@ -54,6 +55,11 @@ static int64_t workspaceSize(const int64_t *symbols) {
   return symbols[kSymBatch] * symbols[kSymSeq] * (int64_t)sizeof(float) + 64;
 }
 
+/* What last_error() reports: per thread, like the generated libraries. */
+static _Thread_local const char *gLastError = "";
+
+static const char *lastError(void) { return gLastError; }
+
 static int32_t run(void *const *inputs, void *const *outputs,
                    const int64_t *symbols, void *workspace) {
   const int32_t *ids = (const int32_t *)inputs[0];
@@ -61,10 +67,16 @@ static int32_t run(void *const *inputs, void *const *outputs,
   const float *scale = (const float *)inputs[2];
   float *y = (float *)outputs[0];
   int64_t tokens = symbols[kSymBatch] * symbols[kSymSeq];
-  if ((uintptr_t)workspace % 64 != 0)
+  gLastError = "";
+  if ((uintptr_t)workspace % 64 != 0) {
+    gLastError = "workspace is not 64-byte aligned\n";
     return kErrorMisaligned;
-  if (scale[0] != scale[0])
+  }
+  if (scale[0] != scale[0]) {
+    /* Ends in a newline, which the runtime must trim. */
+    gLastError = "Input scale[0] is NaN\n";
     return kErrorNaNScale;
+  }
   float *staged = (float *)workspace;
   for (int64_t t = 0; t < tokens; ++t)
     staged[t] = (float)ids[t];
@@ -105,6 +117,7 @@ static const attune_model_abi_t kAbi = {
     "tfm.func @scale_ids(...)",
     kWeights,
     (int64_t)sizeof(kWeights),
+    lastError,
 };
 
 __attribute__((visibility("default"))) const attune_model_abi_t *
