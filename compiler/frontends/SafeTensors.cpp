@@ -34,24 +34,6 @@ constexpr uint64_t kAlignment = 64;
 /// Names of the U8 tensors that fill alignment gaps (see writeSafeTensors).
 constexpr llvm::StringLiteral kPaddingPrefix = "__attune_padding_";
 
-/// Element size in bytes of a type the format can hold.
-uint64_t elementBytes(ScalarType type) {
-  switch (type) {
-  case ScalarType::F32:
-  case ScalarType::I32:
-    return 4;
-  case ScalarType::F16:
-  case ScalarType::BF16:
-    return 2;
-  case ScalarType::I64:
-    return 8;
-  case ScalarType::I8:
-  case ScalarType::Bool:
-    return 1;
-  }
-  return 0;
-}
-
 std::optional<ScalarType> parseDType(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<ScalarType>>(name)
       .Case("F32", ScalarType::F32)
@@ -137,7 +119,7 @@ llvm::Expected<SafeTensorEntry> parseEntry(llvm::StringRef name,
     count = next;
   }
   uint64_t bytes = 0;
-  if (overflow || __builtin_mul_overflow(count, elementBytes(*dtype), &bytes))
+  if (overflow || __builtin_mul_overflow(count, codegen::scalarTypeBytes(*dtype), &bytes))
     return fail("shape " + shapeString(entry.shape) +
                 " overflows a 64-bit byte count");
 
@@ -309,7 +291,7 @@ attune::writeSafeTensors(const std::vector<SafeTensorData> &tensors) {
         uint64_t count = 1;
         for (int64_t d : t.shape)
           count *= static_cast<uint64_t>(d);
-        assert(count * elementBytes(t.dtype) == t.bytes.size() &&
+        assert(count * codegen::scalarTypeBytes(t.dtype) == t.bytes.size() &&
                "tensor bytes do not match its dtype and shape");
         assert(!llvm::StringRef(t.name).starts_with(kPaddingPrefix) &&
                "tensor name uses the reserved padding prefix");

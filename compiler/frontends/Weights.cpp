@@ -11,6 +11,7 @@
 
 #include "compiler/frontends/Weights.h"
 #include "compiler/frontends/SafeTensors.h"
+#include "compiler/frontends/ScalarTypes.h"
 #include "dialects/tfm/TfmOps.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -46,24 +47,6 @@ std::string shapeString(llvm::ArrayRef<int64_t> shape) {
   llvm::interleave(shape, os, ", ");
   os << "]";
   return s;
-}
-
-std::optional<ScalarType> scalarTypeOf(Type type) {
-  if (type.isF32())
-    return ScalarType::F32;
-  if (type.isF16())
-    return ScalarType::F16;
-  if (type.isBF16())
-    return ScalarType::BF16;
-  if (type.isSignlessInteger(32))
-    return ScalarType::I32;
-  if (type.isSignlessInteger(64))
-    return ScalarType::I64;
-  if (type.isSignlessInteger(8))
-    return ScalarType::I8;
-  if (type.isSignlessInteger(1))
-    return ScalarType::Bool;
-  return std::nullopt;
 }
 
 /// FNV-1a: a stable hash of the weight's name, so that each weight draws its

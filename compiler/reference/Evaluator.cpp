@@ -13,6 +13,7 @@
 
 #include "compiler/reference/Evaluator.h"
 #include "compiler/frontends/SafeTensors.h"
+#include "compiler/frontends/ScalarTypes.h"
 #include "dialects/tfm/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -92,24 +93,6 @@ llvm::StringRef dtypeName(ScalarType type) {
     return "i1";
   }
   return "?";
-}
-
-std::optional<ScalarType> scalarTypeOf(Type type) {
-  if (type.isF32())
-    return ScalarType::F32;
-  if (type.isF16())
-    return ScalarType::F16;
-  if (type.isBF16())
-    return ScalarType::BF16;
-  if (type.isSignlessInteger(32))
-    return ScalarType::I32;
-  if (type.isSignlessInteger(64))
-    return ScalarType::I64;
-  if (type.isSignlessInteger(8))
-    return ScalarType::I8;
-  if (type.isSignlessInteger(1))
-    return ScalarType::Bool;
-  return std::nullopt;
 }
 
 /// "tfm.matmul at file.mlir:3:8: <message>" — the op's name always, its
@@ -1068,23 +1051,6 @@ double decodeElement(const uint8_t *p, ScalarType type) {
   return 0;
 }
 
-size_t elementBytes(ScalarType type) {
-  switch (type) {
-  case ScalarType::F32:
-  case ScalarType::I32:
-    return 4;
-  case ScalarType::F16:
-  case ScalarType::BF16:
-    return 2;
-  case ScalarType::I64:
-    return 8;
-  case ScalarType::I8:
-  case ScalarType::Bool:
-    return 1;
-  }
-  return 0;
-}
-
 } // namespace
 
 llvm::Expected<std::vector<Tensor>>
@@ -1115,7 +1081,7 @@ llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
           llvm::formatv("tensor '{0}' has shape {1}, but the IR declares {2}",
                         name, shapeString(entry->shape), typeString(type)));
     Tensor t = makeTensor(entry->dtype, entry->shape);
-    size_t width = elementBytes(entry->dtype);
+    size_t width = codegen::scalarTypeBytes(entry->dtype);
     const uint8_t *p = view.dataStart() + entry->offset;
     for (size_t i = 0; i < t.data.size(); ++i)
       t.data[i] = decodeElement(p + i * width, entry->dtype);

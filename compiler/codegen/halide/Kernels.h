@@ -36,6 +36,24 @@ namespace attune::codegen {
 /// values, so the two never need translating).
 enum class ScalarType : int32_t { F32 = 0, F16 = 1, BF16 = 2, I32 = 3, I64 = 4, I8 = 5, Bool = 6 };
 
+/// Bytes one element of `type` takes in a dense buffer (Bool is one byte).
+inline int64_t scalarTypeBytes(ScalarType type) {
+  switch (type) {
+  case ScalarType::F32:
+  case ScalarType::I32:
+    return 4;
+  case ScalarType::F16:
+  case ScalarType::BF16:
+    return 2;
+  case ScalarType::I64:
+    return 8;
+  case ScalarType::I8:
+  case ScalarType::Bool:
+    return 1;
+  }
+  return 0;
+}
+
 enum class KernelKind {
   /// in: table[V, D] (2-d: x=d, y=v), ids[N] (1-d) -> out[N, D] (2-d)
   Embedding,

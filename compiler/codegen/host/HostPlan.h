@@ -153,12 +153,6 @@ mlir::LogicalResult mapKernels(mlir::func::FuncOp func, const ShapeInfo &shapes,
                                const KernelMappingOptions &options,
                                KernelProgram &program);
 
-/// Bytes per element of a kernel scalar type.
-int64_t byteWidth(ScalarType type);
-
-/// The kernel scalar type of an MLIR element type, if it has one.
-std::optional<ScalarType> toScalarType(mlir::Type type);
-
 //===----------------------------------------------------------------------===//
 // Memory plan
 //===----------------------------------------------------------------------===//

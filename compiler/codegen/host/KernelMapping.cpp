@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/host/HostPlan.h"
+#include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "dialects/tfm/TfmOps.h"
 
@@ -22,41 +23,6 @@
 using namespace mlir;
 
 namespace attune::codegen::host {
-
-int64_t byteWidth(ScalarType type) {
-  switch (type) {
-  case ScalarType::F32:
-  case ScalarType::I32:
-    return 4;
-  case ScalarType::F16:
-  case ScalarType::BF16:
-    return 2;
-  case ScalarType::I64:
-    return 8;
-  case ScalarType::I8:
-  case ScalarType::Bool:
-    return 1;
-  }
-  llvm_unreachable("unknown scalar type");
-}
-
-std::optional<ScalarType> toScalarType(Type type) {
-  if (type.isF32())
-    return ScalarType::F32;
-  if (type.isF16())
-    return ScalarType::F16;
-  if (type.isBF16())
-    return ScalarType::BF16;
-  if (type.isSignlessInteger(1))
-    return ScalarType::Bool;
-  if (type.isSignlessInteger(8))
-    return ScalarType::I8;
-  if (type.isSignlessInteger(32))
-    return ScalarType::I32;
-  if (type.isSignlessInteger(64))
-    return ScalarType::I64;
-  return std::nullopt;
-}
 
 namespace {
 
@@ -93,7 +59,7 @@ private:
   ArrayRef<Monomial> dims(Value v) const { return shapes.dimsOf(v); }
   ScalarType typeOf(Value v) const {
     // Types were checked when the op was mapped (checkTypes).
-    return *toScalarType(cast<RankedTensorType>(v.getType()).getElementType());
+    return *scalarTypeOf(cast<RankedTensorType>(v.getType()).getElementType());
   }
 
   /// `v` seen as the row-major shape `shape` (same element count).
@@ -190,7 +156,7 @@ void collapseDims(SmallVectorImpl<BufferView> &args) {
 LogicalResult checkTypes(Operation *op) {
   for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults())) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !toScalarType(type.getElementType()))
+    if (!type || !scalarTypeOf(type.getElementType()))
       return op->emitOpError("expected tensors of f32, f16, bf16, i1, i8, i32 "
                              "or i64 for host code generation, got ")
              << v.getType();
@@ -281,7 +247,7 @@ LogicalResult KernelMapper::bindConstant(arith::ConstantOp op) {
         bytes.push_back(static_cast<char>((bits >> (8 * b)) & 0xff));
     }
   } else {
-    unsigned width = byteWidth(typeOf(op.getResult()));
+    unsigned width = scalarTypeBytes(typeOf(op.getResult()));
     for (const APInt &value : attr.getValues<APInt>()) {
       uint64_t bits = value.getZExtValue();
       for (unsigned b = 0; b < width; ++b)
@@ -566,7 +532,7 @@ LogicalResult KernelMapper::run() {
   program.indexBounds.assign(func.getNumArguments(), 0);
   for (BlockArgument arg : body.getArguments()) {
     auto type = cast<RankedTensorType>(arg.getType());
-    if (!toScalarType(type.getElementType()))
+    if (!scalarTypeOf(type.getElementType()))
       return func.emitOpError("expected inputs of f32, f16, bf16, i1, i8, i32 "
                               "or i64, got ")
              << type << " for argument " << arg.getArgNumber();

@@ -25,6 +25,7 @@
 
 #include "compiler/codegen/host/HostPlan.h"
 #include "compiler/codegen/host/StructLayout.h"
+#include "compiler/frontends/ScalarTypes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -651,13 +652,13 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
     unsigned i = arg.getArgNumber();
     auto type = cast<RankedTensorType>(arg.getType());
     inputs.emplace_back(tensorName(func.getArgAttrDict(i), "input" + std::to_string(i)),
-                        *toScalarType(type.getElementType()), shapes.abiDims(arg),
+                        *scalarTypeOf(type.getElementType()), shapes.abiDims(arg),
                         program.indexBounds[i]);
   }
   for (auto [j, result] : llvm::enumerate(body.getTerminator()->getOperands())) {
     auto type = cast<RankedTensorType>(result.getType());
     outputs.emplace_back(tensorName(func.getResultAttrDict(j), "output" + std::to_string(j)),
-                         *toScalarType(type.getElementType()), shapes.abiDims(result),
+                         *scalarTypeOf(type.getElementType()), shapes.abiDims(result),
                          0);
   }
   std::vector<int64_t> maxima;

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/host/HostPlan.h"
+#include "compiler/frontends/ScalarTypes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Operation.h"
@@ -44,7 +45,7 @@ MemoryPlan planMemory(const KernelProgram &program, const ShapeInfo &shapes) {
     buffer.value = value;
     auto type = cast<RankedTensorType>(value.getType());
     buffer.bytes = product(shapes.dimsOf(value)) *
-                   Monomial::constant(byteWidth(*toScalarType(type.getElementType())));
+                   Monomial::constant(scalarTypeBytes(*scalarTypeOf(type.getElementType())));
     bufferOf[value] = plan.buffers.size();
     plan.buffers.push_back(std::move(buffer));
   }
