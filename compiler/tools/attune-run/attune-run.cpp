@@ -327,7 +327,9 @@ int main(int argc, char **argv) {
   }
 
   attune_model_t *model = nullptr;
-  check(attune_model_open(libraryPath.c_str(), &model), "cannot open '" + libraryPath + "'");
+  // The runtime's message names the file and what is wrong with it.
+  if (attune_model_open(libraryPath.c_str(), &model) != ATTUNE_OK)
+    fail(attune_status_message());
   if (numThreads)
     check(attune_model_set_num_threads(model, numThreads), "--num-threads");
   outs() << "model '" << attune_model_name(model) << "' from " << libraryPath << "\n";
