@@ -30,6 +30,9 @@ llvm_config.use_default_substitutions()
 # `REQUIRES: attune-compile` (or attune-run), a feature set below.
 tool_dirs = [config.attune_tools_dir, config.llvm_tools_dir]
 llvm_config.with_environment("PATH", config.attune_tools_dir, append_path=True)
+# Tests that build libraries share one kernel cache inside the build tree.
+config.environment["ATTUNE_KERNEL_CACHE"] = os.path.join(config.attune_lit_obj_root,
+                                                         "kernel-cache")
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("LD_LIBRARY_PATH", config.attune_lib_dir,
                              append_path=True)

@@ -9,6 +9,9 @@
 // CHECK-DAG: llvm.func @{{attune_model_abi}}()
 // CHECK-DAG: llvm.call @attune_{{layer_norm}}_
 // CHECK-DAG: llvm.call @attune_{{attention}}_
+/// The library installs its own Halide error handler, so a kernel error
+/// becomes a status, not an abort.
+// CHECK-DAG: llvm.call @{{halide_set_error_handler}}
 // CHECK-NOT: {{^ *}}func.func
 func.func @block(%x: tensor<1x?x64xf32>) -> tensor<1x?x64xf32> {
   %g = tfm.weight "ln.weight" {init = #tfm.init<ones>} : tensor<64xf32>
