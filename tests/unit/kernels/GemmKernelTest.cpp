@@ -21,6 +21,7 @@
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/reference/Evaluator.h"
+#include "tests/unit/kernels/Oracle.h"
 #include "dialects/tfm/TfmDialect.h"
 
 #include "Halide.h"
@@ -572,77 +573,14 @@ TEST(FusedAttentionKernel, RejectsBadSpecsAndShapes) {
 //===----------------------------------------------------------------------===//
 
 using attune::reference::Tensor;
+using attune::testing::oracle;
+using attune::testing::shapeOf;
+using attune::testing::toTensor;
 
-/// Row-major tensor of a Halide buffer (whose dimension 0 is innermost).
-template <typename T>
-Tensor toTensor(const Buffer<T> &buffer, ScalarType dtype = ScalarType::F32) {
-  Tensor t;
-  t.dtype = dtype;
-  const int rank = buffer.dimensions();
-  for (int i = rank - 1; i >= 0; --i)
-    t.shape.push_back(buffer.dim(i).extent());
-  t.data.resize(static_cast<size_t>(t.numElements()));
-  std::vector<int> pos(rank, 0);
-  for (double &value : t.data) {
-    value = static_cast<double>(buffer(pos.data()));
-    for (int d = 0; d < rank && ++pos[d] == buffer.dim(d).extent(); ++d)
-      pos[d] = 0;
-  }
-  return t;
-}
-
-std::string tensorTypeOf(const Tensor &t) {
-  std::string s = "tensor<";
-  for (int64_t d : t.shape)
-    s += std::to_string(d) + "x";
-  return s + (t.dtype == ScalarType::Bool ? "i1" : "f32") + ">";
-}
-
-/// Evaluates `func.func @f(%a0, %a1, ...) -> R { %r = OP; return %r }`,
-/// where `op` names the argument and result types as {T0}, {T1}, ..., {R}.
-Tensor evaluateOneOp(std::string op, const std::vector<Tensor> &inputs,
-                     const Tensor &resultLike) {
-  static mlir::MLIRContext context;
-  static bool loaded = false;
-  if (!loaded) {
-    context.loadDialect<attune::tfm::TfmDialect, mlir::func::FuncDialect>();
-    loaded = true;
-  }
-  auto replaceAll = [&](const std::string &from, const std::string &to) {
-    for (size_t at = op.find(from); at != std::string::npos;
-         at = op.find(from, at + to.size()))
-      op.replace(at, from.size(), to);
-  };
-  std::string signature;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    signature += (i ? ", %a" : "%a") + std::to_string(i) + ": " +
-                 tensorTypeOf(inputs[i]);
-    replaceAll("{T" + std::to_string(i) + "}", tensorTypeOf(inputs[i]));
-  }
-  const std::string resultType = tensorTypeOf(resultLike);
-  replaceAll("{R}", resultType);
-  const std::string source = "func.func @f(" + signature + ") -> " +
-                             resultType + " {\n  %r = " + op +
-                             "\n  return %r : " + resultType + "\n}\n";
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-  if (!module)
-    throw std::runtime_error("cannot parse\n" + source);
-  auto fn = module->lookupSymbol<mlir::func::FuncOp>("f");
-  attune::reference::WeightLookup noWeights =
-      [](llvm::StringRef name,
-         mlir::RankedTensorType) -> llvm::Expected<Tensor> {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no weight " + name.str());
-  };
-  llvm::Expected<std::vector<Tensor>> results =
-      attune::reference::evaluate(fn, inputs, noWeights);
-  if (!results)
-    throw std::runtime_error(
-        "evaluator: " + llvm::toString(results.takeError()) + "\n" + source);
-  if (results->size() != 1)
-    throw std::runtime_error("evaluator: expected one result\n" + source);
-  return (*results)[0];
+/// Evaluates one op (see Oracle::eval) with a float result shaped like `out`.
+Tensor evaluateOneOp(const std::string &op, const std::vector<Tensor> &inputs,
+                     const Buffer<float> &out) {
+  return oracle().eval(op, inputs, shapeOf(out), ScalarType::F32);
 }
 
 void expectMatchesEvaluator(const Buffer<float> &out, const Tensor &want) {
@@ -662,7 +600,7 @@ TEST(GemmKernelsVsEvaluator, LinearMatmulSoftmax) {
     Kernel(spec).run({x, w, bias}, out);
     Tensor want = evaluateOneOp(
         "tfm.linear %a0, %a1, %a2 : {T0}, {T1}, {T2} -> {R}",
-        {toTensor(x), toTensor(w), toTensor(bias)}, toTensor(out));
+        {toTensor(x), toTensor(w), toTensor(bias)}, out);
     expectMatchesEvaluator(out, want);
   }
   {
@@ -674,7 +612,7 @@ TEST(GemmKernelsVsEvaluator, LinearMatmulSoftmax) {
     Kernel(spec).run({a, b}, out);
     Tensor want = evaluateOneOp(
         "tfm.matmul %a0, %a1 {transpose_b = true} : {T0}, {T1} -> {R}",
-        {toTensor(a), toTensor(b)}, toTensor(out));
+        {toTensor(a), toTensor(b)}, out);
     expectMatchesEvaluator(out, want);
   }
   {
@@ -682,8 +620,7 @@ TEST(GemmKernelsVsEvaluator, LinearMatmulSoftmax) {
     spec.kind = KernelKind::Softmax;
     Buffer<float> x = uniform({129, 5}, -20.f, 20.f), out(129, 5);
     Kernel(spec).run({x}, out);
-    Tensor want = evaluateOneOp("tfm.softmax %a0 : {T0} -> {R}", {toTensor(x)},
-                                toTensor(out));
+    Tensor want = evaluateOneOp("tfm.softmax %a0 : {T0} -> {R}", {toTensor(x)}, out);
     expectMatchesEvaluator(out, want);
   }
 }
@@ -720,7 +657,7 @@ TEST(FusedAttentionKernel, MatchesReferenceEvaluator) {
             attrs + " : {T0}, {T1}, {T2} -> {R}",
         {toTensor(q), toTensor(k), toTensor(v), toTensor(maskStore),
          toTensor(keyPadding, ScalarType::Bool)},
-        toTensor(out));
+        out);
     expectMatchesEvaluator(out, want);
   }
 }

@@ -15,6 +15,7 @@
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/reference/Evaluator.h"
+#include "tests/unit/kernels/Oracle.h"
 #include "dialects/tfm/TfmDialect.h"
 
 #include "Halide.h"
@@ -44,6 +45,11 @@
 using namespace attune::codegen;
 using attune::reference::Tensor;
 using Halide::Buffer;
+using attune::testing::oracle;
+using attune::testing::shapeOf;
+using attune::testing::tensorType;
+using attune::testing::mlirElement;
+using attune::testing::toTensor;
 
 namespace {
 
@@ -122,53 +128,6 @@ Buffer<T> view(Buffer<T> &storage, const std::vector<int> &shape,
 // The oracle
 //===----------------------------------------------------------------------===//
 
-/// The logical contents of a (possibly strided) Halide buffer as a row-major
-/// reference tensor: Halide's dimension 0 is the tensor's last.
-template <typename T>
-Tensor toTensor(const Buffer<T> &buffer, ScalarType dtype = ScalarType::F32) {
-  Tensor t;
-  t.dtype = dtype;
-  const int rank = buffer.dimensions();
-  for (int i = rank - 1; i >= 0; --i)
-    t.shape.push_back(buffer.dim(i).extent());
-  t.data.resize(static_cast<size_t>(t.numElements()));
-  std::vector<int> pos(rank, 0);
-  for (double &value : t.data) {
-    value = static_cast<double>(buffer(pos.data()));
-    for (int d = 0; d < rank && ++pos[d] == buffer.dim(d).extent(); ++d)
-      pos[d] = 0;
-  }
-  return t;
-}
-
-/// "tensor<2x3xf32>" for a row-major shape.
-std::string tensorType(const std::vector<int64_t> &shape, const std::string &elem) {
-  std::string s = "tensor<";
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s + elem + ">";
-}
-
-const char *mlirElement(ScalarType type) {
-  switch (type) {
-  case ScalarType::F32:
-    return "f32";
-  case ScalarType::F16:
-    return "f16";
-  case ScalarType::BF16:
-    return "bf16";
-  case ScalarType::I32:
-    return "i32";
-  case ScalarType::I64:
-    return "i64";
-  case ScalarType::I8:
-    return "i8";
-  case ScalarType::Bool:
-    return "i1";
-  }
-  return "?";
-}
-
 /// An f64 attribute printed exactly (round-trips through the parser).
 std::string f64Attr(double value) {
   char buffer[64];
@@ -177,68 +136,6 @@ std::string f64Attr(double value) {
   if (s.find_first_of(".en") == std::string::npos)
     s += ".0";
   return s + " : f64";
-}
-
-/// Builds `func.func @f(args) -> result { %r = <op> ; return %r }` and runs
-/// it through the reference evaluator. `op` is the op's text after "%r = ",
-/// using %a0, %a1, ... and the placeholders {T0}, {T1}, ..., {R} for the
-/// argument and result types.
-class Oracle {
-public:
-  Oracle() { context.loadDialect<attune::tfm::TfmDialect, mlir::func::FuncDialect>(); }
-
-  Tensor eval(std::string op, const std::vector<Tensor> &inputs,
-              const std::vector<int64_t> &resultShape, ScalarType resultType) {
-    std::string resultTy = tensorType(resultShape, mlirElement(resultType));
-    std::string signature;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      std::string ty = tensorType(inputs[i].shape, mlirElement(inputs[i].dtype));
-      signature += (i ? ", %a" : "%a") + std::to_string(i) + ": " + ty;
-      replaceAll(op, "{T" + std::to_string(i) + "}", ty);
-    }
-    replaceAll(op, "{R}", resultTy);
-    std::string source = "func.func @f(" + signature + ") -> " + resultTy +
-                         " {\n  %r = " + op + "\n  return %r : " + resultTy + "\n}\n";
-    mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::parseSourceString<mlir::ModuleOp>(source, &context);
-    if (!module)
-      throw std::runtime_error("oracle: cannot parse\n" + source);
-    auto fn = module->lookupSymbol<mlir::func::FuncOp>("f");
-    attune::reference::WeightLookup noWeights =
-        [](llvm::StringRef name, mlir::RankedTensorType) -> llvm::Expected<Tensor> {
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "no weight " + name.str());
-    };
-    llvm::Expected<std::vector<Tensor>> results =
-        attune::reference::evaluate(fn, inputs, noWeights);
-    if (!results)
-      throw std::runtime_error("oracle: " + llvm::toString(results.takeError()) +
-                               "\n" + source);
-    if (results->size() != 1)
-      throw std::runtime_error("oracle: expected one result");
-    return (*results)[0];
-  }
-
-private:
-  static void replaceAll(std::string &s, const std::string &from, const std::string &to) {
-    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-      s.replace(at, from.size(), to);
-  }
-  mlir::MLIRContext context;
-};
-
-Oracle &oracle() {
-  static Oracle instance;
-  return instance;
-}
-
-/// Row-major shape of a dense output buffer.
-template <typename T>
-std::vector<int64_t> shapeOf(const Buffer<T> &buffer) {
-  std::vector<int64_t> shape;
-  for (int i = buffer.dimensions() - 1; i >= 0; --i)
-    shape.push_back(buffer.dim(i).extent());
-  return shape;
 }
 
 /// Compares a dense kernel output with the oracle's tensor, within the f32
