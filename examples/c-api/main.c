@@ -8,10 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *kDTypes[] = {"f32", "f16", "bf16", "i32", "i64", "i8", "bool"};
-
 static void print_info(const char *kind, const attune_tensor_info_t *info) {
-  printf("%s '%s': %s[", kind, info->name, kDTypes[info->dtype]);
+  printf("%s '%s': %s[", kind, info->name, attune_dtype_name(info->dtype));
   for (int32_t d = 0; d < info->rank; ++d) {
     if (info->dims[d] < 0)
       printf("%s%s", d ? " x " : "", info->dim_names[d]);
@@ -61,7 +59,7 @@ int main(int argc, char **argv) {
   size_t count = 1;
   for (int32_t d = 0; d < output.rank; ++d)
     count *= (size_t)output.shape[d];
-  output.data = calloc(count, sizeof(float));
+  output.data = calloc(count, attune_dtype_size(output.dtype));
   if (attune_model_run(model, &input, 1, &output, 1) != ATTUNE_OK) {
     fprintf(stderr, "error: %s\n", attune_status_message());
   } else {

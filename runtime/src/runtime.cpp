@@ -99,14 +99,16 @@ template <typename Body> attune_status_t guarded(Body &&body) noexcept {
 // Dtypes and shapes
 //===----------------------------------------------------------------------===//
 
-/// The dtype a caller's tensor holds, as an integer: the field may hold any
-/// value, and loading one outside the enum as attune_dtype_t is undefined.
-int32_t callerDtype(const attune_tensor_t &t) {
-  static_assert(sizeof(t.dtype) == sizeof(int32_t), "attune_dtype_t is an int");
+/// A dtype a caller passed, as an integer: it may hold any value, and
+/// loading one outside the enum as attune_dtype_t is undefined.
+int32_t rawDtype(const attune_dtype_t &dtype) {
+  static_assert(sizeof(dtype) == sizeof(int32_t), "attune_dtype_t is an int");
   int32_t raw;
-  std::memcpy(&raw, &t.dtype, sizeof(raw));
+  std::memcpy(&raw, &dtype, sizeof(raw));
   return raw;
 }
+
+int32_t callerDtype(const attune_tensor_t &t) { return rawDtype(t.dtype); }
 
 bool isKnownDtype(int64_t dtype) {
   return dtype >= ATTUNE_DTYPE_F32 && dtype <= ATTUNE_DTYPE_BOOL;
@@ -138,7 +140,8 @@ size_t dtypeSize(int32_t dtype) {
 
 /// The dtype's short name, or "dtype <n>" for a value outside the enum (the
 /// caller's struct may hold anything); `buffer` backs the latter.
-const char *dtypeName(int64_t dtype, char (&buffer)[32]) {
+/// The short name of a known dtype, or null.
+const char *knownDtypeName(int64_t dtype) {
   switch (dtype) {
   case ATTUNE_DTYPE_F32:
     return "f32";
@@ -155,9 +158,15 @@ const char *dtypeName(int64_t dtype, char (&buffer)[32]) {
   case ATTUNE_DTYPE_BOOL:
     return "bool";
   default:
-    std::snprintf(buffer, sizeof(buffer), "unknown dtype %" PRId64, dtype);
-    return buffer;
+    return nullptr;
   }
+}
+
+const char *dtypeName(int64_t dtype, char (&buffer)[32]) {
+  if (const char *name = knownDtypeName(dtype))
+    return name;
+  std::snprintf(buffer, sizeof(buffer), "unknown dtype %" PRId64, dtype);
+  return buffer;
 }
 
 /// "[2, 3, 4]"; `rank` must already be within 0..ATTUNE_MAX_RANK.
@@ -621,6 +630,13 @@ attune_status_t nullModel(const char *function) {
 //===----------------------------------------------------------------------===//
 
 const char *attune_status_message(void) { return tlsMessage; }
+
+size_t attune_dtype_size(attune_dtype_t dtype) { return dtypeSize(rawDtype(dtype)); }
+
+const char *attune_dtype_name(attune_dtype_t dtype) {
+  const char *name = knownDtypeName(rawDtype(dtype));
+  return name ? name : "unknown";
+}
 
 attune_status_t attune_model_open(const char *path,
                                   attune_model_t **out_model) {

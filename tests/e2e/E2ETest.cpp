@@ -170,23 +170,6 @@ struct Model {
   ~Model() { attune_model_close(handle); }
 };
 
-size_t elementBytes(attune_dtype_t dtype) {
-  switch (dtype) {
-  case ATTUNE_DTYPE_F32:
-  case ATTUNE_DTYPE_I32:
-    return 4;
-  case ATTUNE_DTYPE_F16:
-  case ATTUNE_DTYPE_BF16:
-    return 2;
-  case ATTUNE_DTYPE_I64:
-    return 8;
-  case ATTUNE_DTYPE_I8:
-  case ATTUNE_DTYPE_BOOL:
-    return 1;
-  }
-  return 0;
-}
-
 int64_t numElements(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -211,7 +194,7 @@ struct HostTensor {
   }
 
   double get(int64_t i) const {
-    const uint8_t *p = bytes.data() + i * elementBytes(dtype);
+    const uint8_t *p = bytes.data() + i * attune_dtype_size(dtype);
     switch (dtype) {
     case ATTUNE_DTYPE_F32: {
       float v;
@@ -238,7 +221,7 @@ struct HostTensor {
   }
 
   void set(int64_t i, double value) {
-    uint8_t *p = bytes.data() + i * elementBytes(dtype);
+    uint8_t *p = bytes.data() + i * attune_dtype_size(dtype);
     switch (dtype) {
     case ATTUNE_DTYPE_F32: {
       float v = static_cast<float>(value);
@@ -268,7 +251,7 @@ struct HostTensor {
     HostTensor t;
     t.dtype = dtype;
     t.shape = std::move(shape);
-    t.bytes.assign(numElements(t.shape) * elementBytes(dtype), 0);
+    t.bytes.assign(numElements(t.shape) * attune_dtype_size(dtype), 0);
     return t;
   }
 

@@ -70,29 +70,6 @@ void check(attune_status_t status, const Twine &what) {
     fail(what + ": " + attune_status_message());
 }
 
-size_t dtypeSize(attune_dtype_t dtype) {
-  switch (dtype) {
-  case ATTUNE_DTYPE_F32:
-  case ATTUNE_DTYPE_I32:
-    return 4;
-  case ATTUNE_DTYPE_F16:
-  case ATTUNE_DTYPE_BF16:
-    return 2;
-  case ATTUNE_DTYPE_I64:
-    return 8;
-  case ATTUNE_DTYPE_I8:
-  case ATTUNE_DTYPE_BOOL:
-    return 1;
-  }
-  return 0;
-}
-
-const char *dtypeName(attune_dtype_t dtype) {
-  static const char *names[] = {"f32", "f16", "bf16", "i32", "i64", "i8", "bool"};
-  unsigned i = static_cast<unsigned>(dtype);
-  return i < 7 ? names[i] : "?";
-}
-
 int64_t numElements(const attune_tensor_t &t) {
   int64_t n = 1;
   for (int32_t i = 0; i < t.rank; ++i)
@@ -121,7 +98,7 @@ double readElement(const attune_tensor_t &t, int64_t i) {
   case ATTUNE_DTYPE_BOOL:
     return static_cast<const uint8_t *>(t.data)[i];
   default:
-    fail(Twine("dtype ") + dtypeName(t.dtype) + " is not supported by attune-run");
+    fail(Twine("dtype ") + attune_dtype_name(t.dtype) + " is not supported by attune-run");
   }
 }
 
@@ -142,7 +119,7 @@ Tensor toReference(const attune_tensor_t &t) {
 void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
                std::vector<char> &storage, const StringMap<std::string> &files,
                int64_t indexBound, std::mt19937_64 &rng) {
-  size_t bytes = numElements(t) * dtypeSize(t.dtype);
+  size_t bytes = numElements(t) * attune_dtype_size(t.dtype);
   storage.assign(bytes, 0);
   t.data = storage.data();
   auto file = files.find(info.name);
@@ -154,7 +131,7 @@ void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
     if ((*buffer)->getBufferSize() != bytes)
       fail("input '" + Twine(info.name) + "' file '" + file->second + "' has " +
            Twine((*buffer)->getBufferSize()) + " bytes, expected " + Twine(bytes) +
-           " for shape " + shapeString(t) + " " + dtypeName(t.dtype));
+           " for shape " + shapeString(t) + " " + attune_dtype_name(t.dtype));
     std::memcpy(storage.data(), (*buffer)->getBufferStart(), bytes);
     return;
   }
@@ -184,7 +161,7 @@ void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
       storage[i] = (rng() % 8) != 0;
       break;
     default:
-      fail(Twine("random inputs of dtype ") + dtypeName(t.dtype) + " are not supported");
+      fail(Twine("random inputs of dtype ") + attune_dtype_name(t.dtype) + " are not supported");
     }
   }
 }
@@ -202,7 +179,7 @@ void printSummary(const char *name, const attune_tensor_t &t) {
     sum += x, sumSq += x * x, lo = std::min(lo, x), hi = std::max(hi, x);
   }
   double mean = n ? sum / n : 0, var = n ? sumSq / n - mean * mean : 0;
-  outs() << "output '" << name << "' " << dtypeName(t.dtype) << shapeString(t)
+  outs() << "output '" << name << "' " << attune_dtype_name(t.dtype) << shapeString(t)
          << format(": mean %.6g std %.6g min %.6g max %.6g", mean,
                    std::sqrt(std::max(var, 0.0)), lo, hi);
   if (nonFinite)
@@ -354,7 +331,7 @@ int main(int argc, char **argv) {
       t.shape[d] = it == dims.end() ? 8 : it->second;
     }
     fillInput(info, t, inputStorage[i], files, info.index_bound, rng);
-    outs() << "input '" << info.name << "' " << dtypeName(t.dtype) << shapeString(t) << "\n";
+    outs() << "input '" << info.name << "' " << attune_dtype_name(t.dtype) << shapeString(t) << "\n";
   }
 
   std::vector<attune_tensor_t> outputs(numOutputs);
@@ -362,7 +339,7 @@ int main(int argc, char **argv) {
   for (int32_t o = 0; o < numOutputs; ++o) {
     check(attune_model_output_shape(model, inputs.data(), numInputs, o, &outputs[o]),
           "output shape");
-    outputStorage[o].assign(numElements(outputs[o]) * dtypeSize(outputs[o].dtype), 0);
+    outputStorage[o].assign(numElements(outputs[o]) * attune_dtype_size(outputs[o].dtype), 0);
     outputs[o].data = outputStorage[o].data();
   }
 

@@ -73,6 +73,14 @@ typedef struct attune_tensor {
 
 typedef struct attune_model attune_model_t;
 
+/* Bytes per element of `dtype` (BOOL is one byte); 0 for a value outside
+ * attune_dtype_t. */
+size_t attune_dtype_size(attune_dtype_t dtype);
+
+/* The dtype's short name ("f32", "i32", "bool", ...), or "unknown" for a
+ * value outside attune_dtype_t. A static string. */
+const char *attune_dtype_name(attune_dtype_t dtype);
+
 /* The message for the calling thread's last failed call ("" if none). */
 const char *attune_status_message(void);
 

@@ -14,6 +14,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -708,6 +710,21 @@ TEST(RuntimeThreadTest, SeparateHandlesRunConcurrently) {
 // The shared library's exports
 //===----------------------------------------------------------------------===//
 
+TEST(RuntimeDtypeTest, SizesAndNames) {
+  EXPECT_EQ(attune_dtype_size(ATTUNE_DTYPE_F32), 4u);
+  EXPECT_EQ(attune_dtype_size(ATTUNE_DTYPE_BF16), 2u);
+  EXPECT_EQ(attune_dtype_size(ATTUNE_DTYPE_I64), 8u);
+  EXPECT_EQ(attune_dtype_size(ATTUNE_DTYPE_BOOL), 1u);
+  EXPECT_STREQ(attune_dtype_name(ATTUNE_DTYPE_I32), "i32");
+  EXPECT_STREQ(attune_dtype_name(ATTUNE_DTYPE_BOOL), "bool");
+  // A C caller may pass any integer.
+  attune_dtype_t bogus;
+  int32_t raw = 77;
+  std::memcpy(&bogus, &raw, sizeof(raw));
+  EXPECT_EQ(attune_dtype_size(bogus), 0u);
+  EXPECT_STREQ(attune_dtype_name(bogus), "unknown");
+}
+
 TEST(RuntimeLibraryTest, ExportsTheCApi) {
   void *library = dlopen(ATTUNE_RUNTIME_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(library, nullptr) << dlerror();
@@ -717,7 +734,8 @@ TEST(RuntimeLibraryTest, ExportsTheCApi) {
         "attune_model_num_outputs", "attune_model_input_info",
         "attune_model_output_info", "attune_model_output_shape",
         "attune_model_set_num_threads", "attune_model_run",
-        "attune_model_source_ir", "attune_model_weights"})
+        "attune_model_source_ir", "attune_model_weights", "attune_dtype_size",
+        "attune_dtype_name"})
     EXPECT_NE(dlsym(library, name), nullptr) << name;
   dlclose(library);
 }

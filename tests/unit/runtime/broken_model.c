@@ -30,7 +30,7 @@ __attribute__((unused)) static int32_t run(void *const *inputs,
   return 0;
 }
 static void setNumThreads(int32_t numThreads) { (void)numThreads; }
-static const char *lastError(void) { return ""; }
+__attribute__((unused)) static const char *lastError(void) { return ""; }
 
 #if defined(BROKEN_RANK)
 #define INPUT_RANK 99
