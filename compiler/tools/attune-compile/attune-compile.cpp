@@ -258,19 +258,6 @@ std::string printOp(Operation *op) {
   return text;
 }
 
-llvm::StringRef dtypeName(int32_t dtype) {
-  switch (dtype) {
-  case ATTUNE_DTYPE_F32: return "f32";
-  case ATTUNE_DTYPE_F16: return "f16";
-  case ATTUNE_DTYPE_BF16: return "bf16";
-  case ATTUNE_DTYPE_I32: return "i32";
-  case ATTUNE_DTYPE_I64: return "i64";
-  case ATTUNE_DTYPE_I8: return "i8";
-  case ATTUNE_DTYPE_BOOL: return "bool";
-  }
-  return "?";
-}
-
 //===----------------------------------------------------------------------===//
 // Host LLVM IR -> object
 //===----------------------------------------------------------------------===//
@@ -431,7 +418,7 @@ std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
 //===----------------------------------------------------------------------===//
 
 void describeTensor(llvm::raw_ostream &os, const attune_tensor_info_t &info) {
-  os << " *   " << info.name << ": " << dtypeName(info.dtype) << " [";
+  os << " *   " << info.name << ": " << attune_dtype_name(info.dtype) << " [";
   for (int32_t d = 0; d < info.rank; ++d) {
     if (d)
       os << ", ";
