@@ -138,8 +138,6 @@ size_t dtypeSize(int32_t dtype) {
   }
 }
 
-/// The dtype's short name, or "dtype <n>" for a value outside the enum (the
-/// caller's struct may hold anything); `buffer` backs the latter.
 /// The short name of a known dtype, or null.
 const char *knownDtypeName(int64_t dtype) {
   switch (dtype) {
@@ -162,6 +160,8 @@ const char *knownDtypeName(int64_t dtype) {
   }
 }
 
+/// The dtype's short name, or "unknown dtype <n>" for a value outside the
+/// enum (the caller's struct may hold anything); `buffer` backs the latter.
 const char *dtypeName(int64_t dtype, char (&buffer)[32]) {
   if (const char *name = knownDtypeName(dtype))
     return name;
