@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdarg>
@@ -419,18 +420,40 @@ struct attune_model {
 
 namespace {
 
-/// Where a symbol first got its value, for the message when another
-/// dimension disagrees.
-struct SymbolOrigin {
-  int32_t input = -1;
-  int32_t dim = -1;
-};
+/// Reports that input `input` dimension `dim` disagrees with the value an
+/// earlier dimension gave symbol `s`. Where that value came from is found
+/// again here, on the error path, so that binding keeps no per-run record
+/// of it (and a steady-state run allocates nothing).
+attune_status_t symbolMismatch(const attune_model_abi_t &abi, int32_t input,
+                               int32_t dim, size_t s, int64_t value,
+                               int64_t bound) {
+  const char *symbol = abi.symbol_names[s];
+  const attune_abi_tensor_t &desc = abi.inputs[input];
+  // The first dimension that carries the symbol bound it: it is at or before
+  // (input, dim), and every later one was checked against it.
+  for (int32_t i = 0; i <= input; ++i) {
+    const attune_abi_tensor_t &origin = abi.inputs[i];
+    for (int32_t d = 0; d < origin.rank; ++d) {
+      if (origin.dims[d] != -1 - static_cast<int64_t>(s))
+        continue;
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "input '%s' dimension %d (%s) is %" PRId64
+                  ", but input '%s' dimension %d gives %s = %" PRId64,
+                  desc.name, dim, symbol, value, origin.name, d, symbol,
+                  bound);
+    }
+  }
+  assert(false && "a bound symbol has an earlier dimension that bound it");
+  return fail(ATTUNE_INTERNAL, "model '%s': symbol %s bound by no input",
+              abi.name, symbol);
+}
 
-/// Checks the inputs' count, ranks, dtypes (when `checkDtypes`) and shapes,
-/// and binds every symbol from them into `symbols`.
+/// Checks the inputs' count, ranks and shapes, and binds every symbol from
+/// them into `symbols`. `forRun` adds what only running needs: dtypes and
+/// non-NULL data (attune_model_output_shape describes shapes alone).
 attune_status_t bindInputs(const attune_model &model,
                            const attune_tensor_t *inputs, int32_t numInputs,
-                           bool checkDtypes, std::vector<int64_t> &symbols) {
+                           bool forRun, std::vector<int64_t> &symbols) {
   const attune_model_abi_t &abi = *model.abi;
   if (numInputs != abi.num_inputs)
     return fail(ATTUNE_INVALID_ARGUMENT,
@@ -442,7 +465,6 @@ attune_status_t bindInputs(const attune_model &model,
                 abi.num_inputs);
 
   symbols.assign(static_cast<size_t>(abi.num_symbols), -1);
-  std::vector<SymbolOrigin> origins(static_cast<size_t>(abi.num_symbols));
   char gotBuffer[32], expectedBuffer[32];
   for (int32_t i = 0; i < abi.num_inputs; ++i) {
     const attune_abi_tensor_t &desc = abi.inputs[i];
@@ -451,11 +473,14 @@ attune_status_t bindInputs(const attune_model &model,
       return fail(ATTUNE_INVALID_ARGUMENT,
                   "input '%s': expected rank %d, got %d", desc.name, desc.rank,
                   t.rank);
-    if (checkDtypes && callerDtype(t) != desc.dtype)
+    if (forRun && callerDtype(t) != desc.dtype)
       return fail(ATTUNE_INVALID_ARGUMENT,
                   "input '%s': expected dtype %s, got %s", desc.name,
                   dtypeName(desc.dtype, expectedBuffer),
                   dtypeName(callerDtype(t), gotBuffer));
+    if (forRun && !t.data)
+      return fail(ATTUNE_INVALID_ARGUMENT, "input '%s': data is NULL",
+                  desc.name);
     for (int32_t d = 0; d < desc.rank; ++d) {
       int64_t value = t.shape[d];
       if (desc.dims[d] >= 0) {
@@ -475,12 +500,7 @@ attune_status_t bindInputs(const attune_model &model,
             desc.name, d, symbol, value);
       if (symbols[s] >= 0) {
         if (value != symbols[s])
-          return fail(ATTUNE_INVALID_ARGUMENT,
-                      "input '%s' dimension %d (%s) is %" PRId64
-                      ", but input '%s' dimension %d gives %s = %" PRId64,
-                      desc.name, d, symbol, value,
-                      abi.inputs[origins[s].input].name, origins[s].dim, symbol,
-                      symbols[s]);
+          return symbolMismatch(abi, i, d, s, value, symbols[s]);
         continue;
       }
       if (abi.symbol_max[s] >= 0 && value > abi.symbol_max[s])
@@ -489,7 +509,6 @@ attune_status_t bindInputs(const attune_model &model,
                     " exceeds the model's maximum %" PRId64,
                     desc.name, d, symbol, value, abi.symbol_max[s]);
       symbols[s] = value;
-      origins[s] = {i, d};
     }
     if (elementCount(t.shape, t.rank, dtypeSize(desc.dtype)) < 0)
       return fail(ATTUNE_INVALID_ARGUMENT, "input '%s': shape %s is too large",
@@ -811,7 +830,7 @@ attune_status_t attune_model_output_shape(const attune_model_t *model,
     // Only shapes are described, so dtypes and data are not checked here.
     std::vector<int64_t> symbols;
     if (attune_status_t status = bindInputs(*model, inputs, num_inputs,
-                                            /*checkDtypes=*/false, symbols))
+                                            /*forRun=*/false, symbols))
       return status;
     attune_tensor_t shape;
     std::memset(&shape, 0, sizeof(shape));
@@ -847,12 +866,8 @@ attune_status_t attune_model_run(attune_model_t *model,
       return nullModel("attune_model_run");
     const attune_model_abi_t &abi = *model->abi;
     if (attune_status_t status = bindInputs(
-            *model, inputs, num_inputs, /*checkDtypes=*/true, model->symbols))
+            *model, inputs, num_inputs, /*forRun=*/true, model->symbols))
       return status;
-    for (int32_t i = 0; i < abi.num_inputs; ++i)
-      if (!inputs[i].data)
-        return fail(ATTUNE_INVALID_ARGUMENT, "input '%s': data is NULL",
-                    abi.inputs[i].name);
     if (attune_status_t status = checkOutputs(*model, outputs, num_outputs))
       return status;
     if (attune_status_t status = checkIndices(*model, inputs))
