@@ -23,6 +23,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -36,9 +37,12 @@ using namespace attune::reference;
 using codegen::ScalarType;
 
 int64_t Tensor::numElements() const {
+  // Shapes come from callers and IR; a count past int64 (or a negative
+  // dimension) reads as -1, which no data size matches.
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (d < 0 || llvm::MulOverflow(n, d, n))
+      return -1;
   return n;
 }
 

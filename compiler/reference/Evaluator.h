@@ -26,6 +26,8 @@ struct Tensor {
   std::vector<int64_t> shape;
   std::vector<double> data;
 
+  /// The product of `shape`, or -1 if it overflows int64 or a dimension is
+  /// negative.
   int64_t numElements() const;
 };
 

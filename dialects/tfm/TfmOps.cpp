@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace attune::tfm;
@@ -484,15 +485,22 @@ LogicalResult ReshapeOp::verify() {
   // makes the element counts equal whatever the dynamic sizes turn out to be.
   int64_t inputDynamic = input.getNumDynamicDims();
   int64_t resultDynamic = result.getNumDynamicDims();
-  auto staticProduct = [](RankedTensorType type) {
+  // Shapes come from user IR: a product past int64 is an error, not UB.
+  auto staticProduct = [](RankedTensorType type) -> std::optional<int64_t> {
     int64_t product = 1;
     for (int64_t dim : type.getShape())
-      if (!ShapedType::isDynamic(dim))
-        product *= dim;
+      if (!ShapedType::isDynamic(dim) && llvm::MulOverflow(product, dim, product))
+        return std::nullopt;
     return product;
   };
-  int64_t inputStatic = staticProduct(input);
-  int64_t resultStatic = staticProduct(result);
+  std::optional<int64_t> inputProduct = staticProduct(input);
+  std::optional<int64_t> resultProduct = staticProduct(result);
+  if (!inputProduct || !resultProduct)
+    return emitOpError("expected the static dims of '")
+           << (inputProduct ? "result" : "input")
+           << "' to multiply to at most 2^63 - 1 elements";
+  int64_t inputStatic = *inputProduct;
+  int64_t resultStatic = *resultProduct;
   if (inputDynamic == 0 && resultDynamic == 0) {
     if (inputStatic != resultStatic)
       return emitOpError("expected 'result' to have ")
@@ -589,8 +597,11 @@ inferRepeatInterleave(RepeatInterleaveOp::Adaptor op, EmitFn emitError) {
   if (repeats < 1)
     return emitError() << "expected 'repeats' >= 1, got " << repeats;
   SmallVector<int64_t> shape(input->getShape());
-  if (!ShapedType::isDynamic(shape[axis]))
-    shape[axis] *= repeats;
+  if (!ShapedType::isDynamic(shape[axis]) &&
+      llvm::MulOverflow(shape[axis], repeats, shape[axis]))
+    return emitError() << "expected 'repeats' (" << repeats
+                       << ") times the repeated dim (" << input->getDimSize(axis)
+                       << ") to fit in int64";
   return RankedTensorType::get(shape, input->getElementType());
 }
 

@@ -2,6 +2,7 @@
 #include "dialects/tfm/TfmShapes.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -54,9 +55,8 @@ bool isBroadcastableTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
 std::optional<int64_t> staticElementCount(ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t dim : shape) {
-    if (mlir::ShapedType::isDynamic(dim))
+    if (mlir::ShapedType::isDynamic(dim) || llvm::MulOverflow(count, dim, count))
       return std::nullopt;
-    count *= dim;
   }
   return count;
 }

@@ -45,7 +45,7 @@ bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
                        llvm::ArrayRef<int64_t> to);
 
 /// Number of elements of a static shape, or std::nullopt if any dimension is
-/// dynamic.
+/// dynamic or the count does not fit in int64.
 std::optional<int64_t> staticElementCount(llvm::ArrayRef<int64_t> shape);
 
 /// A dimension as diagnostics print it: the number, or `?`.

@@ -384,6 +384,16 @@ func.func @negative_reshape_element_count(%x: tensor<2x3x4xf32>) {
 
 // -----
 
+/// Shapes come from user IR: element counts past int64 are refused, not
+/// wrapped around.
+func.func @negative_reshape_overflow(%x: tensor<4611686018427387904x4xf32>) {
+  // expected-error @+1 {{expected the static dims of 'input' to multiply to at most 2^63 - 1 elements}}
+  %0 = tfm.reshape %x : tensor<4611686018427387904x4xf32> -> tensor<4x4611686018427387904xf32>
+  return
+}
+
+// -----
+
 /// Two dynamic dims cannot become one: their product is not a dim the IR can name.
 func.func @negative_reshape_dynamic_count(%x: tensor<?x?x768xf32>) {
   // expected-error @+1 {{expected 'result' to have 2 dynamic dims as 'input' does, got 1}}
@@ -436,6 +446,14 @@ func.func @negative_transpose_result(%x: tensor<?x?x12x64xf32>) {
 func.func @negative_repeat_interleave_axis(%x: tensor<1x2x?x64xf32>) {
   // expected-error @+1 {{expected 'axis' in [0, 4), got 4}}
   %0 = tfm.repeat_interleave %x {axis = 4 : i64, repeats = 2 : i64} : tensor<1x2x?x64xf32> -> tensor<1x2x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_repeat_interleave_overflow(%x: tensor<1x4611686018427387904xf32>) {
+  // expected-error @+1 {{expected 'repeats' (4) times the repeated dim (4611686018427387904) to fit in int64}}
+  %0 = tfm.repeat_interleave %x {axis = 1 : i64, repeats = 4 : i64} : tensor<1x4611686018427387904xf32> -> tensor<1x4611686018427387904xf32>
   return
 }
 

@@ -287,6 +287,7 @@ TEST(TfmShapesTest, Formatting) {
   EXPECT_EQ(formatShape({}), "[]");
   EXPECT_EQ(staticElementCount({2, 3, 4}), 24);
   EXPECT_EQ(staticElementCount({2, kDyn}), std::nullopt);
+  EXPECT_EQ(staticElementCount({int64_t(1) << 62, 4}), std::nullopt);
 }
 
 } // namespace
