@@ -32,6 +32,11 @@ Monomial Monomial::operator*(const Monomial &other) const {
   Monomial result;
   result.overflow = overflow || other.overflow ||
                     llvm::MulOverflow(factor, other.factor, result.factor);
+  // 0 * seq is 0: keeping the symbols would make a broadcast's stride 0
+  // compare unequal to 0 * extent, and collapseDims would never merge
+  // stride-0 dimensions whose extents are dynamic.
+  if (!result.overflow && result.factor == 0)
+    return result;
   result.symbols = symbols;
   result.symbols.append(other.symbols.begin(), other.symbols.end());
   llvm::sort(result.symbols);

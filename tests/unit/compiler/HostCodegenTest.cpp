@@ -547,6 +547,50 @@ func.func @attn(%q: tensor<?x4x?x8xf32> {tfm.dim_names = ["b", "h", "sq", "d"]},
   EXPECT_TRUE(program.intermediates.empty());
 }
 
+TEST_F(HostCodegenTest, BroadcastOverDynamicDimsCollapses) {
+  // %bias is broadcast over both dynamic dimensions (stride 0 on each), so
+  // [b, s, 16] is walked as [b*s, 16] by every argument: stride 0 equals
+  // 0 * s only when a zero factor drops the symbols.
+  const char *source = R"mlir(
+func.func @f(%x: tensor<?x?x16xf32> {tfm.dim_names = ["b", "s", "d"]},
+             %bias: tensor<16xf32>) -> tensor<?x?x16xf32> {
+  %y = tfm.add %x, %bias : tensor<?x?x16xf32>, tensor<16xf32> -> tensor<?x?x16xf32>
+  return %y : tensor<?x?x16xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parse(source);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  host::ShapeInfo shapes;
+  ASSERT_TRUE(succeeded(host::analyzeShapes(func, shapes)));
+  host::KernelProgram program;
+  ASSERT_TRUE(succeeded(host::mapKernels(func, shapes, {}, program)));
+  ASSERT_EQ(program.calls.size(), 1u);
+  const host::KernelCall &call = program.calls[0];
+  EXPECT_EQ(call.spec.kind, KernelKind::Binary);
+  EXPECT_EQ(call.spec.rank, 2);
+  std::vector<std::string> names = shapes.symbolNames();
+  ASSERT_EQ(call.args.size(), 3u);
+  const host::BufferView &bias = call.args[1];
+  ASSERT_EQ(bias.extents.size(), 2u);
+  EXPECT_EQ(bias.extents[0].str(names), "16");
+  EXPECT_EQ(bias.extents[1].str(names), "b*s");
+  EXPECT_EQ(bias.strides[0].str(names), "1");
+  EXPECT_EQ(bias.strides[1].str(names), "0");
+  EXPECT_EQ(call.args[0].strides[1].str(names), "16");
+}
+
+TEST(MonomialTest, ZeroFactorDropsSymbols) {
+  host::Monomial zeroTimesSeq =
+      host::Monomial::constant(0) * host::Monomial::symbol(1);
+  EXPECT_TRUE(zeroTimesSeq.isConstant());
+  EXPECT_EQ(zeroTimesSeq, host::Monomial::constant(0));
+  EXPECT_EQ((host::Monomial::symbol(0) * host::Monomial::constant(0)).str({}),
+            "0");
+  EXPECT_EQ((host::Monomial::constant(3) * host::Monomial::symbol(1)).str({}),
+            "3*s1");
+}
+
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
