@@ -20,6 +20,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cassert>
+
 using namespace mlir;
 
 namespace attune::codegen::host {
@@ -300,9 +302,9 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
                         dense(p.getResult())});
       })
       .Case<SinusoidalPositionOp>([&](SinusoidalPositionOp p) -> LogicalResult {
-        if (p.getInput().getType().getRank() != 3)
-          return p.emitOpError("expected input [B, S, D], got rank ")
-                 << p.getInput().getType().getRank();
+        // inferSinusoidalPosition (the op's verifier) demands [B, S, D].
+        assert(p.getInput().getType().getRank() == 3 &&
+               "verifier guarantees a rank-3 input");
         KernelSpec spec;
         spec.kind = KernelKind::Sinusoidal;
         spec.elementType = elementType(p.getResult());
@@ -415,9 +417,9 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         return addCall(op, spec, {flat1d(u.getInput()), flat1d(u.getResult())});
       })
       .Case<CausalMaskOp>([&](CausalMaskOp c) -> LogicalResult {
-        if (c.getInput().getType().getRank() < 2)
-          return c.emitOpError("expected scores [..., Sq, Sk], got rank ")
-                 << c.getInput().getType().getRank();
+        // CausalMaskOp::verify demands scores [..., Sq, Sk].
+        assert(c.getInput().getType().getRank() >= 2 &&
+               "verifier guarantees rank >= 2");
         KernelSpec spec;
         spec.kind = KernelKind::CausalMask;
         spec.elementType = elementType(c.getResult());
@@ -449,10 +451,11 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         return addCall(op, spec, std::move(args));
       })
       .Case<RepeatInterleaveOp>([&](RepeatInterleaveOp r) {
-        int64_t rank = r.getInput().getType().getRank();
         int64_t axis = static_cast<int64_t>(r.getAxis());
-        if (axis < 0)
-          axis += rank;
+        // inferRepeatInterleave (the op's verifier) demands axis in
+        // [0, rank): negative axes never reach here.
+        assert(axis >= 0 && axis < r.getInput().getType().getRank() &&
+               "verifier guarantees the axis");
         ArrayRef<Monomial> in = dims(r.getInput()), out = dims(r.getResult());
         Monomial outer = product(in.take_front(axis));
         Monomial inner = product(in.drop_front(axis + 1));

@@ -20,6 +20,8 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cassert>
+
 using namespace mlir;
 
 namespace attune::codegen::host {
@@ -106,7 +108,6 @@ public:
       staticSize.push_back(ShapedType::isDynamic(size) ? -1 : size);
     }
   }
-  bool has(Value value) const { return first.count(value); }
   unsigned node(Value value, int64_t dim) const {
     return first.lookup(value) + static_cast<unsigned>(dim);
   }
@@ -308,9 +309,10 @@ LogicalResult ShapeRules::apply(Operation *op) {
       })
       .Case<TransposeOp>([&](TransposeOp t) -> LogicalResult {
         ArrayRef<int64_t> perm = t.getPermutation();
-        if (static_cast<int64_t>(perm.size()) != rank(t.getResult()))
-          return t.emitOpError("expected a permutation of rank ")
-                 << rank(t.getResult()) << ", got " << perm.size();
+        // inferTranspose (the op's verifier) demands a permutation of the
+        // input's rank and a result of that rank.
+        assert(static_cast<int64_t>(perm.size()) == rank(t.getResult()) &&
+               "verifier guarantees the permutation's size");
         for (auto [k, p] : llvm::enumerate(perm))
           if (failed(same(op, t.getInput(), p, t.getResult(), k)))
             return failure();
@@ -318,8 +320,8 @@ LogicalResult ShapeRules::apply(Operation *op) {
       })
       .Case<RepeatInterleaveOp>([&](RepeatInterleaveOp r) -> LogicalResult {
         int64_t axis = r.getAxis(), n = rank(r.getInput());
-        if (axis < 0)
-          axis += n;
+        // inferRepeatInterleave (the op's verifier) demands axis in [0, n).
+        assert(axis >= 0 && axis < n && "verifier guarantees the axis");
         for (int64_t d = 0; d < n; ++d)
           if (d != axis && failed(same(op, r.getInput(), d, r.getResult(), d)))
             return failure();
