@@ -391,6 +391,11 @@ std::string checkElfFile(const char *path, uint64_t fileSize) {
   return "";
 }
 
+/// Halide's halide_error_code_buffer_extents_too_large, which a generated
+/// library's run() returns, before any kernel runs, when the symbols make
+/// some buffer extent, stride or size exceed int32.
+constexpr int32_t kExtentsTooLarge = -6;
+
 /// Closes a dlopen handle when it goes out of scope unless released.
 struct LibraryCloser {
   void operator()(void *library) const { dlclose(library); }
@@ -898,6 +903,17 @@ attune_status_t attune_model_run(attune_model_t *model,
       size_t length = text ? std::strlen(text) : 0;
       while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == '\r'))
         --length;
+      // The generated run() checks every extent and stride it will pass
+      // before calling any kernel (LLVMEmitter's sizesOverflow) and fails
+      // with Halide's "extents too large" code and no message of its own;
+      // workspace_size() answered 0 for those symbols too. Say what it means.
+      if (code == kExtentsTooLarge && length == 0)
+        return fail(ATTUNE_INVALID_ARGUMENT,
+                    "model '%s': kernel error %d: the input shapes are too "
+                    "large for the library's 32-bit kernel extents (every "
+                    "shape symbol and buffer size must be at most 2^31-1 "
+                    "elements)",
+                    abi.name, code);
       return fail(ATTUNE_INTERNAL, "model '%s': kernel error %d%s%.*s",
                   abi.name, code, length ? ": " : "", static_cast<int>(length),
                   text ? text : "");

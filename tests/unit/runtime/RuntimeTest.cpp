@@ -319,6 +319,19 @@ TEST_F(RuntimeTest, NegativeWorkspaceSizeIsInternal) {
   EXPECT_THAT(message(), HasSubstr("workspace_size returned -1"));
 }
 
+TEST_F(RuntimeTest, ExtentsTooLargeSaysWhy) {
+  // Generated libraries reject such symbols before any kernel runs, with
+  // code -6 and no message; the runtime must still say what went wrong.
+  Problem problem(997, 1);
+  EXPECT_EQ(problem.run(model()), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(message(),
+            "model 'scale_ids': kernel error -6: the input shapes are too "
+            "large for the library's 32-bit kernel extents (every shape "
+            "symbol and buffer size must be at most 2^31-1 elements)");
+  Problem ok(2, 2);
+  ASSERT_EQ(ok.run(model()), ATTUNE_OK) << message();
+}
+
 TEST_F(RuntimeTest, SetNumThreadsForwardsToTheLibrary) {
   // The test model records the last value; dlopen shares the loaded library.
   void *library = dlopen(ATTUNE_TEST_MODEL_PATH, RTLD_NOW | RTLD_NOLOAD);

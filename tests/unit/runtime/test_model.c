@@ -15,8 +15,10 @@
  * wrong results or an error code. Three deliberate faults reach the runtime's
  * error paths: a NaN in scale[0] makes run() fail like a Halide kernel would
  * (with a code and a message in last_error()),
- * batch = 999 asks for a workspace no machine has, and batch = 998 makes
- * workspace_size() return a negative size.
+ * batch = 999 asks for a workspace no machine has, batch = 998 makes
+ * workspace_size() return a negative size, and batch = 997 plays a shape
+ * too large for int32 extents: workspace_size() answers 0 and run() fails
+ * with Halide's code -6 and no message, as generated libraries do.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -42,15 +44,21 @@ static const char *const kSymbolNames[] = {"batch", "seq"};
 static const int64_t kSymbolMax[] = {-1, 64};
 
 /* The kernel-error codes run() returns; the tests check that they surface. */
-enum { kErrorMisaligned = -2, kErrorNaNScale = -3 };
+enum { kErrorMisaligned = -2, kErrorNaNScale = -3, kErrorExtentsTooLarge = -6 };
 
-enum { kBatchHugeWorkspace = 999, kBatchNegativeWorkspace = 998 };
+enum {
+  kBatchHugeWorkspace = 999,
+  kBatchNegativeWorkspace = 998,
+  kBatchExtentsTooLarge = 997
+};
 
 static int64_t workspaceSize(const int64_t *symbols) {
   if (symbols[kSymBatch] == kBatchHugeWorkspace)
     return (int64_t)1 << 62;
   if (symbols[kSymBatch] == kBatchNegativeWorkspace)
     return -1;
+  if (symbols[kSymBatch] == kBatchExtentsTooLarge)
+    return 0;
   /* One float per token plus a guard word that run() also writes. */
   return symbols[kSymBatch] * symbols[kSymSeq] * (int64_t)sizeof(float) + 64;
 }
@@ -68,6 +76,8 @@ static int32_t run(void *const *inputs, void *const *outputs,
   float *y = (float *)outputs[0];
   int64_t tokens = symbols[kSymBatch] * symbols[kSymSeq];
   gLastError = "";
+  if (symbols[kSymBatch] == kBatchExtentsTooLarge)
+    return kErrorExtentsTooLarge;
   if ((uintptr_t)workspace % 64 != 0) {
     gLastError = "workspace is not 64-byte aligned\n";
     return kErrorMisaligned;
