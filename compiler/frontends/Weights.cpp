@@ -272,5 +272,9 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
     }
     tensors.push_back(std::move(t));
   }
+  // No weights, no blob: a weightless library then embeds nothing and its
+  // attune_model_weights() gives NULL/0, as runtime.h promises.
+  if (tensors.empty())
+    return std::string();
   return writeSafeTensors(tensors);
 }

@@ -872,6 +872,45 @@ TEST(E2EWeights, WeightsFileIsUsed) {
   EXPECT_EQ(outA[0].bytes, outB[0].bytes);
 }
 
+/// A model with no tfm.weight embeds no weights: the descriptor says NULL/0,
+/// as runtime.h promises, the header says so, and the model still runs.
+TEST(E2EWeights, WeightlessModelEmbedsNothing) {
+  const char *ir = R"mlir(
+func.func @weightless(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %y = tfm.softmax %x {axis = -1 : i64} : tensor<?x16xf32> -> tensor<?x16xf32>
+  return %y : tensor<?x16xf32>
+})mlir";
+  std::string error;
+  std::string library = compileModel("weightless", ir, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  const void *data = reinterpret_cast<const void *>(1);
+  size_t size = 1;
+  ASSERT_EQ(attune_model_weights(model.handle, &data, &size), ATTUNE_OK);
+  EXPECT_EQ(data, nullptr);
+  EXPECT_EQ(size, 0u);
+
+  llvm::SmallString<256> header(library);
+  llvm::sys::path::replace_extension(header, "h");
+  std::string text = readFile(header);
+  EXPECT_NE(text.find(" * Weights: none.\n"), std::string::npos) << text;
+
+  std::mt19937 rng(3);
+  std::vector<HostTensor> inputs = makeInputs(model.handle, {{5, 16}}, {}, rng);
+  auto outputs = runModel(model.handle, inputs);
+  ASSERT_EQ(outputs.size(), 1u);
+  // Each row of a softmax sums to one.
+  const float *y = reinterpret_cast<const float *>(outputs[0].bytes.data());
+  for (int row = 0; row < 5; ++row) {
+    double sum = 0;
+    for (int col = 0; col < 16; ++col)
+      sum += y[row * 16 + col];
+    EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << row;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel errors and threads
 //===----------------------------------------------------------------------===//

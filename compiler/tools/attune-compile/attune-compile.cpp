@@ -459,16 +459,18 @@ std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
   for (int32_t i = 0, e = attune_model_num_outputs(model); i < e; ++i)
     if (attune_model_output_info(model, i, &info) == ATTUNE_OK)
       describeTensor(os, info);
-  size_t numWeights = 0;
-  if (!blob.empty()) {
+  if (blob.empty()) {
+    os << " * Weights: none.\n";
+  } else {
+    size_t numWeights = 0;
     if (auto view = attune::SafeTensorsView::parse(blob.data(), blob.size()))
       numWeights = view->entries().size();
     else
       llvm::consumeError(view.takeError());
+    os << " * Weights: " << numWeights << " tensors, " << blob.size()
+       << " bytes, embedded.\n";
   }
-  os << " * Weights: " << numWeights << " tensors, " << blob.size()
-     << " bytes, embedded.\n"
-     << " *\n"
+  os << " *\n"
      << " * Open the shared library with attune_model_open() from the attune\n"
      << " * runtime; attune_model_abi() is the descriptor the runtime reads.\n"
      << " */\n"
@@ -737,15 +739,19 @@ int compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   if (!ar)
     return fail("cannot find 'ar' on PATH, needed for the static library");
 
-  std::string weightsObject;
-  if (std::string error = buildWeightsObject(blob, *cc, scratch, weightsObject);
-      !error.empty())
-    return fail("cannot build the weights object: " + error);
-
   std::vector<std::string> objects;
   objects.push_back(hostObject);
   objects.insert(objects.end(), kernelObjects.begin(), kernelObjects.end());
-  objects.push_back(weightsObject);
+  // A model without weights has an empty blob, and its host code does not
+  // reference attune_weights_data, so there is nothing to link.
+  if (!blob.empty()) {
+    std::string weightsObject;
+    if (std::string error =
+            buildWeightsObject(blob, *cc, scratch, weightsObject);
+        !error.empty())
+      return fail("cannot build the weights object: " + error);
+    objects.push_back(weightsObject);
+  }
 
   // Only the descriptor leaves the library: kernels and the Halide runtime
   // stay private, so two models (or Halide itself) can share a process.
