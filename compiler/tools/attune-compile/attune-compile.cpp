@@ -439,8 +439,11 @@ std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
     return ("the linked library '" + library + "' does not open: " +
             attune_status_message())
         .str();
+  // The prefix keeps the guard an identifier whatever the file is called
+  // (-o 2layer.so would otherwise give 2LAYER_H) and out of the way of the
+  // user's own macros.
   llvm::StringRef stem = path::stem(headerPath);
-  std::string guard;
+  std::string guard = "ATTUNE_";
   for (char c : stem)
     guard += llvm::isAlnum(c) ? llvm::toUpper(c) : '_';
   guard += "_H";
