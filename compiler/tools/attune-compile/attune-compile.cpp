@@ -674,8 +674,9 @@ int compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   llvmModule->setTargetTriple(tm->getTargetTriple());
   llvmModule->setDataLayout(tm->createDataLayout());
   optimizeModule(*llvmModule, *tm);
+  // Printing a large module costs real time, so only when it is wanted.
   std::string llvmText;
-  {
+  if (dumper || emit == Emit::Llvm) {
     llvm::raw_string_ostream os(llvmText);
     llvmModule->print(os, nullptr);
   }
