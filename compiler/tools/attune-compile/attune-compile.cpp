@@ -600,8 +600,8 @@ int compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
 
   // Weights are bound before any pass: passes may fold or drop a tfm.weight,
   // but the weights file must match the model as the user wrote it.
-  if (!weightsFile.empty() && !fs::exists(weightsFile))
-    return fail("weights file '" + weightsFile + "' not found");
+  // A missing or unreadable file is reported by materializeWeights, with
+  // the system's reason (not found, permission denied, a directory).
   std::string blob;
   {
     auto weights = attune::materializeWeights(*module, weightsFile, seed);
@@ -701,9 +701,8 @@ int compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   llvm::SmallString<256> outputPath(outputFile.getValue());
   if (std::error_code ec = fs::make_absolute(outputPath))
     return fail("cannot resolve '" + outputFile + "': " + ec.message());
+  // validateOptions checked that this directory exists.
   llvm::SmallString<256> outputDir = path::parent_path(outputPath);
-  if (!fs::is_directory(outputDir))
-    return fail("output directory '" + outputDir + "' does not exist");
   ScratchDir scratch;
   {
     llvm::SmallString<256> prefix(outputDir);

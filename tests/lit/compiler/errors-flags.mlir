@@ -13,7 +13,7 @@
 // CUDA: attune-compile: error: target 'cuda' is not supported yet
 // EMIT: attune-compile: error: unknown --emit value 'exe', expected one of mlir, host-mlir, llvm, obj, lib
 // NOOUT: attune-compile: error: --emit=lib needs an output file (-o FILE)
-// NOWEIGHTS: attune-compile: error: weights file '{{.*}}does-not-exist.safetensors' not found
+// NOWEIGHTS: attune-compile: error: cannot bind weights from '{{.*}}does-not-exist.safetensors': cannot open weights file '{{.*}}does-not-exist.safetensors': {{[Nn]}}o such file or directory
 // SHAPE: attune-compile: error: cannot bind weights from '{{.*}}wrong_shape.safetensors': {{.*}}w{{.*}}
 // NODIR: attune-compile: error: output directory '{{.*}}missing-dir' does not exist
 // FEATURES: attune-compile: error: invalid --cpu-features entry 'avx2;rm', expected a Halide feature list such as avx2-fma-f16c
