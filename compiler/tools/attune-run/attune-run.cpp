@@ -27,7 +27,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -70,6 +73,8 @@ void check(attune_status_t status, const Twine &what) {
     fail(what + ": " + attune_status_message());
 }
 
+/// Element count of a tensor whose shape the runtime has already accepted
+/// (see byteSize), so the product fits.
 int64_t numElements(const attune_tensor_t &t) {
   int64_t n = 1;
   for (int32_t i = 0; i < t.rank; ++i)
@@ -83,6 +88,37 @@ std::string shapeString(const attune_tensor_t &t) {
     s += (i ? "x" : "") + std::to_string(t.shape[i]);
   return s + "]";
 }
+
+/// Bytes of `t`, failing on a negative dimension or a count that overflows:
+/// the shape comes from --dim, so it is user input until proven otherwise.
+size_t byteSize(const attune_tensor_t &t, const Twine &what) {
+  uint64_t n = attune_dtype_size(t.dtype);
+  for (int32_t i = 0; i < t.rank; ++i)
+    if (t.shape[i] < 0 ||
+        __builtin_mul_overflow(n, static_cast<uint64_t>(t.shape[i]), &n) ||
+        n > static_cast<uint64_t>(PTRDIFF_MAX))
+      fail(what + " of shape " + shapeString(t) + " " +
+           attune_dtype_name(t.dtype) + " does not fit in memory");
+  return static_cast<size_t>(n);
+}
+
+/// A zeroed buffer of `bytes`; an allocation failure is an error naming the
+/// tensor (this code has no exceptions, so std::vector would abort instead).
+class Buffer {
+public:
+  void allocate(size_t bytes, const Twine &what) {
+    data.reset(static_cast<char *>(std::calloc(bytes ? bytes : 1, 1)));
+    if (!data)
+      fail("cannot allocate " + Twine(bytes) + " bytes for " + what);
+  }
+  char *get() const { return data.get(); }
+
+private:
+  struct Free {
+    void operator()(char *p) const { std::free(p); }
+  };
+  std::unique_ptr<char[], Free> data;
+};
 
 /// Reads element i of a buffer as double (the dtypes attune runs today).
 double readElement(const attune_tensor_t &t, int64_t i) {
@@ -117,11 +153,11 @@ Tensor toReference(const attune_tensor_t &t) {
 
 /// One input's buffer, filled from a file or at random.
 void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
-               std::vector<char> &storage, const StringMap<std::string> &files,
+               Buffer &storage, const StringMap<std::string> &files,
                int64_t indexBound, std::mt19937_64 &rng) {
-  size_t bytes = numElements(t) * attune_dtype_size(t.dtype);
-  storage.assign(bytes, 0);
-  t.data = storage.data();
+  size_t bytes = byteSize(t, "input '" + Twine(info.name) + "'");
+  storage.allocate(bytes, "input '" + Twine(info.name) + "'");
+  t.data = storage.get();
   auto file = files.find(info.name);
   if (file != files.end()) {
     auto buffer = MemoryBuffer::getFile(file->second);
@@ -132,7 +168,7 @@ void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
       fail("input '" + Twine(info.name) + "' file '" + file->second + "' has " +
            Twine((*buffer)->getBufferSize()) + " bytes, expected " + Twine(bytes) +
            " for shape " + shapeString(t) + " " + attune_dtype_name(t.dtype));
-    std::memcpy(storage.data(), (*buffer)->getBufferStart(), bytes);
+    std::memcpy(storage.get(), (*buffer)->getBufferStart(), bytes);
     return;
   }
   if (!randomInputs)
@@ -147,18 +183,18 @@ void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
   for (int64_t i = 0; i < n; ++i) {
     switch (t.dtype) {
     case ATTUNE_DTYPE_F32:
-      reinterpret_cast<float *>(storage.data())[i] = normal(rng);
+      reinterpret_cast<float *>(storage.get())[i] = normal(rng);
       break;
     case ATTUNE_DTYPE_I32:
-      reinterpret_cast<int32_t *>(storage.data())[i] = static_cast<int32_t>(ids(rng));
+      reinterpret_cast<int32_t *>(storage.get())[i] = static_cast<int32_t>(ids(rng));
       break;
     case ATTUNE_DTYPE_I64:
-      reinterpret_cast<int64_t *>(storage.data())[i] = ids(rng);
+      reinterpret_cast<int64_t *>(storage.get())[i] = ids(rng);
       break;
     case ATTUNE_DTYPE_I8:
     case ATTUNE_DTYPE_BOOL:
       // Masks: mostly "keep", so no row is masked out entirely by chance.
-      storage[i] = (rng() % 8) != 0;
+      storage.get()[i] = (rng() % 8) != 0;
       break;
     default:
       fail(Twine("random inputs of dtype ") + attune_dtype_name(t.dtype) + " are not supported");
@@ -314,10 +350,9 @@ int main(int argc, char **argv) {
   int32_t numInputs = attune_model_num_inputs(model);
   int32_t numOutputs = attune_model_num_outputs(model);
   std::vector<attune_tensor_t> inputs(numInputs);
-  std::vector<std::vector<char>> inputStorage(numInputs);
-  std::mt19937_64 rng(seed);
+  std::vector<attune_tensor_info_t> inputInfos(numInputs);
   for (int32_t i = 0; i < numInputs; ++i) {
-    attune_tensor_info_t info;
+    attune_tensor_info_t &info = inputInfos[i];
     check(attune_model_input_info(model, i, &info), "input info");
     attune_tensor_t &t = inputs[i];
     t.dtype = info.dtype;
@@ -330,17 +365,32 @@ int main(int argc, char **argv) {
       auto it = dims.find(info.dim_names[d]);
       t.shape[d] = it == dims.end() ? 8 : it->second;
     }
+  }
+
+  // The runtime checks the input shapes (ranks, symbol maxima, agreement
+  // between inputs) from shapes alone, so a bad --dim is reported here,
+  // before any buffer is sized from it.
+  std::vector<attune_tensor_t> outputs(numOutputs);
+  for (int32_t o = 0; o < numOutputs; ++o)
+    check(attune_model_output_shape(model, inputs.data(), numInputs, o, &outputs[o]),
+          "output shape");
+
+  std::vector<Buffer> inputStorage(numInputs);
+  std::mt19937_64 rng(seed);
+  for (int32_t i = 0; i < numInputs; ++i) {
+    const attune_tensor_info_t &info = inputInfos[i];
+    attune_tensor_t &t = inputs[i];
     fillInput(info, t, inputStorage[i], files, info.index_bound, rng);
     outs() << "input '" << info.name << "' " << attune_dtype_name(t.dtype) << shapeString(t) << "\n";
   }
 
-  std::vector<attune_tensor_t> outputs(numOutputs);
-  std::vector<std::vector<char>> outputStorage(numOutputs);
+  std::vector<Buffer> outputStorage(numOutputs);
   for (int32_t o = 0; o < numOutputs; ++o) {
-    check(attune_model_output_shape(model, inputs.data(), numInputs, o, &outputs[o]),
-          "output shape");
-    outputStorage[o].assign(numElements(outputs[o]) * attune_dtype_size(outputs[o].dtype), 0);
-    outputs[o].data = outputStorage[o].data();
+    attune_tensor_info_t info;
+    check(attune_model_output_info(model, o, &info), "output info");
+    std::string what = "output '" + std::string(info.name) + "'";
+    outputStorage[o].allocate(byteSize(outputs[o], what), what);
+    outputs[o].data = outputStorage[o].get();
   }
 
   check(attune_model_run(model, inputs.data(), numInputs, outputs.data(), numOutputs), "run");

@@ -5,6 +5,7 @@
 // RUN: not attune-run %t.so --dim seq=7 2>&1 | FileCheck %s --check-prefix=NO-DATA
 // RUN: not attune-run %t.so --dim seq=7 --input ids=%s 2>&1 | FileCheck %s --check-prefix=FILE-SIZE
 // RUN: not attune-run %t.so --dim seq=x 2>&1 | FileCheck %s --check-prefix=BAD-DIM
+// RUN: not attune-run %t.so --random-inputs --dim seq=99999999999 2>&1 | FileCheck %s --check-prefix=HUGE-DIM
 // RUN: not attune-run %t.missing.so 2>&1 | FileCheck %s --check-prefix=MISSING
 // REQUIRES: attune-compile, attune-run
 
@@ -28,6 +29,11 @@
 // FILE-SIZE: attune-run: error: input 'ids' file '{{.*}}attune-run.mlir' has {{[0-9]+}} bytes, expected 28 for shape [1x7] i32
 
 // BAD-DIM: attune-run: error: --dim expects name=N with N >= 0, got 'seq=x'
+
+/// A --dim past the model's maximum is refused before any buffer is sized
+/// from it (400 GB here), so it is an error, not an allocation abort.
+// HUGE-DIM: attune-run: error: output shape: input 'ids' dimension 1: seq = 99999999999 exceeds the model's maximum 8
+// HUGE-DIM-NOT: input 'ids' i32
 
 // MISSING: attune-run: error: cannot open '{{.*}}.missing.so': no such file
 
