@@ -1,9 +1,12 @@
 //===- ElementwiseKernels.cpp - binary, where, unary, causal mask ---------===//
 //
-// Pointwise kernels. Binary, Where and CausalMask read strided inputs (stride
-// 0 where the host broadcasts, permuted strides where it folded a transpose),
-// so their inputs carry no stride constraint; Unary reads a dense vector.
-// Arithmetic is done in f32 whatever the element type.
+// Pointwise kernels. Binary and Where read strided inputs (stride 0 where
+// the host broadcasts), so their inputs carry no stride constraint, and each
+// has a specialisation for the common case of inputs dense in dimension 0,
+// where Halide can emit vector loads instead of gathers. CausalMask accepts
+// any strides too, but the host always passes its input dense, so that case
+// is specialised as well. Unary reads a dense vector. Arithmetic is done in
+// f32 whatever the element type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,6 +98,10 @@ BuiltKernel buildBinaryKernel(const KernelSpec &spec, const Target &target) {
   setInputEstimates(rhs, estimates);
   constrainOutput(out, estimates);
   scheduleElementwiseCPU(out, vars, target);
+  // Same-shape operands, or a row broadcast over outer dimensions: both
+  // dense innermost, so the loads are vector loads. Specialised after the
+  // schedule, whose directives the specialisation inherits.
+  out.specialize(lhs.dim(0).stride() == 1 && rhs.dim(0).stride() == 1);
   return {{lhs, rhs}, out};
 }
 
@@ -122,6 +129,9 @@ BuiltKernel buildWhereKernel(const KernelSpec &spec, const Target &target) {
   setInputEstimates(onFalse, estimates);
   constrainOutput(out, estimates);
   scheduleElementwiseCPU(out, vars, target);
+  // Every operand dense innermost: vector loads (see buildBinaryKernel).
+  out.specialize(cond.dim(0).stride() == 1 && onTrue.dim(0).stride() == 1 &&
+                 onFalse.dim(0).stride() == 1);
   return {{cond, onTrue, onFalse}, out};
 }
 
@@ -183,6 +193,10 @@ BuiltKernel buildCausalMaskKernel(const KernelSpec &spec, const Target &target) 
   setInputEstimates(x, {128, 128, 12});
   constrainOutput(out, {128, 128, 12});
   scheduleElementwiseCPU(out, {j, i, b}, target);
+  // The host passes the scores dense (KernelMapping flattens the leading
+  // dimensions of a dense tensor), so that is the case to vectorise; other
+  // strides still work, through gathers.
+  out.specialize(x.dim(0).stride() == 1);
   return {{x}, out};
 }
 

@@ -9,13 +9,16 @@
 // Buffer conventions. A tensor [d0, ..., d(r-1)] in row-major order is a
 // Halide buffer whose dimension 0 is d(r-1) (stride 1) and dimension r-1 is
 // d0. The host code flattens and views tensors to the dimensionality each
-// kernel documents below; broadcasting is expressed with stride 0 and
-// permutations with permuted strides, so kernels never see a shape rule.
+// kernel documents below; broadcasting is expressed with stride 0, and a
+// transpose always becomes a Copy whose input has permuted strides, so
+// kernels never see a shape rule.
 //
-// Strides. The inputs of Binary, Where, Copy and CausalMask take any strides
-// (0 for a broadcast dimension, permuted for a folded transpose). Every other
-// input must have stride 1 in dimension 0 (outer strides are free), as must
-// every output. Every buffer's dimensions start at min 0. A buffer that breaks
+// Strides. The inputs of Binary and Where take any strides (the host passes
+// 0 for a broadcast dimension); Copy's input takes any strides (permuted for
+// a transpose, 0 for a broadcast); CausalMask's input takes any strides,
+// though the host passes it dense. These kernels are fastest when every
+// input has stride 1 in dimension 0. Every other input must have stride 1 in
+// dimension 0 (outer strides are free), as must every output. Every buffer's dimensions start at min 0. A buffer that breaks
 // these rules, or is too small for the others (e.g. LearnedPosition with
 // S > P), makes the kernel return nonzero after calling halide_error; the
 // Halide runtime's default error handler aborts, so a library that must
@@ -74,7 +77,8 @@ enum class KernelKind {
   Softmax,
   /// in: lhs, rhs (rank-d, output shape, broadcast by stride 0) -> out
   Binary,
-  /// in: cond (condType), onTrue, onFalse (rank-d, strided) -> out
+  /// in: cond (condType), onTrue, onFalse (rank-d, output shape, broadcast
+  /// by stride 0) -> out
   Where,
   /// in: x[N] -> out[N]
   Unary,
