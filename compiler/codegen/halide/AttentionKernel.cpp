@@ -362,7 +362,7 @@ BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
   const int D = static_cast<int>(spec.headDim);
   AttentionTiles tiles = chooseTiles(target, D);
   AttentionPipeline p = defineAttention(spec, tiles);
-  // SCHEDULE (GPU targets fall back to the CPU schedule's host code.)
+  // SCHEDULE (CPU targets only: the library has no GPU target.)
   scheduleAttentionCPU(p, tiles, D);
   return {p.inputs, p.out};
 }
