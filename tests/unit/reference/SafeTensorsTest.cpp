@@ -313,6 +313,19 @@ protected:
     })mlir";
 };
 
+/// No tfm.weight, no blob: the library then embeds nothing and
+/// attune_model_weights() can give NULL/0 as runtime.h promises.
+TEST_F(MaterializeTest, NoWeightsGivesAnEmptyBlob) {
+  auto module = parse(R"mlir(
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      return %x : tensor<4xf32>
+    })mlir");
+  ASSERT_TRUE(module);
+  auto blob = materializeWeights(*module, "", 42);
+  ASSERT_TRUE(static_cast<bool>(blob)) << llvm::toString(blob.takeError());
+  EXPECT_TRUE(blob->empty()) << blob->size() << " bytes";
+}
+
 TEST_F(MaterializeTest, GeneratedWeightsAreDeterministic) {
   auto module = parse(kModel);
   ASSERT_TRUE(module);
