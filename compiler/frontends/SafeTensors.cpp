@@ -236,14 +236,14 @@ llvm::Expected<SafeTensorsView> SafeTensorsView::parse(const void *data,
       return makeError("safetensors: tensor '" + cur.name +
                        "' overlaps tensor '" + prev.name + "'");
   }
+  for (auto [i, entry] : llvm::enumerate(view.entries_))
+    view.index_[entry.name] = i;
   return view;
 }
 
 const SafeTensorEntry *SafeTensorsView::lookup(llvm::StringRef name) const {
-  for (const SafeTensorEntry &entry : entries_)
-    if (entry.name == name)
-      return &entry;
-  return nullptr;
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &entries_[it->second];
 }
 
 std::string

@@ -11,6 +11,7 @@
 #define ATTUNE_COMPILER_FRONTENDS_SAFETENSORS_H
 
 #include "compiler/codegen/halide/Kernels.h" // ScalarType
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -41,6 +42,8 @@ public:
 
 private:
   std::vector<SafeTensorEntry> entries_;
+  /// Name -> position in entries_, so binding a model's weights is linear.
+  llvm::StringMap<size_t> index_;
   const uint8_t *dataStart_ = nullptr;
   uint64_t dataOffset_ = 0;
 };

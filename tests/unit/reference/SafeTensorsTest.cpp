@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 using namespace attune;
 using codegen::ScalarType;
@@ -89,6 +90,26 @@ TEST(SafeTensorsTest, RoundTrip) {
     EXPECT_EQ(view->lookup(tensors[i].name), &e);
   }
   EXPECT_EQ(view->lookup("nope"), nullptr);
+}
+
+/// lookup() is indexed by name; a copied view must answer from its own
+/// entries, not point into the view it was copied from.
+TEST(SafeTensorsTest, LookupOnACopiedView) {
+  std::vector<SafeTensorData> tensors = sampleTensors();
+  std::string file = writeSafeTensors(tensors);
+  std::optional<SafeTensorsView> copy;
+  {
+    auto view = SafeTensorsView::parse(file.data(), file.size());
+    ASSERT_TRUE(static_cast<bool>(view)) << llvm::toString(view.takeError());
+    copy = *view;
+  }
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const SafeTensorEntry *e = copy->lookup(tensors[i].name);
+    ASSERT_NE(e, nullptr) << tensors[i].name;
+    EXPECT_EQ(e, &copy->entries()[i]);
+    EXPECT_EQ(e->name, tensors[i].name);
+  }
+  EXPECT_EQ(copy->lookup(""), nullptr);
 }
 
 TEST(SafeTensorsTest, DataIsAlignedTo64Bytes) {
