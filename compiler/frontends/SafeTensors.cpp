@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontends/SafeTensors.h"
+#include "compiler/frontends/Support.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -53,18 +54,6 @@ bool isKnownUnsupportedDType(llvm::StringRef name) {
                              "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
                              "C64"},
                             name);
-}
-
-llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-std::string shapeString(llvm::ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, ", ");
-  os << "]";
-  return s;
 }
 
 /// Reads one entry of the header. `dataSize` bounds the offsets.

@@ -12,6 +12,7 @@
 #include "compiler/frontends/Weights.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
+#include "compiler/frontends/Support.h"
 #include "dialects/tfm/TfmOps.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -30,22 +31,10 @@ using codegen::ScalarType;
 
 namespace {
 
-llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
 std::string typeString(Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
   type.print(os);
-  return s;
-}
-
-std::string shapeString(llvm::ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, ", ");
-  os << "]";
   return s;
 }
 

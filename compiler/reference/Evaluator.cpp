@@ -14,6 +14,7 @@
 #include "compiler/reference/Evaluator.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
+#include "compiler/frontends/Support.h"
 #include "dialects/tfm/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -49,18 +50,6 @@ int64_t Tensor::numElements() const {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-std::string shapeString(llvm::ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, ", ");
-  os << "]";
-  return s;
-}
 
 /// An integer-valued double without a fraction ("3", not "3.00").
 std::string numberString(double x) {
