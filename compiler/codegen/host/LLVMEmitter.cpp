@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "attune/runtime.h"
 #include "compiler/codegen/host/HostPlan.h"
 #include "compiler/codegen/host/StructLayout.h"
 #include "compiler/frontends/ScalarTypes.h"
@@ -692,7 +693,8 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
                     : nullPtr();
     };
     Value d = LLVM::ZeroOp::create(builder, loc, abiLayout.type());
-    d = abiLayout.insert(builder, loc, d, kAbiVersion, constI(i32, 1));
+    d = abiLayout.insert(builder, loc, d, kAbiVersion,
+                           constI(i32, ATTUNE_MODEL_ABI_VERSION));
     d = abiLayout.insert(builder, loc, d, kAbiName, addressOr(nameGlobal));
     d = abiLayout.insert(builder, loc, d, kAbiNumInputs, constI(i32, inputs.size()));
     d = abiLayout.insert(builder, loc, d, kAbiInputs, addressOr(inputsGlobal));
