@@ -11,12 +11,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/tfm/TfmBuilders.h"
 #include "dialects/tfm/TfmOps.h"
+#include "dialects/tfm/TfmShapes.h"
+#include "passes/PassUtils.h"
 #include "passes/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
 
@@ -27,26 +30,22 @@ namespace attune {
 
 using namespace mlir;
 namespace tfm = attune::tfm;
+using attune::createSplat;
 
 namespace {
 
-/// `arith.constant dense<value> : tensor<elementType>`, the scalar splat that
-/// FuseAttention folds back into an attribute.
-Value createSplat(OpBuilder &builder, Location loc, Type elementType,
-                  double value) {
-  auto type = RankedTensorType::get({}, elementType);
-  APFloat splat = FloatAttr::get(elementType, value).getValue();
-  return arith::ConstantOp::create(builder, loc,
-                                   DenseElementsAttr::get(type, splat));
-}
-
-/// A static dimension if either side knows one.
-int64_t pickDim(int64_t a, int64_t b) {
-  return ShapedType::isDynamic(a) ? b : a;
-}
-
-std::string formatDim(int64_t dim) {
-  return ShapedType::isDynamic(dim) ? "?" : std::to_string(dim);
+/// Builds `OpTy` with the result type its own inference gives. Hand-written
+/// types go wrong as soon as a mask is more static than the scores (a static
+/// `[1, 1, 128, 128]` mask makes the sum `[.., 128, 128]` even when q and k
+/// have `?` there); inference applies the very rules the verifier checks.
+/// On operands that do not fit, the verifier's message is emitted at `loc`.
+template <typename OpTy, typename... Args>
+FailureOr<Value> build(OpBuilder &builder, Location loc, Args &&...args) {
+  FailureOr<OpTy> op =
+      tfm::createChecked<OpTy>(builder, loc, std::forward<Args>(args)...);
+  if (failed(op))
+    return failure();
+  return op->getResult();
 }
 
 LogicalResult decompose(tfm::AttentionOp op) {
@@ -66,11 +65,22 @@ LogicalResult decompose(tfm::AttentionOp op) {
   OpBuilder builder(op);
   Location loc = op.getLoc();
   Type elementType = queryType.getElementType();
-  ArrayRef<int64_t> q = queryType.getShape();
-  ArrayRef<int64_t> k = keyType.getShape();
-  ArrayRef<int64_t> v = valueType.getShape();
-  int64_t heads = q[1];
-  int64_t kvHeads = k[1];
+  int64_t heads = queryType.getDimSize(1);
+  int64_t kvHeads = keyType.getDimSize(1);
+
+  // Everything built here, erased again if the decomposition fails half way
+  // so that a failing op leaves no dead ops behind.
+  SmallVector<Operation *> built;
+  auto fail = [&]() {
+    for (Operation *dead : llvm::reverse(built))
+      dead->erase();
+    return failure();
+  };
+  auto track = [&](FailureOr<Value> value) -> FailureOr<Value> {
+    if (succeeded(value))
+      built.push_back(value->getDefiningOp());
+    return value;
+  };
 
   // Grouped-query attention: repeat each k/v head so that a plain batched
   // matmul pairs query head h with key/value head h / (H / Hkv).
@@ -81,58 +91,106 @@ LogicalResult decompose(tfm::AttentionOp op) {
         kvHeads == 0 || heads % kvHeads != 0)
       return op.emitOpError("expected static head counts with 'key' heads "
                             "dividing 'query' heads to decompose, got ")
-             << formatDim(heads) << " query heads and " << formatDim(kvHeads)
-             << " key/value heads";
-    int64_t repeats = heads / kvHeads;
-    auto repeat = [&](Value input, ArrayRef<int64_t> shape) -> Value {
-      SmallVector<int64_t> repeated(shape);
-      repeated[1] = heads;
-      return tfm::RepeatInterleaveOp::create(
-          builder, loc, RankedTensorType::get(repeated, elementType), input,
-          builder.getI64IntegerAttr(1), builder.getI64IntegerAttr(repeats));
-    };
-    key = repeat(key, k);
-    value = repeat(value, v);
+             << tfm::formatDim(heads) << " query heads and "
+             << tfm::formatDim(kvHeads) << " key/value heads";
+    IntegerAttr axis = builder.getI64IntegerAttr(1);
+    IntegerAttr repeats = builder.getI64IntegerAttr(heads / kvHeads);
+    auto repeatedKey =
+        track(build<tfm::RepeatInterleaveOp>(builder, loc, key, axis, repeats));
+    if (failed(repeatedKey))
+      return fail();
+    auto repeatedValue = track(
+        build<tfm::RepeatInterleaveOp>(builder, loc, value, axis, repeats));
+    if (failed(repeatedValue))
+      return fail();
+    key = *repeatedKey;
+    value = *repeatedValue;
   }
 
-  auto scoresType = RankedTensorType::get(
-      {pickDim(q[0], k[0]), heads, q[2], pickDim(k[2], v[2])}, elementType);
-  Value scores =
-      tfm::MatmulOp::create(builder, loc, scoresType, op.getQuery(), key,
-                            /*transpose_a=*/nullptr, builder.getBoolAttr(true));
+  // The transposes are spelled out, `false` too: inference runs on the
+  // operation state before ODS fills in default-valued attributes, and
+  // tfm.matmul's inference reads both.
+  auto scores = track(build<tfm::MatmulOp>(
+      builder, loc, op.getQuery(), key,
+      /*transpose_a=*/builder.getBoolAttr(false), builder.getBoolAttr(true)));
+  if (failed(scores))
+    return fail();
   Value scale =
       createSplat(builder, loc, elementType, op.getScale().convertToDouble());
-  scores = tfm::MulOp::create(builder, loc, scoresType, scores, scale);
+  built.push_back(scale.getDefiningOp());
+  scores = track(build<tfm::MulOp>(builder, loc, *scores, scale));
+  if (failed(scores))
+    return fail();
 
-  if (Value mask = op.getMask())
-    scores = tfm::AddOp::create(builder, loc, scoresType, scores, mask);
+  if (Value mask = op.getMask()) {
+    scores = track(build<tfm::AddOp>(builder, loc, *scores, mask));
+    if (failed(scores))
+      return fail();
+  }
 
   if (Value keyPadding = op.getKeyPaddingMask()) {
     // [B, Sk] -> [B, 1, 1, Sk], then keep the scores where it is nonzero.
     auto paddingType = cast<RankedTensorType>(keyPadding.getType());
-    if (paddingType.getRank() != 2)
+    if (paddingType.getRank() != 2) {
+      (void)fail();
       return op.emitOpError("expected 'key_padding_mask' rank 2, got ")
              << paddingType.getRank();
+    }
     ArrayRef<int64_t> padding = paddingType.getShape();
+    // A reshape's result type is its definition, not something to infer.
     auto conditionType = RankedTensorType::get({padding[0], 1, 1, padding[1]},
                                                paddingType.getElementType());
     Value condition =
         tfm::ReshapeOp::create(builder, loc, conditionType, keyPadding);
+    built.push_back(condition.getDefiningOp());
     Value fill = createSplat(builder, loc, elementType, -INFINITY);
-    scores =
-        tfm::WhereOp::create(builder, loc, scoresType, condition, scores, fill);
+    built.push_back(fill.getDefiningOp());
+    scores = track(build<tfm::WhereOp>(builder, loc, condition, *scores, fill));
+    if (failed(scores))
+      return fail();
   }
 
-  if (op.getCausal())
-    scores = tfm::CausalMaskOp::create(builder, loc, scoresType, scores,
-                                       /*value=*/FloatAttr());
+  if (op.getCausal()) {
+    scores = track(build<tfm::CausalMaskOp>(builder, loc, *scores,
+                                            /*value=*/FloatAttr()));
+    if (failed(scores))
+      return fail();
+  }
 
-  Value probs = tfm::SoftmaxOp::create(builder, loc, scoresType, scores,
-                                       builder.getI64IntegerAttr(-1));
-  Value result =
-      tfm::MatmulOp::create(builder, loc, op.getType(), probs, value,
-                            /*transpose_a=*/nullptr, /*transpose_b=*/nullptr);
-  op.getResult().replaceAllUsesWith(result);
+  auto probs = track(build<tfm::SoftmaxOp>(builder, loc, *scores,
+                                           builder.getI64IntegerAttr(-1)));
+  if (failed(probs))
+    return fail();
+  auto result =
+      track(build<tfm::MatmulOp>(builder, loc, *probs, value,
+                                 /*transpose_a=*/builder.getBoolAttr(false),
+                                 /*transpose_b=*/builder.getBoolAttr(false)));
+  if (failed(result))
+    return fail();
+
+  // tfm.attention's result takes B, H and Sq from q, k, v and the key padding
+  // mask only, while the ops above also take them from the additive mask: a
+  // mask that is static where q is dynamic makes the decomposed result more
+  // static than the op it replaces. No tfm op turns a static dimension back
+  // into `?`, and the users were written for the declared type, so this
+  // attention cannot be decomposed.
+  Type declared = op.getType();
+  Type decomposed = result->getType();
+  if (decomposed != declared) {
+    (void)fail();
+    auto shape = [](Type type) {
+      return tfm::formatShape(cast<RankedTensorType>(type).getShape());
+    };
+    InFlightDiagnostic diag =
+        op.emitOpError("expected the decomposed result to have the declared "
+                       "shape ")
+        << shape(declared) << ", got " << shape(decomposed);
+    if (Value mask = op.getMask())
+      diag << ": 'mask' " << shape(mask.getType())
+           << " fixes dimensions that q, k and v leave dynamic";
+    return diag;
+  }
+  op.getResult().replaceAllUsesWith(*result);
   op.erase();
   return success();
 }

@@ -13,12 +13,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/tfm/TfmBuilders.h"
 #include "dialects/tfm/TfmOps.h"
+#include "dialects/tfm/TfmShapes.h"
+#include "passes/PassUtils.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
@@ -39,6 +43,7 @@ namespace attune {
 
 using namespace mlir;
 namespace tfm = attune::tfm;
+using attune::createSplat;
 
 namespace {
 
@@ -72,16 +77,6 @@ bool isMaskingFill(double fill, Type elementType) {
   return false;
 }
 
-std::string formatShape(ArrayRef<int64_t> shape) {
-  std::string text = "[";
-  for (auto [i, dim] : llvm::enumerate(shape)) {
-    if (i)
-      text += ", ";
-    text += ShapedType::isDynamic(dim) ? "?" : std::to_string(dim);
-  }
-  return text + "]";
-}
-
 /// `%g`: short, and exact for the fills and scales people write.
 std::string formatNumber(double value) {
   char text[32];
@@ -89,27 +84,30 @@ std::string formatNumber(double value) {
   return text;
 }
 
-/// Whether a tensor of shape `from` broadcasts (numpy rules, aligned from the
-/// right) to `to` without changing `to`. Dynamic dimensions are assumed to
-/// agree; the runtime's shape checks catch the cases where they do not.
-bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  if (from.size() > to.size())
-    return false;
-  size_t offset = to.size() - from.size();
-  for (auto [i, dim] : llvm::enumerate(from)) {
-    int64_t target = to[offset + i];
-    if (ShapedType::isDynamic(dim) || ShapedType::isDynamic(target))
-      continue;
-    if (dim != 1 && dim != target)
-      return false;
-  }
-  return true;
-}
-
 /// Two dimensions that are equal when static, or both dynamic. Treating two
 /// `?` as equal is what lets dynamic-sequence models fuse at all; a mismatch
 /// there is a malformed model that the runtime shape checks reject.
 bool sameDim(int64_t a, int64_t b) { return a == b; }
+
+/// True when a mask op with result type `result` keeps the scores of type
+/// `chain` as they are, only pinning dimensions the scores left `?` (a static
+/// mask or key padding length against a dynamic sequence). Pinned key
+/// lengths are fine; pinned B, H or Sq reach the result, and the rewrite
+/// refuses those once it sees the fused type. A static dimension that
+/// changes is a broadcast that grows the scores, which the fused op cannot
+/// express.
+bool onlyRefines(Type chain, Type result) {
+  auto from = cast<RankedTensorType>(chain);
+  auto to = cast<RankedTensorType>(result);
+  if (from.getElementType() != to.getElementType() ||
+      from.getRank() != to.getRank())
+    return false;
+  return llvm::all_of(llvm::zip_equal(from.getShape(), to.getShape()),
+                      [](auto dims) {
+                        auto [before, after] = dims;
+                        return ShapedType::isDynamic(before) || before == after;
+                      });
+}
 
 /// True when `value` is computed, through the ops the walk below understands,
 /// from a tfm.matmul: that side of a tfm.add is the scores, the other the
@@ -200,32 +198,6 @@ Value padToRank4(OpBuilder &builder, Location loc, Value value) {
   llvm::append_range(shape, type.getShape());
   return tfm::ReshapeOp::create(
       builder, loc, RankedTensorType::get(shape, type.getElementType()), value);
-}
-
-/// Numpy broadcast of two shapes (dynamic wins over 1, a static size over a
-/// dynamic one).
-SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
-  size_t rank = std::max(a.size(), b.size());
-  SmallVector<int64_t> shape(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (x == 1)
-      shape[i] = y;
-    else if (y == 1)
-      shape[i] = x;
-    else
-      shape[i] = ShapedType::isDynamic(x) ? y : x;
-  }
-  return shape;
-}
-
-Value createSplat(OpBuilder &builder, Location loc, Type elementType,
-                  double value) {
-  auto type = RankedTensorType::get({}, elementType);
-  APFloat splat = FloatAttr::get(elementType, value).getValue();
-  return arith::ConstantOp::create(builder, loc,
-                                   DenseElementsAttr::get(type, splat));
 }
 
 //===----------------------------------------------------------------------===//
@@ -429,12 +401,13 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
                           "matmul of q and k");
       Value chain = lhsIsScores ? add.getLhs() : add.getRhs();
       Value mask = lhsIsScores ? add.getRhs() : add.getLhs();
-      if (chain.getType() != add.getType())
+      if (!onlyRefines(chain.getType(), add.getType()))
         return fail("tfm.add broadcasts the scores to a new shape");
       auto maskShape = cast<RankedTensorType>(mask.getType()).getShape();
-      if (!broadcastsTo(maskShape, scores))
-        return fail("additive mask of shape " + formatShape(maskShape) +
-                    " does not broadcast to the scores " + formatShape(scores));
+      if (!tfm::isBroadcastableTo(maskShape, scores))
+        return fail("additive mask of shape " + tfm::formatShape(maskShape) +
+                    " does not broadcast to the scores " +
+                    tfm::formatShape(scores));
       if (scaleBelow != 1.0)
         return fail("the additive mask is scaled along with the scores "
                     "(tfm.add before the scale); tfm.attention scales only "
@@ -459,14 +432,15 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       if (!isMaskingFill(fill, elementType))
         return fail("tfm.where fills with " + formatNumber(fill) +
                     ", expected -inf or <= -1e9 (a mask)");
-      if (chain.getType() != where.getType())
+      if (!onlyRefines(chain.getType(), where.getType()))
         return fail("tfm.where broadcasts the scores to a new shape");
       Value condition = where.getCondition();
       auto conditionShape =
           cast<RankedTensorType>(condition.getType()).getShape();
-      if (!broadcastsTo(conditionShape, scores))
-        return fail("mask condition of shape " + formatShape(conditionShape) +
-                    " does not broadcast to the scores " + formatShape(scores));
+      if (!tfm::isBroadcastableTo(conditionShape, scores))
+        return fail(
+            "mask condition of shape " + tfm::formatShape(conditionShape) +
+            " does not broadcast to the scores " + tfm::formatShape(scores));
       if (scaleBelow <= 0)
         return fail("a non-positive scale after tfm.where turns its mask into "
                     "+inf");
@@ -589,14 +563,11 @@ LogicalResult SiteMatcher::checkShapes() {
   auto q = cast<RankedTensorType>(match.query.getType()).getShape();
   SmallVector<int64_t> k = match.keyShape();
   auto v = cast<RankedTensorType>(match.value.getType()).getShape();
-  auto known = [](int64_t a, int64_t b) {
-    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
-  };
-  if (!known(q[3], k[3]))
+  if (!tfm::dimsAgree(q[3], k[3]))
     return fail("q and k have different head dimensions (" + llvm::Twine(q[3]) +
                 " and " + llvm::Twine(k[3]) + ")");
-  if (!known(k[1], v[1]) || !known(k[2], v[2]))
-    return fail("k " + formatShape(k) + " and v " + formatShape(v) +
+  if (!tfm::dimsAgree(k[1], v[1]) || !tfm::dimsAgree(k[2], v[2]))
+    return fail("k " + tfm::formatShape(k) + " and v " + tfm::formatShape(v) +
                 " differ in heads or keys");
   if (!ShapedType::isDynamic(q[1]) && !ShapedType::isDynamic(k[1]) &&
       (k[1] == 0 || q[1] % k[1] != 0))
@@ -612,57 +583,112 @@ LogicalResult SiteMatcher::checkShapes() {
 /// Folds the mask terms into the one additive mask tfm.attention takes.
 /// A tfm.where mask becomes `where(c, fill, 0)` (or `where(c, 0, fill)`),
 /// which is exact: the masked scores stay at or below the fill, and a
-/// softmax gives them zero weight as before.
-Value buildMask(OpBuilder &builder, Location loc, Type elementType,
-                ArrayRef<MaskTerm> terms) {
+/// softmax gives them zero weight as before. Result types are inferred, so
+/// the sum of two masks has the shape the verifier expects.
+FailureOr<Value> buildMask(OpBuilder &builder, Location loc, Type elementType,
+                           ArrayRef<MaskTerm> terms) {
   Value mask;
   for (const MaskTerm &term : terms) {
     Value additive = term.value;
     if (term.isCondition) {
-      auto conditionType = cast<RankedTensorType>(term.value.getType());
       Value fill = createSplat(builder, loc, elementType, term.fill);
       Value zero = createSplat(builder, loc, elementType, 0.0);
-      additive = tfm::WhereOp::create(
-          builder, loc,
-          RankedTensorType::get(conditionType.getShape(), elementType),
-          term.value, term.maskedWhereNonzero ? fill : zero,
+      auto where = tfm::createChecked<tfm::WhereOp>(
+          builder, loc, term.value, term.maskedWhereNonzero ? fill : zero,
           term.maskedWhereNonzero ? zero : fill);
+      if (failed(where))
+        return failure();
+      additive = *where;
     }
     additive = padToRank4(builder, loc, additive);
     if (!mask) {
       mask = additive;
       continue;
     }
-    SmallVector<int64_t> shape =
-        broadcastShape(cast<RankedTensorType>(mask.getType()).getShape(),
-                       cast<RankedTensorType>(additive.getType()).getShape());
-    mask = tfm::AddOp::create(builder, loc,
-                              RankedTensorType::get(shape, elementType), mask,
-                              additive);
+    auto sum = tfm::createChecked<tfm::AddOp>(builder, loc, mask, additive);
+    if (failed(sum))
+      return failure();
+    mask = *sum;
   }
   return mask;
 }
 
+/// Remembers every op a builder inserts, so that a rewrite that gives up
+/// after building part of its replacement can erase exactly that part.
+struct InsertedOps final : OpBuilder::Listener {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    ops.push_back(op);
+  }
+  void eraseAll() {
+    for (Operation *op : llvm::reverse(ops))
+      op->erase();
+    ops.clear();
+  }
+  SmallVector<Operation *> ops;
+};
+
 /// Replaces the matched chain with tfm.attention and erases whatever of the
 /// chain (and of the q/k/v preparation it peeled) is now dead. Erased ops go
 /// into `erased`, so the caller skips a site that went with them.
-tfm::AttentionOp rewrite(const AttentionMatch &match,
-                         llvm::DenseSet<Operation *> &erased) {
+///
+/// The fused op's type is inferred, not copied from the chain: the chain
+/// takes B, H and Sq from its additive mask as well, the fused op from q, k,
+/// v and the key padding mask only, so a mask that is static where q is `?`
+/// makes the chain more static than the fused op. Such a site is left as it
+/// was (everything built for it is erased again) and `reason` says why:
+/// replacing a value with one of another type would break its users.
+FailureOr<tfm::AttentionOp> rewrite(const AttentionMatch &match,
+                                    llvm::DenseSet<Operation *> &erased,
+                                    std::string &reason) {
   tfm::MatmulOp root = match.probsTimesValue;
-  OpBuilder builder(root);
+  InsertedOps inserted;
+  OpBuilder builder(root, &inserted);
   Location loc = match.softmax->getLoc();
   Type elementType = cast<RankedTensorType>(root.getType()).getElementType();
-  Value mask = buildMask(builder, loc, elementType, match.masks);
-  Value key = match.key;
-  if (!match.keyPermutation.empty())
-    key = tfm::TransposeOp::create(
-        builder, loc, RankedTensorType::get(match.keyShape(), elementType), key,
-        match.keyPermutation);
-  auto attention = tfm::AttentionOp::create(
-      builder, loc, root.getType(), match.query, key, match.value, mask,
-      match.keyPaddingMask, builder.getF64FloatAttr(match.scale),
-      match.causal ? builder.getBoolAttr(true) : nullptr);
-  root.getResult().replaceAllUsesWith(attention.getResult());
+
+  // The ops below are built from operands the matcher checked, so inference
+  // should not fail; if it does, its message becomes the site's reason
+  // instead of an error that would fail the pass.
+  std::string diagnostic;
+  FailureOr<tfm::AttentionOp> attention = failure();
+  {
+    ScopedDiagnosticHandler capture(root.getContext(), [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error && diagnostic.empty())
+        diagnostic = diag.str();
+      return success();
+    });
+    FailureOr<Value> mask = buildMask(builder, loc, elementType, match.masks);
+    FailureOr<Value> key = match.key;
+    if (succeeded(mask) && !match.keyPermutation.empty()) {
+      auto transpose = tfm::createChecked<tfm::TransposeOp>(
+          builder, loc, match.key,
+          builder.getDenseI64ArrayAttr(match.keyPermutation));
+      if (succeeded(transpose))
+        key = transpose->getResult();
+      else
+        key = failure();
+    }
+    if (succeeded(mask) && succeeded(key))
+      attention = tfm::createChecked<tfm::AttentionOp>(
+          builder, loc, match.query, *key, match.value, *mask,
+          match.keyPaddingMask, builder.getF64FloatAttr(match.scale),
+          match.causal ? builder.getBoolAttr(true) : BoolAttr());
+  }
+  if (failed(attention)) {
+    inserted.eraseAll();
+    reason = "the fused op does not verify: " + diagnostic;
+    return failure();
+  }
+  if (attention->getType() != root.getType()) {
+    reason = llvm::formatv("the fused result type {0} differs from the "
+                           "decomposed one {1}",
+                           tfm::formatShape(attention->getType().getShape()),
+                           tfm::formatShape(root.getType().getShape()))
+                 .str();
+    inserted.eraseAll();
+    return failure();
+  }
+  root.getResult().replaceAllUsesWith(attention->getResult());
 
   // Erase backwards from the old root: an op goes only once nothing uses it,
   // so values the model still needs elsewhere survive.
@@ -674,7 +700,7 @@ tfm::AttentionOp rewrite(const AttentionMatch &match,
       continue;
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp())
-        if (!erased.contains(def) && def != attention)
+        if (!erased.contains(def) && def != *attention)
           worklist.insert(def);
     erased.insert(op);
     op->erase();
@@ -758,6 +784,14 @@ struct FuseAttention final : attune::impl::FuseAttentionBase<FuseAttention> {
         continue;
       }
       const AttentionMatch &match = matcher.match;
+      std::string reason;
+      if (failed(rewrite(match, erased, reason))) {
+        record.reason = reason;
+        softmax.emitRemark("attention not fused: ") << reason;
+        ++numNotFused;
+        records.push_back(std::move(record));
+        continue;
+      }
       record.fused = true;
       record.scale = match.scale;
       record.causal = match.causal;
@@ -769,7 +803,6 @@ struct FuseAttention final : attune::impl::FuseAttentionBase<FuseAttention> {
         record.mask = "key_padding";
       else
         record.mask = "none";
-      rewrite(match, erased);
       ++numFused;
       records.push_back(std::move(record));
     }

@@ -62,3 +62,50 @@ func.func @negative_dynamic_heads(%q: tensor<1x?x8x64xf32>, %k: tensor<1x2x8x64x
   %o = tfm.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x?x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x?x8x64xf32>
   return %o : tensor<1x?x8x64xf32>
 }
+
+// -----
+
+/// A mask that is static where k is dynamic pins the key length of the
+/// scores; every op's type is the one its verifier infers, and the result
+/// keeps the declared type (the key length does not reach it).
+// CHECK-LABEL: func.func @static_mask_dynamic_keys
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x12x?x64xf32>, %[[K:[^:]+]]: tensor<1x12x?x64xf32>, %[[V:[^:]+]]: tensor<1x12x?x64xf32>, %[[M:[^:]+]]: tensor<1x1x1x128xf32>)
+// CHECK: %[[S:.+]] = tfm.matmul %[[Q]], %[[K]] {transpose_b = true} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x?xf32>
+// CHECK: %[[T:.+]] = tfm.mul %[[S]], %{{.+}} : tensor<1x12x?x?xf32>, tensor<f32> -> tensor<1x12x?x?xf32>
+// CHECK: %[[A:.+]] = tfm.add %[[T]], %[[M]] : tensor<1x12x?x?xf32>, tensor<1x1x1x128xf32> -> tensor<1x12x?x128xf32>
+// CHECK: %[[P:.+]] = tfm.softmax %[[A]] {{.*}}: tensor<1x12x?x128xf32> -> tensor<1x12x?x128xf32>
+// CHECK: %[[O:.+]] = tfm.matmul %[[P]], %[[V]] : tensor<1x12x?x128xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+// CHECK: return %[[O]] : tensor<1x12x?x64xf32>
+func.func @static_mask_dynamic_keys(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>, %mask: tensor<1x1x1x128xf32>) -> tensor<1x12x?x64xf32> {
+  %o = tfm.attention %q, %k, %v mask(%mask : tensor<1x1x1x128xf32>) {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return %o : tensor<1x12x?x64xf32>
+}
+
+// -----
+
+/// A key padding mask with a static length against a dynamic Sk: the where
+/// pins the key length, causal_mask and softmax follow it.
+// CHECK-LABEL: func.func @static_key_padding_dynamic_keys
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<?x4x?x16xf32>, %[[K:[^:]+]]: tensor<?x4x?x16xf32>, %[[V:[^:]+]]: tensor<?x4x?x16xf32>, %[[KPM:[^:]+]]: tensor<?x128xi1>)
+// CHECK: %[[COND:.+]] = tfm.reshape %[[KPM]] : tensor<?x128xi1> -> tensor<?x1x1x128xi1>
+// CHECK: %[[W:.+]] = tfm.where %[[COND]], %{{.+}}, %{{.+}} : tensor<?x1x1x128xi1>, tensor<?x4x?x?xf32>, tensor<f32> -> tensor<?x4x?x128xf32>
+// CHECK: %[[CM:.+]] = tfm.causal_mask %[[W]] : tensor<?x4x?x128xf32> -> tensor<?x4x?x128xf32>
+// CHECK: %[[P:.+]] = tfm.softmax %[[CM]] {{.*}}: tensor<?x4x?x128xf32> -> tensor<?x4x?x128xf32>
+// CHECK: %[[O:.+]] = tfm.matmul %[[P]], %[[V]] : tensor<?x4x?x128xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+// CHECK: return %[[O]] : tensor<?x4x?x16xf32>
+func.func @static_key_padding_dynamic_keys(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>, %kpm: tensor<?x128xi1>) -> tensor<?x4x?x16xf32> {
+  %o = tfm.attention %q, %k, %v key_padding_mask(%kpm : tensor<?x128xi1>) {scale = 0.25 : f64, causal = true} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+  return %o : tensor<?x4x?x16xf32>
+}
+
+// -----
+
+/// A mask that is static where q is dynamic pins Sq of the scores, and so of
+/// the decomposed result, which tfm.attention's type leaves `?`. No tfm op
+/// makes a static dimension dynamic again, so this is an error naming the
+/// mask, not IR that fails to verify.
+func.func @negative_static_mask_dynamic_queries(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>, %mask: tensor<1x1x128x128xf32>) -> tensor<1x12x?x64xf32> {
+  // expected-error @+1 {{'tfm.attention' op expected the decomposed result to have the declared shape [1, 12, ?, 64], got [1, 12, 128, 64]: 'mask' [1, 1, 128, 128] fixes dimensions that q, k and v leave dynamic}}
+  %o = tfm.attention %q, %k, %v mask(%mask : tensor<1x1x128x128xf32>) {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return %o : tensor<1x12x?x64xf32>
+}

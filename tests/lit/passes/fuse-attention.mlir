@@ -547,3 +547,28 @@ func.func @negative_rank3(%q: tensor<8x8x16xf32>, %k: tensor<8x8x16xf32>, %v: te
   %o = tfm.matmul %p, %v : tensor<8x8x8xf32>, tensor<8x8x16xf32> -> tensor<8x8x16xf32>
   return %o : tensor<8x8x16xf32>
 }
+
+// -----
+
+/// A mask with a static batch of 2 against q, k, v of dynamic batch: the
+/// chain's result is [2, 4, ?, 16], tfm.attention's would be [?, 4, ?, 16]
+/// (its batch comes from q, k and v), so fusing would change the type the
+/// users see. The site stays as it was, including no leftover of the mask
+/// the rewrite had started to build (the where(c, 0, fill) and its splats).
+// CHECK-LABEL: func.func @negative_fused_type_differs
+// CHECK-NOT: tfm.attention
+// CHECK-NOT: dense<0.000000e+00>
+// CHECK: %[[S:.+]] = tfm.matmul
+// CHECK: tfm.where
+// CHECK: tfm.softmax
+// CHECK: %[[O:.+]] = tfm.matmul {{.*}} -> tensor<2x4x?x16xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @negative_fused_type_differs(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>, %c: tensor<2x1x1x?xi1>) -> tensor<2x4x?x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x?xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %w = tfm.where %c, %s, %ninf : tensor<2x1x1x?xi1>, tensor<?x4x?x?xf32>, tensor<f32> -> tensor<2x4x?x?xf32>
+  // expected-remark @+1 {{attention not fused: the fused result type [?, 4, ?, 16] differs from the decomposed one [2, 4, ?, 16]}}
+  %p = tfm.softmax %w {axis = -1 : i64} : tensor<2x4x?x?xf32> -> tensor<2x4x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x?x?xf32>, tensor<?x4x?x16xf32> -> tensor<2x4x?x16xf32>
+  return %o : tensor<2x4x?x16xf32>
+}

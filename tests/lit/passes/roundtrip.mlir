@@ -49,3 +49,28 @@ func.func @mqa_two_layers(%q: tensor<2x4x8x16xf32>, %k: tensor<2x1x8x16xf32>, %v
   %b = tfm.attention %a, %k, %v {scale = 0.5 : f64, causal = true} : tensor<2x4x8x16xf32>, tensor<2x1x8x16xf32>, tensor<2x1x8x16xf32> -> tensor<2x4x8x16xf32>
   return %b : tensor<2x4x8x16xf32>
 }
+
+// -----
+
+/// A static mask against dynamic keys: the decomposed scores are pinned to
+/// 128 keys, the fusion accepts that refinement, and the same op comes back.
+// CHECK-LABEL: func.func @static_mask_dynamic_keys
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x12x?x64xf32>, %[[K:[^:]+]]: tensor<1x12x?x64xf32>, %[[V:[^:]+]]: tensor<1x12x?x64xf32>, %[[M:[^:]+]]: tensor<1x1x1x128xf32>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] mask(%[[M]] : tensor<1x1x1x128xf32>) {scale = 1.250000e-01 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @static_mask_dynamic_keys(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>, %mask: tensor<1x1x1x128xf32>) -> tensor<1x12x?x64xf32> {
+  %o = tfm.attention %q, %k, %v mask(%mask : tensor<1x1x1x128xf32>) {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return %o : tensor<1x12x?x64xf32>
+}
+
+// -----
+
+/// A static key padding length against a dynamic Sk, with causal.
+// CHECK-LABEL: func.func @static_key_padding_dynamic_keys
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<?x4x?x16xf32>, %[[K:[^:]+]]: tensor<?x4x?x16xf32>, %[[V:[^:]+]]: tensor<?x4x?x16xf32>, %[[KPM:[^:]+]]: tensor<?x128xi1>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] key_padding_mask(%[[KPM]] : tensor<?x128xi1>) {causal = true, scale = 2.500000e-01 : f64} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @static_key_padding_dynamic_keys(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>, %kpm: tensor<?x128xi1>) -> tensor<?x4x?x16xf32> {
+  %o = tfm.attention %q, %k, %v key_padding_mask(%kpm : tensor<?x128xi1>) {scale = 0.25 : f64, causal = true} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
+  return %o : tensor<?x4x?x16xf32>
+}

@@ -1,0 +1,31 @@
+//===- PassUtils.h - helpers shared by the attune passes --------*- C++ -*-===//
+//
+// Internal to passes/: small builders that more than one pass needs, kept in
+// one place so that the forms they write stay the forms the matchers expect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_PASSES_PASSUTILS_H
+#define ATTUNE_PASSES_PASSUTILS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace attune {
+
+/// `arith.constant dense<value> : tensor<elementType>`: the scalar splat that
+/// DecomposeAttention writes for scales and fills, and that FuseAttention
+/// folds back into an attribute (it matches splat constants only).
+inline mlir::Value createSplat(mlir::OpBuilder &builder, mlir::Location loc,
+                               mlir::Type elementType, double value) {
+  auto type = mlir::RankedTensorType::get({}, elementType);
+  llvm::APFloat splat = mlir::FloatAttr::get(elementType, value).getValue();
+  return mlir::arith::ConstantOp::create(
+      builder, loc, mlir::DenseElementsAttr::get(type, splat));
+}
+
+} // namespace attune
+
+#endif // ATTUNE_PASSES_PASSUTILS_H
