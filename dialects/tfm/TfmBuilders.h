@@ -15,6 +15,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <type_traits>
+
 namespace attune::tfm {
 
 /// Creates `OpTy` at `builder`'s insertion point with its inferred result
@@ -30,6 +32,11 @@ llvm::FailureOr<OpTy> createChecked(mlir::OpBuilder &builder,
   // aborts) yet; the real type replaces it below.
   OpTy::build(builder, state, builder.getNoneType(),
               std::forward<Args>(args)...);
+  // A default-valued attribute passed as null (`BoolAttr()`) is filled in
+  // when the op is created; inference runs before that and reads it.
+  if constexpr (!std::is_same_v<typename OpTy::Properties, mlir::EmptyProperties>)
+    OpTy::populateDefaultProperties(
+        state.name, state.getOrAddProperties<typename OpTy::Properties>());
   llvm::SmallVector<mlir::Type, 1> types;
   if (mlir::failed(OpTy::inferReturnTypes(
           builder.getContext(), loc, state.operands,

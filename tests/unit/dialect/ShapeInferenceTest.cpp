@@ -263,6 +263,15 @@ TEST_F(ShapeInferenceTest, CreateCheckedReportsInsteadOfAborting) {
                                       ArrayRef<int64_t>{0, 2, 1, 3});
   ASSERT_TRUE(succeeded(t));
   EXPECT_EQ(t->getType(), tensor({2, kDyn, 8, 64}));
+
+  /// Null default-valued attributes take their defaults before inference
+  /// reads them (transpose_a = transpose_b = false).
+  auto m = createChecked<MatmulOp>(builder, loc, arg({2, 3, 4}), arg({2, 4, 5}),
+                                   BoolAttr(), BoolAttr());
+  ASSERT_TRUE(succeeded(m));
+  EXPECT_EQ(m->getType(), tensor({2, 3, 5}));
+  EXPECT_FALSE(m->getTransposeA());
+  expectVerifies(*m);
 }
 
 TEST(TfmShapesTest, BroadcastShapes) {
