@@ -36,6 +36,28 @@ inline std::optional<codegen::ScalarType> scalarTypeOf(mlir::Type type) {
   return std::nullopt;
 }
 
+/// The MLIR spelling of a scalar type's element type ("f32", "i1", ...).
+inline const char *mlirTypeName(codegen::ScalarType type) {
+  using codegen::ScalarType;
+  switch (type) {
+  case ScalarType::F32:
+    return "f32";
+  case ScalarType::F16:
+    return "f16";
+  case ScalarType::BF16:
+    return "bf16";
+  case ScalarType::I32:
+    return "i32";
+  case ScalarType::I64:
+    return "i64";
+  case ScalarType::I8:
+    return "i8";
+  case ScalarType::Bool:
+    return "i1";
+  }
+  return "?";
+}
+
 } // namespace attune
 
 #endif // ATTUNE_COMPILER_FRONTENDS_SCALARTYPES_H

@@ -68,26 +68,6 @@ std::string typeString(Type type) {
   return s;
 }
 
-llvm::StringRef dtypeName(ScalarType type) {
-  switch (type) {
-  case ScalarType::F32:
-    return "f32";
-  case ScalarType::F16:
-    return "f16";
-  case ScalarType::BF16:
-    return "bf16";
-  case ScalarType::I32:
-    return "i32";
-  case ScalarType::I64:
-    return "i64";
-  case ScalarType::I8:
-    return "i8";
-  case ScalarType::Bool:
-    return "i1";
-  }
-  return "?";
-}
-
 /// "tfm.matmul at file.mlir:3:8: <message>" — the op's name always, its
 /// source position when the IR came from a file.
 llvm::Error opError(Operation *op, const llvm::Twine &message) {
@@ -301,7 +281,7 @@ Interpreter::run(func::FuncOp fn, llvm::ArrayRef<Tensor> inputs) {
     if (in.dtype != *dtype)
       return makeError(llvm::formatv("argument {0} has dtype {1} but the IR "
                                      "declares {2}",
-                                     i, dtypeName(in.dtype), typeString(type)));
+                                     i, mlirTypeName(in.dtype), typeString(type)));
     if (static_cast<int64_t>(in.shape.size()) != type.getRank())
       return makeError(llvm::formatv("argument {0} has rank {1} but the IR "
                                      "declares {2}",

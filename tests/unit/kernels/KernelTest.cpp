@@ -48,7 +48,7 @@ using Halide::Buffer;
 using attune::testing::oracle;
 using attune::testing::shapeOf;
 using attune::testing::tensorType;
-using attune::testing::mlirElement;
+using attune::mlirTypeName;
 using attune::testing::toTensor;
 
 namespace {

@@ -10,6 +10,7 @@
 #define ATTUNE_TESTS_UNIT_KERNELS_ORACLE_H
 
 #include "compiler/codegen/halide/Kernels.h"
+#include "compiler/frontends/ScalarTypes.h"
 #include "compiler/reference/Evaluator.h"
 #include "dialects/tfm/TfmDialect.h"
 
@@ -28,6 +29,7 @@ namespace attune::testing {
 using codegen::ScalarType;
 using Halide::Buffer;
 using reference::Tensor;
+using attune::mlirTypeName;
 
 /// The logical contents of a (possibly strided) Halide buffer as a row-major
 /// reference tensor: Halide's dimension 0 is the tensor's last.
@@ -56,26 +58,6 @@ inline std::string tensorType(const std::vector<int64_t> &shape, const std::stri
   return s + elem + ">";
 }
 
-inline const char *mlirElement(ScalarType type) {
-  switch (type) {
-  case ScalarType::F32:
-    return "f32";
-  case ScalarType::F16:
-    return "f16";
-  case ScalarType::BF16:
-    return "bf16";
-  case ScalarType::I32:
-    return "i32";
-  case ScalarType::I64:
-    return "i64";
-  case ScalarType::I8:
-    return "i8";
-  case ScalarType::Bool:
-    return "i1";
-  }
-  return "?";
-}
-
 /// Builds `func.func @f(args) -> result { %r = <op> ; return %r }` and runs
 /// it through the reference evaluator. `op` is the op's text after "%r = ",
 /// using %a0, %a1, ... and the placeholders {T0}, {T1}, ..., {R} for the
@@ -86,10 +68,10 @@ public:
 
   Tensor eval(std::string op, const std::vector<Tensor> &inputs,
               const std::vector<int64_t> &resultShape, ScalarType resultType) {
-    std::string resultTy = tensorType(resultShape, mlirElement(resultType));
+    std::string resultTy = tensorType(resultShape, mlirTypeName(resultType));
     std::string signature;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      std::string ty = tensorType(inputs[i].shape, mlirElement(inputs[i].dtype));
+      std::string ty = tensorType(inputs[i].shape, mlirTypeName(inputs[i].dtype));
       signature += (i ? ", %a" : "%a") + std::to_string(i) + ": " + ty;
       replaceAll(op, "{T" + std::to_string(i) + "}", ty);
     }
