@@ -15,6 +15,8 @@
 #include "attune/runtime.h"
 #pragma GCC visibility pop
 
+#include "runtime/src/Status.h"
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <sys/stat.h>
@@ -45,23 +47,7 @@ constexpr int32_t kMaxThreads = 1024;
 /// Alignment the ABI promises for the workspace.
 constexpr size_t kWorkspaceAlignment = 64;
 
-//===----------------------------------------------------------------------===//
-// Per-thread status message
-//===----------------------------------------------------------------------===//
-
-/// A fixed buffer rather than a std::string: recording a failure must not
-/// itself allocate, or an out-of-memory error could not be reported.
-constexpr size_t kMessageCapacity = 2048;
-thread_local char tlsMessage[kMessageCapacity] = "";
-
-__attribute__((format(printf, 2, 3))) attune_status_t
-fail(attune_status_t status, const char *format, ...) noexcept {
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(tlsMessage, kMessageCapacity, format, args);
-  va_end(args);
-  return status;
-}
+using attune::runtime::fail;
 
 /// printf into a std::string, for message parts built before the status is
 /// known (descriptor problems, shapes).
@@ -653,7 +639,7 @@ attune_status_t nullModel(const char *function) {
 // C API
 //===----------------------------------------------------------------------===//
 
-const char *attune_status_message(void) { return tlsMessage; }
+const char *attune_status_message(void) { return attune::runtime::statusMessage(); }
 
 size_t attune_dtype_size(attune_dtype_t dtype) { return dtypeSize(rawDtype(dtype)); }
 

@@ -129,6 +129,39 @@ attune_status_t attune_model_weights(const attune_model_t *model, const void **o
                                      size_t *out_size);
 
 /*===----------------------------------------------------------------------===
+ * Host CPU. Generated libraries carry one variant of every kernel per
+ * instruction-set level and run the best one the process may use; the
+ * environment variable ATTUNE_CPU (baseline, avx2, avx512, avx512_spr) caps
+ * that choice, so a lower level can be run and timed on a bigger machine.
+ *===----------------------------------------------------------------------===*/
+
+/* x86-64 instruction-set levels, lowest first. Each includes the ones below. */
+typedef enum attune_isa {
+  ATTUNE_ISA_BASELINE = 0,   /* x86-64 with SSE2 */
+  ATTUNE_ISA_AVX2 = 1,       /* + AVX, AVX2, FMA, F16C */
+  ATTUNE_ISA_AVX512 = 2,     /* + AVX-512 F/CD/BW/DQ/VL (Skylake-X, Zen 4/5) */
+  ATTUNE_ISA_AVX512_SPR = 3, /* + AVX512-FP16/BF16/VNNI, AVX-VNNI, AMX
+                                (Sapphire Rapids and later) */
+} attune_isa_t;
+
+/* The highest level this process can execute: the CPU's CPUID feature bits
+ * and the register state the OS has enabled (XCR0 through XGETBV) both
+ * allow it. Never derived from the CPU's family or model. Thread-safe. */
+attune_isa_t attune_host_isa(void);
+
+/* The level's name as ATTUNE_CPU spells it ("avx2", ...), or "unknown". */
+const char *attune_isa_name(attune_isa_t isa);
+
+/* Parses a level name as ATTUNE_CPU spells it. */
+attune_status_t attune_isa_from_name(const char *name, attune_isa_t *out_isa);
+
+/* The level generated code runs at in this process: attune_host_isa(),
+ * capped by ATTUNE_CPU when it is set and not empty. Fails with
+ * ATTUNE_INVALID_ARGUMENT, naming the value, when ATTUNE_CPU is not a level
+ * name or names a level this machine cannot execute. Thread-safe. */
+attune_status_t attune_cpu_isa(attune_isa_t *out_isa);
+
+/*===----------------------------------------------------------------------===
  * Library ABI: what a generated library exports. Not for applications; it is
  * the contract between attune-compile's output and this runtime.
  *===----------------------------------------------------------------------===*/
