@@ -21,6 +21,7 @@
 
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
+#include "compiler/targets/cpu/CpuTarget.h"
 
 #include "Halide.h"
 
@@ -62,16 +63,15 @@ int serialParFor(Halide::JITUserContext *context,
 /// A kernel JIT-compiled once per process and rebound on every call.
 struct Jit {
   explicit Jit(const KernelSpec &spec)
-      : built(detail::buildKernel(spec,
-                                  Halide::get_jit_target_from_environment())) {
-    built.output.compile_jit(Halide::get_jit_target_from_environment());
+      : built(detail::buildKernel(spec, attune::targets::cpu::jitTarget())) {
+    built.output.compile_jit(attune::targets::cpu::jitTarget());
   }
   void run(const std::vector<Halide::Buffer<>> &inputs, Halide::Buffer<> out) {
     for (size_t i = 0; i < inputs.size(); ++i)
       built.inputs[i].set(inputs[i]);
     built.output.jit_handlers().custom_do_par_for =
         gThreads == 1 ? serialParFor : nullptr;
-    built.output.realize(out);
+    built.output.realize(out, attune::targets::cpu::jitTarget());
   }
   detail::BuiltKernel built;
 };

@@ -1,6 +1,7 @@
 //===- BuilderSupport.cpp - helpers shared by the kernel builders ---------===//
 
 #include "compiler/codegen/halide/BuilderSupport.h"
+#include "compiler/targets/cpu/CpuTarget.h"
 
 #include <algorithm>
 
@@ -121,6 +122,18 @@ void scheduleElementwiseCPU(Func &out, const std::vector<Var> &vars,
   Expr rowLength = max(out.output_buffer().dim(0).extent(), 1);
   Expr rowsPerTask = max(1, grainElements / rowLength);
   out.parallel(rows, rowsPerTask, TailStrategy::GuardWithIf);
+}
+
+const ScheduleParams &scheduleFor(const KernelSpec &spec, const Target &target) {
+  static const ScheduleParams none;
+  auto it = spec.schedules.find(attune_isa_name(targets::cpu::isaOf(target)));
+  return it == spec.schedules.end() ? none : it->second;
+}
+
+int64_t scheduleParam(const ScheduleParams &params, const std::string &name,
+                      int64_t fallback) {
+  auto it = params.find(name);
+  return it == params.end() ? fallback : it->second;
 }
 
 Expr castToElement(const KernelSpec &spec, const Expr &value) {

@@ -61,6 +61,15 @@ void scheduleElementwiseCPU(Halide::Func &out,
                             const Halide::Target &target,
                             int grainElements = 1 << 14);
 
+/// The schedule parameters `spec` carries for the ISA level of `target`
+/// (empty when it carries none: the builder's formula decides).
+const ScheduleParams &scheduleFor(const KernelSpec &spec,
+                                  const Halide::Target &target);
+
+/// `params[name]` when present, else `fallback`.
+int64_t scheduleParam(const ScheduleParams &params, const std::string &name,
+                      int64_t fallback);
+
 /// Casts `value` (computed in f32) to the element type of `spec`.
 Halide::Expr castToElement(const KernelSpec &spec, const Halide::Expr &value);
 

@@ -179,6 +179,18 @@ std::string KernelSpec::symbolName() const {
   return name;
 }
 
+std::string KernelSpec::scheduleKey() const {
+  // std::map iterates in key order, so equal schedules print equally.
+  std::string key;
+  for (const auto &[isa, params] : schedules) {
+    key += isa + "{";
+    for (const auto &[name, value] : params)
+      key += name + "=" + std::to_string(value) + ";";
+    key += "}";
+  }
+  return key;
+}
+
 std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
   const ScalarType e = spec.elementType;
   switch (spec.kind) {

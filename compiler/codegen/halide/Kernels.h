@@ -30,6 +30,7 @@
 #define ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELS_H
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,11 @@ enum class BinaryKind { Add, Sub, Mul, Div };
 enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu };
 enum class SinusoidalForm { Interleaved = 0, Concat = 1 };
 
+/// The free parameters of a kernel's schedule (register tile, query tile, key
+/// block, ...) by name, e.g. {"query_tile": 48}. A builder takes the ones it
+/// finds and its own formula for the rest, so an empty set is always valid.
+using ScheduleParams = std::map<std::string, int64_t>;
+
 /// One kernel: a kind and the static parameters it is specialised on. Two
 /// equal specs are the same kernel; the compiler emits each once.
 struct KernelSpec {
@@ -122,6 +128,15 @@ struct KernelSpec {
   double scale = 1.0;                          // Attention
   bool causal = false, hasMask = false, hasKeyPadding = false;
   int64_t headDim = 0;                         // Attention (static)
+
+  /// Schedule parameters per ISA level, keyed by attune_isa_name() ("avx2",
+  /// "avx512", ...), usually from the tuning database. They change the code
+  /// but not what it computes, so they are not part of symbolName(); a cache
+  /// of compiled kernels must key on scheduleKey() too.
+  std::map<std::string, ScheduleParams> schedules;
+
+  /// A deterministic text form of `schedules` ("" when empty).
+  std::string scheduleKey() const;
 
   /// A deterministic C identifier naming this spec, e.g.
   /// "attune_attention_d64_causal"; distinct specs get distinct names.

@@ -21,6 +21,7 @@
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/reference/Evaluator.h"
+#include "compiler/targets/cpu/CpuTarget.h"
 #include "tests/unit/kernels/Oracle.h"
 #include "dialects/tfm/TfmDialect.h"
 
@@ -64,13 +65,12 @@ Buffer<float> uniform(const std::vector<int> &shape, float lo = -1.f,
 /// Builds `spec` for the host and runs it on `inputs` into `out`.
 struct Kernel {
   explicit Kernel(const KernelSpec &spec)
-      : built(detail::buildKernel(spec,
-                                  Halide::get_jit_target_from_environment())) {}
+      : built(detail::buildKernel(spec, attune::targets::cpu::jitTarget())) {}
   void run(const std::vector<Halide::Buffer<>> &inputs, Halide::Buffer<> out) {
     ASSERT_EQ(inputs.size(), built.inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i)
       built.inputs[i].set(inputs[i]);
-    built.output.realize(out);
+    built.output.realize(out, attune::targets::cpu::jitTarget());
   }
   detail::BuiltKernel built;
 };
@@ -541,11 +541,11 @@ TEST(FusedAttentionKernel, RejectsBadSpecsAndShapes) {
   KernelSpec spec;
   spec.kind = KernelKind::Attention;
   spec.headDim = 0;
-  EXPECT_THROW(detail::buildKernel(spec, Halide::get_host_target()),
+  EXPECT_THROW(detail::buildKernel(spec, attune::targets::cpu::jitTarget()),
                Halide::CompileError);
   spec.headDim = 64;
   spec.elementType = ScalarType::I32;
-  EXPECT_THROW(detail::buildKernel(spec, Halide::get_host_target()),
+  EXPECT_THROW(detail::buildKernel(spec, attune::targets::cpu::jitTarget()),
                Halide::CompileError);
 
   spec.elementType = ScalarType::F32;
