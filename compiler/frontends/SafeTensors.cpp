@@ -24,7 +24,6 @@
 #include <optional>
 
 using namespace attune;
-using codegen::ScalarType;
 
 namespace {
 
@@ -108,7 +107,7 @@ llvm::Expected<SafeTensorEntry> parseEntry(llvm::StringRef name,
     count = next;
   }
   uint64_t bytes = 0;
-  if (overflow || __builtin_mul_overflow(count, codegen::scalarTypeBytes(*dtype), &bytes))
+  if (overflow || __builtin_mul_overflow(count, scalarTypeBytes(*dtype), &bytes))
     return fail("shape " + shapeString(entry.shape) +
                 " overflows a 64-bit byte count");
 
@@ -280,7 +279,7 @@ attune::writeSafeTensors(const std::vector<SafeTensorData> &tensors) {
         uint64_t count = 1;
         for (int64_t d : t.shape)
           count *= static_cast<uint64_t>(d);
-        assert(count * codegen::scalarTypeBytes(t.dtype) == t.bytes.size() &&
+        assert(count * scalarTypeBytes(t.dtype) == t.bytes.size() &&
                "tensor bytes do not match its dtype and shape");
         assert(!llvm::StringRef(t.name).starts_with(kPaddingPrefix) &&
                "tensor name uses the reserved padding prefix");

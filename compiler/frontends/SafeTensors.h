@@ -10,7 +10,7 @@
 #ifndef ATTUNE_COMPILER_FRONTENDS_SAFETENSORS_H
 #define ATTUNE_COMPILER_FRONTENDS_SAFETENSORS_H
 
-#include "compiler/codegen/halide/Kernels.h" // ScalarType
+#include "compiler/support/ScalarType.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -23,7 +23,7 @@ namespace attune {
 
 struct SafeTensorEntry {
   std::string name;
-  codegen::ScalarType dtype;
+  ScalarType dtype;
   std::vector<int64_t> shape;
   uint64_t offset = 0; ///< from the start of the data section
   uint64_t size = 0;   ///< bytes
@@ -51,7 +51,7 @@ private:
 /// One tensor to write.
 struct SafeTensorData {
   std::string name;
-  codegen::ScalarType dtype;
+  ScalarType dtype;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
 };
@@ -62,7 +62,7 @@ struct SafeTensorData {
 std::string writeSafeTensors(const std::vector<SafeTensorData> &tensors);
 
 /// Name used in the format for a scalar type ("F32", "I64", "BOOL", ...).
-llvm::StringRef safeTensorsDTypeName(codegen::ScalarType type);
+llvm::StringRef safeTensorsDTypeName(ScalarType type);
 
 } // namespace attune
 

@@ -8,7 +8,7 @@
 #ifndef ATTUNE_COMPILER_FRONTENDS_SCALARTYPES_H
 #define ATTUNE_COMPILER_FRONTENDS_SCALARTYPES_H
 
-#include "compiler/codegen/halide/Kernels.h"
+#include "compiler/support/ScalarType.h"
 #include "mlir/IR/Types.h"
 
 #include <optional>
@@ -17,9 +17,8 @@ namespace attune {
 
 /// The scalar type of an MLIR element type, or nullopt for a type attune
 /// does not support (f64, i16, ...).
-inline std::optional<codegen::ScalarType> scalarTypeOf(mlir::Type type) {
-  using codegen::ScalarType;
-  if (type.isF32())
+inline std::optional<ScalarType> scalarTypeOf(mlir::Type type) {
+    if (type.isF32())
     return ScalarType::F32;
   if (type.isF16())
     return ScalarType::F16;
@@ -37,9 +36,8 @@ inline std::optional<codegen::ScalarType> scalarTypeOf(mlir::Type type) {
 }
 
 /// The MLIR spelling of a scalar type's element type ("f32", "i1", ...).
-inline const char *mlirTypeName(codegen::ScalarType type) {
-  using codegen::ScalarType;
-  switch (type) {
+inline const char *mlirTypeName(ScalarType type) {
+    switch (type) {
   case ScalarType::F32:
     return "f32";
   case ScalarType::F16:

@@ -27,7 +27,6 @@
 
 using namespace mlir;
 using namespace attune;
-using codegen::ScalarType;
 
 namespace {
 

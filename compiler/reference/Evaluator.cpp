@@ -35,7 +35,6 @@
 using namespace mlir;
 using namespace attune;
 using namespace attune::reference;
-using codegen::ScalarType;
 
 int64_t Tensor::numElements() const {
   // Shapes come from callers and IR; a count past int64 (or a negative
@@ -1054,7 +1053,7 @@ llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
           llvm::formatv("tensor '{0}' has shape {1}, but the IR declares {2}",
                         name, shapeString(entry->shape), typeString(type)));
     Tensor t = makeTensor(entry->dtype, entry->shape);
-    size_t width = codegen::scalarTypeBytes(entry->dtype);
+    size_t width = scalarTypeBytes(entry->dtype);
     const uint8_t *p = view.dataStart() + entry->offset;
     for (size_t i = 0; i < t.data.size(); ++i)
       t.data[i] = decodeElement(p + i * width, entry->dtype);

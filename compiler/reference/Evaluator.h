@@ -9,7 +9,7 @@
 #ifndef ATTUNE_COMPILER_REFERENCE_EVALUATOR_H
 #define ATTUNE_COMPILER_REFERENCE_EVALUATOR_H
 
-#include "compiler/codegen/halide/Kernels.h" // ScalarType
+#include "compiler/support/ScalarType.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Error.h"
 
@@ -22,7 +22,7 @@ namespace attune::reference {
 /// A dense row-major tensor. Values are held as double whatever the dtype
 /// (integers up to 2^53 are exact); `dtype` records the element type.
 struct Tensor {
-  codegen::ScalarType dtype = codegen::ScalarType::F32;
+  ScalarType dtype = ScalarType::F32;
   std::vector<int64_t> shape;
   std::vector<double> data;
 

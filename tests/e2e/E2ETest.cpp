@@ -48,7 +48,7 @@
 #include <thread>
 #include <vector>
 
-using attune::codegen::ScalarType;
+using attune::ScalarType;
 using attune::reference::Tensor;
 
 namespace {

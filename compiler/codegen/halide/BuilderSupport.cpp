@@ -13,25 +13,6 @@ void failSpec(const std::string &message) {
   throw Halide::CompileError(message);
 }
 
-const char *scalarTypeName(ScalarType type) {
-  switch (type) {
-  case ScalarType::F32:
-    return "f32";
-  case ScalarType::F16:
-    return "f16";
-  case ScalarType::BF16:
-    return "bf16";
-  case ScalarType::I32:
-    return "i32";
-  case ScalarType::I64:
-    return "i64";
-  case ScalarType::I8:
-    return "i8";
-  case ScalarType::Bool:
-    return "bool";
-  }
-  return "unknown";
-}
 
 bool isFloatType(ScalarType type) {
   return type == ScalarType::F32 || type == ScalarType::F16 ||
@@ -41,7 +22,7 @@ bool isFloatType(ScalarType type) {
 void requireFloatElement(const KernelSpec &spec, const char *kind) {
   if (!isFloatType(spec.elementType))
     failSpec(std::string(kind) + ": expected a float element type, got " +
-             scalarTypeName(spec.elementType));
+             attune::scalarTypeName(spec.elementType));
 }
 
 Type toHalideType(ScalarType type) {

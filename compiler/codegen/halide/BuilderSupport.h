@@ -24,9 +24,6 @@ namespace attune::codegen::detail {
 /// Halide::Error too, so callers catch one type for both.
 [[noreturn]] void failSpec(const std::string &message);
 
-/// Name of a scalar type as used in messages and symbol names ("f32").
-const char *scalarTypeName(ScalarType type);
-
 /// True for the floating-point element types the arithmetic kernels accept.
 bool isFloatType(ScalarType type);
 

@@ -1,159 +1,21 @@
-//===- Kernels.h - Halide kernel catalogue ----------------------*- C++ -*-===//
+//===- Kernels.h - Halide kernels, compiled ahead of time -------*- C++ -*-===//
 //
-// Every kernel the compiler can call, described without Halide types so that
-// MLIR-side code (built without exceptions) can include it. Kernels.cpp and
-// the files beside it build the Halide algorithm and schedule for a spec and
-// compile it ahead of time; the host code generator calls the result through
-// its C symbol, passing one halide_buffer_t per argument.
-//
-// Buffer conventions. A tensor [d0, ..., d(r-1)] in row-major order is a
-// Halide buffer whose dimension 0 is d(r-1) (stride 1) and dimension r-1 is
-// d0. The host code flattens and views tensors to the dimensionality each
-// kernel documents below; broadcasting is expressed with stride 0, and a
-// transpose always becomes a Copy whose input has permuted strides, so
-// kernels never see a shape rule.
-//
-// Strides. The inputs of Binary and Where take any strides (the host passes
-// 0 for a broadcast dimension); Copy's input takes any strides (permuted for
-// a transpose, 0 for a broadcast); CausalMask's input takes any strides,
-// though the host passes it dense. These kernels are fastest when every
-// input has stride 1 in dimension 0. Every other input must have stride 1 in
-// dimension 0 (outer strides are free), as must every output. Every buffer's dimensions start at min 0. A buffer that breaks
-// these rules, or is too small for the others (e.g. LearnedPosition with
-// S > P), makes the kernel return nonzero after calling halide_error; the
-// Halide runtime's default error handler aborts, so a library that must
-// survive bad input installs its own with halide_set_error_handler.
+// Ahead-of-time compilation of the kernels of compiler/support/KernelCatalog.h
+// (which also documents the buffer conventions every kernel follows) into
+// multi-target objects. No Halide type appears here either, so the driver can
+// include it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELS_H
 #define ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELS_H
 
-#include <cstdint>
-#include <map>
+#include "compiler/support/KernelCatalog.h"
+
 #include <string>
 #include <vector>
 
 namespace attune::codegen {
-
-/// Element types a kernel argument can have (the runtime's attune_dtype_t
-/// values, so the two never need translating).
-enum class ScalarType : int32_t { F32 = 0, F16 = 1, BF16 = 2, I32 = 3, I64 = 4, I8 = 5, Bool = 6 };
-
-/// Bytes one element of `type` takes in a dense buffer (Bool is one byte).
-inline int64_t scalarTypeBytes(ScalarType type) {
-  switch (type) {
-  case ScalarType::F32:
-  case ScalarType::I32:
-    return 4;
-  case ScalarType::F16:
-  case ScalarType::BF16:
-    return 2;
-  case ScalarType::I64:
-    return 8;
-  case ScalarType::I8:
-  case ScalarType::Bool:
-    return 1;
-  }
-  return 0;
-}
-
-enum class KernelKind {
-  /// in: table[V, D] (2-d: x=d, y=v), ids[N] (1-d) -> out[N, D] (2-d)
-  Embedding,
-  /// in: x[B, S, D] (3-d), table[P, D] -> out[B, S, D]
-  LearnedPosition,
-  /// in: x[B, S, D] -> out[B, S, D]; params: form, minTimescale, maxTimescale
-  Sinusoidal,
-  /// in: x[N, D], gamma[D], beta[D] -> out[N, D]; params: epsilon
-  LayerNorm,
-  /// in: x[N, D], gamma[D] -> out[N, D]; params: epsilon
-  RmsNorm,
-  /// in: x[M, K], w[K, N], (bias[N] when hasBias) -> out[M, N]
-  Linear,
-  /// in: a[Bt, M, K] (or [Bt, K, M] when transposeA), b[Bt, K, N] (or
-  /// [Bt, N, K] when transposeB) -> out[Bt, M, N]. All 3-d.
-  Matmul,
-  /// in: x[N, L] -> out[N, L], softmax over L
-  Softmax,
-  /// in: lhs, rhs (rank-d, output shape, broadcast by stride 0) -> out
-  Binary,
-  /// in: cond (condType), onTrue, onFalse (rank-d, output shape, broadcast
-  /// by stride 0) -> out
-  Where,
-  /// in: x[N] -> out[N]
-  Unary,
-  /// in: x[Bt, Sq, Sk] -> out[Bt, Sq, Sk]; params: value
-  CausalMask,
-  /// in: x (rank-d, arbitrary strides) -> out (rank-d, dense). Transposes.
-  Copy,
-  /// in: x[O, n, I] -> out[O, n * repeats, I], out[o, i, j] = x[o, i / repeats, j]
-  RepeatInterleave,
-  /// in: q[B, H, Sq, D], k[B, Hkv, Sk, D], v[B, Hkv, Sk, Dv],
-  ///     (mask[B, H, Sq, Sk] strided, stride 0 where broadcast, when hasMask),
-  ///     (keyPadding[B, Sk] of keyPaddingType, when hasKeyPadding)
-  ///     -> out[B, H, Sq, Dv]. 4-d throughout. Never stores Sq x Sk scores.
-  /// params: scale, causal, headDim (= D = Dv, static), hasMask, hasKeyPadding
-  Attention,
-};
-
-enum class BinaryKind { Add, Sub, Mul, Div };
-enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu };
-enum class SinusoidalForm { Interleaved = 0, Concat = 1 };
-
-/// The free parameters of a kernel's schedule (register tile, query tile, key
-/// block, ...) by name, e.g. {"query_tile": 48}. A builder takes the ones it
-/// finds and its own formula for the rest, so an empty set is always valid.
-using ScheduleParams = std::map<std::string, int64_t>;
-
-/// One kernel: a kind and the static parameters it is specialised on. Two
-/// equal specs are the same kernel; the compiler emits each once.
-struct KernelSpec {
-  KernelKind kind = KernelKind::Copy;
-  ScalarType elementType = ScalarType::F32;
-
-  int rank = 0;                        // Binary, Where, Copy
-  BinaryKind binary = BinaryKind::Add; // Binary
-  UnaryKind unary = UnaryKind::Relu;   // Unary
-  ScalarType indexType = ScalarType::I32;      // Embedding ids
-  ScalarType condType = ScalarType::Bool;      // Where condition
-  ScalarType keyPaddingType = ScalarType::Bool; // Attention key padding
-  bool transposeA = false, transposeB = false; // Matmul
-  bool hasBias = false;                        // Linear
-  double epsilon = 0;                          // LayerNorm, RmsNorm
-  SinusoidalForm form = SinusoidalForm::Interleaved;
-  double minTimescale = 1.0, maxTimescale = 1.0e4;
-  double value = 0;                            // CausalMask fill
-  int64_t repeats = 1;                         // RepeatInterleave
-  double scale = 1.0;                          // Attention
-  bool causal = false, hasMask = false, hasKeyPadding = false;
-  int64_t headDim = 0;                         // Attention (static)
-
-  /// Schedule parameters per ISA level, keyed by attune_isa_name() ("avx2",
-  /// "avx512", ...), usually from the tuning database. They change the code
-  /// but not what it computes, so they are not part of symbolName(); a cache
-  /// of compiled kernels must key on scheduleKey() too.
-  std::map<std::string, ScheduleParams> schedules;
-
-  /// A deterministic text form of `schedules` ("" when empty).
-  std::string scheduleKey() const;
-
-  /// A deterministic C identifier naming this spec, e.g.
-  /// "attune_attention_d64_causal"; distinct specs get distinct names.
-  std::string symbolName() const;
-  bool operator==(const KernelSpec &other) const {
-    return symbolName() == other.symbolName();
-  }
-};
-
-/// One argument of a kernel's C entry point, in call order: inputs, then the
-/// output. Every argument is a halide_buffer_t*.
-struct KernelArg {
-  std::string name;
-  ScalarType type;
-  int dimensions;
-};
-std::vector<KernelArg> kernelSignature(const KernelSpec &spec);
 
 /// Code generation targets. `features` is a Halide target string suffix such
 /// as "avx512_sapphirerapids" or "avx2-fma-f16c"; the library dispatches at

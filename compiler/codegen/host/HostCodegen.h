@@ -20,7 +20,7 @@
 #ifndef ATTUNE_COMPILER_CODEGEN_HOST_HOSTCODEGEN_H
 #define ATTUNE_COMPILER_CODEGEN_HOST_HOSTCODEGEN_H
 
-#include "compiler/codegen/halide/Kernels.h"
+#include "compiler/support/KernelCatalog.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 

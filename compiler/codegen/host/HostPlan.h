@@ -10,7 +10,7 @@
 #ifndef ATTUNE_COMPILER_CODEGEN_HOST_HOSTPLAN_H
 #define ATTUNE_COMPILER_CODEGEN_HOST_HOSTPLAN_H
 
-#include "compiler/codegen/halide/Kernels.h"
+#include "compiler/support/KernelCatalog.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"

@@ -35,7 +35,7 @@
 #include <vector>
 
 using namespace llvm;
-using attune::codegen::ScalarType;
+using attune::ScalarType;
 using attune::reference::Tensor;
 
 static cl::opt<std::string> libraryPath(cl::Positional, cl::desc("<library.so>"),

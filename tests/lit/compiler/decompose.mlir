@@ -1,5 +1,4 @@
 // RUN: attune-compile %s --emit=mlir --no-fuse-attention | FileCheck %s
-// REQUIRES: attune-compile
 
 /// A model written with tfm.attention is decomposed when fusion is off, so
 /// --no-fuse-attention builds it without the fused kernel however it was

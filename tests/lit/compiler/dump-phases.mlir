@@ -1,5 +1,4 @@
 // RUN: rm -rf %t && attune-compile %s --emit=llvm -o %t.ll --dump-phases-to=%t && ls %t | FileCheck %s && FileCheck %s --input-file=%t/03-tfm-fuse-attention.mlir --check-prefix=FUSE
-// REQUIRES: attune-compile
 
 /// --dump-phases-to writes one numbered file per phase, in the order they
 /// ran: the input, each graph pass, the host code, its memory plan and the

@@ -1,5 +1,4 @@
 // RUN: attune-compile %s --emit=llvm | FileCheck %s --check-prefix=LLVM && attune-compile %s --emit=obj -o %t.o && llvm-nm %t.o | FileCheck %s --check-prefix=OBJ
-// REQUIRES: attune-compile
 
 /// --emit=llvm prints the optimised LLVM IR of the host code and --emit=obj
 /// writes its object: the descriptor is defined there, the kernels and the

@@ -1,6 +1,5 @@
 // RUN: attune-compile %s --emit=host-mlir --entry=silu_model --name=my_model | FileCheck %s
 // RUN: not attune-compile %s --emit=host-mlir 2>&1 | FileCheck %s --check-prefix=AMBIGUOUS
-// REQUIRES: attune-compile
 
 /// With several public functions, --entry picks the model and --name renames
 /// it in the library; without --entry the choice is an error, not a guess.

@@ -6,7 +6,6 @@
 // RUN: not attune-compile %t.no-such-model.mlir --emit=mlir 2>&1 | FileCheck %s --check-prefix=NOINPUT
 // RUN: not attune-compile %s -o %t.missing-dir/libm.so 2>&1 | FileCheck %s --check-prefix=NODIR
 // RUN: not attune-compile %s --emit=mlir --cpu-features='avx2;rm' 2>&1 | FileCheck %s --check-prefix=FEATURES
-// REQUIRES: attune-compile
 
 /// Bad flags and bad weights files are one clear error line each.
 

@@ -1,5 +1,4 @@
 // RUN: not attune-compile %s --split-input-file --emit=mlir 2>&1 | FileCheck %s
-// REQUIRES: attune-compile
 
 /// Every malformed model is a diagnostic at the offending line and one
 /// "attune-compile: error:" line, never a crash.

@@ -1,6 +1,5 @@
 // RUN: attune-compile %s --emit=mlir -o %t.mlir --fusion-report=%t.json && FileCheck %s --input-file=%t.json
 // RUN: attune-compile %s --emit=mlir -o %t.mlir --no-fuse-attention --fusion-report=%t.off.json && FileCheck %s --input-file=%t.off.json --check-prefix=OFF
-// REQUIRES: attune-compile
 
 /// --fusion-report writes the fuse pass's JSON report: every softmax site,
 /// fused or not and why. With fusion off the report says so instead of

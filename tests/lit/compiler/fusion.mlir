@@ -1,6 +1,5 @@
 // RUN: attune-compile %s --emit=mlir | FileCheck %s --check-prefix=FUSED
 // RUN: attune-compile %s --emit=mlir --no-fuse-attention | FileCheck %s --check-prefix=UNFUSED
-// REQUIRES: attune-compile
 
 /// The graph pipeline raises attention written out op by op (as exporters
 /// write it) to tfm.attention; --no-fuse-attention leaves it decomposed.

@@ -1,5 +1,4 @@
 // RUN: attune-compile %s --emit=host-mlir | FileCheck %s
-// REQUIRES: attune-compile
 
 /// --emit=host-mlir prints the host code in the LLVM dialect: the exported
 /// descriptor and one call per kernel, fused attention included; the model

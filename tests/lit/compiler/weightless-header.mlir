@@ -1,5 +1,4 @@
 // RUN: rm -rf %t && mkdir -p %t && attune-compile %s -o %t/2layer.so && FileCheck %s < %t/2layer.h && attune-compile %s --emit=host-mlir | FileCheck %s --check-prefix=HOST
-// REQUIRES: attune-compile
 
 /// The header guard is an identifier whatever the output is called: a name
 /// that starts with a digit still gives a valid macro. A model without

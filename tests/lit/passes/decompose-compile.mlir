@@ -1,5 +1,4 @@
 // RUN: attune-compile %s --emit=mlir --no-fuse-attention | FileCheck %s
-// REQUIRES: attune-compile
 
 /// The unfused build of a model whose masks are static where q, k and v are
 /// dynamic: the decomposed ops must verify (the pass manager verifies after

@@ -7,7 +7,6 @@
 // RUN: not attune-run %t.so --dim seq=x 2>&1 | FileCheck %s --check-prefix=BAD-DIM
 // RUN: not attune-run %t.so --random-inputs --dim seq=99999999999 2>&1 | FileCheck %s --check-prefix=HUGE-DIM
 // RUN: not attune-run %t.missing.so 2>&1 | FileCheck %s --check-prefix=MISSING
-// REQUIRES: attune-compile, attune-run
 
 /// attune-run opens a compiled library, makes inputs (ids inside the
 /// embedding's range), checks the outputs against the reference evaluator on

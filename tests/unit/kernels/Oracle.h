@@ -9,7 +9,7 @@
 #ifndef ATTUNE_TESTS_UNIT_KERNELS_ORACLE_H
 #define ATTUNE_TESTS_UNIT_KERNELS_ORACLE_H
 
-#include "compiler/codegen/halide/Kernels.h"
+#include "compiler/support/KernelCatalog.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/reference/Evaluator.h"
 #include "dialects/tfm/TfmDialect.h"
@@ -26,7 +26,6 @@
 
 namespace attune::testing {
 
-using codegen::ScalarType;
 using Halide::Buffer;
 using reference::Tensor;
 using attune::mlirTypeName;

@@ -25,7 +25,6 @@
 using namespace mlir;
 using namespace attune;
 using namespace attune::reference;
-using codegen::ScalarType;
 
 namespace {
 

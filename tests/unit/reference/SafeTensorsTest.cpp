@@ -26,7 +26,6 @@
 #include <optional>
 
 using namespace attune;
-using codegen::ScalarType;
 
 namespace {
 

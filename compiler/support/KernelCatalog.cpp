@@ -1,0 +1,321 @@
+//===- KernelCatalog.cpp - names, signatures and checks of kernel specs ---===//
+//
+// What every consumer of a KernelSpec agrees on: the C symbol that names it,
+// its argument list, its schedule key, and what makes it unbuildable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/support/KernelCatalog.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace attune {
+
+const char *scalarTypeName(ScalarType type) {
+  switch (type) {
+  case ScalarType::F32:
+    return "f32";
+  case ScalarType::F16:
+    return "f16";
+  case ScalarType::BF16:
+    return "bf16";
+  case ScalarType::I32:
+    return "i32";
+  case ScalarType::I64:
+    return "i64";
+  case ScalarType::I8:
+    return "i8";
+  case ScalarType::Bool:
+    return "bool";
+  }
+  return "unknown";
+}
+
+} // namespace attune
+
+namespace attune::codegen {
+
+namespace {
+
+/// A double, exactly: its IEEE-754 bits in hex. Printing "%g" would make two
+/// nearby epsilons share a kernel; this never does.
+std::string exactDouble(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  char buffer[17];
+  std::snprintf(buffer, sizeof(buffer), "%016" PRIx64, bits);
+  return buffer;
+}
+
+const char *binaryName(BinaryKind kind) {
+  switch (kind) {
+  case BinaryKind::Add:
+    return "add";
+  case BinaryKind::Sub:
+    return "sub";
+  case BinaryKind::Mul:
+    return "mul";
+  case BinaryKind::Div:
+    return "div";
+  }
+  return "binary_unknown";
+}
+
+const char *unaryName(UnaryKind kind) {
+  switch (kind) {
+  case UnaryKind::Relu:
+    return "relu";
+  case UnaryKind::GeluErf:
+    return "gelu_erf";
+  case UnaryKind::GeluTanh:
+    return "gelu_tanh";
+  case UnaryKind::Silu:
+    return "silu";
+  }
+  return "unary_unknown";
+}
+
+const char *kindName(KernelKind kind) {
+  switch (kind) {
+  case KernelKind::Embedding:
+    return "embedding";
+  case KernelKind::LearnedPosition:
+    return "learned_position";
+  case KernelKind::Sinusoidal:
+    return "sinusoidal";
+  case KernelKind::LayerNorm:
+    return "layer_norm";
+  case KernelKind::RmsNorm:
+    return "rms_norm";
+  case KernelKind::Linear:
+    return "linear";
+  case KernelKind::Matmul:
+    return "matmul";
+  case KernelKind::Softmax:
+    return "softmax";
+  case KernelKind::Binary:
+    return "binary";
+  case KernelKind::Where:
+    return "where";
+  case KernelKind::Unary:
+    return "unary";
+  case KernelKind::CausalMask:
+    return "causal_mask";
+  case KernelKind::Copy:
+    return "copy";
+  case KernelKind::RepeatInterleave:
+    return "repeat_interleave";
+  case KernelKind::Attention:
+    return "attention";
+  }
+  return nullptr;
+}
+
+} // namespace
+
+std::string KernelSpec::symbolName() const {
+  const char *kindStr = kindName(kind);
+  std::string name = "attune_";
+  if (!kindStr) // Not a kind: still a valid, distinct identifier.
+    return name + "invalid_kind" + std::to_string(static_cast<int>(kind));
+  name += kindStr;
+  name += "_";
+  name += scalarTypeName(elementType);
+  // Only the fields a kind is specialised on: two specs that differ in a
+  // field their kind ignores are the same kernel and must share a name.
+  switch (kind) {
+  case KernelKind::Embedding:
+    name += std::string("_ids_") + scalarTypeName(indexType);
+    break;
+  case KernelKind::LearnedPosition:
+  case KernelKind::Softmax:
+    break;
+  case KernelKind::Sinusoidal:
+    if (form == SinusoidalForm::Interleaved) {
+      name += "_interleaved_max" + exactDouble(maxTimescale);
+    } else {
+      name += "_concat_min" + exactDouble(minTimescale) + "_max" +
+              exactDouble(maxTimescale);
+    }
+    break;
+  case KernelKind::LayerNorm:
+  case KernelKind::RmsNorm:
+    name += "_eps" + exactDouble(epsilon);
+    break;
+  case KernelKind::Linear:
+    name += hasBias ? "_bias" : "_nobias";
+    break;
+  case KernelKind::Matmul:
+    name += transposeA ? "_ta" : "_na";
+    name += transposeB ? "_tb" : "_nb";
+    break;
+  case KernelKind::Binary:
+    name += std::string("_") + binaryName(binary) + "_r" + std::to_string(rank);
+    break;
+  case KernelKind::Where:
+    name += std::string("_cond_") + scalarTypeName(condType) + "_r" +
+            std::to_string(rank);
+    break;
+  case KernelKind::Unary:
+    name += std::string("_") + unaryName(unary);
+    break;
+  case KernelKind::CausalMask:
+    name += "_fill" + exactDouble(value);
+    break;
+  case KernelKind::Copy:
+    name += "_r" + std::to_string(rank);
+    break;
+  case KernelKind::RepeatInterleave:
+    name += "_x" + std::to_string(repeats);
+    break;
+  case KernelKind::Attention:
+    name += "_d" + std::to_string(headDim) + "_scale" + exactDouble(scale);
+    if (causal)
+      name += "_causal";
+    if (hasMask)
+      name += "_mask";
+    if (hasKeyPadding)
+      name += std::string("_kpm_") + scalarTypeName(keyPaddingType);
+    break;
+  }
+  // A negative rank or repeat count prints a '-': keep the identifier valid.
+  std::replace(name.begin(), name.end(), '-', 'm');
+  return name;
+}
+
+std::string KernelSpec::scheduleKey() const {
+  // std::map iterates in key order, so equal schedules print equally.
+  std::string key;
+  for (const auto &[isa, params] : schedules) {
+    key += isa + "{";
+    for (const auto &[name, value] : params)
+      key += name + "=" + std::to_string(value) + ";";
+    key += "}";
+  }
+  return key;
+}
+
+std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
+  const ScalarType e = spec.elementType;
+  switch (spec.kind) {
+  case KernelKind::Embedding:
+    return {{"table", e, 2}, {"ids", spec.indexType, 1}, {"out", e, 2}};
+  case KernelKind::LearnedPosition:
+    return {{"x", e, 3}, {"table", e, 2}, {"out", e, 3}};
+  case KernelKind::Sinusoidal:
+    return {{"x", e, 3}, {"out", e, 3}};
+  case KernelKind::LayerNorm:
+    return {{"x", e, 2}, {"gamma", e, 1}, {"beta", e, 1}, {"out", e, 2}};
+  case KernelKind::RmsNorm:
+    return {{"x", e, 2}, {"gamma", e, 1}, {"out", e, 2}};
+  case KernelKind::Linear: {
+    std::vector<KernelArg> args = {{"x", e, 2}, {"w", e, 2}};
+    if (spec.hasBias)
+      args.push_back({"bias", e, 1});
+    args.push_back({"out", e, 2});
+    return args;
+  }
+  case KernelKind::Matmul:
+    return {{"a", e, 3}, {"b", e, 3}, {"out", e, 3}};
+  case KernelKind::Softmax:
+    return {{"x", e, 2}, {"out", e, 2}};
+  case KernelKind::Binary:
+    return {{"lhs", e, spec.rank}, {"rhs", e, spec.rank}, {"out", e, spec.rank}};
+  case KernelKind::Where:
+    return {{"cond", spec.condType, spec.rank},
+            {"onTrue", e, spec.rank},
+            {"onFalse", e, spec.rank},
+            {"out", e, spec.rank}};
+  case KernelKind::Unary:
+    return {{"x", e, 1}, {"out", e, 1}};
+  case KernelKind::CausalMask:
+    return {{"x", e, 3}, {"out", e, 3}};
+  case KernelKind::Copy:
+    return {{"x", e, spec.rank}, {"out", e, spec.rank}};
+  case KernelKind::RepeatInterleave:
+    return {{"x", e, 3}, {"out", e, 3}};
+  case KernelKind::Attention: {
+    std::vector<KernelArg> args = {{"q", e, 4}, {"k", e, 4}, {"v", e, 4}};
+    if (spec.hasMask)
+      args.push_back({"mask", e, 4});
+    if (spec.hasKeyPadding)
+      args.push_back({"keyPadding", spec.keyPaddingType, 2});
+    args.push_back({"out", e, 4});
+    return args;
+  }
+  }
+  return {};
+}
+
+namespace {
+
+/// Highest rank a strided elementwise kernel takes: the tfm dialect's models
+/// never go past 5-d, and Halide's buffers carry at most 16 dimensions.
+constexpr int kMaxRank = 8;
+
+} // namespace
+
+std::string validateKernelSpec(const KernelSpec &spec) {
+  const char *kind = kindName(spec.kind);
+  if (!kind)
+    return "unknown kernel kind " + std::to_string(static_cast<int>(spec.kind));
+  auto bad = [&](const std::string &what) { return std::string(kind) + ": " + what; };
+  auto validType = isValidScalarType;
+  if (!validType(spec.elementType))
+    return bad("expected a known element type, got " +
+               std::to_string(static_cast<int>(spec.elementType)));
+  switch (spec.kind) {
+  case KernelKind::Binary:
+  case KernelKind::Where:
+  case KernelKind::Copy:
+    if (spec.rank < 1 || spec.rank > kMaxRank)
+      return bad("expected rank in [1, " + std::to_string(kMaxRank) + "], got " +
+                 std::to_string(spec.rank));
+    break;
+  default:
+    break;
+  }
+  switch (spec.kind) {
+  case KernelKind::Embedding:
+    if (spec.indexType != ScalarType::I32 && spec.indexType != ScalarType::I64)
+      return bad(std::string("expected index type i32 or i64, got ") +
+                 scalarTypeName(spec.indexType));
+    break;
+  case KernelKind::Where:
+    if (!validType(spec.condType))
+      return bad("expected a known condition type");
+    break;
+  case KernelKind::LayerNorm:
+  case KernelKind::RmsNorm:
+    if (!(spec.epsilon >= 0) || !std::isfinite(spec.epsilon))
+      return bad("expected a finite epsilon >= 0, got " + std::to_string(spec.epsilon));
+    break;
+  case KernelKind::Sinusoidal:
+    if (!(spec.maxTimescale > 0) || !std::isfinite(spec.maxTimescale))
+      return bad("expected max timescale > 0, got " + std::to_string(spec.maxTimescale));
+    if (spec.form == SinusoidalForm::Concat &&
+        (!(spec.minTimescale > 0) || !std::isfinite(spec.minTimescale)))
+      return bad("expected min timescale > 0, got " + std::to_string(spec.minTimescale));
+    if (spec.form != SinusoidalForm::Interleaved && spec.form != SinusoidalForm::Concat)
+      return bad("unknown sinusoidal form");
+    break;
+  case KernelKind::RepeatInterleave:
+    if (spec.repeats < 1 || spec.repeats > INT32_MAX)
+      return bad("expected repeats in [1, 2^31), got " + std::to_string(spec.repeats));
+    break;
+  case KernelKind::CausalMask:
+    if (std::isnan(spec.value))
+      return bad("expected a fill value that is not NaN");
+    break;
+  default:
+    break;
+  }
+  return "";
+}
+
+
+} // namespace attune::codegen
