@@ -6,18 +6,29 @@
 // --no-fuse-attention (matmul, scale, mask, softmax, matmul kernels with the
 // S x S scores in the workspace), run through the runtime's C API.
 //
-//   BM_Attention/<fused|unfused>/S:<seq>/D:64/causal:<0|1>/T:<threads>
+//   BM_Attention/<fused|unfused>/S:<seq>/D:<64|128>/causal:<0|1>/T:<threads>
 //
-// with a GFLOPs rate counter (4·B·H·S²·D flops per run, half when causal).
+// with a GFLOPs rate counter (4·B·H·S²·D flops per run, half when causal)
+// and peak_GFLOPs / peak_fraction against the FMA peak of the ISA the
+// libraries run at (benchmarks/Peak.h), measured at start.
 // Each thread count gets its own copy of each library: every library carries
 // its own Halide runtime and thread pool, whose size is best set once.
+//
+// Before the first timing of a shape, both libraries run once on the same
+// inputs and are checked against each other and against a double-precision
+// attention loop written here; a mismatch skips the row with an error and
+// makes the binary exit non-zero, so no number is printed for a wrong result.
 //
 //===----------------------------------------------------------------------===//
 
 #include "attune/runtime.h"
+#include "benchmarks/Peak.h"
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -33,32 +44,45 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int64_t kBatch = 1, kHeads = 12, kHeadDim = 64;
+constexpr int64_t kBatch = 1, kHeads = 12;
 
-/// Opened libraries, one per (variant, causal, threads), kept for the run.
+/// Set when a check or a run fails: main then exits non-zero.
+bool gFailed = false;
+
+/// Opened libraries, one per (variant, causal, head dim, threads), kept for
+/// the run.
 std::map<std::string, attune_model_t *> &models() {
   static std::map<std::string, attune_model_t *> opened;
   return opened;
 }
 
-attune_model_t *openModel(const std::string &variant, bool causal, int threads) {
-  std::string key = variant + (causal ? "_causal" : "_full") + "_t" + std::to_string(threads);
+/// examples/attention/attention_<form>.mlir: "full", "causal", with a
+/// "_d<D>" suffix for head dims other than 64.
+std::string formName(bool causal, int64_t headDim) {
+  return std::string(causal ? "causal" : "full") +
+         (headDim == 64 ? "" : "_d" + std::to_string(headDim));
+}
+
+attune_model_t *openModel(const std::string &variant, bool causal,
+                          int64_t headDim, int threads) {
+  std::string name =
+      "libattention_" + formName(causal, headDim) + "_" + variant + ".so";
+  std::string key = name + "_t" + std::to_string(threads);
   auto it = models().find(key);
   if (it != models().end())
     return it->second;
-  std::string name = "libattention_" + std::string(causal ? "causal" : "full") + "_" +
-                     variant + ".so";
   fs::path source = fs::path(ATTUNE_BENCHMARK_LIB_DIR) / name;
   // A private copy per thread count, so each has its own Halide thread pool.
   fs::path dir = fs::temp_directory_path() /
-                 ("attune-bench-" + std::to_string(::getpid()) + "-t" + std::to_string(threads));
+                 ("attune-bench-" + std::to_string(::getpid()) + "-t" +
+                  std::to_string(threads));
   fs::create_directories(dir);
   fs::path copy = dir / name;
   std::error_code ec;
   fs::copy_file(source, copy, fs::copy_options::overwrite_existing, ec);
   if (ec) {
-    std::fprintf(stderr, "attention_benchmark: cannot copy %s: %s\n", source.c_str(),
-                 ec.message().c_str());
+    std::fprintf(stderr, "attention_benchmark: cannot copy %s: %s\n",
+                 source.c_str(), ec.message().c_str());
     std::exit(1);
   }
   attune_model_t *model = nullptr;
@@ -71,45 +95,175 @@ attune_model_t *openModel(const std::string &variant, bool causal, int threads) 
   return model;
 }
 
-attune_tensor_t makeTensor(std::vector<float> &storage, int64_t seq) {
+attune_tensor_t makeTensor(std::vector<float> &storage, int64_t seq,
+                           int64_t headDim) {
   attune_tensor_t t{};
   t.data = storage.data();
   t.dtype = ATTUNE_DTYPE_F32;
   t.rank = 4;
-  t.shape[0] = kBatch, t.shape[1] = kHeads, t.shape[2] = seq, t.shape[3] = kHeadDim;
+  t.shape[0] = kBatch, t.shape[1] = kHeads, t.shape[2] = seq,
+  t.shape[3] = headDim;
   return t;
 }
 
-void BM_Attention(benchmark::State &state, std::string variant, int64_t seq, bool causal,
-                  int threads) {
-  attune_model_t *model = openModel(variant, causal, threads);
-  size_t n = kBatch * kHeads * seq * kHeadDim;
-  std::mt19937 rng(7);
-  std::normal_distribution<float> normal;
-  std::vector<float> q(n), k(n), v(n), o(n);
-  for (size_t i = 0; i < n; ++i)
-    q[i] = normal(rng), k[i] = normal(rng), v[i] = normal(rng);
-  attune_tensor_t inputs[3] = {makeTensor(q, seq), makeTensor(k, seq), makeTensor(v, seq)};
-  attune_tensor_t output = makeTensor(o, seq);
+/// Q, K, V ~ N(0, 1) as [B, H, S, D] (scores q·k/sqrt(D) then have unit
+/// variance at every D) and an output buffer.
+struct Problem {
+  Problem(int64_t seq, int64_t headDim) : seq(seq), headDim(headDim) {
+    size_t n = kBatch * kHeads * seq * headDim;
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal;
+    q.resize(n), k.resize(n), v.resize(n), o.resize(n);
+    for (size_t i = 0; i < n; ++i)
+      q[i] = normal(rng), k[i] = normal(rng), v[i] = normal(rng);
+  }
+  attune_status_t run(attune_model_t *model) {
+    attune_tensor_t inputs[3] = {makeTensor(q, seq, headDim),
+                                 makeTensor(k, seq, headDim),
+                                 makeTensor(v, seq, headDim)};
+    attune_tensor_t output = makeTensor(o, seq, headDim);
+    return attune_model_run(model, inputs, 3, &output, 1);
+  }
+  int64_t seq, headDim;
+  std::vector<float> q, k, v, o;
+};
+
+/// Output row `i` of head `bh` (batch-major) in double precision, straight
+/// from the definition: softmax(q·k^T / sqrt(D), keys j <= i when causal) V.
+std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
+                                 bool causal) {
+  const int64_t S = p.seq, D = p.headDim, base = bh * S * D;
+  const int64_t keys = causal ? i + 1 : S;
+  const double scale = 1.0 / std::sqrt(double(D));
+  std::vector<double> score(keys);
+  double max = -INFINITY, sum = 0;
+  for (int64_t j = 0; j < keys; ++j) {
+    double dot = 0;
+    for (int64_t d = 0; d < D; ++d)
+      dot += double(p.q[base + i * D + d]) * p.k[base + j * D + d];
+    score[j] = dot * scale;
+    max = std::max(max, score[j]);
+  }
+  for (double &s : score)
+    sum += (s = std::exp(s - max));
+  std::vector<double> row(D, 0.0);
+  for (int64_t j = 0; j < keys; ++j)
+    for (int64_t d = 0; d < D; ++d)
+      row[d] += score[j] / sum * p.v[base + j * D + d];
+  return row;
+}
+
+/// Tolerances. The kernels use Halide's fast_exp (~2^-18 relative) and f32
+/// sums over up to S keys; outputs are weighted means of N(0, 1) values:
+/// each library within 1e-4 * (|want| + 1) of the double reference, so within
+/// twice that of each other.
+constexpr double kRefTol = 1e-4, kPairTol = 2e-4;
+
+/// Runs the fused and the unfused library once on the same inputs and
+/// compares them element by element, and both with referenceRow on a sample
+/// of rows of every head (first, last, middle, a few pseudo-random ones: the
+/// reference at S=4096 over every row would take minutes). Returns an empty
+/// string when all agree, else what differed.
+std::string checkShape(int64_t seq, int64_t headDim, bool causal, int threads) {
+  char buf[256];
+  Problem p(seq, headDim);
+  std::vector<float> out[2];
+  const char *variants[2] = {"fused", "unfused"};
+  for (int i = 0; i < 2; ++i) {
+    if (p.run(openModel(variants[i], causal, headDim, threads)) != ATTUNE_OK)
+      return std::string(variants[i]) + " failed: " + attune_status_message();
+    out[i] = p.o;
+  }
+  const int64_t D = headDim;
+  for (size_t e = 0; e < out[0].size(); ++e) {
+    double a = out[0][e], b = out[1][e];
+    if (!(std::fabs(a - b) <= kPairTol * (std::fabs(b) + 1))) {
+      std::snprintf(buf, sizeof buf,
+                    "fused and unfused differ at head %lld row %lld col %lld: "
+                    "%.7g vs %.7g",
+                    (long long)(e / (seq * D)), (long long)(e / D % seq),
+                    (long long)(e % D), a, b);
+      return buf;
+    }
+  }
+  std::vector<int64_t> rows = {0, 1, seq / 2, seq - 1};
+  for (int64_t r = 1; r <= 4; ++r)
+    rows.push_back((r * 7919) % seq);
+  for (int64_t bh = 0; bh < kBatch * kHeads; ++bh)
+    for (int64_t i : rows) {
+      std::vector<double> want = referenceRow(p, bh, i, causal);
+      for (int v = 0; v < 2; ++v)
+        for (int64_t d = 0; d < D; ++d) {
+          double got = out[v][(bh * seq + i) * D + d];
+          if (!(std::fabs(got - want[d]) <=
+                kRefTol * (std::fabs(want[d]) + 1))) {
+            std::snprintf(
+                buf, sizeof buf,
+                "%s differs from the reference at head %lld row %lld col %lld: "
+                "%.7g vs %.7g",
+                variants[v], (long long)bh, (long long)i, (long long)d, got,
+                want[d]);
+            return buf;
+          }
+        }
+    }
+  return "";
+}
+
+/// checkShape's verdict, computed once per shape and thread count; the
+/// strings live for the run (SkipWithError keeps the pointer in 1.7).
+const std::string &verdict(int64_t seq, int64_t headDim, bool causal,
+                           int threads) {
+  static std::map<std::string, std::string> verdicts;
+  std::string key = std::to_string(seq) + "/" + std::to_string(headDim) + "/" +
+                    std::to_string(causal) + "/" + std::to_string(threads);
+  auto it = verdicts.find(key);
+  if (it == verdicts.end()) {
+    it = verdicts.emplace(key, checkShape(seq, headDim, causal, threads)).first;
+    if (!it->second.empty())
+      std::fprintf(stderr,
+                   "attention_benchmark: S=%lld D=%lld causal=%d T=%d: %s\n",
+                   (long long)seq, (long long)headDim, int(causal), threads,
+                   it->second.c_str());
+  }
+  return it->second;
+}
+
+void BM_Attention(benchmark::State &state, std::string variant, int64_t seq,
+                  int64_t headDim, bool causal, int threads) {
+  const std::string &error = verdict(seq, headDim, causal, threads);
+  if (!error.empty()) {
+    gFailed = true;
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  attune_model_t *model = openModel(variant, causal, headDim, threads);
+  Problem p(seq, headDim);
   // One untimed run: the first one allocates the workspace (for unfused
   // attention at S=4096, three 805 MB score tensors) and faults its pages in.
-  if (attune_model_run(model, inputs, 3, &output, 1) != ATTUNE_OK) {
+  if (p.run(model) != ATTUNE_OK) {
+    gFailed = true;
     state.SkipWithError(attune_status_message());
     return;
   }
+  auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    if (attune_model_run(model, inputs, 3, &output, 1) != ATTUNE_OK) {
+    if (p.run(model) != ATTUNE_OK) {
+      gFailed = true;
       state.SkipWithError(attune_status_message());
       break;
     }
-    benchmark::DoNotOptimize(o.data());
+    benchmark::DoNotOptimize(p.o.data());
     benchmark::ClobberMemory();
   }
-  double flops = 4.0 * kBatch * kHeads * double(seq) * double(seq) * kHeadDim;
+  double flops = 4.0 * kBatch * kHeads * double(seq) * double(seq) * headDim;
   if (causal)
     flops /= 2;
-  state.counters["GFLOPs"] =
-      benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPs"] = benchmark::Counter(
+      flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
+  attune::bench::setPeakCounters(state, flops, threads, seconds.count());
 }
 
 } // namespace
@@ -117,22 +271,34 @@ void BM_Attention(benchmark::State &state, std::string variant, int64_t seq, boo
 int main(int argc, char **argv) {
   for (int threads : {1, 2})
     for (bool causal : {false, true})
-      for (int64_t seq : {128, 512, 1024, 2048, 4096})
-        for (const char *variant : {"fused", "unfused"}) {
-          std::string name = std::string("BM_Attention/") + variant + "/S:" +
-                             std::to_string(seq) + "/D:" + std::to_string(kHeadDim) +
-                             "/causal:" + (causal ? "1" : "0") + "/T:" + std::to_string(threads);
-          benchmark::RegisterBenchmark(name.c_str(), BM_Attention, std::string(variant), seq,
-                                       causal, threads)
-              ->Unit(benchmark::kMillisecond)
-              ->UseRealTime();
-        }
+      for (int64_t headDim : {64, 128})
+        for (int64_t seq : {128, 512, 1024, 2048, 4096})
+          for (const char *variant : {"fused", "unfused"}) {
+            std::string name = std::string("BM_Attention/") + variant +
+                               "/S:" + std::to_string(seq) +
+                               "/D:" + std::to_string(headDim) +
+                               "/causal:" + (causal ? "1" : "0") +
+                               "/T:" + std::to_string(threads);
+            benchmark::RegisterBenchmark(name.c_str(), BM_Attention,
+                                         std::string(variant), seq, headDim,
+                                         causal, threads)
+                ->Unit(benchmark::kMillisecond)
+                ->UseRealTime();
+          }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
+  attune::bench::peak(); // measured before any library spins up threads
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   for (auto &[key, model] : models())
     attune_model_close(model);
+  if (gFailed) {
+    std::fprintf(
+        stderr,
+        "attention_benchmark: FAILED: a library gave a wrong result or an "
+        "error (see above); its rows carry no timing\n");
+    return 1;
+  }
   return 0;
 }

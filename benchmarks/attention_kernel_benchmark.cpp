@@ -9,7 +9,9 @@
 // B = 1, H = 12, fp32, over S, D, causal and the Halide thread count T.
 // Names: BM_AttentionKernel/<fused|unfused>/S:<S>/D:<D>/causal:<0|1>/T:<T>.
 // The "GFLOPs" counter is GFLOP/s of attention's useful work,
-// 4 * B * H * S^2 * D flops (half of that when causal), over wall time.
+// 4 * B * H * S^2 * D flops (half of that when causal), over wall time;
+// peak_GFLOPs and peak_fraction compare it with the FMA peak of the ISA the
+// JIT code runs at (benchmarks/Peak.h).
 //
 //   attention_kernel_benchmark --benchmark_filter='S:2048' \
 //       --benchmark_out=attn.json --benchmark_out_format=json
@@ -19,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "benchmarks/Peak.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/targets/cpu/CpuTarget.h"
@@ -28,6 +31,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -160,13 +164,18 @@ void BM_Fused(benchmark::State &state, int S, int D, bool causal, int threads) {
                         out(D, S, kHeads, kBatch);
   setThreads(state, threads);
   attention.run({q, k, v}, out); // warm up: page in, start the pool
+  auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     attention.run({q, k, v}, out);
     benchmark::DoNotOptimize(out.data());
   }
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
   state.counters["GFLOPs"] =
       benchmark::Counter(attentionFlops(S, D, causal) / 1e9,
                          benchmark::Counter::kIsIterationInvariantRate);
+  attune::bench::setPeakCounters(state, attentionFlops(S, D, causal), threads,
+                                 seconds.count());
 }
 
 /// The decomposed chain on [B*H, S, D] tensors, with the S x S buffers
@@ -213,13 +222,18 @@ void BM_Unfused(benchmark::State &state, int S, int D, bool causal,
   Unfused unfused(S, D, causal);
   setThreads(state, threads);
   unfused.run(q, k, v, out); // warm up
+  auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     unfused.run(q, k, v, out);
     benchmark::DoNotOptimize(out.data());
   }
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
   state.counters["GFLOPs"] =
       benchmark::Counter(attentionFlops(S, D, causal) / 1e9,
                          benchmark::Counter::kIsIterationInvariantRate);
+  attune::bench::setPeakCounters(state, attentionFlops(S, D, causal), threads,
+                                 seconds.count());
 }
 
 /// Both paths must compute the same thing, or the comparison means nothing.
@@ -281,6 +295,7 @@ int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
+  attune::bench::peak();
   // Compile every kernel before any timing starts.
   for (int causal : {0, 1})
     kernelFor(attentionSpec(64, causal != 0));

@@ -23,14 +23,23 @@ def main(path):
             continue
         variant, s, d, causal, t = m.groups()
         key = (int(t), int(causal), int(d), int(s))
-        rows.setdefault(key, {})[variant] = (run["real_time"], run["GFLOPs"])
-    print("| T | causal | D | S | fused ms | fused GFLOP/s | unfused ms | unfused GFLOP/s | fused/unfused |")
-    print("|---|---|---|---|---|---|---|---|---|")
+        # peak_fraction: against the FMA peak of the ISA the run used
+        # (absent from JSON written before the benchmark measured it).
+        rows.setdefault(key, {})[variant] = (run["real_time"], run["GFLOPs"],
+                                             run.get("peak_fraction", float("nan")))
+    context = json.load(open(path)).get("context", {})
+    if "attune_isa" in context:
+        print(f"ISA {context['attune_isa']}, FMA peak {context['peak_GFLOPs_per_thread']} "
+              "GFLOP/s per thread")
+    print("| T | causal | D | S | fused ms | fused GFLOP/s | unfused ms | unfused GFLOP/s "
+          "| fused/unfused | fused peak_fraction | unfused peak_fraction |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for (t, causal, d, s), v in sorted(rows.items()):
         if "fused" not in v or "unfused" not in v:
             continue
-        (fm, fg), (um, ug) = v["fused"], v["unfused"]
-        print(f"| {t} | {causal} | {d} | {s} | {fm:.3f} | {fg:.1f} | {um:.3f} | {ug:.1f} | {um / fm:.2f}x |")
+        (fm, fg, fp), (um, ug, up) = v["fused"], v["unfused"]
+        print(f"| {t} | {causal} | {d} | {s} | {fm:.3f} | {fg:.1f} | {um:.3f} | {ug:.1f} "
+              f"| {um / fm:.2f}x | {fp:.2f} | {up:.2f} |")
 
 
 if __name__ == "__main__":

@@ -503,40 +503,6 @@ TEST(FusedAttentionKernel, IntegerKeyPadding) {
   }
 }
 
-/// f16 tensors are widened on load and computed in f32: the result matches
-/// the f32 kernel on the same (f16-representable) values up to the final
-/// rounding to f16.
-TEST(FusedAttentionKernel, HalfPrecisionElements) {
-  KernelSpec spec;
-  spec.kind = KernelKind::Attention;
-  spec.headDim = 64;
-  spec.scale = 0.125;
-  spec.causal = true;
-  KernelSpec half = spec;
-  half.elementType = ScalarType::F16;
-  const int Sq = 37, Sk = 53, H = 2;
-  std::vector<Buffer<float>> f32 = {uniform({64, Sq, H, 1}),
-                                    uniform({64, Sk, H, 1}),
-                                    uniform({64, Sk, H, 1})};
-  std::vector<Buffer<Halide::float16_t>> f16;
-  for (Buffer<float> &x : f32) {
-    Buffer<Halide::float16_t> y(x.width(), x.height(), x.channels(), 1);
-    y.for_each_element([&](int a, int b, int c, int d) {
-      y(a, b, c, d) = Halide::float16_t(x(a, b, c, d));
-      x(a, b, c, d) = float(y(a, b, c, d)); // same values in both
-    });
-    f16.push_back(y);
-  }
-  Buffer<float> want(64, Sq, H, 1);
-  Kernel(spec).run({f32[0], f32[1], f32[2]}, want);
-  Buffer<Halide::float16_t> got(64, Sq, H, 1);
-  Kernel(half).run({f16[0], f16[1], f16[2]}, got);
-  want.for_each_element([&](int d, int i, int h, int b) {
-    ASSERT_NEAR(float(got(d, i, h, b)), want(d, i, h, b), 1e-3)
-        << "d=" << d << " i=" << i << " h=" << h;
-  });
-}
-
 TEST(FusedAttentionKernel, RejectsBadSpecsAndShapes) {
   KernelSpec spec;
   spec.kind = KernelKind::Attention;
@@ -598,9 +564,9 @@ TEST(GemmKernelsVsEvaluator, LinearMatmulSoftmax) {
     Buffer<float> x = uniform({37, 9}), w = uniform({70, 37}),
                   bias = uniform({70}), out(70, 9);
     Kernel(spec).run({x, w, bias}, out);
-    Tensor want = evaluateOneOp(
-        "tfm.linear %a0, %a1, %a2 : {T0}, {T1}, {T2} -> {R}",
-        {toTensor(x), toTensor(w), toTensor(bias)}, out);
+    Tensor want =
+        evaluateOneOp("tfm.linear %a0, %a1, %a2 : {T0}, {T1}, {T2} -> {R}",
+                      {toTensor(x), toTensor(w), toTensor(bias)}, out);
     expectMatchesEvaluator(out, want);
   }
   {
@@ -620,7 +586,8 @@ TEST(GemmKernelsVsEvaluator, LinearMatmulSoftmax) {
     spec.kind = KernelKind::Softmax;
     Buffer<float> x = uniform({129, 5}, -20.f, 20.f), out(129, 5);
     Kernel(spec).run({x}, out);
-    Tensor want = evaluateOneOp("tfm.softmax %a0 : {T0} -> {R}", {toTensor(x)}, out);
+    Tensor want =
+        evaluateOneOp("tfm.softmax %a0 : {T0} -> {R}", {toTensor(x)}, out);
     expectMatchesEvaluator(out, want);
   }
 }
@@ -660,6 +627,51 @@ TEST(FusedAttentionKernel, MatchesReferenceEvaluator) {
         out);
     expectMatchesEvaluator(out, want);
   }
+}
+
+/// Half-precision elements are widened on load, computed in f32 and rounded
+/// on the store. Compared with the evaluator's f64 attention on the same
+/// (already rounded) inputs, not with the f32 kernel, which would share any
+/// error of the algorithm: within half an ulp of the type (2^-11 relative for
+/// f16, 2^-8 for bf16) plus the f32 tolerance, 1e-4 * (|want| + 1).
+template <typename Half>
+void checkHalfAttention(ScalarType type, double halfUlp) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Attention;
+  spec.headDim = 64;
+  spec.scale = 0.125;
+  spec.causal = true;
+  spec.elementType = type;
+  const int Sq = 37, Sk = 53, H = 2;
+  std::vector<Buffer<Half>> in;
+  for (int S : {Sq, Sk, Sk}) {
+    Buffer<float> x = uniform({64, S, H, 1});
+    Buffer<Half> y(64, S, H, 1);
+    y.for_each_element([&](int d, int i, int h, int b) {
+      y(d, i, h, b) = Half(x(d, i, h, b));
+    });
+    in.push_back(y);
+  }
+  Buffer<Half> got(64, Sq, H, 1);
+  Kernel(spec).run({in[0], in[1], in[2]}, got);
+  Tensor want = oracle().eval(
+      "tfm.attention %a0, %a1, %a2 {scale = 0.125 : f64, causal = true} : "
+      "{T0}, {T1}, {T2} -> {R}",
+      {toTensor(in[0], type), toTensor(in[1], type), toTensor(in[2], type)},
+      shapeOf(got), type);
+  Tensor have = toTensor(got, type);
+  ASSERT_EQ(have.shape, want.shape);
+  for (size_t i = 0; i < want.data.size(); ++i) {
+    double w = want.data[i];
+    ASSERT_LE(std::fabs(have.data[i] - w),
+              halfUlp * std::fabs(w) + 1e-4 * (std::fabs(w) + 1))
+        << "at flat index " << i << ": got " << have.data[i] << ", want " << w;
+  }
+}
+
+TEST(FusedAttentionKernel, HalfPrecisionMatchesReferenceEvaluator) {
+  checkHalfAttention<Halide::float16_t>(ScalarType::F16, 0x1p-11);
+  checkHalfAttention<Halide::bfloat16_t>(ScalarType::BF16, 0x1p-8);
 }
 
 } // namespace

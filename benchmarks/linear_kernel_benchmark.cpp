@@ -1,0 +1,182 @@
+//===- linear_kernel_benchmark.cpp - the Linear kernel against the peak ---===//
+//
+// Times the Linear kernel (out[M,N] = x[M,K] · w[K,N], no bias), JIT-compiled
+// at startup for jitTarget() (the host's ISA capped by ATTUNE_CPU), at the
+// sizes of a GPT-2 block:
+//
+//   BM_Linear/M:<M>/K:<K>/N:<N>/T:<T>
+//
+// M x K x N = (128·B) x 768 x 768 for B in {1, 4} (the attention
+// projections) and 512 x 768 x 3072 (the MLP's first layer). Counters:
+// GFLOPs (2·M·K·N per run), peak_GFLOPs and peak_fraction against the FMA
+// peak measured at start (benchmarks/Peak.h).
+//
+// Each shape's output is checked against a double-precision loop on a sample
+// of rows before it is timed; a mismatch skips the row with an error and
+// makes the binary exit non-zero.
+//
+//===----------------------------------------------------------------------===//
+
+#include "benchmarks/Peak.h"
+#include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/codegen/halide/Kernels.h"
+#include "compiler/targets/cpu/CpuTarget.h"
+
+#include "Halide.h"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace attune::codegen;
+
+namespace {
+
+/// Threads for the benchmark being run. Halide's JIT thread pool is sized once
+/// per process and lowering its count later has no effect, so T=1 replaces the
+/// parallel-for launcher with a serial loop on the calling thread; T>1 uses the
+/// pool (see attention_kernel_benchmark.cpp).
+int gThreads = 1;
+
+/// Set when a check fails: main then exits non-zero.
+bool gFailed = false;
+
+int serialParFor(Halide::JITUserContext *context,
+                 int (*task)(Halide::JITUserContext *, int, uint8_t *), int min,
+                 int extent, uint8_t *closure) {
+  for (int idx = min; idx < min + extent; ++idx)
+    if (int status = task(context, idx, closure))
+      return status;
+  return 0;
+}
+
+/// The Linear kernel without bias, JIT-compiled once for the process.
+struct LinearJit {
+  LinearJit()
+      : built(detail::buildKernel(spec(), attune::targets::cpu::jitTarget())) {
+    built.output.compile_jit(attune::targets::cpu::jitTarget());
+  }
+  static KernelSpec spec() {
+    KernelSpec s;
+    s.kind = KernelKind::Linear;
+    return s;
+  }
+  void run(Halide::Buffer<float> &x, Halide::Buffer<float> &w,
+           Halide::Buffer<float> &out) {
+    built.inputs[0].set(x);
+    built.inputs[1].set(w);
+    built.output.jit_handlers().custom_do_par_for =
+        gThreads == 1 ? serialParFor : nullptr;
+    built.output.realize(out, attune::targets::cpu::jitTarget());
+  }
+  detail::BuiltKernel built;
+};
+
+LinearJit &linear() {
+  static LinearJit jit;
+  return jit;
+}
+
+Halide::Buffer<float> randomBuffer(int inner, int outer) {
+  Halide::Buffer<float> buf(inner, outer);
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  buf.for_each_value([&](float &v) { v = dist(gen); });
+  return buf;
+}
+
+/// x[M,K] · w[K,N] once, compared with a double loop on rows 0, M-1 and a
+/// few between, every column: |got - want| <= 1e-5 * sum_k |x_k w_k| + 1e-6
+/// (an f32 dot product's error grows with the magnitudes summed, as in
+/// tests/unit/kernels/GemmKernelTest.cpp). Empty when it matches.
+std::string check(int M, int K, int N) {
+  Halide::Buffer<float> x = randomBuffer(K, M), w = randomBuffer(N, K),
+                        out(N, M);
+  gThreads = 1;
+  linear().run(x, w, out);
+  for (int m : {0, 1, M / 3, M / 2, M - 1})
+    for (int n = 0; n < N; ++n) {
+      double want = 0, magnitude = 0;
+      for (int k = 0; k < K; ++k) {
+        double term = double(x(k, m)) * w(n, k);
+        want += term;
+        magnitude += std::fabs(term);
+      }
+      if (!(std::fabs(out(n, m) - want) <= 1e-5 * magnitude + 1e-6)) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      "Linear %dx%dx%d wrong at [%d,%d]: %.7g vs %.7g", M, K, N,
+                      m, n, double(out(n, m)), want);
+        return buf;
+      }
+    }
+  return "";
+}
+
+void BM_Linear(benchmark::State &state, int M, int K, int N, int threads) {
+  static std::vector<std::string> errors; // SkipWithError keeps the pointer
+  std::string error = check(M, K, N);
+  if (!error.empty()) {
+    std::fprintf(stderr, "linear_kernel_benchmark: %s\n", error.c_str());
+    errors.push_back(error);
+    gFailed = true;
+    state.SkipWithError(errors.back().c_str());
+    return;
+  }
+  Halide::Buffer<float> x = randomBuffer(K, M), w = randomBuffer(N, K),
+                        out(N, M);
+  gThreads = threads;
+  if (threads > 1)
+    Halide::Internal::JITSharedRuntime::set_num_threads(threads);
+  linear().run(x, w, out); // warm up: page in, start the pool
+  auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    linear().run(x, w, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  double flops = 2.0 * M * K * N;
+  state.counters["GFLOPs"] = benchmark::Counter(
+      flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
+  attune::bench::setPeakCounters(state, flops, threads, seconds.count());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  struct Shape {
+    int M, K, N;
+  };
+  for (int threads : {1, 2})
+    for (Shape s :
+         {Shape{128, 768, 768}, Shape{512, 768, 768}, Shape{512, 768, 3072}}) {
+      std::string name =
+          "BM_Linear/M:" + std::to_string(s.M) + "/K:" + std::to_string(s.K) +
+          "/N:" + std::to_string(s.N) + "/T:" + std::to_string(threads);
+      benchmark::RegisterBenchmark(name.c_str(), BM_Linear, s.M, s.K, s.N,
+                                   threads)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  attune::bench::peak();
+  linear(); // compile before any timing
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (gFailed) {
+    std::fprintf(
+        stderr,
+        "linear_kernel_benchmark: FAILED: a result was wrong (see above)\n");
+    return 1;
+  }
+  return 0;
+}
