@@ -136,6 +136,11 @@ std::string makeTargets(const CpuTargetOptions &options,
 
 } // namespace
 
+bool isValidCpuFeatureSet(const std::string &features) {
+  return !features.empty() &&
+         Target::validate_target_string(std::string(kBaseTarget) + "-" + features);
+}
+
 std::string compileKernelObject(const KernelSpec &spec,
                                 const CpuTargetOptions &options,
                                 const std::string &objectPath) {

@@ -28,6 +28,10 @@ struct CpuTargetOptions {
                                           "avx2-fma-f16c"};
 };
 
+/// True when `features` is a Halide feature list ("avx2-fma-f16c") that
+/// forms a valid x86-64 Linux target.
+bool isValidCpuFeatureSet(const std::string &features);
+
 /// Compiles `spec` ahead of time into an object file defining the C symbol
 /// spec.symbolName() (int fn(halide_buffer_t*...)), without a Halide runtime.
 /// Returns an empty string on success, else a message naming the problem.

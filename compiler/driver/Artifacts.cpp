@@ -1,0 +1,317 @@
+//===- Artifacts.cpp - objects, link and header of a generated library ----===//
+//
+// Everything after host code generation that turns a model into files: the
+// host object, the kernel objects (through the target, from the cache where
+// possible), the weights object, the link, and the C header.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/driver/Artifacts.h"
+#include "compiler/frontends/SafeTensors.h"
+#include "compiler/pipeline/KernelCache.h"
+
+#include "attune/runtime.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <atomic>
+#include <thread>
+
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+namespace attune::driver {
+
+ScratchDir::~ScratchDir() {
+  if (!path.empty())
+    fs::remove_directories(path, /*IgnoreErrors=*/true);
+}
+
+std::string ScratchDir::file(llvm::StringRef name) const {
+  llvm::SmallString<256> p(path);
+  path::append(p, name);
+  return std::string(p);
+}
+
+namespace {
+std::string readFileOrEmpty(llvm::StringRef file) {
+  auto buffer = llvm::MemoryBuffer::getFile(file);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+} // namespace
+
+std::string runCommand(llvm::StringRef program,
+                       llvm::ArrayRef<std::string> args,
+                       const ScratchDir &scratch, llvm::StringRef logName) {
+  llvm::SmallVector<llvm::StringRef> argv;
+  argv.push_back(program);
+  for (const std::string &a : args)
+    argv.push_back(a);
+  std::string log = scratch.file(logName);
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""),
+                                                llvm::StringRef(log),
+                                                llvm::StringRef(log)};
+  std::string errMsg;
+  int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
+                                     /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                     &errMsg);
+  if (rc == 0)
+    return "";
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << "command failed";
+  if (rc < 0)
+    os << " (" << errMsg << ")";
+  else
+    os << " with exit code " << rc;
+  os << ": " << llvm::join(argv, " ");
+  std::string output = readFileOrEmpty(log);
+  if (!output.empty())
+    os << "\n" << llvm::StringRef(output).rtrim();
+  return message;
+}
+
+std::string writeFile(llvm::StringRef file, llvm::StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(file, ec, fs::OF_None);
+  if (ec)
+    return ("cannot write '" + file + "': " + ec.message()).str();
+  os << contents;
+  os.close();
+  if (os.has_error())
+    return ("cannot write '" + file + "': " + os.error().message()).str();
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Host LLVM IR -> object
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<llvm::TargetMachine> createHostTargetMachine(std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, "generic", "", options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Default));
+  if (!tm)
+    error = "cannot create a target machine for " + triple.str();
+  return tm;
+}
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  mpm.run(module, mam);
+}
+
+std::string emitObject(llvm::Module &module, llvm::TargetMachine &tm,
+                       llvm::StringRef file) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(file, ec, fs::OF_None);
+  if (ec)
+    return ("cannot write '" + file + "': " + ec.message()).str();
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return "the host target cannot emit object files";
+  pm.run(module);
+  os.close();
+  if (os.has_error())
+    return ("cannot write '" + file + "': " + os.error().message()).str();
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
+                               const targets::TargetBackend &target,
+                               const pipeline::KernelCache &cache,
+                               const ScratchDir &scratch, unsigned jobs,
+                               std::vector<std::string> &objects,
+                               KernelBuildStats &stats) {
+  const std::string &buildId = pipeline::compilerBuildId();
+  // Work item i < kernels.size() is kernel i; the last one is the runtime.
+  size_t numItems = kernels.size() + 1;
+  std::vector<std::string> paths(numItems), errors(numItems);
+  std::vector<char> fromCache(numItems, 0);
+  std::atomic<size_t> nextItem{0};
+
+  auto buildItem = [&](size_t i) {
+    bool isRuntime = i == kernels.size();
+    std::string name = isRuntime ? "halide_runtime" : kernels[i].symbolName();
+    std::string key =
+        pipeline::kernelCacheKey(name, target.cacheKey(), buildId);
+    if (auto hit = cache.lookup(key)) {
+      paths[i] = *hit;
+      fromCache[i] = 1;
+      return;
+    }
+    std::string object = scratch.file(name + ".o");
+    std::string error = isRuntime ? target.compileRuntime(object)
+                                  : target.compileKernel(kernels[i], object);
+    if (!error.empty()) {
+      errors[i] = "cannot compile " +
+                  (isRuntime ? std::string("the Halide runtime")
+                             : "kernel '" + name + "'") +
+                  ": " + error;
+      return;
+    }
+    paths[i] = object;
+    // A cache that cannot be written only costs time on the next compile.
+    (void)cache.store(key, object);
+  };
+  auto worker = [&] {
+    for (size_t i; (i = nextItem.fetch_add(1)) < numItems;)
+      buildItem(i);
+  };
+
+  unsigned numThreads = std::max(1u, std::min<unsigned>(jobs, numItems));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < numThreads; ++t)
+    threads.emplace_back(worker);
+  worker();
+  for (std::thread &t : threads)
+    t.join();
+
+  for (size_t i = 0; i < numItems; ++i) {
+    if (!errors[i].empty())
+      return errors[i];
+    (fromCache[i] ? stats.cached : stats.compiled) += 1;
+    objects.push_back(paths[i]);
+  }
+  return "";
+}
+
+/// The weights blob as an object defining `attune_weights_data`: the blob is
+/// written next to an assembly file that .incbin's it, so a large model never
+/// passes through a C array or the compiler's memory twice.
+std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
+                               const ScratchDir &scratch, std::string &object) {
+  std::string binPath = scratch.file("weights.bin");
+  if (std::string error = writeFile(binPath, blob); !error.empty())
+    return error;
+  std::string quoted;
+  for (char c : binPath) {
+    if (c == '"' || c == '\\')
+      quoted += '\\';
+    quoted += c;
+  }
+  std::string assembly =
+      "  .section .rodata\n"
+      "  .balign 64\n"
+      "  .globl attune_weights_data\n"
+      "  .hidden attune_weights_data\n"
+      "attune_weights_data:\n"
+      "  .incbin \"" + quoted + "\"\n"
+      "  .section .note.GNU-stack,\"\",@progbits\n";
+  std::string asmPath = scratch.file("weights.S");
+  if (std::string error = writeFile(asmPath, assembly); !error.empty())
+    return error;
+  object = scratch.file("weights.o");
+  return runCommand(cc, {"-c", asmPath, "-o", object}, scratch, "weights.log");
+}
+
+//===----------------------------------------------------------------------===//
+// Header
+//===----------------------------------------------------------------------===//
+
+static void describeTensor(llvm::raw_ostream &os, const attune_tensor_info_t &info) {
+  os << " *   " << info.name << ": " << attune_dtype_name(info.dtype) << " [";
+  for (int32_t d = 0; d < info.rank; ++d) {
+    if (d)
+      os << ", ";
+    if (info.dims[d] < 0)
+      os << (info.dim_names[d] ? info.dim_names[d] : "?");
+    else
+      os << info.dims[d];
+  }
+  os << "]\n";
+}
+
+std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
+                        llvm::StringRef inputName, llvm::StringRef blob,
+                        std::string &header) {
+  attune_model_t *model = nullptr;
+  if (attune_model_open(library.str().c_str(), &model) != ATTUNE_OK)
+    return ("the linked library '" + library + "' does not open: " +
+            attune_status_message())
+        .str();
+  // The prefix keeps the guard an identifier whatever the file is called
+  // (-o 2layer.so would otherwise give 2LAYER_H) and out of the way of the
+  // user's own macros.
+  llvm::StringRef stem = path::stem(headerPath);
+  std::string guard = "ATTUNE_";
+  for (char c : stem)
+    guard += llvm::isAlnum(c) ? llvm::toUpper(c) : '_';
+  guard += "_H";
+
+  llvm::raw_string_ostream os(header);
+  os << "/* " << path::filename(headerPath) << " - generated by attune-compile from "
+     << path::filename(inputName) << "; do not edit.\n"
+     << " *\n"
+     << " * Model: " << attune_model_name(model) << "\n"
+     << " * Inputs (dense row-major; named dimensions are dynamic):\n";
+  attune_tensor_info_t info;
+  for (int32_t i = 0, e = attune_model_num_inputs(model); i < e; ++i)
+    if (attune_model_input_info(model, i, &info) == ATTUNE_OK)
+      describeTensor(os, info);
+  os << " * Outputs:\n";
+  for (int32_t i = 0, e = attune_model_num_outputs(model); i < e; ++i)
+    if (attune_model_output_info(model, i, &info) == ATTUNE_OK)
+      describeTensor(os, info);
+  if (blob.empty()) {
+    os << " * Weights: none.\n";
+  } else {
+    size_t numWeights = 0;
+    if (auto view = SafeTensorsView::parse(blob.data(), blob.size()))
+      numWeights = view->entries().size();
+    else
+      llvm::consumeError(view.takeError());
+    os << " * Weights: " << numWeights << " tensors, " << blob.size()
+       << " bytes, embedded.\n";
+  }
+  os << " *\n"
+     << " * Open the shared library with attune_model_open() from the attune\n"
+     << " * runtime; attune_model_abi() is the descriptor the runtime reads.\n"
+     << " */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <attune/runtime.h>\n\n"
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << "const attune_model_abi_t *attune_model_abi(void);\n\n"
+     << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n"
+     << "#endif /* " << guard << " */\n";
+  attune_model_close(model);
+  return "";
+}
+
+} // namespace attune::driver

@@ -1,0 +1,87 @@
+//===- Artifacts.h - objects, link and header of a library -----*- C++ -*-===//
+//
+// Internal to the driver: the steps after host code generation that write
+// files. Each returns "" on success or a message naming what failed (with
+// the command and its output where a tool was run).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_DRIVER_ARTIFACTS_H
+#define ATTUNE_COMPILER_DRIVER_ARTIFACTS_H
+
+#include "compiler/support/KernelCatalog.h"
+#include "compiler/targets/TargetBackend.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace attune::pipeline {
+class KernelCache;
+} // namespace attune::pipeline
+
+namespace attune::driver {
+
+/// A scratch directory removed with everything in it when the compile ends,
+/// on success and on every failure path alike.
+struct ScratchDir {
+  llvm::SmallString<256> path;
+  ~ScratchDir();
+  /// `name` inside the directory.
+  std::string file(llvm::StringRef name) const;
+};
+
+/// Runs `program args...`, its output going to `logName` in `scratch`.
+std::string runCommand(llvm::StringRef program, llvm::ArrayRef<std::string> args,
+                       const ScratchDir &scratch, llvm::StringRef logName);
+
+std::string writeFile(llvm::StringRef file, llvm::StringRef contents);
+
+/// A TargetMachine for the machine that runs the compiler. The host code only
+/// sequences kernel calls, so it targets the baseline CPU of the triple: the
+/// kernels carry the ISA-specific code and dispatch at run time.
+std::unique_ptr<llvm::TargetMachine> createHostTargetMachine(std::string &error);
+
+/// The -O2 pipeline over the host code.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm);
+
+std::string emitObject(llvm::Module &module, llvm::TargetMachine &tm,
+                       llvm::StringRef file);
+
+struct KernelBuildStats {
+  unsigned compiled = 0, cached = 0;
+};
+
+/// Produces one object per kernel plus the target's runtime, from the cache
+/// where possible, compiling the rest on `jobs` threads. Objects are listed
+/// in a deterministic order (kernels in order of first use, then runtime).
+std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
+                               const targets::TargetBackend &target,
+                               const pipeline::KernelCache &cache,
+                               const ScratchDir &scratch, unsigned jobs,
+                               std::vector<std::string> &objects,
+                               KernelBuildStats &stats);
+
+/// The weights blob as an object defining `attune_weights_data`.
+std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
+                               const ScratchDir &scratch, std::string &object);
+
+/// The C header for `library`, described through the runtime's own view of
+/// it (opening it is also the last check that what was linked loads).
+/// `inputName` is the model file named in the header's first line.
+std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
+                        llvm::StringRef inputName, llvm::StringRef blob,
+                        std::string &header);
+
+} // namespace attune::driver
+
+#endif // ATTUNE_COMPILER_DRIVER_ARTIFACTS_H

@@ -1,0 +1,368 @@
+//===- Driver.cpp - the compiler as a library -----------------------------===//
+//
+// The phases of a compile, in order:
+//
+//   parse + verify -> materialize weights -> graph pipeline (fusion)
+//   -> host code (LLVM dialect) -> LLVM IR -> host object
+//   -> kernels (through the target, cached) + the target's runtime
+//   -> weights object -> link (cc) -> archive (ar) -> header
+//
+// Each text emit stops after the phase that produces it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/driver/Driver.h"
+#include "compiler/codegen/host/HostCodegen.h"
+#include "compiler/driver/Artifacts.h"
+#include "compiler/frontends/SafeTensors.h"
+#include "compiler/frontends/Weights.h"
+#include "compiler/pipeline/KernelCache.h"
+#include "compiler/pipeline/PhaseDump.h"
+#include "compiler/pipeline/Pipeline.h"
+#include "dialects/tfm/TfmDialect.h"
+
+#include "attune/runtime.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <cassert>
+#include <chrono>
+
+using namespace mlir;
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+namespace attune::driver {
+namespace {
+
+/// Every failure path returns its message through this, so a compile ends
+/// with exactly one.
+std::string fail(const llvm::Twine &message) { return message.str(); }
+
+/// Wall time per phase, printed by --verbose in the order phases ran.
+struct PhaseTimer {
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::pair<std::string, double>> phases;
+  Clock::time_point start = Clock::now();
+  void done(llvm::StringRef phase) {
+    auto now = Clock::now();
+    phases.emplace_back(
+        phase.str(), std::chrono::duration<double, std::milli>(now - start).count());
+    start = now;
+  }
+};
+
+std::string printOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  os << "\n";
+  return text;
+}
+
+} // namespace
+
+std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                         const DriverOptions &options, llvm::raw_ostream &textOut,
+                         llvm::raw_ostream &log) {
+  PhaseTimer timer;
+  const Emit emit = options.emit;
+  assert(options.target && "a compile needs a target");
+  const targets::TargetBackend &target = *options.target;
+  const std::string &inputFile = options.inputFile;
+  const std::string &outputFile = options.outputFile;
+
+  // Parse and verify. Diagnostics print with file:line:col from here on.
+  DialectRegistry registry;
+  registry.insert<attune::tfm::TfmDialect, func::FuncDialect,
+                  arith::ArithDialect, LLVM::LLVMDialect, cf::ControlFlowDialect,
+                  scf::SCFDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Diagnostics carry file:line:col already; a dump of the whole module after
+  // every error (MLIR's default) buries the message in a large model.
+  context.printOpOnDiagnostic(false);
+
+  // The source as given, embedded in the library for reference checks.
+  std::string sourceIR = buffer->getBuffer().str();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context, log);
+  // Remarks (an attention site left unfused, and why) are for --verbose and
+  // --fusion-report; a successful compile prints nothing. Handlers registered
+  // later run first, so this one sees every diagnostic before the printer.
+  DiagnosticEngine::HandlerID remarkFilter =
+      context.getDiagEngine().registerHandler([verbose = options.verbose](Diagnostic &diag) {
+        return success(!verbose && diag.getSeverity() == DiagnosticSeverity::Remark);
+      });
+  (void)remarkFilter;
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return fail("cannot compile '" + inputFile + "': it is not a valid tfm model");
+  timer.done("parse+verify");
+
+  std::optional<pipeline::PhaseDumper> dumper;
+  if (!options.dumpPhasesTo.empty()) {
+    dumper.emplace(options.dumpPhasesTo);
+    dumper->dump("input", module->getOperation());
+  }
+  auto checkDumps = [&]() -> std::string {
+    if (dumper && !dumper->error().empty())
+      return fail("--dump-phases-to: " + dumper->error());
+    return "";
+  };
+
+  // Weights are bound before any pass: passes may fold or drop a tfm.weight,
+  // but the weights file must match the model as the user wrote it.
+  // A missing or unreadable file is reported by materializeWeights, with
+  // the system's reason (not found, permission denied, a directory).
+  std::string blob;
+  {
+    auto weights = materializeWeights(*module, options.weightsFile, options.seed);
+    if (!weights)
+      return fail("cannot bind weights" +
+                  (options.weightsFile.empty() ? std::string()
+                                       : " from '" + options.weightsFile + "'") +
+                  ": " + llvm::toString(weights.takeError()));
+    blob = std::move(*weights);
+  }
+  timer.done("weights");
+
+  // Graph pipeline.
+  pipeline::CompileOptions pipelineOptions;
+  pipelineOptions.fuseAttention = options.fuseAttention;
+  pipelineOptions.fusionReportPath =
+      options.fuseAttention ? options.fusionReportPath : std::string();
+  PassManager pm(&context, ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return fail("invalid pass manager options");
+  if (dumper)
+    pm.addInstrumentation(pipeline::createPhaseDumpInstrumentation(*dumper));
+  pipeline::buildGraphPipeline(pm, pipelineOptions);
+  if (failed(pm.run(*module)))
+    return fail("the graph pipeline failed on '" + inputFile + "'");
+  if (!options.fuseAttention && !options.fusionReportPath.empty())
+    if (std::string error =
+            pipeline::writeFusionDisabledReport(options.fusionReportPath);
+        !error.empty())
+      return fail(error);
+  timer.done("graph passes");
+  if (std::string error = checkDumps(); !error.empty())
+    return error;
+  if (emit == Emit::Mlir)
+    {
+    textOut << printOp(module->getOperation());
+    return "";
+  }
+
+  // Host code.
+  codegen::HostLoweringOptions hostOptions;
+  hostOptions.modelName = options.modelName;
+  hostOptions.entry = options.entry;
+  hostOptions.weightsBlob = blob;
+  hostOptions.sourceIR = sourceIR;
+  codegen::HostLoweringResult host;
+  if (failed(codegen::lowerModelToHost(*module, hostOptions, host)))
+    return fail("cannot generate host code for '" + inputFile + "'");
+  if (dumper) {
+    dumper->dump("host-llvm", module->getOperation());
+    dumper->dump("memory-plan", ".txt", host.memoryPlan);
+  }
+  timer.done("host code");
+  if (emit == Emit::HostMlir)
+    {
+    textOut << printOp(module->getOperation());
+    return "";
+  }
+
+  // LLVM IR and the host object.
+  std::string tmError;
+  std::unique_ptr<llvm::TargetMachine> tm = createHostTargetMachine(tmError);
+  if (!tm)
+    return fail(tmError);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, path::stem(inputFile));
+  if (!llvmModule)
+    return fail("cannot translate the host code of '" + inputFile +
+                "' to LLVM IR");
+  llvmModule->setTargetTriple(tm->getTargetTriple());
+  llvmModule->setDataLayout(tm->createDataLayout());
+  optimizeModule(*llvmModule, *tm);
+  // Printing a large module costs real time, so only when it is wanted.
+  std::string llvmText;
+  if (dumper || emit == Emit::Llvm) {
+    llvm::raw_string_ostream os(llvmText);
+    llvmModule->print(os, nullptr);
+  }
+  if (dumper)
+    dumper->dump("llvm", ".ll", llvmText);
+  timer.done("llvm ir");
+  if (std::string error = checkDumps(); !error.empty())
+    return error;
+  if (emit == Emit::Llvm) {
+    textOut << llvmText;
+    return "";
+  }
+  if (emit == Emit::Obj) {
+    if (std::string error = emitObject(*llvmModule, *tm, outputFile);
+        !error.empty())
+      return fail(error);
+    return "";
+  }
+
+  // The library. Scratch files live beside the output, so the final renames
+  // stay on one file system; TMPDIR is the fallback for a read-only place.
+  llvm::SmallString<256> outputPath(outputFile);
+  if (std::error_code ec = fs::make_absolute(outputPath))
+    return fail("cannot resolve '" + outputFile + "': " + ec.message());
+  // validateOptions checked that this directory exists.
+  llvm::SmallString<256> outputDir = path::parent_path(outputPath);
+  ScratchDir scratch;
+  {
+    llvm::SmallString<256> prefix(outputDir);
+    path::append(prefix, ".attune-compile");
+    if (fs::createUniqueDirectory(prefix, scratch.path))
+      if (std::error_code ec =
+              fs::createUniqueDirectory("attune-compile", scratch.path))
+        return fail("cannot create a scratch directory: " + ec.message());
+  }
+
+  std::string hostObject = scratch.file("host.o");
+  if (std::string error = emitObject(*llvmModule, *tm, hostObject);
+      !error.empty())
+    return fail(error);
+  timer.done("host object");
+
+  pipeline::KernelCache cache(options.kernelCacheDir);
+  unsigned jobs = std::max(1u, options.jobs);
+  std::vector<std::string> kernelObjects;
+  KernelBuildStats kernelStats;
+  if (std::string error =
+          buildKernelObjects(host.kernels, target, cache, scratch, jobs,
+                             kernelObjects, kernelStats);
+      !error.empty())
+    return fail(error);
+  timer.done("kernels");
+
+  auto cc = llvm::sys::findProgramByName("cc");
+  if (!cc)
+    return fail("cannot find the C compiler 'cc' on PATH, needed to link");
+  auto ar = llvm::sys::findProgramByName("ar");
+  if (!ar)
+    return fail("cannot find 'ar' on PATH, needed for the static library");
+
+  std::vector<std::string> objects;
+  objects.push_back(hostObject);
+  objects.insert(objects.end(), kernelObjects.begin(), kernelObjects.end());
+  // A model without weights has an empty blob, and its host code does not
+  // reference attune_weights_data, so there is nothing to link.
+  if (!blob.empty()) {
+    std::string weightsObject;
+    if (std::string error =
+            buildWeightsObject(blob, *cc, scratch, weightsObject);
+        !error.empty())
+      return fail("cannot build the weights object: " + error);
+    objects.push_back(weightsObject);
+  }
+
+  // Only the descriptor leaves the library: kernels and the Halide runtime
+  // stay private, so two models (or Halide itself) can share a process.
+  std::string versionScript = scratch.file("exports.map");
+  if (std::string error = writeFile(
+          versionScript,
+          "{\n  global: " ATTUNE_MODEL_ABI_SYMBOL ";\n  local: *;\n};\n");
+      !error.empty())
+    return fail(error);
+  std::string linkedLibrary = scratch.file("model.so");
+  std::vector<std::string> linkArgs = {"-shared", "-o", linkedLibrary};
+  linkArgs.insert(linkArgs.end(), objects.begin(), objects.end());
+  linkArgs.push_back("-Wl,--version-script=" + versionScript);
+  linkArgs.push_back("-Wl,-z,noexecstack");
+  for (const std::string &lib : target.linkLibraries())
+    linkArgs.push_back(lib);
+  if (std::string error = runCommand(*cc, linkArgs, scratch, "link.log");
+      !error.empty())
+    return fail("cannot link '" + outputFile + "': " + error);
+
+  std::string linkedArchive = scratch.file("model.a");
+  std::vector<std::string> arArgs = {"rcs", linkedArchive};
+  arArgs.insert(arArgs.end(), objects.begin(), objects.end());
+  if (std::string error = runCommand(*ar, arArgs, scratch, "ar.log");
+      !error.empty())
+    return fail("cannot archive '" + outputFile + "': " + error);
+  timer.done("link");
+
+  llvm::SmallString<256> archivePath(outputPath), headerPath(outputPath);
+  path::replace_extension(archivePath, "a");
+  path::replace_extension(headerPath, "h");
+  std::string header;
+  if (std::string error = buildHeader(linkedLibrary, headerPath, inputFile, blob, header);
+      !error.empty())
+    return fail(error);
+  std::string headerTmp = scratch.file("model.h");
+  if (std::string error = writeFile(headerTmp, header); !error.empty())
+    return fail(error);
+
+  // Move the three files into place last, so a failed compile never leaves a
+  // half-written library where an old one was.
+  for (auto [from, to] : {std::pair<std::string, std::string>(linkedLibrary, std::string(outputPath)),
+                          {linkedArchive, std::string(archivePath)},
+                          {headerTmp, std::string(headerPath)}}) {
+    if (std::error_code ec = fs::rename(from, to))
+      if ((ec = fs::copy_file(from, to)))
+        return fail("cannot write '" + to + "': " + ec.message());
+  }
+  timer.done("header");
+
+  if (options.verbose) {
+    double total = 0;
+    for (auto &[phase, ms] : timer.phases) {
+      log << llvm::format("attune-compile: %-14s %9.1f ms\n",
+                                   phase.c_str(), ms);
+      total += ms;
+    }
+    log << llvm::format("attune-compile: %-14s %9.1f ms\n", "total",
+                                 total);
+    uint64_t size = 0;
+    (void)fs::file_size(outputPath, size);
+    log << "attune-compile: target " << target.name() << ": variants "
+        << llvm::join(target.variants(), ", ") << "; " << target.describeHost()
+        << "\n"
+        << "attune-compile: " << host.kernels.size()
+        << " kernels + runtime: " << kernelStats.compiled << " compiled, "
+        << kernelStats.cached << " from cache ("
+        << (cache.enabled() ? cache.directory() : std::string("off")) << "); "
+        << blob.size() << " bytes of weights\n"
+        << "attune-compile: wrote " << outputPath << " (" << size << " bytes), "
+        << archivePath << ", " << headerPath << "\n";
+  }
+  return "";
+}
+
+} // namespace attune::driver

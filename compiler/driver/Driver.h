@@ -1,0 +1,73 @@
+//===- Driver.h - the compiler as a library ---------------------*- C++ -*-===//
+//
+// A tfm model in, a native library (or one of the intermediate forms) out:
+// parse and verify, bind weights, run the graph pipeline, generate host code,
+// build the kernels through the target, link, write the header. attune-compile
+// is a thin main over this, as iree-compile is over IREE's compiler API; tests
+// and a future Python binding call it the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_DRIVER_DRIVER_H
+#define ATTUNE_COMPILER_DRIVER_DRIVER_H
+
+#include "compiler/targets/TargetBackend.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace attune::driver {
+
+/// What a compile writes.
+enum class Emit {
+  Mlir,     ///< tfm IR after the graph passes (text)
+  HostMlir, ///< LLVM-dialect host code (text)
+  Llvm,     ///< LLVM IR of the host code (text)
+  Obj,      ///< the host object (outputFile)
+  Lib,      ///< outputFile (.so), the .a beside it and the .h
+};
+
+struct DriverOptions {
+  /// The model's file name, for messages and the header ("-" for stdin).
+  std::string inputFile;
+  /// Where Obj and Lib write; text emits go to the stream compileModel gets.
+  std::string outputFile;
+  Emit emit = Emit::Lib;
+  /// The code generation target; must outlive the compile.
+  const targets::TargetBackend *target = nullptr;
+
+  bool fuseAttention = true;
+  /// --fusion-report: every attention site as JSON ("" for none).
+  std::string fusionReportPath;
+  /// --dump-phases-to: one numbered file per phase ("" for none).
+  std::string dumpPhasesTo;
+  /// Safetensors weights for the model's tfm.weight ops; "" seeds them from
+  /// their init attributes with `seed`.
+  std::string weightsFile;
+  uint64_t seed = 0;
+  /// The function to compile ("" for the only public one) and the name the
+  /// library records ("" for the function's name).
+  std::string entry, modelName;
+  /// Kernel object cache directory; "" disables the cache.
+  std::string kernelCacheDir;
+  /// Threads compiling kernels (at least 1).
+  unsigned jobs = 1;
+  /// Remarks, phase timings and a summary on `log`.
+  bool verbose = false;
+};
+
+/// Compiles the model in `buffer`. Text emits go to `textOut`; --verbose
+/// output and MLIR diagnostics (with file:line:col) go to `log`. Returns ""
+/// on success, else one message naming what failed; a failed compile never
+/// leaves a half-written library where an old one was.
+std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                         const DriverOptions &options, llvm::raw_ostream &textOut,
+                         llvm::raw_ostream &log);
+
+} // namespace attune::driver
+
+#endif // ATTUNE_COMPILER_DRIVER_DRIVER_H

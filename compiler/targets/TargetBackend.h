@@ -1,0 +1,74 @@
+//===- TargetBackend.h - what a code generation target provides -*- C++ -*-===//
+//
+// A target is one interface with one implementation per backend, as IREE's
+// HAL target backends are: it says what this machine can run of it, builds
+// the kernel objects (with whatever variants it dispatches between at run
+// time), supplies the support code every library of the target carries, and
+// says what a library must link. The driver asks the target; it never tests
+// ISA names or feature strings itself.
+//
+// Halide-free and exception-free, so the MLIR-side driver can include it; a
+// backend's implementation may use Halide behind it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_TARGETS_TARGETBACKEND_H
+#define ATTUNE_COMPILER_TARGETS_TARGETBACKEND_H
+
+#include "compiler/support/KernelCatalog.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attune::targets {
+
+/// Options every backend may read; each takes the ones it understands.
+struct TargetOptions {
+  /// CPU: Halide feature sets to build kernel variants for, best first
+  /// (--cpu-features). Empty: the backend's default list.
+  std::vector<std::string> cpuFeatureSets;
+};
+
+class TargetBackend {
+public:
+  virtual ~TargetBackend();
+
+  /// The name --target spells ("cpu").
+  virtual std::string name() const = 0;
+
+  /// One line on what this machine can execute of the target, e.g.
+  /// "host cpu: avx512 (ATTUNE_CPU not set)", for --verbose.
+  virtual std::string describeHost() const = 0;
+
+  /// The kernel variants each object carries, best first, e.g.
+  /// {"avx512_sapphirerapids", ..., "baseline"}.
+  virtual std::vector<std::string> variants() const = 0;
+
+  /// Everything besides a kernel's spec that changes its object (the variant
+  /// list, ...), for the kernel cache key.
+  virtual std::string cacheKey() const = 0;
+
+  /// Compiles `spec` into a relocatable object at `objectPath` defining
+  /// spec.symbolName(). Returns "" or a message naming the problem.
+  virtual std::string compileKernel(const codegen::KernelSpec &spec,
+                                    const std::string &objectPath) const = 0;
+
+  /// Compiles the support code every library of this target links once (the
+  /// Halide runtime). Returns "" or a message.
+  virtual std::string compileRuntime(const std::string &objectPath) const = 0;
+
+  /// Libraries a generated shared library links ("-lpthread", ...).
+  virtual std::vector<std::string> linkLibraries() const = 0;
+};
+
+/// The backend `name` names, configured by `options`; on failure returns null
+/// and sets `error` to a message naming the problem (an unknown target, a
+/// bad feature set, a target this build cannot generate code for).
+std::unique_ptr<TargetBackend> createTargetBackend(const std::string &name,
+                                                   const TargetOptions &options,
+                                                   std::string &error);
+
+} // namespace attune::targets
+
+#endif // ATTUNE_COMPILER_TARGETS_TARGETBACKEND_H

@@ -1,0 +1,88 @@
+//===- CpuBackend.cpp - the x86-64 CPU target backend ---------------------===//
+
+#include "compiler/targets/cpu/CpuBackend.h"
+#include "compiler/codegen/halide/Kernels.h"
+#include "compiler/targets/cpu/CpuTarget.h"
+
+#include "attune/runtime.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace attune::targets::cpu {
+namespace {
+
+class CpuBackend final : public TargetBackend {
+public:
+  explicit CpuBackend(codegen::CpuTargetOptions options) : options(std::move(options)) {}
+
+  std::string name() const override { return "cpu"; }
+
+  std::string describeHost() const override {
+    std::string text = std::string("host cpu: ") + attune_isa_name(attune_host_isa());
+    const char *cap = std::getenv("ATTUNE_CPU");
+    if (cap && *cap)
+      text += std::string(" (libraries capped at ATTUNE_CPU=") + cap + ")";
+    return text;
+  }
+
+  std::vector<std::string> variants() const override {
+    std::vector<std::string> names = options.featureSets;
+    names.push_back("baseline");
+    return names;
+  }
+
+  std::string cacheKey() const override {
+    std::string key;
+    for (const std::string &features : options.featureSets)
+      key += features + ",";
+    return key;
+  }
+
+  std::string compileKernel(const codegen::KernelSpec &spec,
+                            const std::string &objectPath) const override {
+    return codegen::compileKernelObject(spec, options, objectPath);
+  }
+
+  std::string compileRuntime(const std::string &objectPath) const override {
+    return codegen::compileHalideRuntime(options, objectPath);
+  }
+
+  std::vector<std::string> linkLibraries() const override {
+    // The Halide runtime's thread pool, its symbol lookups
+    // (halide_get_library_symbol), and the libm functions kernels call.
+    return {"-lpthread", "-ldl", "-lm"};
+  }
+
+private:
+  codegen::CpuTargetOptions options;
+};
+
+} // namespace
+
+std::unique_ptr<TargetBackend> createCpuBackend(const TargetOptions &targetOptions,
+                                                std::string &error) {
+  codegen::CpuTargetOptions options;
+  if (!targetOptions.cpuFeatureSets.empty()) {
+    options.featureSets.clear();
+    for (const std::string &features : targetOptions.cpuFeatureSets) {
+      // Checked here, not only by Halide: the string becomes part of symbol
+      // names and file names.
+      bool plain = !features.empty() &&
+                   std::all_of(features.begin(), features.end(), [](char c) {
+                     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                            c == '-';
+                   });
+      if (!plain || !codegen::isValidCpuFeatureSet(features)) {
+        error = "invalid --cpu-features entry '" + features +
+                "', expected a Halide feature list such as avx2-fma-f16c";
+        return nullptr;
+      }
+      options.featureSets.push_back(features);
+    }
+  }
+  return std::make_unique<CpuBackend>(std::move(options));
+}
+
+} // namespace attune::targets::cpu

@@ -1,0 +1,24 @@
+//===- CpuBackend.h - the x86-64 CPU target backend -------------*- C++ -*-===//
+//
+// Builds every kernel as one object holding a variant per x86-64 feature set
+// (best first, baseline last) that picks the best the running CPU supports,
+// and links the Halide runtime once per library. Halide-free interface; the
+// implementation calls the Halide code generator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_TARGETS_CPU_CPUBACKEND_H
+#define ATTUNE_COMPILER_TARGETS_CPU_CPUBACKEND_H
+
+#include "compiler/targets/TargetBackend.h"
+
+namespace attune::targets::cpu {
+
+/// The CPU backend for `options.cpuFeatureSets` (default: every level above
+/// baseline, best first); null with `error` set for a malformed feature set.
+std::unique_ptr<TargetBackend> createCpuBackend(const TargetOptions &options,
+                                                std::string &error);
+
+} // namespace attune::targets::cpu
+
+#endif // ATTUNE_COMPILER_TARGETS_CPU_CPUBACKEND_H
