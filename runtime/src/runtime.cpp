@@ -310,6 +310,10 @@ std::string validateDescriptor(const attune_model_abi_t &abi) {
     return "set_num_threads is NULL";
   if (!abi.last_error)
     return "last_error is NULL";
+  if (!abi.set_isa_cap)
+    return "set_isa_cap is NULL";
+  if (!abi.dispatched_isa)
+    return "dispatched_isa is NULL";
   if (abi.weights_size < 0)
     return formatString("weights_size is %" PRId64 ", expected >= 0",
                         abi.weights_size);
@@ -397,6 +401,8 @@ using LibraryHandle = std::unique_ptr<void, LibraryCloser>;
 struct attune_model {
   LibraryHandle library;
   const attune_model_abi_t *abi = nullptr;
+  /// The level set_isa_cap said the kernels run at.
+  attune_isa_t isa = ATTUNE_ISA_BASELINE;
   /// Scratch memory for abi->run, grown on demand and reused across runs so a
   /// steady-state caller never allocates.
   void *workspace = nullptr;
@@ -659,6 +665,11 @@ attune_status_t attune_model_open(const char *path,
       return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_open: path is NULL");
     if (!*path)
       return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_open: path is empty");
+    // Before anything is loaded: a bad ATTUNE_CPU is the caller's mistake,
+    // whatever the file.
+    attune_isa_t cap;
+    if (attune_status_t status = attune_cpu_isa(&cap))
+      return status;
 
     // Tell a missing file apart from a bad one: dlerror's text is the same
     // kind of string for both.
@@ -716,8 +727,28 @@ attune_status_t attune_model_open(const char *path,
                   "'%s' has an invalid model descriptor: %s", path,
                   problem.c_str());
 
+    // Each kernel keeps the variant it first chose for as long as the
+    // library stays loaded, so a cap below what another handle already ran
+    // cannot hold.
+    int32_t level = abi->set_isa_cap(cap);
+    if (level < 0) {
+      int32_t ran = abi->dispatched_isa();
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "cannot cap '%s' at %s: this process has already run its "
+                  "kernels at %s, and a loaded library keeps the variants it "
+                  "chose; set ATTUNE_CPU before the library is first opened",
+                  path, attune_isa_name(cap),
+                  attune_isa_name(static_cast<attune_isa_t>(ran)));
+    }
+    if (level > cap)
+      return fail(ATTUNE_INVALID_LIBRARY,
+                  "'%s' has an invalid model descriptor: set_isa_cap(%d) "
+                  "returned %d, above the cap",
+                  path, static_cast<int>(cap), level);
+
     auto model = std::make_unique<attune_model>();
     model->abi = abi;
+    model->isa = static_cast<attune_isa_t>(level);
     model->library = std::move(library);
     *out_model = model.release();
     return ATTUNE_OK;
@@ -929,5 +960,18 @@ attune_status_t attune_model_weights(const attune_model_t *model,
                 "attune_model_weights: out_data and out_size must not be NULL");
   *out_data = model->abi->weights;
   *out_size = static_cast<size_t>(model->abi->weights_size);
+  return ATTUNE_OK;
+}
+
+attune_status_t attune_model_isa(const attune_model_t *model,
+                                 attune_isa_t *out_isa) {
+  if (!model)
+    return nullModel("attune_model_isa");
+  if (!out_isa)
+    return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_isa: out_isa is NULL");
+  // What the dispatch recorded once kernels ran; the level set_isa_cap
+  // promised before. Both only ever rise, so this is safe to race with runs.
+  int32_t ran = model->abi->dispatched_isa();
+  *out_isa = ran >= 0 ? static_cast<attune_isa_t>(ran) : model->isa;
   return ATTUNE_OK;
 }

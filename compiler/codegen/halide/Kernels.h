@@ -177,6 +177,25 @@ std::string compileKernelObject(const KernelSpec &spec,
 std::string compileHalideRuntime(const CpuTargetOptions &options,
                                  const std::string &objectPath);
 
+/// What a library needs to cap its run-time dispatch at an instruction-set
+/// level (ATTUNE_CPU), for the levels of attune_isa_t, lowest first.
+struct IsaDispatchTable {
+  /// Words of halide_target_feature_t bits per level.
+  size_t wordsPerLevel = 0;
+  /// forbidden[L * wordsPerLevel + w]: the bits of the variants above level
+  /// L that no variant at or below L has. A variant whose features meet
+  /// them must not run under a cap of L.
+  std::vector<uint64_t> forbidden;
+  /// effectiveLevel[L]: the highest level <= L the library has a variant
+  /// for (baseline at least), i.e. the level it runs at under a cap of L.
+  std::vector<int32_t> effectiveLevel;
+};
+
+/// Fills `table` for the kernel variants `options` builds. Returns an empty
+/// string on success, else a message naming the problem.
+std::string computeIsaDispatch(const CpuTargetOptions &options,
+                               IsaDispatchTable &table);
+
 } // namespace attune::codegen
 
 #endif // ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELS_H

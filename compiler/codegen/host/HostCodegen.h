@@ -39,6 +39,11 @@ struct HostLoweringOptions {
   llvm::StringRef weightsBlob;
   /// The tfm IR as given to the compiler, embedded for reference checks.
   std::string sourceIR;
+  /// How the library caps its kernels' run-time dispatch at an ATTUNE_CPU
+  /// level (computeIsaDispatch for the variants the kernels are built
+  /// with). Empty: no variant is ever refused and every cap is reported as
+  /// the level the kernels run at.
+  IsaDispatchTable isaDispatch;
 };
 
 struct HostLoweringResult {

@@ -204,6 +204,8 @@ struct EmitOptions {
   std::string sourceIR;
   /// Size of attune_weights_data; 0 when the library embeds no weights.
   uint64_t weightsSize = 0;
+  /// See HostLoweringOptions::isaDispatch.
+  IsaDispatchTable isaDispatch;
 };
 
 /// Step 4: adds the host functions, the kernel declarations and the

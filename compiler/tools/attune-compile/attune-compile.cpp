@@ -646,6 +646,12 @@ int compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   hostOptions.entry = entryName;
   hostOptions.weightsBlob = blob;
   hostOptions.sourceIR = sourceIR;
+  // What the library refuses under an ATTUNE_CPU cap, from the variants
+  // the kernels are built with.
+  std::string dispatchProblem =
+      attune::codegen::computeIsaDispatch(target, hostOptions.isaDispatch);
+  if (!dispatchProblem.empty())
+    return fail(dispatchProblem);
   attune::codegen::HostLoweringResult host;
   if (failed(attune::codegen::lowerModelToHost(*module, hostOptions, host)))
     return fail("cannot generate host code for '" + inputFile + "'");
