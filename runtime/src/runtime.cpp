@@ -31,8 +31,11 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -392,6 +395,34 @@ struct LibraryCloser {
 };
 using LibraryHandle = std::unique_ptr<void, LibraryCloser>;
 
+/// What the handles of one loaded library share. dlopen gives every open of
+/// the same file the same image, and with it one Halide runtime and thread
+/// pool: runs take `pool` shared, set_num_threads (which stops the pool)
+/// takes it exclusive.
+struct LoadedLibrary {
+  std::shared_mutex pool;
+};
+
+/// The LoadedLibrary of the library whose descriptor is `abi`, shared by all
+/// its open handles; released with the last one.
+std::shared_ptr<LoadedLibrary> loadedLibrary(const attune_model_abi_t *abi) {
+  static std::mutex mutex;
+  static std::map<const attune_model_abi_t *, std::weak_ptr<LoadedLibrary>>
+      libraries;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::weak_ptr<LoadedLibrary> &entry = libraries[abi];
+  std::shared_ptr<LoadedLibrary> library = entry.lock();
+  if (!library) {
+    library = std::make_shared<LoadedLibrary>();
+    entry = library;
+  }
+  // Drop entries of unloaded libraries, whose addresses a later load may
+  // reuse.
+  for (auto it = libraries.begin(); it != libraries.end();)
+    it = it->second.expired() ? libraries.erase(it) : std::next(it);
+  return library;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -401,6 +432,7 @@ using LibraryHandle = std::unique_ptr<void, LibraryCloser>;
 struct attune_model {
   LibraryHandle library;
   const attune_model_abi_t *abi = nullptr;
+  std::shared_ptr<LoadedLibrary> shared;
   /// The level set_isa_cap said the kernels run at.
   attune_isa_t isa = ATTUNE_ISA_BASELINE;
   /// Scratch memory for abi->run, grown on demand and reused across runs so a
@@ -749,6 +781,7 @@ attune_status_t attune_model_open(const char *path,
     auto model = std::make_unique<attune_model>();
     model->abi = abi;
     model->isa = static_cast<attune_isa_t>(level);
+    model->shared = loadedLibrary(abi);
     model->library = std::move(library);
     *out_model = model.release();
     return ATTUNE_OK;
@@ -874,6 +907,8 @@ attune_status_t attune_model_set_num_threads(attune_model_t *model,
           ATTUNE_INVALID_ARGUMENT,
           "attune_model_set_num_threads: expected 0..%d threads, got %d",
           kMaxThreads, num_threads);
+    // The library restarts its thread pool; no run of it may be in progress.
+    std::unique_lock<std::shared_mutex> lock(model->shared->pool);
     model->abi->set_num_threads(num_threads);
     return ATTUNE_OK;
   });
@@ -910,8 +945,12 @@ attune_status_t attune_model_run(attune_model_t *model,
     for (int32_t o = 0; o < abi.num_outputs; ++o)
       model->outputData[o] = outputs[o].data;
 
-    int32_t code = abi.run(model->inputData.data(), model->outputData.data(),
-                           model->symbols.data(), model->workspace);
+    int32_t code;
+    {
+      std::shared_lock<std::shared_mutex> lock(model->shared->pool);
+      code = abi.run(model->inputData.data(), model->outputData.data(),
+                     model->symbols.data(), model->workspace);
+    }
     if (code != 0) {
       // The kernel's own message, so the caller learns which buffer or
       // bound was wrong, not just a code; a trailing newline (some error

@@ -1194,6 +1194,44 @@ TEST(E2EIsaCap, UnknownCapFailsTheOpen) {
               testing::HasSubstr("ATTUNE_CPU='bogus'"));
 }
 
+/// Threads of this process, from /proc/self/task.
+int64_t threadCount() {
+  std::error_code ec;
+  int64_t count = 0;
+  for (llvm::sys::fs::directory_iterator it("/proc/self/task", ec), end;
+       it != end && !ec; it.increment(ec))
+    ++count;
+  return ec ? -1 : count;
+}
+
+TEST(E2EThreads, SetNumThreadsTakesEffectAfterRuns) {
+  std::string error;
+  std::string library = compileModel("isa_threads", kIsaModel, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  std::mt19937 rng(5);
+  std::vector<HostTensor> inputs =
+      makeInputs(model.handle, {{4096, 64}}, {}, rng);
+  // Halide starts n - 1 workers for n threads (the caller is the n-th) and
+  // keeps them until its pool is shut down, so the process's thread count
+  // shows the pool's size. Other libraries' pools do not change meanwhile.
+  auto threadsAfterRunWith = [&](int32_t n) {
+    EXPECT_EQ(attune_model_set_num_threads(model.handle, n), ATTUNE_OK)
+        << attune_status_message();
+    runModel(model.handle, inputs);
+    return threadCount();
+  };
+  int64_t before = threadCount();
+  int64_t two = threadsAfterRunWith(2);
+  int64_t one = threadsAfterRunWith(1);
+  int64_t twoAgain = threadsAfterRunWith(2);
+  EXPECT_EQ(two, before + 1) << "2 threads: the caller and one worker";
+  EXPECT_EQ(one, before) << "1 thread: the caller alone, the worker stopped";
+  EXPECT_EQ(twoAgain, before + 1) << "back to 2 threads";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {

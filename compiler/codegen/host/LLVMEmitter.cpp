@@ -521,6 +521,15 @@ LLVM::LLVMFuncOp Emitter::emitSetNumThreads() {
       LLVM::Linkage::Internal);
   Block *entry = fn.addEntryBlock(builder);
   builder.setInsertionPointToStart(entry);
+  // Halide's pool only ever grows: workers, once started, take any task
+  // until the pool shuts down, and halide_set_num_threads only bounds how
+  // many more are started. Stopping the pool makes the next run start it
+  // again at the new count. The runtime calls this only while no run of
+  // this library is in progress.
+  auto shutdown = declareExternal(
+      "halide_shutdown_thread_pool",
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {}));
+  LLVM::CallOp::create(builder, loc, shutdown, ValueRange{});
   // 0 asks Halide for its default (all cores), as the runtime API promises.
   LLVM::CallOp::create(builder, loc, setThreadsDecl, ValueRange{entry->getArgument(0)});
   LLVM::ReturnOp::create(builder, loc, ValueRange{});

@@ -116,7 +116,10 @@ attune_status_t attune_model_output_shape(const attune_model_t *model,
                                           attune_tensor_t *out_shape);
 
 /* Sets how many threads the model's kernels use (1..N); 0 restores the
- * default (all cores). Applies to every handle of the same library. */
+ * default (all cores, or HL_NUM_THREADS). Applies to every handle of the
+ * same library and takes effect from the next run, also after runs: the
+ * library's worker threads are stopped and restarted at the new count.
+ * Waits for runs in progress on other handles of the same library. */
 attune_status_t attune_model_set_num_threads(attune_model_t *model, int32_t num_threads);
 
 /* Runs the model. inputs[i] and outputs[i] follow the order of the model's

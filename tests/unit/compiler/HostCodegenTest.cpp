@@ -977,6 +977,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
 
   abi->set_num_threads(3);
   EXPECT_EQ(threadsAsked, 3);
+  EXPECT_EQ(shutdownsAsked, 1) << "the pool restarts at the new size";
 
   const int64_t n = 2;
   int64_t symbols[1] = {n};
