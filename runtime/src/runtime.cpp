@@ -644,6 +644,46 @@ attune_status_t checkOutputs(attune_model &model, attune_tensor_t *outputs,
   return ATTUNE_OK;
 }
 
+/// Fails when an output's bytes overlap an input's or another output's: the
+/// kernels write outputs while still reading inputs, and two outputs in one
+/// place would overwrite each other. Shapes are already checked.
+attune_status_t checkOverlaps(const attune_model &model,
+                              const attune_tensor_t *inputs,
+                              const attune_tensor_t *outputs) {
+  const attune_model_abi_t &abi = *model.abi;
+  auto range = [](const attune_tensor_t &t) {
+    auto begin = reinterpret_cast<uintptr_t>(t.data);
+    size_t elementSize = dtypeSize(callerDtype(t));
+    // Validated shapes: the byte size fits (elementCount checked it).
+    auto bytes =
+        static_cast<uintptr_t>(elementCount(t.shape, t.rank, elementSize)) *
+        elementSize;
+    return std::make_pair(begin, begin + bytes);
+  };
+  auto overlap = [](std::pair<uintptr_t, uintptr_t> a,
+                    std::pair<uintptr_t, uintptr_t> b) {
+    // Empty tensors touch no memory.
+    return a.first < a.second && b.first < b.second && a.first < b.second &&
+           b.first < a.second;
+  };
+  for (int32_t o = 0; o < abi.num_outputs; ++o) {
+    auto out = range(outputs[o]);
+    for (int32_t i = 0; i < abi.num_inputs; ++i)
+      if (overlap(out, range(inputs[i])))
+        return fail(ATTUNE_INVALID_ARGUMENT,
+                    "output '%s' overlaps input '%s': outputs must not share "
+                    "memory with inputs",
+                    abi.outputs[o].name, abi.inputs[i].name);
+    for (int32_t p = 0; p < o; ++p)
+      if (overlap(out, range(outputs[p])))
+        return fail(ATTUNE_INVALID_ARGUMENT,
+                    "outputs '%s' and '%s' overlap: each output needs its own "
+                    "memory",
+                    abi.outputs[p].name, abi.outputs[o].name);
+  }
+  return ATTUNE_OK;
+}
+
 /// Makes model.workspace hold at least `bytes`, reallocating only to grow.
 attune_status_t reserveWorkspace(attune_model &model, int64_t bytes) {
   if (bytes <= 0 || static_cast<uint64_t>(bytes) <= model.workspaceCapacity)
@@ -928,6 +968,8 @@ attune_status_t attune_model_run(attune_model_t *model,
     if (attune_status_t status = checkOutputs(*model, outputs, num_outputs))
       return status;
     if (attune_status_t status = checkIndices(*model, inputs))
+      return status;
+    if (attune_status_t status = checkOverlaps(*model, inputs, outputs))
       return status;
 
     int64_t bytes = abi.workspace_size(model->symbols.data());

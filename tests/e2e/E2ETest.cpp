@@ -1232,6 +1232,40 @@ TEST(E2EThreads, SetNumThreadsTakesEffectAfterRuns) {
   EXPECT_EQ(twoAgain, before + 1) << "back to 2 threads";
 }
 
+TEST(E2EOverlap, OutputsSharingMemoryAreRejected) {
+  // The linear model of kOpCases has two outputs.
+  const ModelCase *found = std::find_if(
+      std::begin(kOpCases), std::end(kOpCases),
+      [](const ModelCase &c) { return std::string(c.name) == "linear"; });
+  ASSERT_NE(found, std::end(kOpCases));
+  const ModelCase &c = *found;
+  std::string error;
+  std::string library = compileModel(c.name, c.ir, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  std::mt19937 rng(9);
+  std::vector<HostTensor> inputs =
+      makeInputs(model.handle, {{1, 2, 64}, {3, 128}}, {}, rng);
+  std::vector<attune_tensor_t> in;
+  for (HostTensor &t : inputs)
+    in.push_back(t.view());
+  // y [1, 2, 80] and y2 [3, 64] in one buffer, y2 starting inside y.
+  std::vector<float> shared(2 * 80 + 3 * 64);
+  attune_tensor_t out[2] = {
+      {shared.data(), ATTUNE_DTYPE_F32, 3, {1, 2, 80}},
+      {shared.data() + 2 * 80 - 1, ATTUNE_DTYPE_F32, 2, {3, 64}}};
+  EXPECT_EQ(attune_model_run(model.handle, in.data(), 2, out, 2),
+            ATTUNE_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(attune_status_message()),
+              testing::HasSubstr("outputs 'output0' and 'output1' overlap"));
+  // Back to back is fine.
+  out[1].data = shared.data() + 2 * 80;
+  EXPECT_EQ(attune_model_run(model.handle, in.data(), 2, out, 2), ATTUNE_OK)
+      << attune_status_message();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {

@@ -124,7 +124,9 @@ attune_status_t attune_model_set_num_threads(attune_model_t *model, int32_t num_
 
 /* Runs the model. inputs[i] and outputs[i] follow the order of the model's
  * inputs and outputs; shapes and dtypes are checked against the model, and
- * integer inputs that index a table (token ids) are range-checked. */
+ * integer inputs that index a table (token ids) are range-checked. An output
+ * buffer may not overlap an input or another output (kernels write outputs
+ * while reading inputs): such a call fails with ATTUNE_INVALID_ARGUMENT. */
 attune_status_t attune_model_run(attune_model_t *model, const attune_tensor_t *inputs,
                                  int32_t num_inputs, attune_tensor_t *outputs,
                                  int32_t num_outputs);

@@ -383,6 +383,32 @@ TEST_F(RuntimeTest, SetNumThreadsForwardsToTheLibrary) {
 // Misuse of run: each returns INVALID_ARGUMENT naming the problem
 //===----------------------------------------------------------------------===//
 
+TEST_F(RuntimeTest, OutputOverlappingAnInputIsRejected) {
+  Problem problem(2, 3);
+  // y's first bytes are ids' last ones.
+  std::vector<float> shared(problem.y.size() + 1);
+  problem.inputs[0].data = shared.data();
+  std::copy(problem.ids.begin(), problem.ids.end(),
+            reinterpret_cast<int32_t *>(shared.data()));
+  problem.outputs[0].data = reinterpret_cast<char *>(shared.data()) +
+                            problem.ids.size() * sizeof(int32_t) - 1;
+  expectInvalid(problem, {"output 'y' overlaps input 'ids'"});
+}
+
+TEST_F(RuntimeTest, AdjacentBuffersAreNotAnOverlap) {
+  Problem problem(2, 3);
+  // ids, then y right after its last byte, in one allocation.
+  std::vector<float> shared(problem.ids.size() + problem.y.size());
+  std::copy(problem.ids.begin(), problem.ids.end(),
+            reinterpret_cast<int32_t *>(shared.data()));
+  problem.inputs[0].data = shared.data();
+  problem.outputs[0].data = shared.data() + problem.ids.size();
+  ASSERT_EQ(problem.run(model()), ATTUNE_OK) << message();
+  std::copy(shared.begin() + problem.ids.size(), shared.end(),
+            problem.y.begin());
+  EXPECT_EQ(problem.mismatches(), 0);
+}
+
 TEST_F(RuntimeTest, WrongInputRank) {
   Problem problem(2, 3);
   problem.inputs[0].rank = 3;
