@@ -9,10 +9,28 @@
 // B = 1, H = 12, fp32, over S, D, causal and the Halide thread count T.
 // Names: BM_AttentionKernel/<fused|unfused>/S:<S>/D:<D>/causal:<0|1>/T:<T>.
 // The "GFLOPs" counter is GFLOP/s of attention's useful work,
-// 4 * B * H * S^2 * D flops (half of that when causal), over wall time.
+// 4 * B * H * S^2 * D flops (half of that when causal), over wall time;
+// "peak_GFLOPs" the one-thread multiply-add peak at the ISA the kernels were
+// JIT-compiled for, measured at start (benchmarks/FmaPeak.h), and
+// "peak_fraction" GFLOPs / (T * peak_GFLOPs). BM_FmaPeak times that peak
+// again among the other rows, for a figure taken in the same conditions.
 //
 //   attention_kernel_benchmark --benchmark_filter='S:2048' \
 //       --benchmark_out=attn.json --benchmark_out_format=json
+//
+// BM_LinearKernel/M:<M>/K:<K>/N:<N>/T:<T> times the Linear GEMM (x[M,K] w[K,N]
+// + bias) the same way; its "GFLOPs" is 2 M K N over wall time.
+//
+// Schedule candidates side by side: ATTUNE_BENCH_SCHEDULES="a:rows=4,
+// panel_vectors=3;b:query_tile=32" adds, per label, rows named
+// ".../fused@a/..." and ".../linear@a/..." whose kernels carry those
+// parameters for the JIT target's ISA (a parameter a kernel kind does not
+// know is ignored by it). Add --benchmark_enable_random_interleaving=true
+// and --benchmark_repetitions to interleave them on a noisy machine.
+//
+// ATTUNE_BENCH_DUMP=DIR writes each kernel's assembly and
+// lowered statement there (<symbol>.s, <symbol>.stmt; a schedule variant
+// overwrites its default's files).
 //
 // The library-level benchmark (compiled model libraries) is
 // attention_benchmark.cpp.
@@ -22,6 +40,7 @@
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/targets/cpu/CpuTarget.h"
+#include "benchmarks/FmaPeak.h"
 
 #include "Halide.h"
 
@@ -31,7 +50,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <random>
@@ -65,6 +86,16 @@ struct Jit {
   explicit Jit(const KernelSpec &spec)
       : built(detail::buildKernel(spec, attune::targets::cpu::jitTarget())) {
     built.output.compile_jit(attune::targets::cpu::jitTarget());
+    // What the timed code is, for reading its inner loops (spills, ...).
+    if (const char *dir = std::getenv("ATTUNE_BENCH_DUMP")) {
+      std::vector<Halide::Argument> args(built.inputs.begin(),
+                                         built.inputs.end());
+      std::string base = std::string(dir) + "/" + spec.symbolName();
+      built.output.compile_to_assembly(base + ".s", args,
+                                       attune::targets::cpu::jitTarget());
+      built.output.compile_to_lowered_stmt(base + ".stmt", args, Halide::Text,
+                                           attune::targets::cpu::jitTarget());
+    }
   }
   void run(const std::vector<Halide::Buffer<>> &inputs, Halide::Buffer<> out) {
     for (size_t i = 0; i < inputs.size(); ++i)
@@ -83,6 +114,76 @@ Jit &kernelFor(const KernelSpec &spec) {
     slot = std::make_unique<Jit>(spec);
   return *slot;
 }
+
+/// A label and the schedule parameters it stands for ("" and none: default).
+struct Variant {
+  std::string label;
+  ScheduleParams params;
+};
+
+/// Parses ATTUNE_BENCH_SCHEDULES (see the file comment); a malformed entry
+/// is reported and skipped.
+std::vector<Variant> variantsFromEnvironment() {
+  std::vector<Variant> out;
+  const char *text = std::getenv("ATTUNE_BENCH_SCHEDULES");
+  if (!text)
+    return out;
+  std::string all(text);
+  size_t start = 0;
+  while (start < all.size()) {
+    size_t end = all.find(';', start);
+    if (end == std::string::npos)
+      end = all.size();
+    std::string entry = all.substr(start, end - start);
+    start = end + 1;
+    size_t colon = entry.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      std::fprintf(stderr, "ATTUNE_BENCH_SCHEDULES: skipping '%s'\n",
+                   entry.c_str());
+      continue;
+    }
+    Variant v{entry.substr(0, colon), {}};
+    std::string list = entry.substr(colon + 1);
+    size_t pos = 0;
+    while (pos < list.size()) {
+      size_t comma = list.find(',', pos);
+      if (comma == std::string::npos)
+        comma = list.size();
+      std::string item = list.substr(pos, comma - pos);
+      pos = comma + 1;
+      size_t eq = item.find('=');
+      if (eq != std::string::npos)
+        v.params[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+/// `spec` with `params` for the JIT target's ISA.
+KernelSpec withSchedule(KernelSpec spec, const ScheduleParams &params) {
+  if (!params.empty())
+    spec.schedules[attune_isa_name(attune::targets::cpu::isaOf(
+        attune::targets::cpu::jitTarget()))] = params;
+  return spec;
+}
+
+/// Attention's parameters among `params` (the GEMM's are dropped, so that a
+/// variant naming both kinds builds each kernel).
+ScheduleParams only(const ScheduleParams &params,
+                    std::initializer_list<const char *> names) {
+  ScheduleParams out;
+  for (const char *name : names)
+    if (params.count(name))
+      out[name] = params.at(name);
+  return out;
+}
+
+const std::initializer_list<const char *> kAttentionParams = {
+    "query_tile", "key_block", "key_unroll", "score_vectors", "value_cols",
+    "value_rows"};
+const std::initializer_list<const char *> kGemmParams = {"rows",
+                                                         "panel_vectors"};
 
 KernelSpec attentionSpec(int D, bool causal) {
   KernelSpec spec;
@@ -145,6 +246,36 @@ double attentionFlops(int S, int D, bool causal) {
   return causal ? flops / 2 : flops;
 }
 
+/// One-thread multiply-add peak of the JIT target's ISA, GFLOP/s (set in
+/// main before any benchmark runs).
+double gPeakGflops = 0;
+
+attune_isa_t jitIsa() {
+  return attune::targets::cpu::isaOf(attune::targets::cpu::jitTarget());
+}
+
+/// Sets GFLOPs, peak_GFLOPs and peak_fraction for `flops` per iteration.
+void setFlopCounters(benchmark::State &state, double flops, int threads) {
+  state.counters["GFLOPs"] = benchmark::Counter(
+      flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_GFLOPs"] = gPeakGflops;
+  state.counters["peak_fraction"] = benchmark::Counter(
+      flops / 1e9 / (gPeakGflops * threads),
+      benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_FmaPeak(benchmark::State &state) {
+  const int64_t iterations = 1 << 20;
+  for (auto _ : state)
+    attune::bench::fmaChainsGflops(jitIsa(), iterations);
+  setFlopCounters(state,
+                  double(iterations) * 12 * 2 *
+                      (jitIsa() >= ATTUNE_ISA_AVX512 ? 16
+                       : jitIsa() == ATTUNE_ISA_AVX2 ? 8
+                                                     : 4),
+                  1);
+}
+
 void setThreads(benchmark::State &state, int threads) {
   gThreads = threads;
   if (threads > 1)
@@ -152,8 +283,17 @@ void setThreads(benchmark::State &state, int threads) {
   state.counters["threads"] = threads;
 }
 
-void BM_Fused(benchmark::State &state, int S, int D, bool causal, int threads) {
-  Jit &attention = kernelFor(attentionSpec(D, causal));
+void BM_Fused(benchmark::State &state, int S, int D, bool causal, int threads,
+              const ScheduleParams &params = {}) {
+  Jit *built = nullptr;
+  try {
+    built = &kernelFor(withSchedule(attentionSpec(D, causal),
+                                    only(params, kAttentionParams)));
+  } catch (const Halide::CompileError &e) {
+    state.SkipWithError(e.what()); // an invalid candidate
+    return;
+  }
+  Jit &attention = *built;
   Halide::Buffer<float> q = randomBuffer({D, S, kHeads, kBatch}),
                         k = randomBuffer({D, S, kHeads, kBatch}),
                         v = randomBuffer({D, S, kHeads, kBatch}),
@@ -164,9 +304,35 @@ void BM_Fused(benchmark::State &state, int S, int D, bool causal, int threads) {
     attention.run({q, k, v}, out);
     benchmark::DoNotOptimize(out.data());
   }
-  state.counters["GFLOPs"] =
-      benchmark::Counter(attentionFlops(S, D, causal) / 1e9,
-                         benchmark::Counter::kIsIterationInvariantRate);
+  setFlopCounters(state, attentionFlops(S, D, causal), threads);
+}
+
+KernelSpec linearSpec() {
+  KernelSpec spec;
+  spec.kind = KernelKind::Linear;
+  spec.hasBias = true;
+  return spec;
+}
+
+void BM_Linear(benchmark::State &state, int M, int K, int N, int threads,
+               const ScheduleParams &params = {}) {
+  Jit *built = nullptr;
+  try {
+    built = &kernelFor(withSchedule(linearSpec(), only(params, kGemmParams)));
+  } catch (const Halide::CompileError &e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  Jit &linear = *built;
+  Halide::Buffer<float> x = randomBuffer({K, M}), w = randomBuffer({N, K}),
+                        bias = randomBuffer({N}), out(N, M);
+  setThreads(state, threads);
+  linear.run({x, w, bias}, out); // warm up
+  for (auto _ : state) {
+    linear.run({x, w, bias}, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  setFlopCounters(state, 2.0 * M * K * N, threads);
 }
 
 /// The decomposed chain on [B*H, S, D] tensors, with the S x S buffers
@@ -217,9 +383,7 @@ void BM_Unfused(benchmark::State &state, int S, int D, bool causal,
     unfused.run(q, k, v, out);
     benchmark::DoNotOptimize(out.data());
   }
-  state.counters["GFLOPs"] =
-      benchmark::Counter(attentionFlops(S, D, causal) / 1e9,
-                         benchmark::Counter::kIsIterationInvariantRate);
+  setFlopCounters(state, attentionFlops(S, D, causal), threads);
 }
 
 /// Both paths must compute the same thing, or the comparison means nothing.
@@ -253,6 +417,36 @@ bool pathsAgree(int S, int D, bool causal) {
 }
 
 void registerAll() {
+  benchmark::RegisterBenchmark("BM_FmaPeak/T:1", BM_FmaPeak)
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
+  std::vector<Variant> variants = {{"", {}}};
+  for (const Variant &v : variantsFromEnvironment())
+    variants.push_back(v);
+  for (const Variant &v : variants) {
+    const std::string at = v.label.empty() ? "" : "@" + v.label;
+    for (int threads : {1, 2})
+      for (int N : {768, 3072}) {
+        const std::string name = "BM_LinearKernel/linear" + at +
+                                 "/M:512/K:768/N:" + std::to_string(N) +
+                                 "/T:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Linear, 512, 768, N,
+                                     threads, v.params)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+      }
+    if (v.label.empty())
+      continue;
+    for (int S : {512, 2048}) {
+      const std::string name = "BM_AttentionKernel/fused" + at +
+                               "/S:" + std::to_string(S) +
+                               "/D:64/causal:0/T:1";
+      benchmark::RegisterBenchmark(name.c_str(), BM_Fused, S, 64, false, 1,
+                                   v.params)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
   for (int threads : {1, 2})
     for (int causal : {0, 1})
       for (int S : {128, 256, 512, 1024, 2048, 4096})
@@ -263,7 +457,7 @@ void registerAll() {
                                      "/T:" + std::to_string(threads);
           benchmark::RegisterBenchmark(
               ("BM_AttentionKernel/fused" + suffix).c_str(), BM_Fused, S, D,
-              causal != 0, threads)
+              causal != 0, threads, ScheduleParams{})
               ->UseRealTime()
               ->Unit(benchmark::kMillisecond);
           benchmark::RegisterBenchmark(
@@ -291,6 +485,9 @@ int main(int argc, char **argv) {
   kernelFor(softmaxSpec());
   if (!pathsAgree(200, 64, false) || !pathsAgree(200, 64, true))
     return 1;
+  gPeakGflops = attune::bench::measureFmaPeak(jitIsa());
+  std::printf("ISA %s: one-thread multiply-add peak %.1f GFLOP/s\n",
+              attune_isa_name(jitIsa()), gPeakGflops);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

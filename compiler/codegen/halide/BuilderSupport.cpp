@@ -125,7 +125,9 @@ void scheduleElementwiseCPU(Func &out, const std::vector<Var> &vars,
 }
 
 int vectorRegisterCount(const Target &target) {
-  return target.has_feature(Target::AVX512) ? 32 : 16;
+  // Every AVX-512 flavour (avx512_skylake, _zen4, ...) has 16-float vectors
+  // and 32 registers; has_feature(AVX512) alone misses the flavours.
+  return floatVectorWidth(target) >= 16 ? 32 : 16;
 }
 
 const ScheduleParams &scheduleFor(const KernelSpec &spec, const Target &target) {

@@ -18,9 +18,10 @@
 //                  >= 1. Default 4.
 //
 //   rows * panel_vectors accumulators, plus the panel_vectors B vectors
-//   and the broadcast, must fit in the vector registers: rows *
-//   panel_vectors + 2 <= 32 (AVX-512) or 16 (AVX2 and below); more would
-//   spill inside the K loop.
+//   (LLVM loads each once per K step and reuses it across the rows) and the
+//   broadcast A value, must fit in the vector registers: rows *
+//   panel_vectors + panel_vectors + 1 <= 32 (AVX-512) or 16 (AVX2 and
+//   below); more spills inside the K loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,10 +45,13 @@ struct GemmTiles {
 
 /// The formula's parameters for `target` (see the table at the top).
 ScheduleParams defaultGemmParams(const Target &target) {
-  // 4 vectors x rows accumulators: 24 of 32 zmm, 12 of 16 ymm; the rest
-  // hold the B vectors and the broadcast A value.
-  return {{"panel_vectors", 4},
-          {"rows", vectorRegisterCount(target) >= 32 ? 6 : 3}};
+  // 24 of 32 zmm accumulate (6 x 4), 4 hold B, 1 the broadcast A value.
+  // With 16 ymm the same shape (3 x 4 + 4 + 1 = 17) spilled an accumulator
+  // every K step; 4 x 3 + 3 + 1 = 16 does not, and has one broadcast per
+  // 3 FMAs instead of 2 (6 x 2) for the load ports.
+  if (vectorRegisterCount(target) >= 32)
+    return {{"panel_vectors", 4}, {"rows", 6}};
+  return {{"panel_vectors", 3}, {"rows", 4}};
 }
 
 /// The tiles `spec` asks for on `target`; fails on an invalid parameter.
@@ -66,7 +70,7 @@ GemmTiles chooseGemmTiles(const KernelSpec &spec, const Target &target) {
     failSpec("gemm schedule: rows must be in [1, 32], got " +
              std::to_string(rows));
   const int registers = vectorRegisterCount(target);
-  if (rows * panelVectors + 2 > registers)
+  if ((rows + 1) * panelVectors + 1 > registers)
     failSpec("gemm schedule: rows x panel_vectors = " +
              std::to_string(rows * panelVectors) +
              " accumulators do not fit in " + std::to_string(registers) +
@@ -168,8 +172,8 @@ std::vector<ScheduleParams> gemmScheduleCandidates(const Target &target) {
   // ones cannot hide the FMA latency) and still fit.
   for (int64_t panelVectors = 1; panelVectors <= 6; ++panelVectors)
     for (int64_t rows = 1; rows <= 16; ++rows) {
-      const int64_t acc = rows * panelVectors;
-      if (acc + 2 > registers || 2 * (acc + 2) < registers)
+      const int64_t used = (rows + 1) * panelVectors + 1;
+      if (used > registers || 2 * used < registers)
         continue;
       ScheduleParams p = {{"panel_vectors", panelVectors}, {"rows", rows}};
       if (p != out.front())
