@@ -437,15 +437,17 @@ void registerAll() {
       }
     if (v.label.empty())
       continue;
-    for (int S : {512, 2048}) {
-      const std::string name = "BM_AttentionKernel/fused" + at +
-                               "/S:" + std::to_string(S) +
-                               "/D:64/causal:0/T:1";
-      benchmark::RegisterBenchmark(name.c_str(), BM_Fused, S, 64, false, 1,
-                                   v.params)
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
-    }
+    for (int causal : {0, 1})
+      for (int S : {512, 2048}) {
+        const std::string name = "BM_AttentionKernel/fused" + at +
+                                 "/S:" + std::to_string(S) +
+                                 "/D:64/causal:" + std::to_string(causal) +
+                                 "/T:1";
+        benchmark::RegisterBenchmark(name.c_str(), BM_Fused, S, 64,
+                                     causal != 0, 1, v.params)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+      }
   }
   for (int threads : {1, 2})
     for (int causal : {0, 1})

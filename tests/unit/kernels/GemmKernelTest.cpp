@@ -740,7 +740,10 @@ TEST(ScheduleParams, NegativeInvalidValuesAreRejected) {
   expectRejected(KernelKind::Attention, {{"key_unroll", 0}}, "key_unroll");
   expectRejected(KernelKind::Attention, {{"value_cols", 24}}, "value_cols");
   expectRejected(KernelKind::Attention, {{"value_rows", 7}}, "value_rows");
-  expectRejected(KernelKind::Attention, {{"key_unroll", 16}}, "accumulators");
+  expectRejected(KernelKind::Attention, {{"key_unroll", 16}, {"key_block", 128}},
+                 "accumulators");
+  expectRejected(KernelKind::Attention, {{"score_vectors", 5}},
+                 "score_vectors");
 }
 
 } // namespace
