@@ -713,6 +713,39 @@ TEST(FusedAttentionScheduleParams, NonDefaultCandidateMatchesEvaluator) {
                          {toTensor(q), toTensor(k), toTensor(v)}, out));
 }
 
+/// A tuner times every candidate: none may be refused by its builder, at any
+/// level this machine runs (building defines and schedules the pipeline;
+/// nothing is compiled here).
+TEST(ScheduleParams, EveryCandidateIsAccepted) {
+  for (attune_isa_t isa : attune::targets::cpu::testedIsas()) {
+    Halide::Target target = attune::targets::cpu::halideTarget(isa);
+    SCOPED_TRACE(attune_isa_name(isa));
+    KernelSpec linear;
+    linear.kind = KernelKind::Linear;
+    for (const ScheduleParams &params : detail::gemmScheduleCandidates(target)) {
+      linear.schedules[attune_isa_name(isa)] = params;
+      EXPECT_NO_THROW(detail::buildKernel(linear, target))
+          << linear.scheduleKey();
+    }
+    for (int D : {64, 80, 128}) {
+      for (bool causal : {false, true}) {
+        KernelSpec attention;
+        attention.kind = KernelKind::Attention;
+        attention.headDim = D;
+        attention.causal = causal;
+        std::vector<ScheduleParams> candidates =
+            detail::attentionScheduleCandidates(attention, target);
+        EXPECT_GE(candidates.size(), 2u);
+        for (const ScheduleParams &params : candidates) {
+          attention.schedules[attune_isa_name(isa)] = params;
+          EXPECT_NO_THROW(detail::buildKernel(attention, target))
+              << "D=" << D << " " << attention.scheduleKey();
+        }
+      }
+    }
+  }
+}
+
 /// `params` on `kind` must be refused with a message naming `name`.
 void expectRejected(KernelKind kind, const ScheduleParams &params,
                     const std::string &name) {
