@@ -16,26 +16,38 @@
 //   attention_kernel_benchmark --benchmark_filter='S:2048' \
 //       --benchmark_out=attn.json --benchmark_out_format=json
 //
+// Schedule candidates side by side: ATTUNE_BENCH_SCHEDULES="a:rows=4,
+// panel_vectors=3;b:query_tile=32" adds, per label, rows named
+// ".../fused@a/..." and ".../linear@a/..." whose kernels carry those
+// parameters for the JIT target's ISA (a parameter a kernel kind does not
+// know is ignored by it). Add --benchmark_enable_random_interleaving=true
+// and --benchmark_repetitions to interleave them on a noisy machine.
+//
+// ATTUNE_BENCH_DUMP=DIR writes each kernel's assembly and
+// lowered statement there (<symbol>.s, <symbol>.stmt; a schedule variant
+// overwrites its default's files).
+//
 // The library-level benchmark (compiled model libraries) is
 // attention_benchmark.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "benchmarks/Peak.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/targets/cpu/CpuTarget.h"
+#include "benchmarks/Peak.h"
 
 #include "Halide.h"
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <random>
@@ -69,6 +81,16 @@ struct Jit {
   explicit Jit(const KernelSpec &spec)
       : built(detail::buildKernel(spec, attune::targets::cpu::jitTarget())) {
     built.output.compile_jit(attune::targets::cpu::jitTarget());
+    // What the timed code is, for reading its inner loops (spills, ...).
+    if (const char *dir = std::getenv("ATTUNE_BENCH_DUMP")) {
+      std::vector<Halide::Argument> args(built.inputs.begin(),
+                                         built.inputs.end());
+      std::string base = std::string(dir) + "/" + spec.symbolName();
+      built.output.compile_to_assembly(base + ".s", args,
+                                       attune::targets::cpu::jitTarget());
+      built.output.compile_to_lowered_stmt(base + ".stmt", args, Halide::Text,
+                                           attune::targets::cpu::jitTarget());
+    }
   }
   void run(const std::vector<Halide::Buffer<>> &inputs, Halide::Buffer<> out) {
     for (size_t i = 0; i < inputs.size(); ++i)
@@ -82,11 +104,79 @@ struct Jit {
 
 Jit &kernelFor(const KernelSpec &spec) {
   static std::map<std::string, std::unique_ptr<Jit>> cache;
-  std::unique_ptr<Jit> &slot = cache[spec.symbolName()];
+  std::unique_ptr<Jit> &slot = cache[spec.symbolName() + spec.scheduleKey()];
   if (!slot)
     slot = std::make_unique<Jit>(spec);
   return *slot;
 }
+
+/// A label and the schedule parameters it stands for ("" and none: default).
+struct Variant {
+  std::string label;
+  ScheduleParams params;
+};
+
+/// Parses ATTUNE_BENCH_SCHEDULES (see the file comment); a malformed entry
+/// is reported and skipped.
+std::vector<Variant> variantsFromEnvironment() {
+  std::vector<Variant> out;
+  const char *text = std::getenv("ATTUNE_BENCH_SCHEDULES");
+  if (!text)
+    return out;
+  std::string all(text);
+  size_t start = 0;
+  while (start < all.size()) {
+    size_t end = all.find(';', start);
+    if (end == std::string::npos)
+      end = all.size();
+    std::string entry = all.substr(start, end - start);
+    start = end + 1;
+    size_t colon = entry.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      std::fprintf(stderr, "ATTUNE_BENCH_SCHEDULES: skipping '%s'\n",
+                   entry.c_str());
+      continue;
+    }
+    Variant v{entry.substr(0, colon), {}};
+    std::string list = entry.substr(colon + 1);
+    size_t pos = 0;
+    while (pos < list.size()) {
+      size_t comma = list.find(',', pos);
+      if (comma == std::string::npos)
+        comma = list.size();
+      std::string item = list.substr(pos, comma - pos);
+      pos = comma + 1;
+      size_t eq = item.find('=');
+      if (eq != std::string::npos)
+        v.params[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+/// `spec` with `params` for the JIT target's ISA.
+KernelSpec withSchedule(KernelSpec spec, const ScheduleParams &params) {
+  if (!params.empty())
+    spec.schedules[attune_isa_name(attune::targets::cpu::isaOf(
+        attune::targets::cpu::jitTarget()))] = params;
+  return spec;
+}
+
+/// Attention's parameters among `params`, so that a variant naming other
+/// kinds' parameters still builds.
+ScheduleParams only(const ScheduleParams &params,
+                    std::initializer_list<const char *> names) {
+  ScheduleParams out;
+  for (const char *name : names)
+    if (params.count(name))
+      out[name] = params.at(name);
+  return out;
+}
+
+const std::initializer_list<const char *> kAttentionParams = {
+    "query_tile", "key_block", "key_unroll", "score_vectors", "value_cols",
+    "value_rows"};
 
 KernelSpec attentionSpec(int D, bool causal) {
   KernelSpec spec;
@@ -149,6 +239,16 @@ double attentionFlops(int S, int D, bool causal) {
   return causal ? flops / 2 : flops;
 }
 
+/// Sets GFLOPs, peak_GFLOPs and peak_fraction for `flops` per iteration.
+void setFlopCounters(benchmark::State &state, double flops, int threads) {
+  state.counters["GFLOPs"] = benchmark::Counter(
+      flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  const double peakGflops = attune::bench::peak().gflopsPerThread * threads;
+  state.counters["peak_GFLOPs"] = peakGflops;
+  state.counters["peak_fraction"] = benchmark::Counter(
+      flops / 1e9 / peakGflops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void setThreads(benchmark::State &state, int threads) {
   gThreads = threads;
   if (threads > 1)
@@ -156,26 +256,28 @@ void setThreads(benchmark::State &state, int threads) {
   state.counters["threads"] = threads;
 }
 
-void BM_Fused(benchmark::State &state, int S, int D, bool causal, int threads) {
-  Jit &attention = kernelFor(attentionSpec(D, causal));
+void BM_Fused(benchmark::State &state, int S, int D, bool causal, int threads,
+              const ScheduleParams &params = {}) {
+  Jit *built = nullptr;
+  try {
+    built = &kernelFor(withSchedule(attentionSpec(D, causal),
+                                    only(params, kAttentionParams)));
+  } catch (const Halide::CompileError &e) {
+    state.SkipWithError(e.what()); // an invalid candidate
+    return;
+  }
+  Jit &attention = *built;
   Halide::Buffer<float> q = randomBuffer({D, S, kHeads, kBatch}),
                         k = randomBuffer({D, S, kHeads, kBatch}),
                         v = randomBuffer({D, S, kHeads, kBatch}),
                         out(D, S, kHeads, kBatch);
   setThreads(state, threads);
   attention.run({q, k, v}, out); // warm up: page in, start the pool
-  auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     attention.run({q, k, v}, out);
     benchmark::DoNotOptimize(out.data());
   }
-  std::chrono::duration<double> seconds =
-      std::chrono::steady_clock::now() - start;
-  state.counters["GFLOPs"] =
-      benchmark::Counter(attentionFlops(S, D, causal) / 1e9,
-                         benchmark::Counter::kIsIterationInvariantRate);
-  attune::bench::setPeakCounters(state, attentionFlops(S, D, causal), threads,
-                                 seconds.count());
+  setFlopCounters(state, attentionFlops(S, D, causal), threads);
 }
 
 /// The decomposed chain on [B*H, S, D] tensors, with the S x S buffers
@@ -222,18 +324,11 @@ void BM_Unfused(benchmark::State &state, int S, int D, bool causal,
   Unfused unfused(S, D, causal);
   setThreads(state, threads);
   unfused.run(q, k, v, out); // warm up
-  auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     unfused.run(q, k, v, out);
     benchmark::DoNotOptimize(out.data());
   }
-  std::chrono::duration<double> seconds =
-      std::chrono::steady_clock::now() - start;
-  state.counters["GFLOPs"] =
-      benchmark::Counter(attentionFlops(S, D, causal) / 1e9,
-                         benchmark::Counter::kIsIterationInvariantRate);
-  attune::bench::setPeakCounters(state, attentionFlops(S, D, causal), threads,
-                                 seconds.count());
+  setFlopCounters(state, attentionFlops(S, D, causal), threads);
 }
 
 /// Both paths must compute the same thing, or the comparison means nothing.
@@ -267,6 +362,25 @@ bool pathsAgree(int S, int D, bool causal) {
 }
 
 void registerAll() {
+  std::vector<Variant> variants = {{"", {}}};
+  for (const Variant &v : variantsFromEnvironment())
+    variants.push_back(v);
+  for (const Variant &v : variants) {
+    const std::string at = v.label.empty() ? "" : "@" + v.label;
+    if (v.label.empty())
+      continue;
+    for (int causal : {0, 1})
+      for (int S : {512, 2048}) {
+        const std::string name = "BM_AttentionKernel/fused" + at +
+                                 "/S:" + std::to_string(S) +
+                                 "/D:64/causal:" + std::to_string(causal) +
+                                 "/T:1";
+        benchmark::RegisterBenchmark(name.c_str(), BM_Fused, S, 64,
+                                     causal != 0, 1, v.params)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+      }
+  }
   for (int threads : {1, 2})
     for (int causal : {0, 1})
       for (int S : {128, 256, 512, 1024, 2048, 4096})
@@ -277,7 +391,7 @@ void registerAll() {
                                      "/T:" + std::to_string(threads);
           benchmark::RegisterBenchmark(
               ("BM_AttentionKernel/fused" + suffix).c_str(), BM_Fused, S, D,
-              causal != 0, threads)
+              causal != 0, threads, ScheduleParams{})
               ->UseRealTime()
               ->Unit(benchmark::kMillisecond);
           benchmark::RegisterBenchmark(
@@ -295,7 +409,6 @@ int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
-  attune::bench::peak();
   // Compile every kernel before any timing starts.
   for (int causal : {0, 1})
     kernelFor(attentionSpec(64, causal != 0));
@@ -306,6 +419,7 @@ int main(int argc, char **argv) {
   kernelFor(softmaxSpec());
   if (!pathsAgree(200, 64, false) || !pathsAgree(200, 64, true))
     return 1;
+  attune::bench::peak(); // measured once, before any timing
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

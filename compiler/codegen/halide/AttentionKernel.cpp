@@ -31,6 +31,36 @@
 // blocks through an RDom whose predicate bounds it by the tile's last row, and
 // bounds inference sizes the per-block work from it.
 //
+// Schedule parameters (KernelSpec::schedules, per ISA; a missing one takes
+// the formula's value, an invalid one is rejected by failSpec naming it so a
+// tuner can skip it). V is the vector width in floats (16 on AVX-512, 8 on
+// AVX2, 4 on SSE); R the vector registers (32 on AVX-512, else 16):
+//
+//   query_tile  query rows per parallel task; GEMM #1 vectorises over them.
+//               A multiple of V, at most 16 V. Default 3 V (R = 32), 6 V
+//               (R = 16).
+//   key_block   keys per block of the split-K softmax. A multiple of
+//               key_unroll, at most 4096. Default (R = 32) 256, 128 when
+//               causal; (R = 16) 96.
+//   score_vectors  query rows of GEMM #1's register tile, in vectors; it
+//               divides query_tile / V. Default 3 (R = 32), 2 (R = 16).
+//   key_unroll  keys of GEMM #1's register tile (score_vectors vectors x
+//               key_unroll accumulators). >= 1. Default 8 (R = 32), 6 (16).
+//   value_cols  output columns of GEMM #2's register tile: headDim, or a
+//               multiple of V that divides headDim. Default (R = 32):
+//               headDim up to 6 V, else 4 V when that divides headDim, else
+//               headDim; (R = 16): 2 V when that divides headDim.
+//   value_rows  query rows of GEMM #2's register tile (value_cols / V
+//               vectors x value_rows). Divides query_tile. Default: 24
+//               accumulators (R = 32), 12 (R = 16), as far as query_tile
+//               allows.
+//
+// A register tile of a vectors x n accumulators needs (n + 1) a + 1
+// registers (the accumulators, the a operand vectors LLVM loads once per
+// step and reuses, the broadcast): more than R spills in the inner loop and
+// is refused. (The formula's GEMM #2 tile can exceed R for head dims with
+// many vectors and no multiple of the preferred width: slow, still correct.)
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/halide/BuilderSupport.h"
@@ -67,38 +97,138 @@ Expr fastExp2(const Expr &t) {
 
 constexpr double kLog2E = 1.4426950408889634;
 
-/// Tile sizes, chosen per vector width (see scheduleAttentionCPU).
+/// Tile sizes (see the parameter table at the top).
 struct AttentionTiles {
   int vec = 16;       // floats per vector register
   int queryTile = 48; // query rows per task (GEMM #1 vectorises over them)
   int keyBlock = 128; // keys per block: S=128 is one block, little causal waste
-  int keyUnroll = 8;  // GEMM #1 register tile: (queryTile/vec) x keyUnroll
+  int scoreVectors = 3; // GEMM #1 register tile: scoreVectors x keyUnroll
+  int keyUnroll = 8;
   int valueCols = 64; // GEMM #2 register tile: valueCols x valueRows
   int valueRows = 6;
 };
 
-/// Picks register tiles that fill the register file: 32 zmm (24 accumulators)
-/// with AVX-512, 16 ymm (12 accumulators) with AVX2.
-AttentionTiles chooseTiles(const Target &target, int headDim) {
+/// Vector registers a register tile of `vectors` x `count` accumulators
+/// needs: the accumulators, the `vectors` operand vectors LLVM loads once
+/// per reduction step and reuses, and the broadcast scalar.
+int tileRegisters(int vectors, int count) { return (count + 1) * vectors + 1; }
+
+/// The formula (see the parameter table at the top).
+AttentionTiles defaultTiles(const Target &target, int headDim, bool causal) {
   AttentionTiles t;
   t.vec = std::max(1, target.natural_vector_size<float>());
-  const int accumulators = t.vec >= 16 ? 24 : 12;
-  t.queryTile = 3 * t.vec;
-  t.keyUnroll = accumulators / 3;
+  const int R = vectorRegisterCount(target);
   const int vectorsPerRow = (headDim + t.vec - 1) / t.vec;
-  if (vectorsPerRow <= accumulators / 4) {
-    t.valueCols = headDim;
-    t.valueRows = std::max(1, accumulators / vectorsPerRow);
-  } else if (headDim % (4 * t.vec) == 0) {
-    t.valueCols = 4 * t.vec;
-    t.valueRows = accumulators / 4;
+  if (R >= 32) {
+    // 24 of 32 zmm accumulate in both GEMMs: 3 x 8 and (64 floats) x 6.
+    t.queryTile = 3 * t.vec;
+    t.scoreVectors = 3;
+    t.keyUnroll = 8;
+    // Longer GEMM #2 loops and half the per-block work (statistics, partial
+    // stores, merge) gained 3-4% without a mask; causal loses more to the
+    // masked half of a diagonal block than that.
+    t.keyBlock = causal ? 128 : 256;
+    if (vectorsPerRow <= 6) {
+      t.valueCols = headDim;
+      t.valueRows = std::max(1, 24 / vectorsPerRow);
+    } else if (headDim % (4 * t.vec) == 0) {
+      t.valueCols = 4 * t.vec;
+      t.valueRows = 6;
+    } else {
+      t.valueCols = headDim;
+      t.valueRows = std::max(1, 24 / vectorsPerRow);
+    }
   } else {
-    t.valueCols = headDim;
-    t.valueRows = std::max(1, accumulators / vectorsPerRow);
+    // 16 registers: the 3 x 4 tiles that fill 12 accumulators need 17
+    // registers with their operands and spilled every step. 2 x 6 (GEMM #1)
+    // and (2 vectors) x 6 (GEMM #2) use 15, over 48 query rows.
+    t.queryTile = 6 * t.vec;
+    t.scoreVectors = 2;
+    t.keyUnroll = 6;
+    t.keyBlock = 96;
+    if (headDim % (2 * t.vec) == 0) {
+      t.valueCols = 2 * t.vec;
+      t.valueRows = 6;
+    } else {
+      t.valueCols = headDim;
+      t.valueRows = std::max(1, 12 / vectorsPerRow);
+    }
   }
   // Keep the query tile a multiple of the GEMM #2 row tile.
   while (t.queryTile % t.valueRows != 0)
     --t.valueRows;
+  return t;
+}
+
+ScheduleParams toParams(const AttentionTiles &t) {
+  return {{"query_tile", t.queryTile},   {"key_block", t.keyBlock},
+          {"score_vectors", t.scoreVectors}, {"key_unroll", t.keyUnroll},
+          {"value_cols", t.valueCols},   {"value_rows", t.valueRows}};
+}
+
+/// The tiles `spec` asks for on `target`; fails on an invalid parameter.
+AttentionTiles chooseTiles(const KernelSpec &spec, const Target &target) {
+  const int headDim = static_cast<int>(spec.headDim);
+  AttentionTiles t = defaultTiles(target, headDim, spec.causal);
+  const ScheduleParams &params = scheduleFor(spec, target);
+  auto get = [&](const char *name, int fallback, int64_t lo, int64_t hi) {
+    int64_t value = scheduleParam(params, name, fallback);
+    if (value < lo || value > hi)
+      failSpec(std::string("attention schedule: ") + name + " must be in [" +
+               std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+               std::to_string(value));
+    return static_cast<int>(value);
+  };
+  const int V = t.vec, R = vectorRegisterCount(target);
+  t.queryTile = get("query_tile", t.queryTile, V, 16 * V);
+  if (t.queryTile % V != 0)
+    failSpec("attention schedule: query_tile must be a multiple of the "
+             "vector width " + std::to_string(V) + ", got " +
+             std::to_string(t.queryTile));
+  // A query_tile given alone keeps GEMM #1's tile when that divides it.
+  int scoreFallback = t.scoreVectors;
+  if ((t.queryTile / V) % scoreFallback != 0)
+    scoreFallback = 1;
+  t.scoreVectors = get("score_vectors", scoreFallback, 1, t.queryTile / V);
+  if ((t.queryTile / V) % t.scoreVectors != 0)
+    failSpec("attention schedule: score_vectors " +
+             std::to_string(t.scoreVectors) + " does not divide query_tile / " +
+             std::to_string(V) + " = " + std::to_string(t.queryTile / V));
+  t.keyUnroll = get("key_unroll", t.keyUnroll, 1, 64);
+  t.keyBlock = get("key_block", t.keyBlock, 1, 4096);
+  if (t.keyBlock % t.keyUnroll != 0)
+    failSpec("attention schedule: key_block " + std::to_string(t.keyBlock) +
+             " is not a multiple of key_unroll " +
+             std::to_string(t.keyUnroll));
+  if (tileRegisters(t.scoreVectors, t.keyUnroll) > R)
+    failSpec("attention schedule: score_vectors x key_unroll = " +
+             std::to_string(t.scoreVectors * t.keyUnroll) +
+             " accumulators do not fit in " + std::to_string(R) +
+             " vector registers with their operands");
+  t.valueCols = get("value_cols", t.valueCols, 1, headDim);
+  if (t.valueCols != headDim &&
+      (t.valueCols % V != 0 || headDim % t.valueCols != 0))
+    failSpec("attention schedule: value_cols must be headDim or a multiple "
+             "of " + std::to_string(V) + " dividing headDim " +
+             std::to_string(headDim) + ", got " +
+             std::to_string(t.valueCols));
+  int rowsFallback = std::min(t.valueRows, t.queryTile);
+  while (t.queryTile % rowsFallback != 0)
+    --rowsFallback;
+  t.valueRows = get("value_rows", rowsFallback, 1, t.queryTile);
+  if (t.queryTile % t.valueRows != 0)
+    failSpec("attention schedule: value_rows " + std::to_string(t.valueRows) +
+             " does not divide query_tile " + std::to_string(t.queryTile));
+  const int valueVectors = (t.valueCols + V - 1) / V;
+  // The formula may exceed the registers for head dims with many vectors
+  // and no multiple of the preferred width (slow, still correct); a value
+  // given explicitly must fit.
+  if ((params.count("value_cols") || params.count("value_rows")) &&
+      tileRegisters(valueVectors, t.valueRows) > R)
+    failSpec("attention schedule: value_cols / " + std::to_string(V) +
+             " x value_rows = " + std::to_string(valueVectors * t.valueRows) +
+             " accumulators do not fit in " + std::to_string(R) +
+             " vector registers with their operands");
   return t;
 }
 
@@ -306,12 +436,13 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
       .reorder(ci, ri, co, ro, kb)
       .vectorize(ci, V, headTail);
 
-  // GEMM #1: (QT/V vectors of query rows) x keyUnroll keys of accumulators.
+  // GEMM #1: scoreVectors vectors of query rows x keyUnroll keys of
+  // accumulators; each strip of rows walks the whole key block.
   Var jo("jo"), ji("ji"), so("so"), si("si");
   p.score.compute_at(p.partial, kb)
       .align_bounds(i, QT)
       .bound_extent(jj, t.keyBlock)
-      .split(i, so, si, QT)
+      .split(i, so, si, t.scoreVectors * V)
       .split(jj, jo, ji, t.keyUnroll)
       .reorder(si, ji, jo, so)
       .vectorize(si, V);
@@ -354,13 +485,68 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 
 } // namespace
 
+std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
+                                                        const Target &target) {
+  const int D = static_cast<int>(std::max<int64_t>(spec.headDim, 1));
+  const AttentionTiles base = defaultTiles(target, D, spec.causal);
+  const int V = base.vec, R = vectorRegisterCount(target);
+  std::vector<ScheduleParams> out = {toParams(base)};
+  // A register tile is worth timing when it fits with its operands and
+  // keeps at least 8 accumulators (fewer cannot hide the FMA latency on two
+  // FMA pipes).
+  auto worth = [&](int vectors, int count) {
+    return tileRegisters(vectors, count) <= R && vectors * count >= 8;
+  };
+  std::vector<int> colChoices = {D};
+  for (int cols = V; cols < D; cols += V)
+    if (D % cols == 0)
+      colChoices.push_back(cols);
+  for (int qv : {2, 3, 4, 6}) {
+    const int QT = qv * V;
+    for (int sv = 1; sv <= qv; ++sv) {
+      if (qv % sv != 0)
+        continue;
+      // The two largest key unrolls that fit.
+      int kuMax = (R - 1) / sv - 1;
+      for (int ku = kuMax; ku >= std::max(1, kuMax - 1); --ku) {
+        if (!worth(sv, ku))
+          continue;
+        for (int KB : {64, 96, 128, 192, 256}) {
+          if (KB % ku != 0)
+            continue;
+          // GEMM #2: for each column width, the most rows that fit.
+          for (int cols : colChoices) {
+            const int cv = (cols + V - 1) / V;
+            int rows = std::min((R - 1) / cv - 1, QT);
+            while (rows >= 1 && QT % rows != 0)
+              --rows;
+            if (rows < 1 || !worth(cv, rows))
+              continue;
+            AttentionTiles t = base;
+            t.queryTile = QT;
+            t.scoreVectors = sv;
+            t.keyUnroll = ku;
+            t.keyBlock = KB;
+            t.valueCols = cols;
+            t.valueRows = rows;
+            ScheduleParams p = toParams(t);
+            if (p != out.front())
+              out.push_back(p);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
 BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "attention");
   if (spec.headDim <= 0 || spec.headDim > 1024)
     failSpec("attention: expected a static headDim in [1, 1024], got " +
              std::to_string(spec.headDim));
   const int D = static_cast<int>(spec.headDim);
-  AttentionTiles tiles = chooseTiles(target, D);
+  AttentionTiles tiles = chooseTiles(spec, target);
   AttentionPipeline p = defineAttention(spec, tiles);
   // SCHEDULE (CPU targets only: the library has no GPU target.)
   scheduleAttentionCPU(p, tiles, D);

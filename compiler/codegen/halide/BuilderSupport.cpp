@@ -105,6 +105,12 @@ void scheduleElementwiseCPU(Func &out, const std::vector<Var> &vars,
   out.parallel(rows, rowsPerTask, TailStrategy::GuardWithIf);
 }
 
+int vectorRegisterCount(const Target &target) {
+  // Every AVX-512 flavour (avx512_skylake, _zen4, ...) has 16-float vectors
+  // and 32 registers; has_feature(AVX512) alone misses the flavours.
+  return floatVectorWidth(target) >= 16 ? 32 : 16;
+}
+
 const ScheduleParams &scheduleFor(const KernelSpec &spec, const Target &target) {
   static const ScheduleParams none;
   auto it = spec.schedules.find(attune_isa_name(targets::cpu::isaOf(target)));
