@@ -411,6 +411,26 @@ struct attune_model {
 
 namespace {
 
+/// The part of opening that is the same for a dlopen'ed library and a
+/// statically linked one: checks the descriptor and wraps it in a handle
+/// that owns `library` (empty for a static model, so close unloads nothing).
+/// `origin` names where the descriptor came from in messages.
+attune_status_t adoptDescriptor(const attune_model_abi_t *abi,
+                                const std::string &origin,
+                                LibraryHandle library,
+                                attune_model_t **out_model) {
+  std::string problem = validateDescriptor(*abi);
+  if (!problem.empty())
+    return fail(ATTUNE_INVALID_LIBRARY, "%s has an invalid model descriptor: %s",
+                origin.c_str(), problem.c_str());
+
+  auto model = std::make_unique<attune_model>();
+  model->abi = abi;
+  model->library = std::move(library);
+  *out_model = model.release();
+  return ATTUNE_OK;
+}
+
 /// Reports that input `input` dimension `dim` disagrees with the value an
 /// earlier dimension gave symbol `s`. Where that value came from is found
 /// again here, on the error path, so that binding keeps no per-run record
@@ -710,22 +730,30 @@ attune_status_t attune_model_open(const char *path,
           "'%s' has an invalid model descriptor: " ATTUNE_MODEL_ABI_SYMBOL
           "() returned NULL",
           path);
-    std::string problem = validateDescriptor(*abi);
-    if (!problem.empty())
-      return fail(ATTUNE_INVALID_LIBRARY,
-                  "'%s' has an invalid model descriptor: %s", path,
-                  problem.c_str());
+    return adoptDescriptor(abi, "'" + std::string(path) + "'",
+                           std::move(library), out_model);
+  });
+}
 
-    auto model = std::make_unique<attune_model>();
-    model->abi = abi;
-    model->library = std::move(library);
-    *out_model = model.release();
-    return ATTUNE_OK;
+attune_status_t attune_model_open_static(const attune_model_abi_t *abi,
+                                         attune_model_t **out_model) {
+  return guarded([&]() -> attune_status_t {
+    if (!out_model)
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "attune_model_open_static: out_model is NULL");
+    *out_model = nullptr;
+    if (!abi)
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "attune_model_open_static: abi is NULL (pass the result of "
+                  "the model's <name>_attune_model_abi() from its header)");
+    return adoptDescriptor(abi, "the statically linked model", LibraryHandle(),
+                           out_model);
   });
 }
 
 void attune_model_close(attune_model_t *model) {
-  // The destructor frees memory and dlcloses; neither throws.
+  // The destructor frees memory and dlcloses (nothing for a statically
+  // linked model, whose handle owns no library); neither throws.
   delete model;
 }
 
