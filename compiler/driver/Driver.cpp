@@ -186,6 +186,8 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   hostOptions.entry = options.entry;
   hostOptions.weightsBlob = blob;
   hostOptions.sourceIR = sourceIR;
+  if (std::string error = target.configureHost(hostOptions); !error.empty())
+    return fail(error);
   codegen::HostLoweringResult host;
   if (failed(codegen::lowerModelToHost(*module, hostOptions, host)))
     return fail("cannot generate host code for '" + inputFile + "'");

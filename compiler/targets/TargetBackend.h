@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+namespace attune::codegen {
+struct HostLoweringOptions;
+} // namespace attune::codegen
+
 namespace attune::targets {
 
 /// Options every backend may read; each takes the ones it understands.
@@ -57,6 +61,11 @@ public:
   /// Compiles the support code every library of this target links once (the
   /// Halide runtime). Returns "" or a message.
   virtual std::string compileRuntime(const std::string &objectPath) const = 0;
+
+  /// Adds what the generated host code needs from the target (for the CPU:
+  /// how the library caps its run-time dispatch under ATTUNE_CPU) to
+  /// `options`. Returns "" or a message naming the problem.
+  virtual std::string configureHost(codegen::HostLoweringOptions &options) const = 0;
 
   /// Libraries a generated shared library links ("-lpthread", ...).
   virtual std::vector<std::string> linkLibraries() const = 0;

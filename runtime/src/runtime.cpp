@@ -31,8 +31,11 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -310,6 +313,10 @@ std::string validateDescriptor(const attune_model_abi_t &abi) {
     return "set_num_threads is NULL";
   if (!abi.last_error)
     return "last_error is NULL";
+  if (!abi.set_isa_cap)
+    return "set_isa_cap is NULL";
+  if (!abi.dispatched_isa)
+    return "dispatched_isa is NULL";
   if (abi.weights_size < 0)
     return formatString("weights_size is %" PRId64 ", expected >= 0",
                         abi.weights_size);
@@ -388,6 +395,34 @@ struct LibraryCloser {
 };
 using LibraryHandle = std::unique_ptr<void, LibraryCloser>;
 
+/// What the handles of one loaded library share. dlopen gives every open of
+/// the same file the same image, and with it one Halide runtime and thread
+/// pool: runs take `pool` shared, set_num_threads (which stops the pool)
+/// takes it exclusive.
+struct LoadedLibrary {
+  std::shared_mutex pool;
+};
+
+/// The LoadedLibrary of the library whose descriptor is `abi`, shared by all
+/// its open handles; released with the last one.
+std::shared_ptr<LoadedLibrary> loadedLibrary(const attune_model_abi_t *abi) {
+  static std::mutex mutex;
+  static std::map<const attune_model_abi_t *, std::weak_ptr<LoadedLibrary>>
+      libraries;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::weak_ptr<LoadedLibrary> &entry = libraries[abi];
+  std::shared_ptr<LoadedLibrary> library = entry.lock();
+  if (!library) {
+    library = std::make_shared<LoadedLibrary>();
+    entry = library;
+  }
+  // Drop entries of unloaded libraries, whose addresses a later load may
+  // reuse.
+  for (auto it = libraries.begin(); it != libraries.end();)
+    it = it->second.expired() ? libraries.erase(it) : std::next(it);
+  return library;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -397,6 +432,9 @@ using LibraryHandle = std::unique_ptr<void, LibraryCloser>;
 struct attune_model {
   LibraryHandle library;
   const attune_model_abi_t *abi = nullptr;
+  std::shared_ptr<LoadedLibrary> shared;
+  /// The level set_isa_cap said the kernels run at.
+  attune_isa_t isa = ATTUNE_ISA_BASELINE;
   /// Scratch memory for abi->run, grown on demand and reused across runs so a
   /// steady-state caller never allocates.
   void *workspace = nullptr;
@@ -412,11 +450,12 @@ struct attune_model {
 namespace {
 
 /// The part of opening that is the same for a dlopen'ed library and a
-/// statically linked one: checks the descriptor and wraps it in a handle
-/// that owns `library` (empty for a static model, so close unloads nothing).
-/// `origin` names where the descriptor came from in messages.
+/// statically linked one: checks the descriptor, caps the kernels' dispatch
+/// at `cap` (attune_cpu_isa()) and wraps it in a handle that owns `library`
+/// (empty for a static model, so close unloads nothing). `origin` names
+/// where the descriptor came from in messages.
 attune_status_t adoptDescriptor(const attune_model_abi_t *abi,
-                                const std::string &origin,
+                                const std::string &origin, attune_isa_t cap,
                                 LibraryHandle library,
                                 attune_model_t **out_model) {
   std::string problem = validateDescriptor(*abi);
@@ -424,8 +463,29 @@ attune_status_t adoptDescriptor(const attune_model_abi_t *abi,
     return fail(ATTUNE_INVALID_LIBRARY, "%s has an invalid model descriptor: %s",
                 origin.c_str(), problem.c_str());
 
+  // Each kernel keeps the variant it first chose for as long as the
+  // library stays loaded (a static model: as long as the process runs), so
+  // a cap below what another handle already ran cannot hold.
+  int32_t level = abi->set_isa_cap(cap);
+  if (level < 0) {
+    int32_t ran = abi->dispatched_isa();
+    return fail(ATTUNE_INVALID_ARGUMENT,
+                "cannot cap %s at %s: this process has already run its "
+                "kernels at %s, and a loaded library keeps the variants it "
+                "chose; set ATTUNE_CPU before the library is first opened",
+                origin.c_str(), attune_isa_name(cap),
+                attune_isa_name(static_cast<attune_isa_t>(ran)));
+  }
+  if (level > cap)
+    return fail(ATTUNE_INVALID_LIBRARY,
+                "%s has an invalid model descriptor: set_isa_cap(%d) "
+                "returned %d, above the cap",
+                origin.c_str(), static_cast<int>(cap), level);
+
   auto model = std::make_unique<attune_model>();
   model->abi = abi;
+  model->isa = static_cast<attune_isa_t>(level);
+  model->shared = loadedLibrary(abi);
   model->library = std::move(library);
   *out_model = model.release();
   return ATTUNE_OK;
@@ -626,6 +686,46 @@ attune_status_t checkOutputs(attune_model &model, attune_tensor_t *outputs,
   return ATTUNE_OK;
 }
 
+/// Fails when an output's bytes overlap an input's or another output's: the
+/// kernels write outputs while still reading inputs, and two outputs in one
+/// place would overwrite each other. Shapes are already checked.
+attune_status_t checkOverlaps(const attune_model &model,
+                              const attune_tensor_t *inputs,
+                              const attune_tensor_t *outputs) {
+  const attune_model_abi_t &abi = *model.abi;
+  auto range = [](const attune_tensor_t &t) {
+    auto begin = reinterpret_cast<uintptr_t>(t.data);
+    size_t elementSize = dtypeSize(callerDtype(t));
+    // Validated shapes: the byte size fits (elementCount checked it).
+    auto bytes =
+        static_cast<uintptr_t>(elementCount(t.shape, t.rank, elementSize)) *
+        elementSize;
+    return std::make_pair(begin, begin + bytes);
+  };
+  auto overlap = [](std::pair<uintptr_t, uintptr_t> a,
+                    std::pair<uintptr_t, uintptr_t> b) {
+    // Empty tensors touch no memory.
+    return a.first < a.second && b.first < b.second && a.first < b.second &&
+           b.first < a.second;
+  };
+  for (int32_t o = 0; o < abi.num_outputs; ++o) {
+    auto out = range(outputs[o]);
+    for (int32_t i = 0; i < abi.num_inputs; ++i)
+      if (overlap(out, range(inputs[i])))
+        return fail(ATTUNE_INVALID_ARGUMENT,
+                    "output '%s' overlaps input '%s': outputs must not share "
+                    "memory with inputs",
+                    abi.outputs[o].name, abi.inputs[i].name);
+    for (int32_t p = 0; p < o; ++p)
+      if (overlap(out, range(outputs[p])))
+        return fail(ATTUNE_INVALID_ARGUMENT,
+                    "outputs '%s' and '%s' overlap: each output needs its own "
+                    "memory",
+                    abi.outputs[p].name, abi.outputs[o].name);
+  }
+  return ATTUNE_OK;
+}
+
 /// Makes model.workspace hold at least `bytes`, reallocating only to grow.
 attune_status_t reserveWorkspace(attune_model &model, int64_t bytes) {
   if (bytes <= 0 || static_cast<uint64_t>(bytes) <= model.workspaceCapacity)
@@ -679,6 +779,11 @@ attune_status_t attune_model_open(const char *path,
       return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_open: path is NULL");
     if (!*path)
       return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_open: path is empty");
+    // Before anything is loaded: a bad ATTUNE_CPU is the caller's mistake,
+    // whatever the file.
+    attune_isa_t cap;
+    if (attune_status_t status = attune_cpu_isa(&cap))
+      return status;
 
     // Tell a missing file apart from a bad one: dlerror's text is the same
     // kind of string for both.
@@ -730,7 +835,7 @@ attune_status_t attune_model_open(const char *path,
           "'%s' has an invalid model descriptor: " ATTUNE_MODEL_ABI_SYMBOL
           "() returned NULL",
           path);
-    return adoptDescriptor(abi, "'" + std::string(path) + "'",
+    return adoptDescriptor(abi, "'" + std::string(path) + "'", cap,
                            std::move(library), out_model);
   });
 }
@@ -746,8 +851,12 @@ attune_status_t attune_model_open_static(const attune_model_abi_t *abi,
       return fail(ATTUNE_INVALID_ARGUMENT,
                   "attune_model_open_static: abi is NULL (pass the result of "
                   "the model's <name>_attune_model_abi() from its header)");
-    return adoptDescriptor(abi, "the statically linked model", LibraryHandle(),
-                           out_model);
+    // As attune_model_open: a bad ATTUNE_CPU is reported whatever the model.
+    attune_isa_t cap;
+    if (attune_status_t status = attune_cpu_isa(&cap))
+      return status;
+    return adoptDescriptor(abi, "the statically linked model", cap,
+                           LibraryHandle(), out_model);
   });
 }
 
@@ -871,6 +980,8 @@ attune_status_t attune_model_set_num_threads(attune_model_t *model,
           ATTUNE_INVALID_ARGUMENT,
           "attune_model_set_num_threads: expected 0..%d threads, got %d",
           kMaxThreads, num_threads);
+    // The library restarts its thread pool; no run of it may be in progress.
+    std::unique_lock<std::shared_mutex> lock(model->shared->pool);
     model->abi->set_num_threads(num_threads);
     return ATTUNE_OK;
   });
@@ -891,6 +1002,8 @@ attune_status_t attune_model_run(attune_model_t *model,
       return status;
     if (attune_status_t status = checkIndices(*model, inputs))
       return status;
+    if (attune_status_t status = checkOverlaps(*model, inputs, outputs))
+      return status;
 
     int64_t bytes = abi.workspace_size(model->symbols.data());
     if (bytes < 0)
@@ -907,8 +1020,12 @@ attune_status_t attune_model_run(attune_model_t *model,
     for (int32_t o = 0; o < abi.num_outputs; ++o)
       model->outputData[o] = outputs[o].data;
 
-    int32_t code = abi.run(model->inputData.data(), model->outputData.data(),
-                           model->symbols.data(), model->workspace);
+    int32_t code;
+    {
+      std::shared_lock<std::shared_mutex> lock(model->shared->pool);
+      code = abi.run(model->inputData.data(), model->outputData.data(),
+                     model->symbols.data(), model->workspace);
+    }
     if (code != 0) {
       // The kernel's own message, so the caller learns which buffer or
       // bound was wrong, not just a code; a trailing newline (some error
@@ -957,5 +1074,18 @@ attune_status_t attune_model_weights(const attune_model_t *model,
                 "attune_model_weights: out_data and out_size must not be NULL");
   *out_data = model->abi->weights;
   *out_size = static_cast<size_t>(model->abi->weights_size);
+  return ATTUNE_OK;
+}
+
+attune_status_t attune_model_isa(const attune_model_t *model,
+                                 attune_isa_t *out_isa) {
+  if (!model)
+    return nullModel("attune_model_isa");
+  if (!out_isa)
+    return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_isa: out_isa is NULL");
+  // What the dispatch recorded once kernels ran; the level set_isa_cap
+  // promised before. Both only ever rise, so this is safe to race with runs.
+  int32_t ran = model->abi->dispatched_isa();
+  *out_isa = ran >= 0 ? static_cast<attune_isa_t>(ran) : model->isa;
   return ATTUNE_OK;
 }

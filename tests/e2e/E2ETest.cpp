@@ -34,6 +34,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
@@ -43,6 +44,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -1358,6 +1360,206 @@ TEST(E2EStaticArchive, NegativeNullOrCorruptDescriptor) {
   EXPECT_STREQ(attune_model_name(model), "static_block");
   attune_model_close(model);
   dlclose(handle);
+}
+
+//===----------------------------------------------------------------------===//
+// Instruction-set cap (ATTUNE_CPU) and thread count
+//===----------------------------------------------------------------------===//
+
+/// A linear layer and GELU over a dynamic number of rows: kernels with
+/// variants for every level, and enough rows to run in parallel.
+const char *kIsaModel = R"mlir(
+func.func @isa_linear(%x: tensor<?x64xf32>) -> tensor<?x256xf32> {
+  %w = tfm.weight "w" : tensor<64x256xf32>
+  %b = tfm.weight "b" : tensor<256xf32>
+  %y = tfm.linear %x, %w, %b : tensor<?x64xf32>, tensor<64x256xf32>, tensor<256xf32> -> tensor<?x256xf32>
+  %g = tfm.gelu %y {approximate = #tfm.gelu_approx<tanh>} : tensor<?x256xf32> -> tensor<?x256xf32>
+  return %g : tensor<?x256xf32>
+})mlir";
+
+/// Sets (or, with nullptr, unsets) an environment variable for a scope and
+/// restores its old value after.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name(name) {
+    if (const char *current = std::getenv(name))
+      old = current;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old)
+      setenv(name.c_str(), old->c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+
+private:
+  std::string name;
+  std::optional<std::string> old;
+};
+
+/// What the library at `path` (loaded by an open handle) says its kernels
+/// chose: attune_model_abi_t::dispatched_isa, read from the library itself.
+int32_t dispatchedIsa(const std::string &path) {
+  void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (!library)
+    return -2;
+  auto describe = reinterpret_cast<attune_model_abi_fn>(
+      dlsym(library, ATTUNE_MODEL_ABI_SYMBOL));
+  int32_t isa = describe ? describe()->dispatched_isa() : -2;
+  dlclose(library);
+  return isa;
+}
+
+/// Compiles kIsaModel as `name` with `flags`, opens it with ATTUNE_CPU set
+/// to `cpu`, runs it, checks the result against the reference and returns
+/// the level the kernels dispatched at (-1 for none, -2 on failure).
+int32_t runIsaModelUnder(const char *cpu, const std::string &name,
+                         const std::vector<std::string> &flags) {
+  std::string error;
+  std::string library = compileModel(name, kIsaModel, flags, error);
+  EXPECT_FALSE(library.empty()) << error;
+  if (library.empty())
+    return -2;
+  ScopedEnv env("ATTUNE_CPU", cpu);
+  Model model;
+  EXPECT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  if (!model.handle)
+    return -2;
+  EXPECT_EQ(dispatchedIsa(library), -1) << "nothing has run yet";
+  std::mt19937 rng(77);
+  std::vector<HostTensor> inputs =
+      makeInputs(model.handle, {{37, 64}}, {}, rng);
+  std::vector<HostTensor> outputs = runModel(model.handle, inputs);
+  auto reference = referenceOutputs(model.handle, inputs);
+  if (!reference) {
+    ADD_FAILURE() << "reference: " << llvm::toString(reference.takeError());
+    return -2;
+  }
+  EXPECT_EQ(reference->size(), 1u);
+  EXPECT_TRUE(allClose(outputs.at(0), reference->at(0)));
+  int32_t isa = dispatchedIsa(library);
+  attune_isa_t reported;
+  EXPECT_EQ(attune_model_isa(model.handle, &reported), ATTUNE_OK);
+  EXPECT_EQ(static_cast<int32_t>(reported), isa)
+      << "attune_model_isa must report what the dispatch chose";
+  return isa;
+}
+
+TEST(E2EIsaCap, Avx2CapRunsTheAvx2Variant) {
+  if (attune_host_isa() < ATTUNE_ISA_AVX2)
+    GTEST_SKIP() << "the machine has no AVX2";
+  EXPECT_EQ(runIsaModelUnder("avx2", "isa_avx2", {}), ATTUNE_ISA_AVX2);
+}
+
+TEST(E2EIsaCap, BaselineCapRunsTheBaselineVariant) {
+  EXPECT_EQ(runIsaModelUnder("baseline", "isa_baseline", {}),
+            ATTUNE_ISA_BASELINE);
+}
+
+TEST(E2EIsaCap, NoCapRunsTheBestVariant) {
+  // Every level has a variant by default, so the host's level is chosen.
+  EXPECT_EQ(runIsaModelUnder(nullptr, "isa_uncapped", {}),
+            static_cast<int32_t>(attune_host_isa()));
+}
+
+TEST(E2EIsaCap, CapBelowEveryVariantFallsBackToBaseline) {
+  if (attune_host_isa() < ATTUNE_ISA_AVX2)
+    GTEST_SKIP() << "the machine has no AVX2";
+  // Only an AVX-512 variant (and the baseline): at an AVX2 cap the AVX-512
+  // one must be refused even on a machine that could run it.
+  EXPECT_EQ(runIsaModelUnder("avx2", "isa_skylake_only",
+                             {"--cpu-features=avx512_skylake"}),
+            ATTUNE_ISA_BASELINE);
+}
+
+TEST(E2EIsaCap, UnknownCapFailsTheOpen) {
+  std::string error;
+  std::string library = compileModel("isa_bogus", kIsaModel, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  ScopedEnv env("ATTUNE_CPU", "bogus");
+  Model model;
+  EXPECT_EQ(attune_model_open(library.c_str(), &model.handle),
+            ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(model.handle, nullptr);
+  EXPECT_THAT(std::string(attune_status_message()),
+              testing::HasSubstr("ATTUNE_CPU='bogus'"));
+}
+
+/// Threads of this process, from /proc/self/task.
+int64_t threadCount() {
+  std::error_code ec;
+  int64_t count = 0;
+  for (llvm::sys::fs::directory_iterator it("/proc/self/task", ec), end;
+       it != end && !ec; it.increment(ec))
+    ++count;
+  return ec ? -1 : count;
+}
+
+TEST(E2EThreads, SetNumThreadsTakesEffectAfterRuns) {
+  std::string error;
+  std::string library = compileModel("isa_threads", kIsaModel, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  std::mt19937 rng(5);
+  std::vector<HostTensor> inputs =
+      makeInputs(model.handle, {{4096, 64}}, {}, rng);
+  // Halide starts n - 1 workers for n threads (the caller is the n-th) and
+  // keeps them until its pool is shut down, so the process's thread count
+  // shows the pool's size. Other libraries' pools do not change meanwhile.
+  auto threadsAfterRunWith = [&](int32_t n) {
+    EXPECT_EQ(attune_model_set_num_threads(model.handle, n), ATTUNE_OK)
+        << attune_status_message();
+    runModel(model.handle, inputs);
+    return threadCount();
+  };
+  int64_t before = threadCount();
+  int64_t two = threadsAfterRunWith(2);
+  int64_t one = threadsAfterRunWith(1);
+  int64_t twoAgain = threadsAfterRunWith(2);
+  EXPECT_EQ(two, before + 1) << "2 threads: the caller and one worker";
+  EXPECT_EQ(one, before) << "1 thread: the caller alone, the worker stopped";
+  EXPECT_EQ(twoAgain, before + 1) << "back to 2 threads";
+}
+
+TEST(E2EOverlap, OutputsSharingMemoryAreRejected) {
+  // The linear model of kOpCases has two outputs.
+  const ModelCase *found = std::find_if(
+      std::begin(kOpCases), std::end(kOpCases),
+      [](const ModelCase &c) { return std::string(c.name) == "linear"; });
+  ASSERT_NE(found, std::end(kOpCases));
+  const ModelCase &c = *found;
+  std::string error;
+  std::string library = compileModel(c.name, c.ir, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  std::mt19937 rng(9);
+  std::vector<HostTensor> inputs =
+      makeInputs(model.handle, {{1, 2, 64}, {3, 128}}, {}, rng);
+  std::vector<attune_tensor_t> in;
+  for (HostTensor &t : inputs)
+    in.push_back(t.view());
+  // y [1, 2, 80] and y2 [3, 64] in one buffer, y2 starting inside y.
+  std::vector<float> shared(2 * 80 + 3 * 64);
+  attune_tensor_t out[2] = {
+      {shared.data(), ATTUNE_DTYPE_F32, 3, {1, 2, 80}},
+      {shared.data() + 2 * 80 - 1, ATTUNE_DTYPE_F32, 2, {3, 64}}};
+  EXPECT_EQ(attune_model_run(model.handle, in.data(), 2, out, 2),
+            ATTUNE_INVALID_ARGUMENT);
+  EXPECT_THAT(std::string(attune_status_message()),
+              testing::HasSubstr("outputs 'output0' and 'output1' overlap"));
+  // Back to back is fine.
+  out[1].data = shared.data() + 2 * 80;
+  EXPECT_EQ(attune_model_run(model.handle, in.data(), 2, out, 2), ATTUNE_OK)
+      << attune_status_message();
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #ifndef ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELS_H
 #define ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELS_H
 
+#include "compiler/support/IsaDispatch.h"
 #include "compiler/support/KernelCatalog.h"
 
 #include <string>
@@ -42,6 +43,11 @@ std::string compileKernelObject(const KernelSpec &spec,
 /// Compiles the one Halide runtime every generated library carries.
 std::string compileHalideRuntime(const CpuTargetOptions &options,
                                  const std::string &objectPath);
+
+/// Fills `table` for the kernel variants `options` builds. Returns an empty
+/// string on success, else a message naming the problem.
+std::string computeIsaDispatch(const CpuTargetOptions &options,
+                               IsaDispatchTable &table);
 
 } // namespace attune::codegen
 

@@ -78,6 +78,7 @@ LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &optio
   emit.modelName = options.modelName.empty() ? func.getName().str() : options.modelName;
   emit.sourceIR = options.sourceIR;
   emit.weightsSize = options.weightsBlob.size();
+  emit.isaDispatch = options.isaDispatch;
   result.kernels.clear();
   if (failed(host::emitHostCode(module, func, shapes, program, plan, emit,
                                 result.kernels)))

@@ -20,6 +20,7 @@
 #ifndef ATTUNE_COMPILER_CODEGEN_HOST_HOSTCODEGEN_H
 #define ATTUNE_COMPILER_CODEGEN_HOST_HOSTCODEGEN_H
 
+#include "compiler/support/IsaDispatch.h"
 #include "compiler/support/KernelCatalog.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -39,6 +40,11 @@ struct HostLoweringOptions {
   llvm::StringRef weightsBlob;
   /// The tfm IR as given to the compiler, embedded for reference checks.
   std::string sourceIR;
+  /// How the library caps its kernels' run-time dispatch at an ATTUNE_CPU
+  /// level (computeIsaDispatch for the variants the kernels are built
+  /// with). Empty: no variant is ever refused and every cap is reported as
+  /// the level the kernels run at.
+  IsaDispatchTable isaDispatch;
 };
 
 struct HostLoweringResult {

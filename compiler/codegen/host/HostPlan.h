@@ -10,6 +10,7 @@
 #ifndef ATTUNE_COMPILER_CODEGEN_HOST_HOSTPLAN_H
 #define ATTUNE_COMPILER_CODEGEN_HOST_HOSTPLAN_H
 
+#include "compiler/support/IsaDispatch.h"
 #include "compiler/support/KernelCatalog.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Value.h"
@@ -204,6 +205,8 @@ struct EmitOptions {
   std::string sourceIR;
   /// Size of attune_weights_data; 0 when the library embeds no weights.
   uint64_t weightsSize = 0;
+  /// See HostLoweringOptions::isaDispatch.
+  IsaDispatchTable isaDispatch;
 };
 
 /// Step 4: adds the host functions, the kernel declarations and the

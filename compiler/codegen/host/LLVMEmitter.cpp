@@ -8,18 +8,34 @@
 //   llvm.func internal @attune_set_num_threads(i32)
 //   llvm.func internal @attune_halide_error(ptr user_context, ptr msg)
 //   llvm.func internal @attune_last_error() -> ptr
+//   llvm.func internal @attune_isa_forbidden(i32 level, i32 count, ptr) -> i1
+//   llvm.func internal @attune_can_use_target_features(i32 count, ptr) -> i32
+//   llvm.func internal @attune_set_isa_cap(i32) -> i32
+//   llvm.func internal @attune_dispatched_isa() -> i32
+//   llvm.func internal @attune_init()        (a global constructor)
 //   llvm.func @attune_model_abi() -> ptr     (the one exported symbol)
 //
-// plus external declarations of the kernels, halide_set_num_threads and
-// halide_set_error_handler, the embedded constants, a thread-local buffer for
-// the last kernel error, and the attune_model_abi_t descriptor as a constant
-// global. attune_run is straight-line: clear the error buffer, check the
-// symbols, compute the slot offsets, then per kernel fill halide_buffer_t
+// plus external declarations of the kernels and the Halide runtime functions
+// they use, the embedded constants, a thread-local buffer for the last kernel
+// error, the ISA cap state, and the attune_model_abi_t descriptor as a
+// constant global. attune_run is straight-line: clear the error buffer, check
+// the symbols, compute the slot offsets, then per kernel fill halide_buffer_t
 // structs on the stack, call, and return the kernel's code if it is not 0.
 //
 // Halide's default error handler prints and aborts the process; a library
-// must never take its host down on bad input, so attune_model_abi() installs
+// must never take its host down on bad input, so attune_init installs
 // attune_halide_error instead, which keeps the message for the runtime.
+//
+// Every kernel is a Halide multitarget wrapper: on its first call it asks
+// halide_can_use_target_features about each variant and keeps the chosen one
+// in a static for the life of the loaded library. attune_init makes that
+// question go to attune_can_use_target_features, which refuses the variants
+// above the cap the runtime set (ATTUNE_CPU) and records the level it
+// accepted, so the runtime can tell what really ran.
+//
+// attune_init runs once, when the library is loaded (llvm.global_ctors),
+// before any thread can call into it: installing process-wide hooks in
+// attune_model_abi() would rewrite them while other handles run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +63,9 @@ constexpr int32_t kExtentsTooLarge = -6;
 /// NUL included; longer messages are truncated. Halide's own messages are
 /// well under this.
 constexpr int64_t kErrorBufferSize = 1024;
+
+/// attune_isa_t levels the cap can take, lowest first.
+constexpr int32_t kNumIsaLevels = ATTUNE_ISA_AVX512_SPR + 1;
 
 /// halide_type_t {code, bits, lanes} of a kernel scalar type, matching the
 /// Halide types the kernels were generated with (Bool is UInt(1)).
@@ -100,8 +119,31 @@ private:
   /// The thread-local error buffer, the handler that fills it and the
   /// getter that returns it; sets errorHandler and lastError.
   void emitErrorHandling();
+  /// The cap state, the dispatch check and the descriptor's set_isa_cap
+  /// and dispatched_isa; sets canUse, setIsaCap and dispatchedIsa.
+  LogicalResult emitIsaDispatch();
+  /// attune_init, registered as a global constructor.
+  void emitInitializer();
   void emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp run,
                       LLVM::LLVMFuncOp setNumThreads);
+  /// `name` declared as an external function of `type` (or the existing
+  /// declaration).
+  LLVM::LLVMFuncOp declareExternal(StringRef name,
+                                   LLVM::LLVMFunctionType type) {
+    if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      return existing;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.restoreInsertionPoint(moduleEnd());
+    return LLVM::LLVMFuncOp::create(builder, loc, name, type);
+  }
+  /// A mutable internal i32 global starting at `value`.
+  LLVM::GlobalOp mutableI32(StringRef name, int32_t value) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.restoreInsertionPoint(moduleEnd());
+    return LLVM::GlobalOp::create(
+        builder, loc, i32, /*isConstant=*/false, LLVM::Linkage::Internal,
+        uniqueName(name), builder.getI32IntegerAttr(value), /*alignment=*/4);
+  }
   /// Address of this thread's error buffer, at the current point.
   Value errorBuffer() {
     Value global = LLVM::AddressOfOp::create(builder, loc, errorBufferGlobal);
@@ -177,6 +219,7 @@ private:
   LLVM::LLVMFuncOp setThreadsDecl, setErrorHandlerDecl;
   LLVM::GlobalOp errorBufferGlobal;
   LLVM::LLVMFuncOp errorHandler, lastError;
+  LLVM::LLVMFuncOp canUse, setIsaCap, dispatchedIsa;
   llvm::StringMap<LLVM::GlobalOp> strings;
   LLVM::GlobalOp weightsGlobal;
   SmallVector<Value> symbolValues;
@@ -478,6 +521,15 @@ LLVM::LLVMFuncOp Emitter::emitSetNumThreads() {
       LLVM::Linkage::Internal);
   Block *entry = fn.addEntryBlock(builder);
   builder.setInsertionPointToStart(entry);
+  // Halide's pool only ever grows: workers, once started, take any task
+  // until the pool shuts down, and halide_set_num_threads only bounds how
+  // many more are started. Stopping the pool makes the next run start it
+  // again at the new count. The runtime calls this only while no run of
+  // this library is in progress.
+  auto shutdown = declareExternal(
+      "halide_shutdown_thread_pool",
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {}));
+  LLVM::CallOp::create(builder, loc, shutdown, ValueRange{});
   // 0 asks Halide for its default (all cores), as the runtime API promises.
   LLVM::CallOp::create(builder, loc, setThreadsDecl, ValueRange{entry->getArgument(0)});
   LLVM::ReturnOp::create(builder, loc, ValueRange{});
@@ -555,6 +607,244 @@ void Emitter::emitErrorHandling() {
                                        LLVM::Linkage::Internal);
   builder.setInsertionPointToStart(lastError.addEntryBlock(builder));
   LLVM::ReturnOp::create(builder, loc, errorBuffer());
+}
+
+LogicalResult Emitter::emitIsaDispatch() {
+  const IsaDispatchTable &table = options.isaDispatch;
+  const int64_t words = static_cast<int64_t>(table.wordsPerLevel);
+  if (words > 0 &&
+      (table.forbidden.size() != static_cast<size_t>(kNumIsaLevels * words) ||
+       table.effectiveLevel.size() != static_cast<size_t>(kNumIsaLevels)))
+    return module.emitOpError("expected an ISA dispatch table of ")
+           << kNumIsaLevels << " levels, got " << table.effectiveLevel.size()
+           << " levels and " << table.forbidden.size() << " feature words";
+  std::vector<int64_t> effective;
+  for (int32_t level = 0; level < kNumIsaLevels; ++level)
+    effective.push_back(words > 0 ? table.effectiveLevel[level] : level);
+
+  // No cap until the runtime sets one: the CPU alone decides, as in a
+  // library that never heard of ATTUNE_CPU.
+  LLVM::GlobalOp capGlobal = mutableI32("__attune_isa_cap", kNumIsaLevels - 1);
+  LLVM::GlobalOp dispatchedGlobal = mutableI32("__attune_dispatched_isa", -1);
+  LLVM::GlobalOp effectiveGlobal =
+      i64ArrayGlobal("__attune_isa_effective", effective);
+  LLVM::GlobalOp forbiddenGlobal;
+  if (words > 0) {
+    std::vector<int64_t> bits(table.forbidden.begin(), table.forbidden.end());
+    forbiddenGlobal = i64ArrayGlobal("__attune_isa_forbidden", bits);
+  }
+  auto atomicLoad = [&](LLVM::GlobalOp global) -> Value {
+    return LLVM::LoadOp::create(
+        builder, loc, i32, LLVM::AddressOfOp::create(builder, loc, global),
+        /*alignment=*/4, /*isVolatile=*/false,
+        /*isNonTemporal=*/false, /*isInvariant=*/false,
+        /*isInvariantGroup=*/false, LLVM::AtomicOrdering::monotonic);
+  };
+  auto atomicMax = [&](LLVM::GlobalOp global, Value value) {
+    LLVM::AtomicRMWOp::create(builder, loc, LLVM::AtomicBinOp::max,
+                              LLVM::AddressOfOp::create(builder, loc, global),
+                              value, LLVM::AtomicOrdering::monotonic);
+  };
+
+  // i1 attune_isa_forbidden(i32 level, i32 count, const uint64_t *features):
+  // whether the first min(count, words) feature words meet the bits that
+  // only variants above `level` have.
+  builder.restoreInsertionPoint(moduleEnd());
+  auto forbidden = LLVM::LLVMFuncOp::create(
+      builder, loc, uniqueName("attune_isa_forbidden"),
+      LLVM::LLVMFunctionType::get(builder.getI1Type(), {i32, i32, ptrType}),
+      LLVM::Linkage::Internal);
+  {
+    Region &body = forbidden.getBody();
+    Block *entry = forbidden.addEntryBlock(builder);
+    Value level = entry->getArgument(0), count = entry->getArgument(1),
+          features = entry->getArgument(2);
+    Block *loop =
+        builder.createBlock(&body, body.end(), {i64, i64}, {loc, loc});
+    Block *step = builder.createBlock(&body, body.end());
+    Block *done = builder.createBlock(&body, body.end(), {i64}, {loc});
+
+    builder.setInsertionPointToStart(entry);
+    Value count64 = LLVM::SExtOp::create(builder, loc, i64, count);
+    Value fewer = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::slt,
+                                       count64, constI(i64, words));
+    Value limit = LLVM::SelectOp::create(builder, loc, fewer, count64,
+                                         constI(i64, words));
+    Value base = LLVM::MulOp::create(
+        builder, loc, LLVM::SExtOp::create(builder, loc, i64, level),
+        constI(i64, words));
+    LLVM::BrOp::create(builder, loc, ValueRange{constI(i64, 0), constI(i64, 0)},
+                       loop);
+
+    builder.setInsertionPointToStart(loop);
+    Value w = loop->getArgument(0), seen = loop->getArgument(1);
+    Value more =
+        LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::slt, w, limit);
+    LLVM::CondBrOp::create(builder, loc, more, step, ValueRange{}, done,
+                           ValueRange{seen});
+
+    builder.setInsertionPointToStart(step);
+    Value word = LLVM::LoadOp::create(
+        builder, loc, i64,
+        LLVM::GEPOp::create(builder, loc, ptrType, i64, features,
+                            ArrayRef<LLVM::GEPArg>{w}));
+    Value index = LLVM::AddOp::create(builder, loc, base, w);
+    Value mask =
+        forbiddenGlobal
+            ? LLVM::LoadOp::create(
+                  builder, loc, i64,
+                  LLVM::GEPOp::create(
+                      builder, loc, ptrType, i64,
+                      LLVM::AddressOfOp::create(builder, loc, forbiddenGlobal),
+                      ArrayRef<LLVM::GEPArg>{index}))
+                  .getResult()
+            : constI(i64, 0);
+    Value hit = LLVM::OrOp::create(
+        builder, loc, seen, LLVM::AndOp::create(builder, loc, word, mask));
+    Value next = LLVM::AddOp::create(builder, loc, w, constI(i64, 1));
+    LLVM::BrOp::create(builder, loc, ValueRange{next, hit}, loop);
+
+    builder.setInsertionPointToStart(done);
+    LLVM::ReturnOp::create(
+        builder, loc,
+        LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ne,
+                             done->getArgument(0), constI(i64, 0))
+            .getResult());
+  }
+
+  // int attune_can_use_target_features(int count, const uint64_t *features):
+  // refuses a variant above the cap, else asks Halide whether the CPU runs
+  // it, and records the level of what it accepted. A call at all means a
+  // kernel is choosing, and it gets the baseline if nothing is accepted
+  // (the wrapper never asks about the baseline), hence the max with 0.
+  builder.restoreInsertionPoint(moduleEnd());
+  auto canUseType = LLVM::LLVMFunctionType::get(i32, {i32, ptrType});
+  auto defaultCanUse =
+      declareExternal("halide_default_can_use_target_features", canUseType);
+  canUse = LLVM::LLVMFuncOp::create(
+      builder, loc, uniqueName("attune_can_use_target_features"), canUseType,
+      LLVM::Linkage::Internal);
+  {
+    Region &body = canUse.getBody();
+    Block *entry = canUse.addEntryBlock(builder);
+    Value count = entry->getArgument(0), features = entry->getArgument(1);
+    Block *refuse = builder.createBlock(&body, body.end());
+    Block *check = builder.createBlock(&body, body.end());
+    Block *record = builder.createBlock(&body, body.end());
+
+    builder.setInsertionPointToStart(entry);
+    atomicMax(dispatchedGlobal, constI(i32, ATTUNE_ISA_BASELINE));
+    Value cap = atomicLoad(capGlobal);
+    Value aboveCap = LLVM::CallOp::create(builder, loc, forbidden,
+                                          ValueRange{cap, count, features})
+                         .getResult();
+    LLVM::CondBrOp::create(builder, loc, aboveCap, refuse, check);
+
+    builder.setInsertionPointToStart(refuse);
+    LLVM::ReturnOp::create(builder, loc, constI(i32, 0));
+
+    builder.setInsertionPointToStart(check);
+    Value rc = LLVM::CallOp::create(builder, loc, defaultCanUse,
+                                    ValueRange{count, features})
+                   .getResult();
+    Value usable = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ne,
+                                        rc, constI(i32, 0));
+    LLVM::CondBrOp::create(builder, loc, usable, record, refuse);
+
+    // The forbidden sets shrink as the level grows, so the variant's level
+    // is the number of levels below which it is forbidden.
+    builder.setInsertionPointToStart(record);
+    Value level = constI(i32, 0);
+    for (int32_t l = 0; l + 1 < kNumIsaLevels; ++l) {
+      Value above =
+          LLVM::CallOp::create(builder, loc, forbidden,
+                               ValueRange{constI(i32, l), count, features})
+              .getResult();
+      level = LLVM::AddOp::create(
+          builder, loc, level, LLVM::ZExtOp::create(builder, loc, i32, above));
+    }
+    atomicMax(dispatchedGlobal, level);
+    LLVM::ReturnOp::create(builder, loc, rc);
+  }
+
+  // int32_t attune_set_isa_cap(int32_t isa): see attune_model_abi_t.
+  builder.restoreInsertionPoint(moduleEnd());
+  setIsaCap = LLVM::LLVMFuncOp::create(
+      builder, loc, uniqueName("attune_set_isa_cap"),
+      LLVM::LLVMFunctionType::get(i32, {i32}), LLVM::Linkage::Internal);
+  {
+    Region &body = setIsaCap.getBody();
+    Block *entry = setIsaCap.addEntryBlock(builder);
+    Block *refuse = builder.createBlock(&body, body.end());
+    Block *apply = builder.createBlock(&body, body.end());
+
+    builder.setInsertionPointToStart(entry);
+    Value isa = entry->getArgument(0);
+    Value low = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::slt,
+                                     isa, constI(i32, 0));
+    isa = LLVM::SelectOp::create(builder, loc, low, constI(i32, 0), isa);
+    Value high = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::sgt,
+                                      isa, constI(i32, kNumIsaLevels - 1));
+    isa = LLVM::SelectOp::create(builder, loc, high,
+                                 constI(i32, kNumIsaLevels - 1), isa);
+    Value chosen = atomicLoad(dispatchedGlobal);
+    Value tooLate = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::sgt,
+                                         chosen, isa);
+    LLVM::CondBrOp::create(builder, loc, tooLate, refuse, apply);
+
+    builder.setInsertionPointToStart(refuse);
+    LLVM::ReturnOp::create(builder, loc, constI(i32, -1));
+
+    builder.setInsertionPointToStart(apply);
+    LLVM::StoreOp::create(builder, loc, isa,
+                          LLVM::AddressOfOp::create(builder, loc, capGlobal),
+                          /*alignment=*/4, /*isVolatile=*/false,
+                          /*isNonTemporal=*/false, /*isInvariantGroup=*/false,
+                          LLVM::AtomicOrdering::monotonic);
+    Value slot = LLVM::GEPOp::create(
+        builder, loc, ptrType, i64,
+        LLVM::AddressOfOp::create(builder, loc, effectiveGlobal),
+        ArrayRef<LLVM::GEPArg>{
+            LLVM::SExtOp::create(builder, loc, i64, isa).getResult()});
+    Value level = LLVM::LoadOp::create(builder, loc, i64, slot);
+    LLVM::ReturnOp::create(
+        builder, loc,
+        LLVM::TruncOp::create(builder, loc, i32, level).getResult());
+  }
+
+  // int32_t attune_dispatched_isa(void).
+  builder.restoreInsertionPoint(moduleEnd());
+  dispatchedIsa = LLVM::LLVMFuncOp::create(
+      builder, loc, uniqueName("attune_dispatched_isa"),
+      LLVM::LLVMFunctionType::get(i32, {}), LLVM::Linkage::Internal);
+  builder.setInsertionPointToStart(dispatchedIsa.addEntryBlock(builder));
+  LLVM::ReturnOp::create(builder, loc, atomicLoad(dispatchedGlobal));
+  return success();
+}
+
+void Emitter::emitInitializer() {
+  builder.restoreInsertionPoint(moduleEnd());
+  auto setCanUse =
+      declareExternal("halide_set_custom_can_use_target_features",
+                      LLVM::LLVMFunctionType::get(ptrType, {ptrType}));
+  auto init = LLVM::LLVMFuncOp::create(
+      builder, loc, uniqueName("attune_init"),
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {}),
+      LLVM::Linkage::Internal);
+  builder.setInsertionPointToStart(init.addEntryBlock(builder));
+  LLVM::CallOp::create(
+      builder, loc, setErrorHandlerDecl,
+      ValueRange{LLVM::AddressOfOp::create(builder, loc, errorHandler)});
+  LLVM::CallOp::create(
+      builder, loc, setCanUse,
+      ValueRange{LLVM::AddressOfOp::create(builder, loc, canUse)});
+  LLVM::ReturnOp::create(builder, loc, ValueRange{});
+
+  builder.restoreInsertionPoint(moduleEnd());
+  LLVM::GlobalCtorsOp::create(
+      builder, loc, builder.getArrayAttr({FlatSymbolRefAttr::get(init)}),
+      builder.getArrayAttr({builder.getI32IntegerAttr(65535)}),
+      builder.getArrayAttr({LLVM::ZeroAttr::get(ctx)}));
 }
 
 LLVM::GlobalOp Emitter::stringGlobal(StringRef text) {
@@ -714,6 +1004,11 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
                          constI(i64, weightsGlobal ? options.weightsSize : 0));
     d = abiLayout.insert(builder, loc, d, kAbiLastError,
                          LLVM::AddressOfOp::create(builder, loc, lastError));
+    d = abiLayout.insert(builder, loc, d, kAbiSetIsaCap,
+                         LLVM::AddressOfOp::create(builder, loc, setIsaCap));
+    d = abiLayout.insert(
+        builder, loc, d, kAbiDispatchedIsa,
+        LLVM::AddressOfOp::create(builder, loc, dispatchedIsa));
     return d;
   });
 
@@ -722,10 +1017,6 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
                                          LLVM::LLVMFunctionType::get(ptrType, {}));
   Block *entry = getter.addEntryBlock(builder);
   builder.setInsertionPointToStart(entry);
-  // The runtime calls this on open, before any run; installing the handler
-  // again on a second open is harmless (same function).
-  LLVM::CallOp::create(builder, loc, setErrorHandlerDecl,
-                       ValueRange{LLVM::AddressOfOp::create(builder, loc, errorHandler)});
   LLVM::ReturnOp::create(builder, loc,
                          LLVM::AddressOfOp::create(builder, loc, descriptor).getResult());
 }
@@ -738,6 +1029,9 @@ LogicalResult Emitter::run(std::vector<KernelSpec> &kernels) {
     return failure();
   emitConstants();
   emitErrorHandling();
+  if (failed(emitIsaDispatch()))
+    return failure();
+  emitInitializer();
   LLVM::LLVMFuncOp workspaceSize = emitWorkspaceSize();
   LLVM::LLVMFuncOp runFn = emitRun();
   LLVM::LLVMFuncOp setNumThreads = emitSetNumThreads();

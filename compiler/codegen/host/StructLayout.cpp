@@ -99,11 +99,11 @@ CStructLayout abiTensorLayout(MLIRContext *context) {
 }
 
 CStructLayout modelAbiLayout(MLIRContext *context) {
-  return CStructLayout(context,
-                       {CField::I32, CField::Ptr, CField::I32, CField::Ptr,
-                        CField::I32, CField::Ptr, CField::I32, CField::Ptr,
-                        CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr,
-                        CField::Ptr, CField::Ptr, CField::I64, CField::Ptr});
+  return CStructLayout(
+      context, {CField::I32, CField::Ptr, CField::I32, CField::Ptr, CField::I32,
+                CField::Ptr, CField::I32, CField::Ptr, CField::Ptr, CField::Ptr,
+                CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr, CField::I64,
+                CField::Ptr, CField::Ptr, CField::Ptr});
 }
 
 } // namespace attune::codegen::host

@@ -103,7 +103,9 @@ enum ModelAbiField {
   kAbiSourceIR,
   kAbiWeights,
   kAbiWeightsSize,
-  kAbiLastError
+  kAbiLastError,
+  kAbiSetIsaCap,
+  kAbiDispatchedIsa
 };
 CStructLayout modelAbiLayout(mlir::MLIRContext *context);
 

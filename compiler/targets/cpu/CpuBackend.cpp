@@ -2,6 +2,7 @@
 
 #include "compiler/targets/cpu/CpuBackend.h"
 #include "compiler/codegen/halide/Kernels.h"
+#include "compiler/codegen/host/HostCodegen.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 
 #include "attune/runtime.h"
@@ -47,6 +48,12 @@ public:
 
   std::string compileRuntime(const std::string &objectPath) const override {
     return codegen::compileHalideRuntime(options, objectPath);
+  }
+
+  std::string configureHost(codegen::HostLoweringOptions &host) const override {
+    // What the library refuses under an ATTUNE_CPU cap, from the variants
+    // the kernels are built with.
+    return codegen::computeIsaDispatch(options, host.isaDispatch);
   }
 
   std::vector<std::string> linkLibraries() const override {

@@ -89,7 +89,12 @@ const char *attune_dtype_name(attune_dtype_t dtype);
 const char *attune_status_message(void);
 
 /* Opens a library produced by attune-compile. The returned handle owns the
- * loaded library and a workspace; release it with attune_model_close. */
+ * loaded library and a workspace; release it with attune_model_close.
+ * Caps the library's kernel dispatch at attune_cpu_isa(): fails with
+ * ATTUNE_INVALID_ARGUMENT when ATTUNE_CPU is invalid, and when this process
+ * has already run the same library's kernels above that level: a kernel
+ * keeps the variant it first chose while its library stays loaded, which
+ * may be until the process exits (dlclose need not unload it). */
 attune_status_t attune_model_open(const char *path, attune_model_t **out_model);
 
 /* Opens a model linked into the program from its static archive (libm.a):
@@ -128,12 +133,17 @@ attune_status_t attune_model_output_shape(const attune_model_t *model,
                                           attune_tensor_t *out_shape);
 
 /* Sets how many threads the model's kernels use (1..N); 0 restores the
- * default (all cores). Applies to every handle of the same library. */
+ * default (all cores, or HL_NUM_THREADS). Applies to every handle of the
+ * same library and takes effect from the next run, also after runs: the
+ * library's worker threads are stopped and restarted at the new count.
+ * Waits for runs in progress on other handles of the same library. */
 attune_status_t attune_model_set_num_threads(attune_model_t *model, int32_t num_threads);
 
 /* Runs the model. inputs[i] and outputs[i] follow the order of the model's
  * inputs and outputs; shapes and dtypes are checked against the model, and
- * integer inputs that index a table (token ids) are range-checked. */
+ * integer inputs that index a table (token ids) are range-checked. An output
+ * buffer may not overlap an input or another output (kernels write outputs
+ * while reading inputs): such a call fails with ATTUNE_INVALID_ARGUMENT. */
 attune_status_t attune_model_run(attune_model_t *model, const attune_tensor_t *inputs,
                                  int32_t num_inputs, attune_tensor_t *outputs,
                                  int32_t num_outputs);
@@ -178,12 +188,19 @@ attune_status_t attune_isa_from_name(const char *name, attune_isa_t *out_isa);
  * name or names a level this machine cannot execute. Thread-safe. */
 attune_status_t attune_cpu_isa(attune_isa_t *out_isa);
 
+/* The instruction-set level the model's kernels run at: the highest level
+ * any of its kernels chose a variant at, or, before the first run, the level
+ * they will choose (attune_cpu_isa() at open, lowered to the best level the
+ * library has variants for). Thread-safe. */
+attune_status_t attune_model_isa(const attune_model_t *model,
+                                 attune_isa_t *out_isa);
+
 /*===----------------------------------------------------------------------===
  * Library ABI: what a generated library exports. Not for applications; it is
  * the contract between attune-compile's output and this runtime.
  *===----------------------------------------------------------------------===*/
 
-#define ATTUNE_MODEL_ABI_VERSION 1u
+#define ATTUNE_MODEL_ABI_VERSION 2u
 #define ATTUNE_MODEL_ABI_SYMBOL "attune_model_abi"
 
 typedef struct attune_abi_tensor {
@@ -224,6 +241,19 @@ typedef struct attune_model_abi {
    * next run. Lets the runtime report the kernel's own words, not only its
    * code. */
   const char *(*last_error)(void);
+  /* Caps the run-time dispatch of every kernel at `isa` (attune_isa_t):
+   * variants that need a feature no variant at or below that level has are
+   * refused. Returns the level the kernels will run at (the highest level
+   * <= isa the library has variants for), or -1, changing nothing, when a
+   * kernel has already chosen a variant above `isa` since the library was
+   * loaded: Halide's dispatch wrapper keeps its first choice for the life of
+   * the loaded library, so a cap is only sure to hold if set before any run.
+   * Without a call, dispatch is capped only by what the CPU can run. */
+  int32_t (*set_isa_cap)(int32_t isa);
+  /* The highest level (attune_isa_t) any kernel variant was chosen at since
+   * the library was loaded; -1 before any kernel with variants has run.
+   * Recorded by the dispatch itself, so it shows what really ran. */
+  int32_t (*dispatched_isa)(void);
 } attune_model_abi_t;
 
 /* Exported by every generated shared library under ATTUNE_MODEL_ABI_SYMBOL.

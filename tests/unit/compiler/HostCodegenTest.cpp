@@ -77,6 +77,9 @@ protected:
     return module;
   }
 
+  /// The dispatch table lower() passes on (none by default).
+  IsaDispatchTable isaDispatch;
+
   /// Lowers `source`; on failure returns false with the diagnostics in
   /// `errors`.
   bool lower(const std::string &source, OwningOpRef<ModuleOp> &module,
@@ -92,6 +95,7 @@ protected:
     HostLoweringOptions options;
     options.weightsBlob = blob;
     options.sourceIR = source;
+    options.isaDispatch = isaDispatch;
     return succeeded(lowerModelToHost(*module, options, result));
   }
 
@@ -188,6 +192,10 @@ TEST_F(HostCodegenTest, StructLayoutsMatchTheCDeclarations) {
   EXPECT_EQ(abi.offset(kAbiWeights), offsetof(attune_model_abi_t, weights));
   EXPECT_EQ(abi.offset(kAbiWeightsSize), offsetof(attune_model_abi_t, weights_size));
   EXPECT_EQ(abi.offset(kAbiLastError), offsetof(attune_model_abi_t, last_error));
+  EXPECT_EQ(abi.offset(kAbiSetIsaCap),
+            offsetof(attune_model_abi_t, set_isa_cap));
+  EXPECT_EQ(abi.offset(kAbiDispatchedIsa),
+            offsetof(attune_model_abi_t, dispatched_isa));
 
   // And LLVM, translating the packed type, agrees on the size.
   llvm::LLVMContext llvmContext;
@@ -793,12 +801,92 @@ extern "C" int fakeSetNumThreads(int n) {
   threadsAsked = n;
   return 0;
 }
-/// What attune_model_abi() installed as Halide's error handler.
+int shutdownsAsked = 0;
+extern "C" void fakeShutdownThreadPool() { ++shutdownsAsked; }
+/// What the library's constructor installed as the dispatch check; the
+/// stand-in for Halide's own check accepts everything.
+using CanUseFn = int (*)(int, const uint64_t *);
+CanUseFn installedCanUse = nullptr;
+extern "C" CanUseFn fakeSetCustomCanUse(CanUseFn fn) {
+  CanUseFn previous = installedCanUse;
+  installedCanUse = fn;
+  return previous;
+}
+extern "C" int fakeDefaultCanUse(int, const uint64_t *) { return 1; }
+/// What the library's constructor installed as Halide's error handler.
 halide_error_handler_t installedHandler = nullptr;
 extern "C" halide_error_handler_t fakeSetErrorHandler(halide_error_handler_t handler) {
   halide_error_handler_t previous = installedHandler;
   installedHandler = handler;
   return previous;
+}
+
+TEST_F(HostCodegenTest, DispatchObeysTheIsaCap) {
+  // One feature word: an AVX2 variant with bit 0, an AVX-512 one with bit
+  // 1, no AVX512_SPR variant.
+  isaDispatch.wordsPerLevel = 1;
+  isaDispatch.forbidden = {0x3, 0x2, 0x0, 0x0};
+  isaDispatch.effectiveLevel = {0, 1, 2, 2};
+  const char *source = R"mlir(
+func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = tfm.relu %x : tensor<4xf32> -> tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  ASSERT_TRUE(lower(source, module, result)) << errors;
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule = translate(*module, *llvmContext);
+  ASSERT_TRUE(llvmModule);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto jit = llvm::orc::LLJITBuilder().create();
+  ASSERT_TRUE(!!jit) << llvm::toString(jit.takeError());
+  llvm::orc::SymbolMap fakes;
+  auto define = [&](const std::string &name, void *address) {
+    fakes[(*jit)->mangleAndIntern(name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(address),
+        llvm::JITSymbolFlags::Exported};
+  };
+  define(result.kernels.at(0).symbolName(),
+         reinterpret_cast<void *>(&fakeCopy));
+  define("halide_set_num_threads",
+         reinterpret_cast<void *>(&fakeSetNumThreads));
+  define("halide_set_error_handler",
+         reinterpret_cast<void *>(&fakeSetErrorHandler));
+  define("halide_shutdown_thread_pool",
+         reinterpret_cast<void *>(&fakeShutdownThreadPool));
+  define("halide_set_custom_can_use_target_features",
+         reinterpret_cast<void *>(&fakeSetCustomCanUse));
+  define("halide_default_can_use_target_features",
+         reinterpret_cast<void *>(&fakeDefaultCanUse));
+  ASSERT_FALSE(
+      (*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(fakes)));
+  ASSERT_FALSE((*jit)->addIRModule(llvm::orc::ThreadSafeModule(
+      std::move(llvmModule), std::move(llvmContext))));
+  installedCanUse = nullptr;
+  ASSERT_FALSE((*jit)->initialize((*jit)->getMainJITDylib()));
+  ASSERT_TRUE(installedCanUse);
+  auto getter = (*jit)->lookup("attune_model_abi");
+  ASSERT_TRUE(!!getter) << llvm::toString(getter.takeError());
+  const attune_model_abi_t *abi = getter->toPtr<attune_model_abi_fn>()();
+
+  const uint64_t avx2[1] = {0x1}, avx512[1] = {0x2};
+  EXPECT_EQ(abi->dispatched_isa(), -1) << "no kernel has chosen yet";
+  EXPECT_EQ(abi->set_isa_cap(ATTUNE_ISA_AVX2), ATTUNE_ISA_AVX2);
+  EXPECT_EQ(installedCanUse(1, avx512), 0) << "above the cap";
+  EXPECT_EQ(abi->dispatched_isa(), ATTUNE_ISA_BASELINE)
+      << "a kernel asked, so it runs the baseline at least";
+  EXPECT_EQ(installedCanUse(1, avx2), 1);
+  EXPECT_EQ(abi->dispatched_isa(), ATTUNE_ISA_AVX2);
+  EXPECT_EQ(installedCanUse(0, avx512), 1) << "no words, nothing to refuse";
+  // A kernel chose AVX2: a lower cap could no longer hold.
+  EXPECT_EQ(abi->set_isa_cap(ATTUNE_ISA_BASELINE), -1);
+  // No SPR variant: under an SPR cap the kernels run at AVX-512.
+  EXPECT_EQ(abi->set_isa_cap(ATTUNE_ISA_AVX512_SPR), ATTUNE_ISA_AVX512);
+  EXPECT_EQ(installedCanUse(1, avx512), 1);
+  EXPECT_EQ(abi->dispatched_isa(), ATTUNE_ISA_AVX512);
 }
 
 TEST_F(HostCodegenTest, RunsAgainstStandInKernels) {
@@ -849,9 +937,17 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   }
   define("halide_set_num_threads", reinterpret_cast<void *>(&fakeSetNumThreads));
   define("halide_set_error_handler", reinterpret_cast<void *>(&fakeSetErrorHandler));
+  define("halide_shutdown_thread_pool",
+         reinterpret_cast<void *>(&fakeShutdownThreadPool));
+  define("halide_set_custom_can_use_target_features",
+         reinterpret_cast<void *>(&fakeSetCustomCanUse));
+  define("halide_default_can_use_target_features",
+         reinterpret_cast<void *>(&fakeDefaultCanUse));
   ASSERT_FALSE((*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(fakes)));
   ASSERT_FALSE((*jit)->addIRModule(llvm::orc::ThreadSafeModule(
       std::move(llvmModule), std::move(llvmContext))));
+  // The hooks are installed by a constructor, as dlopen would run it.
+  ASSERT_FALSE((*jit)->initialize((*jit)->getMainJITDylib()));
   auto getter = (*jit)->lookup("attune_model_abi");
   ASSERT_TRUE(!!getter) << llvm::toString(getter.takeError());
   const attune_model_abi_t *abi = getter->toPtr<attune_model_abi_fn>()();
@@ -881,6 +977,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
 
   abi->set_num_threads(3);
   EXPECT_EQ(threadsAsked, 3);
+  EXPECT_EQ(shutdownsAsked, 1) << "the pool restarts at the new size";
 
   const int64_t n = 2;
   int64_t symbols[1] = {n};
@@ -920,7 +1017,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   EXPECT_EQ(abi->run(badInputs, outputs, one, workspace), -100);
   EXPECT_EQ(calls.size(), 3u); // the second add, which reads y, failed
 
-  // Getting the descriptor replaced Halide's aborting error handler with
+  // Loading the library replaced Halide's aborting error handler with
   // one that keeps the message, per thread, for last_error().
   ASSERT_TRUE(installedHandler);
   ASSERT_TRUE(abi->last_error);

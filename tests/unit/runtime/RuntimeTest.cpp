@@ -44,6 +44,30 @@ struct ModelHandle {
 
 std::string message() { return attune_status_message(); }
 
+/// Sets (or, with nullptr, unsets) an environment variable for a scope and
+/// restores its old value after.
+struct ScopedEnv {
+  std::string name;
+  bool had = false;
+  std::string old;
+  ScopedEnv(const char *name, const char *value) : name(name) {
+    if (const char *current = std::getenv(name)) {
+      had = true;
+      old = current;
+    }
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had)
+      setenv(name.c_str(), old.c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+};
+
 /// Inputs and outputs of one run of the test model, with the buffers behind
 /// them; the tests corrupt one field at a time.
 struct Problem {
@@ -359,6 +383,32 @@ TEST_F(RuntimeTest, SetNumThreadsForwardsToTheLibrary) {
 // Misuse of run: each returns INVALID_ARGUMENT naming the problem
 //===----------------------------------------------------------------------===//
 
+TEST_F(RuntimeTest, OutputOverlappingAnInputIsRejected) {
+  Problem problem(2, 3);
+  // y's first bytes are ids' last ones.
+  std::vector<float> shared(problem.y.size() + 1);
+  problem.inputs[0].data = shared.data();
+  std::copy(problem.ids.begin(), problem.ids.end(),
+            reinterpret_cast<int32_t *>(shared.data()));
+  problem.outputs[0].data = reinterpret_cast<char *>(shared.data()) +
+                            problem.ids.size() * sizeof(int32_t) - 1;
+  expectInvalid(problem, {"output 'y' overlaps input 'ids'"});
+}
+
+TEST_F(RuntimeTest, AdjacentBuffersAreNotAnOverlap) {
+  Problem problem(2, 3);
+  // ids, then y right after its last byte, in one allocation.
+  std::vector<float> shared(problem.ids.size() + problem.y.size());
+  std::copy(problem.ids.begin(), problem.ids.end(),
+            reinterpret_cast<int32_t *>(shared.data()));
+  problem.inputs[0].data = shared.data();
+  problem.outputs[0].data = shared.data() + problem.ids.size();
+  ASSERT_EQ(problem.run(model()), ATTUNE_OK) << message();
+  std::copy(shared.begin() + problem.ids.size(), shared.end(),
+            problem.y.begin());
+  EXPECT_EQ(problem.mismatches(), 0);
+}
+
 TEST_F(RuntimeTest, WrongInputRank) {
   Problem problem(2, 3);
   problem.inputs[0].rank = 3;
@@ -529,6 +579,9 @@ TEST(RuntimeNullModelTest, EveryFunctionRejectsNull) {
   EXPECT_EQ(attune_model_weights(nullptr, &data, &size),
             ATTUNE_INVALID_ARGUMENT);
   EXPECT_THAT(message(), HasSubstr("attune_model_weights: model is NULL"));
+  attune_isa_t isa;
+  EXPECT_EQ(attune_model_isa(nullptr, &isa), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_THAT(message(), HasSubstr("attune_model_isa: model is NULL"));
   EXPECT_EQ(data, nullptr);
   EXPECT_EQ(size, 0u);
   attune_model_close(nullptr);
@@ -638,7 +691,7 @@ INSTANTIATE_TEST_SUITE_P(
     Variants, RuntimeBrokenDescriptorTest,
     ::testing::Values(
         BrokenCase{"Version", ATTUNE_BROKEN_VERSION_PATH,
-                   "abi_version is 2, expected 1"},
+                   "abi_version is 3, expected 2"},
         BrokenCase{"Rank", ATTUNE_BROKEN_RANK_PATH,
                    "input 0 ('x') has rank 99, expected 0..8"},
         BrokenCase{"Dtype", ATTUNE_BROKEN_DTYPE_PATH,
@@ -658,11 +711,88 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCase{"NullRun", ATTUNE_BROKEN_NULL_RUN_PATH, "run is NULL"},
         BrokenCase{"NullLastError", ATTUNE_BROKEN_NULL_LAST_ERROR_PATH,
                    "last_error is NULL"},
+        BrokenCase{"NullSetIsaCap", ATTUNE_BROKEN_NULL_SET_ISA_CAP_PATH,
+                   "set_isa_cap is NULL"},
         BrokenCase{"NullDescriptor", ATTUNE_BROKEN_NULL_DESCRIPTOR_PATH,
                    "attune_model_abi() returned NULL"}),
     [](const ::testing::TestParamInfo<BrokenCase> &info) {
       return std::string(info.param.name);
     });
+
+//===----------------------------------------------------------------------===//
+// Instruction-set cap (ATTUNE_CPU)
+//===----------------------------------------------------------------------===//
+
+// The test model has variants up to AVX2 (see test_model.c).
+
+/// Forgets what the test model's kernels chose, as a fresh load would.
+void resetTestModelDispatch() {
+  void *library = dlopen(ATTUNE_TEST_MODEL_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << dlerror();
+  auto reset = reinterpret_cast<void (*)(void)>(
+      dlsym(library, "attune_test_model_reset_dispatch"));
+  ASSERT_NE(reset, nullptr);
+  reset();
+  dlclose(library);
+}
+
+TEST(RuntimeIsaTest, OpenAppliesTheCap) {
+  attune_isa_t host = attune_host_isa();
+  resetTestModelDispatch();
+  ScopedEnv env("ATTUNE_CPU", "baseline");
+  ModelHandle handle;
+  ASSERT_EQ(attune_model_open(ATTUNE_TEST_MODEL_PATH, &handle.model), ATTUNE_OK)
+      << message();
+  attune_isa_t isa;
+  ASSERT_EQ(attune_model_isa(handle.model, &isa), ATTUNE_OK) << message();
+  EXPECT_EQ(isa, ATTUNE_ISA_BASELINE);
+  if (host < ATTUNE_ISA_AVX2)
+    return;
+  attune_model_close(handle.model);
+  handle.model = nullptr;
+  // Unset: the host's level, lowered to the library's best variant.
+  ScopedEnv unset("ATTUNE_CPU", nullptr);
+  ASSERT_EQ(attune_model_open(ATTUNE_TEST_MODEL_PATH, &handle.model), ATTUNE_OK)
+      << message();
+  ASSERT_EQ(attune_model_isa(handle.model, &isa), ATTUNE_OK) << message();
+  EXPECT_EQ(isa, ATTUNE_ISA_AVX2);
+}
+
+TEST(RuntimeIsaTest, BadAttuneCpuFailsTheOpen) {
+  ScopedEnv env("ATTUNE_CPU", "bogus");
+  ModelHandle handle;
+  EXPECT_EQ(attune_model_open(ATTUNE_TEST_MODEL_PATH, &handle.model),
+            ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(handle.model, nullptr);
+  EXPECT_THAT(message(), HasSubstr("ATTUNE_CPU='bogus'"));
+}
+
+TEST(RuntimeIsaTest, LowerCapAfterARunAtAHigherOneIsRefused) {
+  if (attune_host_isa() < ATTUNE_ISA_AVX2)
+    GTEST_SKIP() << "needs a machine with AVX2";
+  resetTestModelDispatch();
+  ScopedEnv unset("ATTUNE_CPU", nullptr);
+  ModelHandle first;
+  ASSERT_EQ(attune_model_open(ATTUNE_TEST_MODEL_PATH, &first.model), ATTUNE_OK)
+      << message();
+  Problem problem(1, 2);
+  ASSERT_EQ(problem.run(first.model), ATTUNE_OK) << message();
+  // Same library, still loaded: its kernels already chose AVX2, so a
+  // baseline cap could not hold.
+  ScopedEnv env("ATTUNE_CPU", "baseline");
+  ModelHandle second;
+  EXPECT_EQ(attune_model_open(ATTUNE_TEST_MODEL_PATH, &second.model),
+            ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(second.model, nullptr);
+  EXPECT_THAT(message(), HasSubstr("already run its kernels at avx2"));
+  // A cap the choice stays within is fine.
+  ScopedEnv avx2("ATTUNE_CPU", "avx2");
+  ASSERT_EQ(attune_model_open(ATTUNE_TEST_MODEL_PATH, &second.model), ATTUNE_OK)
+      << message();
+  attune_isa_t isa;
+  ASSERT_EQ(attune_model_isa(second.model, &isa), ATTUNE_OK);
+  EXPECT_EQ(isa, ATTUNE_ISA_AVX2);
+}
 
 //===----------------------------------------------------------------------===//
 // Threads

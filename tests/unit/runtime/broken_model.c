@@ -31,6 +31,8 @@ __attribute__((unused)) static int32_t run(void *const *inputs,
 }
 static void setNumThreads(int32_t numThreads) { (void)numThreads; }
 __attribute__((unused)) static const char *lastError(void) { return ""; }
+__attribute__((unused)) static int32_t setIsaCap(int32_t isa) { return isa; }
+static int32_t dispatchedIsa(void) { return -1; }
 
 #if defined(BROKEN_RANK)
 #define INPUT_RANK 99
@@ -97,6 +99,12 @@ __attribute__((unused)) static const attune_model_abi_t kAbi = {
 #else
     lastError,
 #endif
+#if defined(BROKEN_NULL_SET_ISA_CAP)
+    NULL,
+#else
+    setIsaCap,
+#endif
+    dispatchedIsa,
 };
 
 #if !defined(BROKEN_NO_SYMBOL)

@@ -68,6 +68,10 @@ static _Thread_local const char *gLastError = "";
 
 static const char *lastError(void) { return gLastError; }
 
+/* Dispatch state (see setIsaCap below). */
+static volatile int32_t gIsaCap = ATTUNE_ISA_AVX512_SPR;
+static volatile int32_t gDispatchedIsa = -1;
+
 static int32_t run(void *const *inputs, void *const *outputs,
                    const int64_t *symbols, void *workspace) {
   const int32_t *ids = (const int32_t *)inputs[0];
@@ -87,6 +91,8 @@ static int32_t run(void *const *inputs, void *const *outputs,
     gLastError = "Input scale[0] is NaN\n";
     return kErrorNaNScale;
   }
+  if (gDispatchedIsa < 0)
+    gDispatchedIsa = gIsaCap < ATTUNE_ISA_AVX2 ? gIsaCap : ATTUNE_ISA_AVX2;
   float *staged = (float *)workspace;
   for (int64_t t = 0; t < tokens; ++t)
     staged[t] = (float)ids[t];
@@ -109,6 +115,27 @@ attune_test_model_num_threads(void) {
   return gNumThreads;
 }
 
+/* The dispatch as a generated library does it, for a library with
+ * variants up to AVX2: set_isa_cap lowers higher caps to AVX2, and a run
+ * "dispatches" at the cap in force, after which a lower cap is refused. */
+
+static int32_t setIsaCap(int32_t isa) {
+  if (gDispatchedIsa > isa)
+    return -1;
+  gIsaCap = isa;
+  return isa < ATTUNE_ISA_AVX2 ? isa : ATTUNE_ISA_AVX2;
+}
+
+static int32_t dispatchedIsa(void) { return gDispatchedIsa; }
+
+/* Not part of the ABI: the library stays loaded across tests (dlclose need
+ * not unload it), so a test that needs a fresh dispatch starts here. */
+__attribute__((visibility("default"))) void
+attune_test_model_reset_dispatch(void) {
+  gIsaCap = ATTUNE_ISA_AVX512_SPR;
+  gDispatchedIsa = -1;
+}
+
 static const char kWeights[] = {'w', 'e', 'i', 'g', 'h', 't', 's', '!'};
 
 static const attune_model_abi_t kAbi = {
@@ -128,6 +155,8 @@ static const attune_model_abi_t kAbi = {
     kWeights,
     (int64_t)sizeof(kWeights),
     lastError,
+    setIsaCap,
+    dispatchedIsa,
 };
 
 __attribute__((visibility("default"))) const attune_model_abi_t *
