@@ -242,6 +242,63 @@ std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
 }
 
 //===----------------------------------------------------------------------===//
+// Static archive
+//===----------------------------------------------------------------------===//
+
+std::string staticDescriptorSymbol(llvm::StringRef modelName) {
+  std::string id;
+  for (char c : modelName)
+    id += llvm::isAlnum(c) || c == '_' ? c : '_';
+  if (id.empty() || llvm::isDigit(id.front()))
+    id = "model_" + id;
+  if (id != modelName) {
+    // FNV-1a: fixed by its definition, so a name maps to the same symbol in
+    // every compiler build, which an application's source depends on.
+    uint32_t hash = 2166136261u;
+    for (unsigned char c : modelName)
+      hash = (hash ^ c) * 16777619u;
+    id += "_" + llvm::utohexstr(hash, /*LowerCase=*/true, /*Width=*/8);
+  }
+  return id + "_attune_model_abi";
+}
+
+std::string buildStaticArchive(llvm::ArrayRef<std::string> objects,
+                               llvm::StringRef staticSymbol, llvm::StringRef ld,
+                               llvm::StringRef objcopy, llvm::StringRef ar,
+                               const ScratchDir &scratch,
+                               llvm::StringRef archive) {
+  // One object, so that what the kernels and the descriptor reference
+  // resolves inside it and can then be made local.
+  std::string merged = scratch.file("model.r.o");
+  std::vector<std::string> ldArgs = {"-r", "-o", merged};
+  ldArgs.insert(ldArgs.end(), objects.begin(), objects.end());
+  if (std::string error = runCommand(ld, ldArgs, scratch, "ld-r.log");
+      !error.empty())
+    return error;
+
+  // The member is named after the symbol: `ar t` then says which model it is.
+  std::string member = scratch.file(staticSymbol.str() + ".o");
+  // The Halide runtime puts its inline C++ functions and vtables in COMDAT
+  // groups. The final link keeps one group per signature across all objects
+  // and would drop the second model's copy while its code, now bound to
+  // local symbols, still points there ("defined in discarded section"):
+  // removing the .group sections makes them plain sections of this object.
+  std::vector<std::string> objcopyArgs = {
+      "--remove-section=.group",
+      ("--redefine-sym=" ATTUNE_MODEL_ABI_SYMBOL "=" + staticSymbol).str(),
+      // Applies to the renamed symbol: objcopy renames first.
+      ("--keep-global-symbol=" + staticSymbol).str(),
+      merged,
+      member};
+  if (std::string error =
+          runCommand(objcopy, objcopyArgs, scratch, "objcopy.log");
+      !error.empty())
+    return error;
+
+  return runCommand(ar, {"rcs", archive.str(), member}, scratch, "ar.log");
+}
+
+//===----------------------------------------------------------------------===//
 // Header
 //===----------------------------------------------------------------------===//
 
@@ -260,7 +317,7 @@ static void describeTensor(llvm::raw_ostream &os, const attune_tensor_info_t &in
 
 std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
                         llvm::StringRef inputName, llvm::StringRef blob,
-                        std::string &header) {
+                        llvm::StringRef staticSymbol, std::string &header) {
   attune_model_t *model = nullptr;
   if (attune_model_open(library.str().c_str(), &model) != ATTUNE_OK)
     return ("the linked library '" + library + "' does not open: " +
@@ -300,14 +357,28 @@ std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
     os << " * Weights: " << numWeights << " tensors, " << blob.size()
        << " bytes, embedded.\n";
   }
+  llvm::SmallString<64> archive = path::filename(headerPath);
+  path::replace_extension(archive, "a");
   os << " *\n"
-     << " * Open the shared library with attune_model_open() from the attune\n"
-     << " * runtime; attune_model_abi() is the descriptor the runtime reads.\n"
+     << " * Shared library: open it with attune_model_open() from the attune\n"
+     << " * runtime, which finds attune_model_abi() in it.\n"
+     << " *\n"
+     << " * Static archive (" << archive << "): link it into the program,\n"
+     << " *   cc app.c " << archive
+     << " -lattune_runtime -lstdc++ -lpthread -ldl -lm\n"
+     << " * and open the model with\n"
+     << " *   attune_model_open_static(" << staticSymbol << "(), &model);\n"
+     << " * " << staticSymbol << " is the only symbol the archive\n"
+     << " * defines globally (kernels and the Halide runtime are private to it),\n"
+     << " * so archives of models with different names link into one program.\n"
      << " */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <attune/runtime.h>\n\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << "/* The descriptor of the shared library, read by attune_model_open. */\n"
      << "const attune_model_abi_t *attune_model_abi(void);\n\n"
+     << "/* The descriptor of the static archive, for attune_model_open_static. */\n"
+     << "const attune_model_abi_t *" << staticSymbol << "(void);\n\n"
      << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n"
      << "#endif /* " << guard << " */\n";
   attune_model_close(model);

@@ -75,12 +75,31 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
 std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
                                const ScratchDir &scratch, std::string &object);
 
+/// The name of the descriptor function in the static archive of model
+/// `modelName`: `<id>_attune_model_abi`, where <id> is the name with every
+/// character outside [A-Za-z0-9_] replaced by '_' and "model_" put in front
+/// of a leading digit. When that changed the name, <id> ends in '_' and 8 hex
+/// digits of a hash of the name, so "a-b" and "a_b" stay apart.
+std::string staticDescriptorSymbol(llvm::StringRef modelName);
+
+/// The static archive `archive`: one relocatable object made from `objects`
+/// (`ld -r`) in which the descriptor is renamed `staticSymbol` and is the
+/// only global definition; kernels, the Halide runtime and the weights become
+/// local, and COMDAT groups are dissolved, so that archives of several models
+/// link into one program without clashing. Undefined references (libc,
+/// libpthread, libdl, libm) stay for the final link.
+std::string buildStaticArchive(llvm::ArrayRef<std::string> objects,
+                               llvm::StringRef staticSymbol, llvm::StringRef ld,
+                               llvm::StringRef objcopy, llvm::StringRef ar,
+                               const ScratchDir &scratch, llvm::StringRef archive);
+
 /// The C header for `library`, described through the runtime's own view of
 /// it (opening it is also the last check that what was linked loads).
-/// `inputName` is the model file named in the header's first line.
+/// `inputName` is the model file named in the header's first line;
+/// `staticSymbol` the descriptor function of the static archive.
 std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
                         llvm::StringRef inputName, llvm::StringRef blob,
-                        std::string &header);
+                        llvm::StringRef staticSymbol, std::string &header);
 
 } // namespace attune::driver
 

@@ -5,7 +5,7 @@
 //   parse + verify -> materialize weights -> graph pipeline (fusion)
 //   -> host code (LLVM dialect) -> LLVM IR -> host object
 //   -> kernels (through the target, cached) + the target's runtime
-//   -> weights object -> link (cc) -> archive (ar) -> header
+//   -> weights object -> link (cc) -> archive (ld -r, objcopy, ar) -> header
 //
 // Each text emit stops after the phase that produces it.
 //
@@ -278,6 +278,15 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   auto ar = llvm::sys::findProgramByName("ar");
   if (!ar)
     return fail("cannot find 'ar' on PATH, needed for the static library");
+  // binutils: merging the objects and hiding all but the descriptor.
+  auto ld = llvm::sys::findProgramByName("ld");
+  if (!ld)
+    return fail("cannot find the linker 'ld' on PATH, needed for the static "
+                "library");
+  auto objcopy = llvm::sys::findProgramByName("objcopy");
+  if (!objcopy)
+    return fail("cannot find 'objcopy' (binutils) on PATH, needed for the "
+                "static library");
 
   std::vector<std::string> objects;
   objects.push_back(hostObject);
@@ -312,10 +321,11 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
       !error.empty())
     return fail("cannot link '" + outputFile + "': " + error);
 
+  std::string staticSymbol = staticDescriptorSymbol(host.modelName);
   std::string linkedArchive = scratch.file("model.a");
-  std::vector<std::string> arArgs = {"rcs", linkedArchive};
-  arArgs.insert(arArgs.end(), objects.begin(), objects.end());
-  if (std::string error = runCommand(*ar, arArgs, scratch, "ar.log");
+  if (std::string error = buildStaticArchive(objects, staticSymbol, *ld,
+                                             *objcopy, *ar, scratch,
+                                             linkedArchive);
       !error.empty())
     return fail("cannot archive '" + outputFile + "': " + error);
   timer.done("link");
@@ -324,7 +334,8 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   path::replace_extension(archivePath, "a");
   path::replace_extension(headerPath, "h");
   std::string header;
-  if (std::string error = buildHeader(linkedLibrary, headerPath, inputFile, blob, header);
+  if (std::string error = buildHeader(linkedLibrary, headerPath, inputFile, blob,
+                                          staticSymbol, header);
       !error.empty())
     return fail(error);
   std::string headerTmp = scratch.file("model.h");

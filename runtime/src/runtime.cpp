@@ -449,6 +449,48 @@ struct attune_model {
 
 namespace {
 
+/// The part of opening that is the same for a dlopen'ed library and a
+/// statically linked one: checks the descriptor, caps the kernels' dispatch
+/// at `cap` (attune_cpu_isa()) and wraps it in a handle that owns `library`
+/// (empty for a static model, so close unloads nothing). `origin` names
+/// where the descriptor came from in messages.
+attune_status_t adoptDescriptor(const attune_model_abi_t *abi,
+                                const std::string &origin, attune_isa_t cap,
+                                LibraryHandle library,
+                                attune_model_t **out_model) {
+  std::string problem = validateDescriptor(*abi);
+  if (!problem.empty())
+    return fail(ATTUNE_INVALID_LIBRARY, "%s has an invalid model descriptor: %s",
+                origin.c_str(), problem.c_str());
+
+  // Each kernel keeps the variant it first chose for as long as the
+  // library stays loaded (a static model: as long as the process runs), so
+  // a cap below what another handle already ran cannot hold.
+  int32_t level = abi->set_isa_cap(cap);
+  if (level < 0) {
+    int32_t ran = abi->dispatched_isa();
+    return fail(ATTUNE_INVALID_ARGUMENT,
+                "cannot cap %s at %s: this process has already run its "
+                "kernels at %s, and a loaded library keeps the variants it "
+                "chose; set ATTUNE_CPU before the library is first opened",
+                origin.c_str(), attune_isa_name(cap),
+                attune_isa_name(static_cast<attune_isa_t>(ran)));
+  }
+  if (level > cap)
+    return fail(ATTUNE_INVALID_LIBRARY,
+                "%s has an invalid model descriptor: set_isa_cap(%d) "
+                "returned %d, above the cap",
+                origin.c_str(), static_cast<int>(cap), level);
+
+  auto model = std::make_unique<attune_model>();
+  model->abi = abi;
+  model->isa = static_cast<attune_isa_t>(level);
+  model->shared = loadedLibrary(abi);
+  model->library = std::move(library);
+  *out_model = model.release();
+  return ATTUNE_OK;
+}
+
 /// Reports that input `input` dimension `dim` disagrees with the value an
 /// earlier dimension gave symbol `s`. Where that value came from is found
 /// again here, on the error path, so that binding keeps no per-run record
@@ -793,43 +835,34 @@ attune_status_t attune_model_open(const char *path,
           "'%s' has an invalid model descriptor: " ATTUNE_MODEL_ABI_SYMBOL
           "() returned NULL",
           path);
-    std::string problem = validateDescriptor(*abi);
-    if (!problem.empty())
-      return fail(ATTUNE_INVALID_LIBRARY,
-                  "'%s' has an invalid model descriptor: %s", path,
-                  problem.c_str());
+    return adoptDescriptor(abi, "'" + std::string(path) + "'", cap,
+                           std::move(library), out_model);
+  });
+}
 
-    // Each kernel keeps the variant it first chose for as long as the
-    // library stays loaded, so a cap below what another handle already ran
-    // cannot hold.
-    int32_t level = abi->set_isa_cap(cap);
-    if (level < 0) {
-      int32_t ran = abi->dispatched_isa();
+attune_status_t attune_model_open_static(const attune_model_abi_t *abi,
+                                         attune_model_t **out_model) {
+  return guarded([&]() -> attune_status_t {
+    if (!out_model)
       return fail(ATTUNE_INVALID_ARGUMENT,
-                  "cannot cap '%s' at %s: this process has already run its "
-                  "kernels at %s, and a loaded library keeps the variants it "
-                  "chose; set ATTUNE_CPU before the library is first opened",
-                  path, attune_isa_name(cap),
-                  attune_isa_name(static_cast<attune_isa_t>(ran)));
-    }
-    if (level > cap)
-      return fail(ATTUNE_INVALID_LIBRARY,
-                  "'%s' has an invalid model descriptor: set_isa_cap(%d) "
-                  "returned %d, above the cap",
-                  path, static_cast<int>(cap), level);
-
-    auto model = std::make_unique<attune_model>();
-    model->abi = abi;
-    model->isa = static_cast<attune_isa_t>(level);
-    model->shared = loadedLibrary(abi);
-    model->library = std::move(library);
-    *out_model = model.release();
-    return ATTUNE_OK;
+                  "attune_model_open_static: out_model is NULL");
+    *out_model = nullptr;
+    if (!abi)
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "attune_model_open_static: abi is NULL (pass the result of "
+                  "the model's <name>_attune_model_abi() from its header)");
+    // As attune_model_open: a bad ATTUNE_CPU is reported whatever the model.
+    attune_isa_t cap;
+    if (attune_status_t status = attune_cpu_isa(&cap))
+      return status;
+    return adoptDescriptor(abi, "the statically linked model", cap,
+                           LibraryHandle(), out_model);
   });
 }
 
 void attune_model_close(attune_model_t *model) {
-  // The destructor frees memory and dlcloses; neither throws.
+  // The destructor frees memory and dlcloses (nothing for a statically
+  // linked model, whose handle owns no library); neither throws.
   delete model;
 }
 

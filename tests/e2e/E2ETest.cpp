@@ -1067,6 +1067,302 @@ TEST(E2EThreads, SeparateHandlesRunConcurrently) {
 }
 
 //===----------------------------------------------------------------------===//
+// Static archives
+//===----------------------------------------------------------------------===//
+
+/// The C program E2EStaticArchive builds: both models linked from their
+/// archives and opened with attune_model_open_static, each run on fixed
+/// inputs and compared bit for bit with the same model opened from its .so
+/// (argv[1], argv[2]); then both static models on two threads at once, which
+/// exercises their two private Halide runtimes (thread pools) side by side.
+/// STATIC_A / STATIC_B are defined on the command line as the descriptor
+/// functions the headers declare.
+const char *kStaticProgram = R"c(
+#include "libstatic_a.h"
+#include "libstatic_b.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { kMaxTensors = 8, kDynamic = 5 };
+
+typedef struct {
+  attune_model_t *model;
+  int32_t num_inputs, num_outputs;
+  attune_tensor_t inputs[kMaxTensors], outputs[kMaxTensors];
+  size_t output_bytes[kMaxTensors];
+} run_t;
+
+static size_t tensor_bytes(const attune_tensor_t *t) {
+  size_t n = attune_dtype_size(t->dtype);
+  for (int32_t d = 0; d < t->rank; ++d)
+    n *= (size_t)t->shape[d];
+  return n;
+}
+
+/* Fixed inputs: every dynamic dimension kDynamic, deterministic values
+ * (token ids inside their table). */
+static int prepare(attune_model_t *model, run_t *run) {
+  memset(run, 0, sizeof *run);
+  run->model = model;
+  run->num_inputs = attune_model_num_inputs(model);
+  run->num_outputs = attune_model_num_outputs(model);
+  if (run->num_inputs > kMaxTensors || run->num_outputs > kMaxTensors)
+    return 1;
+  for (int32_t i = 0; i < run->num_inputs; ++i) {
+    attune_tensor_info_t info;
+    if (attune_model_input_info(model, i, &info) != ATTUNE_OK)
+      return 1;
+    attune_tensor_t *t = &run->inputs[i];
+    t->dtype = info.dtype;
+    t->rank = info.rank;
+    for (int32_t d = 0; d < info.rank; ++d)
+      t->shape[d] = info.dims[d] < 0 ? kDynamic : info.dims[d];
+    size_t bytes = tensor_bytes(t), count = bytes / attune_dtype_size(t->dtype);
+    t->data = malloc(bytes ? bytes : 1);
+    for (size_t k = 0; k < count; ++k) {
+      if (t->dtype == ATTUNE_DTYPE_F32)
+        ((float *)t->data)[k] = (float)((int)(k * 37 % 101) - 50) / 25.0f;
+      else if (t->dtype == ATTUNE_DTYPE_I32)
+        ((int32_t *)t->data)[k] =
+            (int32_t)(info.index_bound > 0 ? (int64_t)(k * 7) % info.index_bound
+                                           : (int64_t)k);
+      else
+        return 1;
+    }
+  }
+  for (int32_t o = 0; o < run->num_outputs; ++o) {
+    attune_tensor_t *t = &run->outputs[o];
+    if (attune_model_output_shape(model, run->inputs, run->num_inputs, o, t) !=
+        ATTUNE_OK)
+      return 1;
+    run->output_bytes[o] = tensor_bytes(t);
+    t->data = calloc(1, run->output_bytes[o] ? run->output_bytes[o] : 1);
+  }
+  return 0;
+}
+
+static int execute(run_t *run) {
+  return attune_model_run(run->model, run->inputs, run->num_inputs,
+                          run->outputs, run->num_outputs) != ATTUNE_OK;
+}
+
+static int same_outputs(const run_t *a, const run_t *b) {
+  for (int32_t o = 0; o < a->num_outputs; ++o)
+    if (a->output_bytes[o] != b->output_bytes[o] ||
+        memcmp(a->outputs[o].data, b->outputs[o].data, a->output_bytes[o]))
+      return 0;
+  return 1;
+}
+
+/* Opens `abi` statically and `library` from its file, runs both on the same
+ * inputs and requires identical outputs. Leaves the static run in *out. */
+static int check(const attune_model_abi_t *abi, const char *library,
+                 const char *expected_name, run_t *out) {
+  attune_model_t *fromArchive = NULL, *fromLibrary = NULL;
+  run_t shared;
+  if (attune_model_open_static(abi, &fromArchive) != ATTUNE_OK ||
+      attune_model_open(library, &fromLibrary) != ATTUNE_OK) {
+    fprintf(stderr, "open %s: %s\n", expected_name, attune_status_message());
+    return 1;
+  }
+  if (strcmp(attune_model_name(fromArchive), expected_name) != 0) {
+    fprintf(stderr, "static model is named '%s', expected '%s'\n",
+            attune_model_name(fromArchive), expected_name);
+    return 1;
+  }
+  if (prepare(fromArchive, out) || prepare(fromLibrary, &shared) ||
+      execute(out) || execute(&shared)) {
+    fprintf(stderr, "run %s: %s\n", expected_name, attune_status_message());
+    return 1;
+  }
+  if (!same_outputs(out, &shared)) {
+    fprintf(stderr, "%s: the static model's outputs differ from the .so's\n",
+            expected_name);
+    return 1;
+  }
+  attune_model_close(fromLibrary);
+  return 0;
+}
+
+typedef struct {
+  run_t run, expected;
+  int failed;
+} job_t;
+
+/* Reruns a static model and compares with its first result. */
+static void *rerun(void *arg) {
+  job_t *job = (job_t *)arg;
+  for (int r = 0; r < 10 && !job->failed; ++r) {
+    for (int32_t o = 0; o < job->run.num_outputs; ++o)
+      memset(job->run.outputs[o].data, 0, job->run.output_bytes[o]);
+    job->failed = execute(&job->run) || !same_outputs(&job->run, &job->expected);
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3)
+    return 2;
+  job_t jobs[2];
+  if (check(STATIC_A(), argv[1], "static_block", &jobs[0].run) ||
+      check(STATIC_B(), argv[2], "attention-full", &jobs[1].run))
+    return 1;
+  for (int j = 0; j < 2; ++j) {
+    /* A copy of the first outputs to compare against. */
+    jobs[j].expected = jobs[j].run;
+    for (int32_t o = 0; o < jobs[j].run.num_outputs; ++o) {
+      jobs[j].expected.outputs[o].data = malloc(jobs[j].run.output_bytes[o] + 1);
+      memcpy(jobs[j].expected.outputs[o].data, jobs[j].run.outputs[o].data,
+             jobs[j].run.output_bytes[o]);
+    }
+    jobs[j].failed = 0;
+  }
+  pthread_t threads[2];
+  for (int j = 0; j < 2; ++j)
+    pthread_create(&threads[j], NULL, rerun, &jobs[j]);
+  for (int j = 0; j < 2; ++j)
+    pthread_join(threads[j], NULL);
+  for (int j = 0; j < 2; ++j)
+    if (jobs[j].failed) {
+      fprintf(stderr, "concurrent run of static model %d failed or differed: %s\n",
+              j, attune_status_message());
+      return 1;
+    }
+  attune_model_close(jobs[0].run.model);
+  attune_model_close(jobs[1].run.model);
+  printf("ok\n");
+  return 0;
+}
+)c";
+
+/// The descriptor function a generated header declares for its archive.
+std::string staticSymbolOf(llvm::StringRef header) {
+  llvm::StringRef marker = "const attune_model_abi_t *";
+  for (size_t at = header.find(marker); at != llvm::StringRef::npos;
+       at = header.find(marker, at + 1)) {
+    llvm::StringRef rest = header.substr(at + marker.size());
+    llvm::StringRef name = rest.take_until([](char c) { return c == '('; });
+    if (name != "attune_model_abi" && name.ends_with("_attune_model_abi"))
+      return name.str();
+  }
+  return "";
+}
+
+/// Two different models linked from their .a files into one C program, each
+/// opened with attune_model_open_static and checked bit for bit against its
+/// .so (same kernels, same weights), then run concurrently. This only links
+/// if each archive defines nothing global but its own descriptor.
+TEST(E2EStaticArchive, TwoModelsLinkIntoOneProgram) {
+  std::string error;
+  std::string libA = compileModel("static_a", kSmallBlock,
+                                  {"--name=static_block"}, error);
+  ASSERT_FALSE(libA.empty()) << error;
+  std::string attention =
+      readFile(ATTUNE_SOURCE_DIR "/examples/attention/attention_full.mlir");
+  ASSERT_FALSE(attention.empty()) << "examples/attention/attention_full.mlir";
+  // A name that is not a C identifier, to cover its mapping.
+  std::string libB = compileModel("static_b", attention,
+                                  {"--name=attention-full"}, error);
+  ASSERT_FALSE(libB.empty()) << error;
+
+  std::string symbols[2];
+  std::string archives[2];
+  for (int i = 0; i < 2; ++i) {
+    llvm::SmallString<256> archive(i ? libB : libA), header(archive);
+    llvm::sys::path::replace_extension(archive, "a");
+    llvm::sys::path::replace_extension(header, "h");
+    archives[i] = std::string(archive);
+    symbols[i] = staticSymbolOf(readFile(header));
+    ASSERT_FALSE(symbols[i].empty()) << readFile(header);
+  }
+  EXPECT_EQ(symbols[0], "static_block_attune_model_abi");
+  // '-' is mapped to '_' and a hash of the name keeps it apart from a model
+  // really named attention_full.
+  EXPECT_TRUE(llvm::StringRef(symbols[1]).starts_with("attention_full_") &&
+              symbols[1] != "attention_full_attune_model_abi")
+      << symbols[1];
+
+  auto cc = llvm::sys::findProgramByName("cc");
+  ASSERT_TRUE(cc) << "no C compiler 'cc' on PATH";
+  std::string source = scratchFile("static_program.c");
+  std::string program = scratchFile("static_program");
+  ASSERT_TRUE(writeFile(source, kStaticProgram));
+  std::vector<std::string> build = {
+      *cc, "-std=c11", "-Wall", "-Werror", "-I" + scratchDir(),
+      "-I" ATTUNE_SOURCE_DIR "/runtime/include",
+      "-DSTATIC_A=" + symbols[0], "-DSTATIC_B=" + symbols[1],
+      source, archives[0], archives[1], ATTUNE_RUNTIME_STATIC_PATH,
+      "-lstdc++", "-lpthread", "-ldl", "-lm", "-o", program};
+  std::string buildLog = scratchFile("static_program.build.log");
+  {
+    llvm::SmallVector<llvm::StringRef> argv(build.begin(), build.end());
+    std::optional<llvm::StringRef> redirects[] = {
+        llvm::StringRef(""), llvm::StringRef(buildLog), llvm::StringRef(buildLog)};
+    ASSERT_EQ(llvm::sys::ExecuteAndWait(*cc, argv, std::nullopt, redirects), 0)
+        << llvm::join(argv, " ") << "\n"
+        << readFile(buildLog);
+  }
+
+  std::string runLog = scratchFile("static_program.log");
+  llvm::StringRef argv[] = {program, libA, libB};
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(""), llvm::StringRef(runLog), llvm::StringRef(runLog)};
+  EXPECT_EQ(llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects), 0)
+      << readFile(runLog);
+  EXPECT_EQ(readFile(runLog), "ok\n");
+}
+
+/// attune_model_open_static checks what it is given: NULL is an invalid
+/// argument, a descriptor the runtime does not accept an invalid library,
+/// and neither leaves a handle behind.
+TEST(E2EStaticArchive, NegativeNullOrCorruptDescriptor) {
+  attune_model_t *model = reinterpret_cast<attune_model_t *>(0x1);
+  EXPECT_EQ(attune_model_open_static(nullptr, &model), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_EQ(model, nullptr);
+  EXPECT_NE(std::string(attune_status_message()).find("abi is NULL"),
+            std::string::npos)
+      << attune_status_message();
+
+  // A real descriptor with one field broken, as memory corruption or a
+  // mismatched archive would give.
+  std::string error;
+  std::string library = compileModel("static_a", kSmallBlock,
+                                     {"--name=static_block"}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  auto describe = reinterpret_cast<attune_model_abi_fn>(
+      dlsym(handle, ATTUNE_MODEL_ABI_SYMBOL));
+  ASSERT_NE(describe, nullptr);
+  attune_model_abi_t corrupt = *describe();
+  corrupt.abi_version = ATTUNE_MODEL_ABI_VERSION + 7;
+  model = reinterpret_cast<attune_model_t *>(0x1);
+  EXPECT_EQ(attune_model_open_static(&corrupt, &model), ATTUNE_INVALID_LIBRARY);
+  EXPECT_EQ(model, nullptr);
+  std::string message = attune_status_message();
+  EXPECT_NE(message.find("the statically linked model has an invalid model "
+                         "descriptor: abi_version is"),
+            std::string::npos)
+      << message;
+
+  corrupt = *describe();
+  corrupt.run = nullptr;
+  EXPECT_EQ(attune_model_open_static(&corrupt, &model), ATTUNE_INVALID_LIBRARY);
+  EXPECT_NE(std::string(attune_status_message()).find("run"), std::string::npos)
+      << attune_status_message();
+
+  // The unbroken descriptor opens: what failed above was the breakage.
+  EXPECT_EQ(attune_model_open_static(describe(), &model), ATTUNE_OK)
+      << attune_status_message();
+  EXPECT_STREQ(attune_model_name(model), "static_block");
+  attune_model_close(model);
+  dlclose(handle);
+}
+
+//===----------------------------------------------------------------------===//
 // Instruction-set cap (ATTUNE_CPU) and thread count
 //===----------------------------------------------------------------------===//
 

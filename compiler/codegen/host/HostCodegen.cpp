@@ -84,6 +84,7 @@ LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &optio
                                 result.kernels)))
     return failure();
   func.erase();
+  result.modelName = emit.modelName;
   return success();
 }
 

@@ -53,6 +53,9 @@ struct HostLoweringResult {
   /// Human-readable memory plan (one line per buffer: value, slot, size
   /// expression), for --dump-phases-to and tests.
   std::string memoryPlan;
+  /// The model's name as the descriptor records it (the option, or the
+  /// entry function's name), which the static archive's symbol is made from.
+  std::string modelName;
 };
 
 /// Replaces the model function in `module` by LLVM-dialect host code.

@@ -72,6 +72,10 @@ typedef struct attune_tensor {
 } attune_tensor_t;
 
 typedef struct attune_model attune_model_t;
+/* A model's descriptor (attune_model_abi_t, see "Library ABI" below);
+ * applications only pass it from a statically linked model to
+ * attune_model_open_static. */
+struct attune_model_abi;
 
 /* Bytes per element of `dtype` (BOOL is one byte); 0 for a value outside
  * attune_dtype_t. */
@@ -92,6 +96,19 @@ const char *attune_status_message(void);
  * keeps the variant it first chose while its library stays loaded, which
  * may be until the process exits (dlclose need not unload it). */
 attune_status_t attune_model_open(const char *path, attune_model_t **out_model);
+
+/* Opens a model linked into the program from its static archive (libm.a):
+ * `abi` is what the model's descriptor function returns, declared in its
+ * generated header as <name>_attune_model_abi(). Checks the descriptor as
+ * attune_model_open does; a NULL `abi` is ATTUNE_INVALID_ARGUMENT and a
+ * corrupt one ATTUNE_INVALID_LIBRARY. The descriptor stays owned by the
+ * model's code; the returned handle owns only a workspace, and
+ * attune_model_close releases it without unloading anything. Any number of
+ * handles may be opened on one descriptor, and models of different archives
+ * linked into one program are independent (each has its own copy of the
+ * kernels' runtime and thread pool). Thread-safe. */
+attune_status_t attune_model_open_static(const struct attune_model_abi *abi,
+                                         attune_model_t **out_model);
 
 /* Releases a handle; NULL is ignored. */
 void attune_model_close(attune_model_t *model);
@@ -239,7 +256,10 @@ typedef struct attune_model_abi {
   int32_t (*dispatched_isa)(void);
 } attune_model_abi_t;
 
-/* Exported by every generated library under ATTUNE_MODEL_ABI_SYMBOL. */
+/* Exported by every generated shared library under ATTUNE_MODEL_ABI_SYMBOL.
+ * In a static archive the same function is the one global symbol, renamed
+ * <name>_attune_model_abi (see the generated header) so that several models
+ * can be linked into one program. */
 typedef const attune_model_abi_t *(*attune_model_abi_fn)(void);
 
 #ifdef __cplusplus
