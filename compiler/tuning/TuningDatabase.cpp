@@ -312,6 +312,8 @@ llvm::Error TuningDatabase::save(llvm::StringRef path) const {
   return llvm::Error::success();
 }
 
+std::string defaultTuningDatabasePath() { return ATTUNE_DEFAULT_TUNING_DATABASE; }
+
 std::string describeTuning(const KernelSpec &spec, const TuningDatabase *db) {
   std::string key = tuningKey(spec);
   std::vector<std::string> levels = db ? db->isas() : std::vector<std::string>{};

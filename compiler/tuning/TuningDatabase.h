@@ -99,6 +99,11 @@ private:
   std::map<std::pair<std::string, std::string>, TuningEntry> byKey;
 };
 
+/// The database shipped with attune (compiler/tuning/default.json), by the
+/// absolute path of the source tree baked in at build time: it works from any
+/// build tree of a clone, which is how attune is used today (no install).
+std::string defaultTuningDatabasePath();
+
 /// One line per kernel saying which entry each level got, for --verbose and
 /// the phase dump: "<key>: avx2 {key_block=64, ...}, avx512 formula", or
 /// "<key>: formula" when `db` is null or has no level at all.

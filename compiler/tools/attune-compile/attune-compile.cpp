@@ -21,6 +21,7 @@
 #include "compiler/pipeline/KernelCache.h"
 #include "compiler/pipeline/PhaseDump.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "compiler/tuning/TuningDatabase.h"
 #include "dialects/tfm/TfmDialect.h"
 #include "passes/Passes.h"
 
@@ -156,6 +157,13 @@ static cl::opt<bool> splitInputFile(
     cl::desc("Compile each '// -----' chunk of the input on its own (text "
              "emits only; for tests)"),
     cl::cat(compileCategory));
+static cl::opt<std::string>
+    tuningFile("tuning",
+               cl::desc("Tuning database (JSON, from attune-tune) giving the "
+                        "kernels' schedule parameters; 'none' uses the "
+                        "builders' formulas (default: the database shipped "
+                        "with attune)"),
+               cl::value_desc("FILE|none"), cl::cat(compileCategory));
 static cl::opt<bool> verbose("verbose",
                              cl::desc("Print phase timings and a summary"),
                              cl::cat(compileCategory));
@@ -340,8 +348,9 @@ std::string buildKernelObjects(const std::vector<attune::codegen::KernelSpec> &k
   auto buildItem = [&](size_t i) {
     bool isRuntime = i == kernels.size();
     std::string name = isRuntime ? "halide_runtime" : kernels[i].symbolName();
-    std::string key =
-        attune::pipeline::kernelCacheKey(name, target.featureSets, buildId);
+    std::string key = attune::pipeline::kernelCacheKey(
+        name, isRuntime ? "" : kernels[i].scheduleKey(), target.featureSets,
+        buildId);
     if (auto hit = cache.lookup(key)) {
       paths[i] = *hit;
       fromCache[i] = 1;
@@ -497,6 +506,8 @@ enum class Emit { Mlir, HostMlir, Llvm, Obj, Lib };
 struct ValidatedOptions {
   Emit emit = Emit::Lib;
   attune::codegen::CpuTargetOptions target;
+  /// Absent with --tuning=none: every kernel keeps its formula.
+  std::optional<attune::tuning::TuningDatabase> tuning;
 };
 
 int validateOptions(ValidatedOptions &valid) {
@@ -544,6 +555,18 @@ int validateOptions(ValidatedOptions &valid) {
                     "', expected a Halide feature list such as avx2-fma-f16c");
       valid.target.featureSets.push_back(features);
     }
+  }
+  // Read before any input, so a bad database costs no compile. A missing
+  // default database is an error too: it means a broken build tree, and
+  // silently falling back to formulas would hide slower kernels.
+  if (tuningFile != "none") {
+    std::string path = tuningFile.empty()
+                           ? attune::tuning::defaultTuningDatabasePath()
+                           : tuningFile.getValue();
+    auto db = attune::tuning::TuningDatabase::load(path);
+    if (!db)
+      return fail("--tuning: " + llvm::toString(db.takeError()));
+    valid.tuning = std::move(*db);
   }
   return 0;
 }
@@ -652,6 +675,25 @@ int compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   if (dumper) {
     dumper->dump("host-llvm", module->getOperation());
     dumper->dump("memory-plan", ".txt", host.memoryPlan);
+  }
+  // Schedules from the tuning database; a kernel or level without an entry
+  // keeps the builder's formula. They change the kernels' code, not the host
+  // code, so they are applied after it and before the kernels are built.
+  {
+    std::string report;
+    for (attune::codegen::KernelSpec &spec : host.kernels) {
+      if (valid.tuning)
+        valid.tuning->apply(spec);
+      report += spec.symbolName() + " " +
+                attune::tuning::describeTuning(
+                    spec, valid.tuning ? &*valid.tuning : nullptr) +
+                "\n";
+    }
+    if (verbose)
+      for (llvm::StringRef line : llvm::split(llvm::StringRef(report).rtrim(), '\n'))
+        llvm::errs() << "attune-compile: tuning " << line << "\n";
+    if (dumper)
+      dumper->dump("tuning", ".txt", report);
   }
   timer.done("host code");
   if (emit == Emit::HostMlir)

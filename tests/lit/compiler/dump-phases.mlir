@@ -2,8 +2,8 @@
 // REQUIRES: attune-compile
 
 /// --dump-phases-to writes one numbered file per phase, in the order they
-/// ran: the input, each graph pass, the host code, its memory plan and the
-/// LLVM IR. The names are fixed so scripts and diffs can rely on them.
+/// ran: the input, each graph pass, the host code, its memory plan, the
+/// schedule each kernel got from the tuning database and the LLVM IR. The names are fixed so scripts and diffs can rely on them.
 
 // CHECK:      00-input.mlir
 // CHECK-NEXT: 01-canonicalize.mlir
@@ -12,7 +12,8 @@
 // CHECK-NEXT: 04-cse.mlir
 // CHECK-NEXT: 05-host-llvm.mlir
 // CHECK-NEXT: 06-memory-plan.txt
-// CHECK-NEXT: 07-llvm.ll
+// CHECK-NEXT: 07-tuning.txt
+// CHECK-NEXT: 08-llvm.ll
 // CHECK-NOT: {{.}}
 
 // FUSE-LABEL: func.func @attention
