@@ -78,7 +78,7 @@ struct Jit {
 
 Jit &kernelFor(const KernelSpec &spec) {
   static std::map<std::string, std::unique_ptr<Jit>> cache;
-  std::unique_ptr<Jit> &slot = cache[spec.symbolName()];
+  std::unique_ptr<Jit> &slot = cache[spec.symbolName() + spec.scheduleKey()];
   if (!slot)
     slot = std::make_unique<Jit>(spec);
   return *slot;

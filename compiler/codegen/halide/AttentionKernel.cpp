@@ -31,6 +31,29 @@
 // blocks through an RDom whose predicate bounds it by the tile's last row, and
 // bounds inference sizes the per-block work from it.
 //
+// Schedule parameters (KernelSpec::schedules, per ISA; a missing one takes
+// the formula's value, an invalid one is rejected by failSpec naming it so a
+// tuner can skip it). V is the vector width in floats (16 on AVX-512, 8 on
+// AVX2, 4 on SSE); R the vector registers (32 on AVX-512, else 16):
+//
+//   query_tile  query rows per parallel task; GEMM #1 vectorises over them.
+//               A multiple of V, at most 16 V. Default 3 V.
+//   key_block   keys per block of the split-K softmax. A multiple of
+//               key_unroll, at most 4096. Default 128.
+//   key_unroll  keys of GEMM #1's register tile, which is (query_tile / V)
+//               vectors x key_unroll. >= 1. Default 3/4 R / 3.
+//   value_cols  output columns of GEMM #2's register tile: headDim, or a
+//               multiple of V that divides headDim. Default: headDim when
+//               it takes at most 3/16 R vectors, else 4 V when that
+//               divides headDim, else headDim.
+//   value_rows  query rows of GEMM #2's register tile (value_cols / V
+//               vectors x value_rows). Divides query_tile. Default: as many
+//               as fill 3/4 R accumulators.
+//
+// Given explicitly, each register tile must fit with its operands:
+// accumulators + 2 <= R, or the K loop spills. (The formula can exceed that
+// for head dims with many vectors and no multiple of 4 V; it stays correct.)
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/halide/BuilderSupport.h"
@@ -67,7 +90,7 @@ Expr fastExp2(const Expr &t) {
 
 constexpr double kLog2E = 1.4426950408889634;
 
-/// Tile sizes, chosen per vector width (see scheduleAttentionCPU).
+/// Tile sizes (see the parameter table at the top).
 struct AttentionTiles {
   int vec = 16;       // floats per vector register
   int queryTile = 48; // query rows per task (GEMM #1 vectorises over them)
@@ -77,12 +100,12 @@ struct AttentionTiles {
   int valueRows = 6;
 };
 
-/// Picks register tiles that fill the register file: 32 zmm (24 accumulators)
-/// with AVX-512, 16 ymm (12 accumulators) with AVX2.
-AttentionTiles chooseTiles(const Target &target, int headDim) {
+/// The formula: register tiles that fill 3/4 of the register file, 24 zmm
+/// accumulators with AVX-512, 12 ymm with AVX2.
+AttentionTiles defaultTiles(const Target &target, int headDim) {
   AttentionTiles t;
   t.vec = std::max(1, target.natural_vector_size<float>());
-  const int accumulators = t.vec >= 16 ? 24 : 12;
+  const int accumulators = vectorRegisterCount(target) * 3 / 4;
   t.queryTile = 3 * t.vec;
   t.keyUnroll = accumulators / 3;
   const int vectorsPerRow = (headDim + t.vec - 1) / t.vec;
@@ -99,6 +122,65 @@ AttentionTiles chooseTiles(const Target &target, int headDim) {
   // Keep the query tile a multiple of the GEMM #2 row tile.
   while (t.queryTile % t.valueRows != 0)
     --t.valueRows;
+  return t;
+}
+
+ScheduleParams toParams(const AttentionTiles &t) {
+  return {{"query_tile", t.queryTile}, {"key_block", t.keyBlock},
+          {"key_unroll", t.keyUnroll}, {"value_cols", t.valueCols},
+          {"value_rows", t.valueRows}};
+}
+
+/// The tiles `spec` asks for on `target`; fails on an invalid parameter.
+AttentionTiles chooseTiles(const KernelSpec &spec, const Target &target) {
+  const int headDim = static_cast<int>(spec.headDim);
+  AttentionTiles t = defaultTiles(target, headDim);
+  const ScheduleParams &params = scheduleFor(spec, target);
+  auto get = [&](const char *name, int fallback, int64_t lo, int64_t hi) {
+    int64_t value = scheduleParam(params, name, fallback);
+    if (value < lo || value > hi)
+      failSpec(std::string("attention schedule: ") + name + " must be in [" +
+               std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+               std::to_string(value));
+    return static_cast<int>(value);
+  };
+  const int V = t.vec, R = vectorRegisterCount(target);
+  t.queryTile = get("query_tile", t.queryTile, V, 16 * V);
+  if (t.queryTile % V != 0)
+    failSpec("attention schedule: query_tile must be a multiple of the "
+             "vector width " + std::to_string(V) + ", got " +
+             std::to_string(t.queryTile));
+  t.keyUnroll = get("key_unroll", t.keyUnroll, 1, 64);
+  t.keyBlock = get("key_block", t.keyBlock, 1, 4096);
+  if (t.keyBlock % t.keyUnroll != 0)
+    failSpec("attention schedule: key_block " + std::to_string(t.keyBlock) +
+             " is not a multiple of key_unroll " +
+             std::to_string(t.keyUnroll));
+  if ((params.count("query_tile") || params.count("key_unroll")) &&
+      (t.queryTile / V) * t.keyUnroll + 2 > R)
+    failSpec("attention schedule: query_tile / " + std::to_string(V) +
+             " x key_unroll = " +
+             std::to_string((t.queryTile / V) * t.keyUnroll) +
+             " accumulators do not fit in " + std::to_string(R) +
+             " vector registers");
+  t.valueCols = get("value_cols", t.valueCols, 1, headDim);
+  if (t.valueCols != headDim &&
+      (t.valueCols % V != 0 || headDim % t.valueCols != 0))
+    failSpec("attention schedule: value_cols must be headDim or a multiple "
+             "of " + std::to_string(V) + " dividing headDim " +
+             std::to_string(headDim) + ", got " +
+             std::to_string(t.valueCols));
+  t.valueRows = get("value_rows", t.valueRows, 1, t.queryTile);
+  if (t.queryTile % t.valueRows != 0)
+    failSpec("attention schedule: value_rows " + std::to_string(t.valueRows) +
+             " does not divide query_tile " + std::to_string(t.queryTile));
+  const int valueVectors = (t.valueCols + V - 1) / V;
+  if ((params.count("value_cols") || params.count("value_rows")) &&
+      valueVectors * t.valueRows + 2 > R)
+    failSpec("attention schedule: value_cols / " + std::to_string(V) +
+             " x value_rows = " + std::to_string(valueVectors * t.valueRows) +
+             " accumulators do not fit in " + std::to_string(R) +
+             " vector registers");
   return t;
 }
 
@@ -354,13 +436,55 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 
 } // namespace
 
+std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
+                                                        const Target &target) {
+  const int D = static_cast<int>(std::max<int64_t>(spec.headDim, 1));
+  const AttentionTiles base = defaultTiles(target, D);
+  const int V = base.vec, R = vectorRegisterCount(target);
+  std::vector<ScheduleParams> out = {toParams(base)};
+  // A register tile is worth timing when it fits and uses at least half the
+  // registers (fewer accumulators cannot hide the FMA latency).
+  auto fits = [&](int acc) { return acc + 2 <= R && 2 * (acc + 2) >= R; };
+  // GEMM #2 tiles: for each column width, the most rows that fit.
+  std::vector<int> colChoices = {D};
+  for (int cols = V; cols < D; cols += V)
+    if (D % cols == 0)
+      colChoices.push_back(cols);
+  for (int qv : {1, 2, 3, 4, 6}) {
+    const int QT = qv * V;
+    for (int ku = (R - 2) / qv; ku >= 1 && fits(qv * ku); --ku)
+      for (int KB : {64, 128, 256}) {
+        if (KB % ku != 0)
+          continue;
+        for (int cols : colChoices) {
+          const int cv = (cols + V - 1) / V;
+          int rows = std::min((R - 2) / cv, QT);
+          while (rows >= 1 && QT % rows != 0)
+            --rows;
+          if (rows < 1 || !fits(cv * rows))
+            continue;
+          AttentionTiles t = base;
+          t.queryTile = QT;
+          t.keyUnroll = ku;
+          t.keyBlock = KB;
+          t.valueCols = cols;
+          t.valueRows = rows;
+          ScheduleParams p = toParams(t);
+          if (p != out.front())
+            out.push_back(p);
+        }
+      }
+  }
+  return out;
+}
+
 BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "attention");
   if (spec.headDim <= 0 || spec.headDim > 1024)
     failSpec("attention: expected a static headDim in [1, 1024], got " +
              std::to_string(spec.headDim));
   const int D = static_cast<int>(spec.headDim);
-  AttentionTiles tiles = chooseTiles(target, D);
+  AttentionTiles tiles = chooseTiles(spec, target);
   AttentionPipeline p = defineAttention(spec, tiles);
   // SCHEDULE (CPU targets only: the library has no GPU target.)
   scheduleAttentionCPU(p, tiles, D);

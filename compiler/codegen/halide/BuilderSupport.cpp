@@ -124,6 +124,10 @@ void scheduleElementwiseCPU(Func &out, const std::vector<Var> &vars,
   out.parallel(rows, rowsPerTask, TailStrategy::GuardWithIf);
 }
 
+int vectorRegisterCount(const Target &target) {
+  return target.has_feature(Target::AVX512) ? 32 : 16;
+}
+
 const ScheduleParams &scheduleFor(const KernelSpec &spec, const Target &target) {
   static const ScheduleParams none;
   auto it = spec.schedules.find(attune_isa_name(targets::cpu::isaOf(target)));

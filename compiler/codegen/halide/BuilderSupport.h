@@ -61,6 +61,11 @@ void scheduleElementwiseCPU(Halide::Func &out,
                             const Halide::Target &target,
                             int grainElements = 1 << 14);
 
+/// Vector registers the target's code can use: 32 (zmm) with AVX-512, 16
+/// (ymm or xmm) otherwise. Register-tiled schedules size their accumulator
+/// tiles from it.
+int vectorRegisterCount(const Halide::Target &target);
+
 /// The schedule parameters `spec` carries for the ISA level of `target`
 /// (empty when it carries none: the builder's formula decides).
 const ScheduleParams &scheduleFor(const KernelSpec &spec,

@@ -48,6 +48,17 @@ BuiltKernel buildSoftmaxKernel(const KernelSpec &, const Halide::Target &);
 // AttentionKernel.cpp
 BuiltKernel buildAttentionKernel(const KernelSpec &, const Halide::Target &);
 
+/// Schedule parameters worth timing for Linear and Matmul on `target` (see
+/// the parameter table at the top of MatmulKernels.cpp), each valid for the
+/// builder; the first is the formula's default. For a tuner.
+std::vector<ScheduleParams> gemmScheduleCandidates(const Halide::Target &target);
+
+/// Schedule parameters worth timing for the fused attention kernel `spec`
+/// on `target` (see AttentionKernel.cpp), each valid for the builder; the
+/// first is the formula's default. For a tuner.
+std::vector<ScheduleParams>
+attentionScheduleCandidates(const KernelSpec &spec, const Halide::Target &target);
+
 } // namespace attune::codegen::detail
 
 #endif // ATTUNE_COMPILER_CODEGEN_HALIDE_KERNELBUILDERS_H

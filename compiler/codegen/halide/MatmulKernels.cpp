@@ -1,10 +1,26 @@
 //===- MatmulKernels.cpp - Linear, batched Matmul and Softmax (Halide) ----===//
 //
 // The dense kernels outside attention. Linear and Matmul share one GEMM:
-// B is packed into panels of `panel` columns (4 vectors) so that the inner
-// loop streams it contiguously, and a panel x rows block of the output is
-// accumulated in registers (24 zmm with AVX-512, 12 ymm with AVX2) while K is
-// walked. Softmax is three vectorised passes over a row held in cache.
+// B is packed into panels of `panel_vectors` vectors so that the inner loop
+// streams it contiguously, and a panel x `rows` block of the output is
+// accumulated in registers while K is walked. Softmax is three vectorised
+// passes over a row held in cache.
+//
+// Schedule parameters of Linear and Matmul (KernelSpec::schedules, per ISA;
+// a missing one takes the formula's value; an invalid one is rejected by
+// failSpec naming it, so a tuner can skip it):
+//
+//   rows           output rows of the register tile (the broadcast A values
+//                  per K step). >= 1. Default: 6 with 32 vector registers,
+//                  3 with 16.
+//   panel_vectors  width of the packed B panel and of the register tile, in
+//                  vectors (V = 16 floats on AVX-512, 8 on AVX2, 4 on SSE).
+//                  >= 1. Default 4.
+//
+//   rows * panel_vectors accumulators, plus the panel_vectors B vectors
+//   and the broadcast, must fit in the vector registers: rows *
+//   panel_vectors + 2 <= 32 (AVX-512) or 16 (AVX2 and below); more would
+//   spill inside the K loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,13 +42,37 @@ struct GemmTiles {
   int rows = 6;   // output rows per tile
 };
 
-GemmTiles chooseGemmTiles(const Target &target) {
-  GemmTiles t;
-  t.vec = std::max(1, target.natural_vector_size<float>());
-  t.panel = 4 * t.vec;
+/// The formula's parameters for `target` (see the table at the top).
+ScheduleParams defaultGemmParams(const Target &target) {
   // 4 vectors x rows accumulators: 24 of 32 zmm, 12 of 16 ymm; the rest
   // hold the B vectors and the broadcast A value.
-  t.rows = t.vec >= 16 ? 6 : 3;
+  return {{"panel_vectors", 4},
+          {"rows", vectorRegisterCount(target) >= 32 ? 6 : 3}};
+}
+
+/// The tiles `spec` asks for on `target`; fails on an invalid parameter.
+GemmTiles chooseGemmTiles(const KernelSpec &spec, const Target &target) {
+  const ScheduleParams &params = scheduleFor(spec, target);
+  const ScheduleParams defaults = defaultGemmParams(target);
+  GemmTiles t;
+  t.vec = std::max(1, target.natural_vector_size<float>());
+  const int64_t panelVectors =
+      scheduleParam(params, "panel_vectors", defaults.at("panel_vectors"));
+  const int64_t rows = scheduleParam(params, "rows", defaults.at("rows"));
+  if (panelVectors < 1 || panelVectors > 16)
+    failSpec("gemm schedule: panel_vectors must be in [1, 16], got " +
+             std::to_string(panelVectors));
+  if (rows < 1 || rows > 32)
+    failSpec("gemm schedule: rows must be in [1, 32], got " +
+             std::to_string(rows));
+  const int registers = vectorRegisterCount(target);
+  if (rows * panelVectors + 2 > registers)
+    failSpec("gemm schedule: rows x panel_vectors = " +
+             std::to_string(rows * panelVectors) +
+             " accumulators do not fit in " + std::to_string(registers) +
+             " vector registers with the B vectors and broadcast");
+  t.panel = static_cast<int>(panelVectors) * t.vec;
+  t.rows = static_cast<int>(rows);
   return t;
 }
 
@@ -121,6 +161,23 @@ void scheduleGemmCPU(GemmPipeline &g, const GemmTiles &t) {
 
 } // namespace
 
+std::vector<ScheduleParams> gemmScheduleCandidates(const Target &target) {
+  std::vector<ScheduleParams> out = {defaultGemmParams(target)};
+  const int registers = vectorRegisterCount(target);
+  // Tiles that use at least half the registers for accumulators (smaller
+  // ones cannot hide the FMA latency) and still fit.
+  for (int64_t panelVectors = 1; panelVectors <= 6; ++panelVectors)
+    for (int64_t rows = 1; rows <= 16; ++rows) {
+      const int64_t acc = rows * panelVectors;
+      if (acc + 2 > registers || 2 * (acc + 2) < registers)
+        continue;
+      ScheduleParams p = {{"panel_vectors", panelVectors}, {"rows", rows}};
+      if (p != out.front())
+        out.push_back(p);
+    }
+  return out;
+}
+
 BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "linear");
   // Any strides: A is read as scalars and B through the packed panel.
@@ -135,7 +192,7 @@ BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
   // x[M, K] is (k, m); w[K, N] is (n, k).
   const Expr M = x.dim(1).extent(), K = x.dim(0).extent(),
              N = w.dim(0).extent();
-  GemmTiles t = chooseGemmTiles(target);
+  GemmTiles t = chooseGemmTiles(spec, target);
   // ALGORITHM
   GemmPipeline g = defineGemm(
       spec, "linear", [&](Expr kk, Expr mm, Expr) { return x(kk, mm); },
@@ -172,7 +229,7 @@ BuiltKernel buildMatmulKernel(const KernelSpec &spec, const Target &target) {
   const Expr M = tA ? a.dim(0).extent() : a.dim(1).extent();
   const Expr K = tA ? a.dim(1).extent() : a.dim(0).extent();
   const Expr N = tB ? b.dim(1).extent() : b.dim(0).extent();
-  GemmTiles t = chooseGemmTiles(target);
+  GemmTiles t = chooseGemmTiles(spec, target);
   // ALGORITHM
   GemmPipeline g = defineGemm(
       spec, "matmul",

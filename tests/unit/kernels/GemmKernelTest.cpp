@@ -312,7 +312,8 @@ double referenceAttention(const AttentionCase &c, const Buffer<float> &q,
 /// JIT compilation takes seconds; each spec is compiled once per process.
 Kernel &cachedKernel(const KernelSpec &spec) {
   static std::map<std::string, std::unique_ptr<Kernel>> cache;
-  std::unique_ptr<Kernel> &slot = cache[spec.symbolName()];
+  std::unique_ptr<Kernel> &slot =
+      cache[spec.symbolName() + spec.scheduleKey()];
   if (!slot)
     slot = std::make_unique<Kernel>(spec);
   return *slot;
@@ -660,6 +661,86 @@ TEST(FusedAttentionKernel, MatchesReferenceEvaluator) {
         out);
     expectMatchesEvaluator(out, want);
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Schedule parameters
+//===----------------------------------------------------------------------===//
+
+/// The ISA name schedules are keyed by for the JIT target ("avx2", ...).
+std::string jitIsaName() {
+  return attune_isa_name(
+      attune::targets::cpu::isaOf(attune::targets::cpu::jitTarget()));
+}
+
+/// A tuner's candidate other than the default must compute the same thing.
+TEST(GemmScheduleParams, NonDefaultCandidateMatchesEvaluator) {
+  std::vector<ScheduleParams> candidates =
+      detail::gemmScheduleCandidates(attune::targets::cpu::jitTarget());
+  ASSERT_GE(candidates.size(), 2u);
+  const ScheduleParams &params = candidates[candidates.size() / 2];
+  ASSERT_NE(params, candidates.front());
+  KernelSpec spec;
+  spec.kind = KernelKind::Linear;
+  spec.hasBias = true;
+  spec.schedules[jitIsaName()] = params;
+  Buffer<float> x = uniform({37, 29}), w = uniform({70, 37}),
+                bias = uniform({70}), out(70, 29);
+  Kernel(spec).run({x, w, bias}, out);
+  expectMatchesEvaluator(
+      out, evaluateOneOp("tfm.linear %a0, %a1, %a2 : {T0}, {T1}, {T2} -> {R}",
+                         {toTensor(x), toTensor(w), toTensor(bias)}, out));
+}
+
+TEST(FusedAttentionScheduleParams, NonDefaultCandidateMatchesEvaluator) {
+  const int B = 1, H = 2, Sq = 45, Sk = 300, D = 64;
+  KernelSpec spec;
+  spec.kind = KernelKind::Attention;
+  spec.headDim = D;
+  spec.scale = 0.125;
+  std::vector<ScheduleParams> candidates = detail::attentionScheduleCandidates(
+      spec, attune::targets::cpu::jitTarget());
+  ASSERT_GE(candidates.size(), 2u);
+  const ScheduleParams &params = candidates[candidates.size() / 2];
+  ASSERT_NE(params, candidates.front());
+  spec.schedules[jitIsaName()] = params;
+  Buffer<float> q = uniform({D, Sq, H, B}), k = uniform({D, Sk, H, B}),
+                v = uniform({D, Sk, H, B}), out(D, Sq, H, B);
+  Kernel(spec).run({q, k, v}, out);
+  expectMatchesEvaluator(
+      out, evaluateOneOp("tfm.attention %a0, %a1, %a2 {scale = 0.125 : f64} "
+                         ": {T0}, {T1}, {T2} -> {R}",
+                         {toTensor(q), toTensor(k), toTensor(v)}, out));
+}
+
+/// `params` on `kind` must be refused with a message naming `name`.
+void expectRejected(KernelKind kind, const ScheduleParams &params,
+                    const std::string &name) {
+  KernelSpec spec;
+  spec.kind = kind;
+  spec.headDim = 64;
+  spec.schedules[jitIsaName()] = params;
+  try {
+    detail::buildKernel(spec, attune::targets::cpu::jitTarget());
+    ADD_FAILURE() << "accepted an invalid " << name;
+  } catch (const Halide::CompileError &e) {
+    EXPECT_NE(std::string(e.what()).find(name), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ScheduleParams, NegativeInvalidValuesAreRejected) {
+  expectRejected(KernelKind::Linear, {{"rows", 0}}, "rows");
+  expectRejected(KernelKind::Matmul, {{"panel_vectors", -1}}, "panel_vectors");
+  expectRejected(KernelKind::Linear, {{"rows", 8}, {"panel_vectors", 4}},
+                 "accumulators");
+  expectRejected(KernelKind::Attention, {{"query_tile", 13}}, "query_tile");
+  expectRejected(KernelKind::Attention, {{"key_block", 100}, {"key_unroll", 8}},
+                 "key_block");
+  expectRejected(KernelKind::Attention, {{"key_unroll", 0}}, "key_unroll");
+  expectRejected(KernelKind::Attention, {{"value_cols", 24}}, "value_cols");
+  expectRejected(KernelKind::Attention, {{"value_rows", 7}}, "value_rows");
+  expectRejected(KernelKind::Attention, {{"key_unroll", 16}}, "accumulators");
 }
 
 } // namespace
