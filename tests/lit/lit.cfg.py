@@ -27,7 +27,7 @@ llvm_config.use_default_substitutions()
 # Any tool built into build/bin is callable by name; the attune tools also get
 # a substitution to their absolute path so a stale one on PATH is never used.
 # Tools that are not built yet are skipped quietly: tests that need them say
-# `REQUIRES: attune-compile` (or attune-run), a feature set below.
+# `REQUIRES: attune-compile` (or attune-run, attune-tune), a feature set below.
 tool_dirs = [config.attune_tools_dir, config.llvm_tools_dir]
 llvm_config.with_environment("PATH", config.attune_tools_dir, append_path=True)
 # Tests that build libraries share one kernel cache inside the build tree.
@@ -38,7 +38,7 @@ llvm_config.with_environment("LD_LIBRARY_PATH", config.attune_lib_dir,
                              append_path=True)
 
 tools = []
-for name in ["attune-opt", "attune-compile", "attune-run"]:
+for name in ["attune-opt", "attune-compile", "attune-run", "attune-tune"]:
     if os.path.exists(os.path.join(config.attune_tools_dir, name)):
         config.available_features.add(name)
     tools.append(ToolSubst(name, unresolved="ignore"))
