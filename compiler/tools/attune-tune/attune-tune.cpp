@@ -8,7 +8,8 @@
 // candidate of the builder's candidate grid for that level, checks that it
 // computes what the formula schedule computes on a small input with ragged
 // sizes, times it on one representative shape on one thread (median of a
-// few runs), and records the fastest in the tuning database. One line per
+// few runs), re-times the formula and the fastest few side by side in
+// rounds, and records the winner in the tuning database. One line per
 // kernel and level says the winner and its GFLOP/s against the formula's.
 //
 // Timing runs on one thread: the parameters chosen here are per-core tiles,
@@ -35,6 +36,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -66,6 +68,15 @@ static cl::opt<std::string>
 static cl::opt<unsigned> numRuns("runs", cl::init(5),
                                  cl::desc("Timed runs per candidate (median)"),
                                  cl::cat(tuneCategory));
+static cl::opt<unsigned>
+    numFinalists("finalists", cl::init(4),
+                 cl::desc("Candidates (the formula among them) re-timed "
+                          "side by side at the end"),
+                 cl::cat(tuneCategory));
+static cl::opt<unsigned>
+    numRounds("rounds", cl::init(3),
+              cl::desc("Rounds of the side-by-side re-timing"),
+              cl::cat(tuneCategory));
 static cl::opt<double>
     minGain("min-gain", cl::init(0.02),
             cl::desc("Keep the formula unless a candidate is faster by more "
@@ -210,11 +221,17 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-/// Median wall time of `runs` runs after one warm-up; gives up after the
-/// first run (returning it) when that is already `cutoff` seconds or more,
-/// so clearly slower candidates cost one run.
-double timeRuns(Compiled &kernel, const std::vector<Halide::Buffer<float>> &buffers,
-                unsigned runs, double cutoff) {
+double median(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+/// Wall times of `runs` runs after one warm-up; stops after the first run
+/// when that is already `cutoff` seconds or more, so clearly slower
+/// candidates cost one run.
+std::vector<double> timeRuns(Compiled &kernel,
+                             const std::vector<Halide::Buffer<float>> &buffers,
+                             unsigned runs, double cutoff) {
   kernel.run(buffers);
   std::vector<double> times;
   for (unsigned r = 0; r < runs; ++r) {
@@ -222,10 +239,9 @@ double timeRuns(Compiled &kernel, const std::vector<Halide::Buffer<float>> &buff
     kernel.run(buffers);
     times.push_back(secondsSince(start));
     if (r == 0 && times[0] >= cutoff)
-      return times[0];
+      break;
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return times;
 }
 
 /// The order candidates are tried in: the formula first, then spread over
@@ -317,9 +333,15 @@ bool tuneOne(const Problem &problem, attune_isa_t isa, double budget,
   std::vector<Halide::Buffer<float>> timed = makeBuffers(problem.timeShapes);
   Halide::Buffer<float> reference = check.back().copy();
 
-  double formulaSeconds = 0, bestSeconds = INFINITY;
-  ScheduleParams best;
-  unsigned tried = 0, rejected = 0, wrong = 0;
+  // Scan: every candidate the budget allows, timed once each.
+  struct Timed {
+    size_t index;
+    double seconds;
+    std::unique_ptr<Compiled> kernel;
+  };
+  std::vector<Timed> scanned;
+  double bestScan = INFINITY;
+  unsigned rejected = 0, wrong = 0;
   for (size_t index : spreadOrder(candidates.size())) {
     const bool isFormula = index == 0;
     if (!isFormula && secondsSince(start) > budget)
@@ -329,8 +351,8 @@ bool tuneOne(const Problem &problem, attune_isa_t isa, double budget,
     if (!isFormula)
       spec.schedules[isaName] = candidates[index];
     try {
-      Compiled kernel(spec, target);
-      kernel.run(check);
+      auto kernel = std::make_unique<Compiled>(spec, target);
+      kernel->run(check);
       if (isFormula) {
         reference = check.back().copy();
       } else if (double err = relativeError(reference, check.back()); err > 1e-4) {
@@ -340,14 +362,9 @@ bool tuneOne(const Problem &problem, attune_isa_t isa, double budget,
         ++wrong;
         continue;
       }
-      double seconds = timeRuns(kernel, timed, numRuns, 1.5 * bestSeconds);
-      ++tried;
-      if (isFormula)
-        formulaSeconds = seconds;
-      if (seconds < bestSeconds) {
-        bestSeconds = seconds;
-        best = candidates[index];
-      }
+      double seconds = median(timeRuns(*kernel, timed, numRuns, 1.5 * bestScan));
+      bestScan = std::min(bestScan, seconds);
+      scanned.push_back({index, seconds, std::move(kernel)});
     } catch (const Halide::Error &e) {
       if (isFormula) {
         error = std::string("the formula schedule of ") + key + " failed: " + e.what();
@@ -356,12 +373,39 @@ bool tuneOne(const Problem &problem, attune_isa_t isa, double budget,
       ++rejected;
     }
   }
+
+  // Final: the formula and the fastest of the scan, re-timed in turns, so
+  // load that came and went during the scan (a shared machine) does not
+  // decide the winner. Each is scored by the median of all its runs here.
+  std::vector<Timed *> finalists = {&scanned.front()};
+  {
+    std::vector<Timed *> byTime;
+    for (size_t i = 1; i < scanned.size(); ++i)
+      byTime.push_back(&scanned[i]);
+    std::stable_sort(byTime.begin(), byTime.end(),
+                     [](Timed *a, Timed *b) { return a->seconds < b->seconds; });
+    for (size_t i = 0; i < byTime.size() && finalists.size() < std::max(1u, numFinalists.getValue()); ++i)
+      finalists.push_back(byTime[i]);
+  }
+  std::vector<std::vector<double>> finalTimes(finalists.size());
+  for (unsigned round = 0; round < std::max(1u, numRounds.getValue()); ++round)
+    for (size_t f = 0; f < finalists.size(); ++f) {
+      std::vector<double> times =
+          timeRuns(*finalists[f]->kernel, timed, numRuns, INFINITY);
+      finalTimes[f].insert(finalTimes[f].end(), times.begin(), times.end());
+    }
+  const double formulaSeconds = median(finalTimes[0]);
+  size_t winner = 0;
+  for (size_t f = 1; f < finalists.size(); ++f)
+    if (median(finalTimes[f]) < median(finalTimes[winner]))
+      winner = f;
   // Ties within noise go to the formula: a winner must be clearly faster,
   // or a re-run on the same machine would flip between equals.
-  if (bestSeconds * (1 + minGain) > formulaSeconds) {
-    bestSeconds = formulaSeconds;
-    best = candidates.front();
-  }
+  if (median(finalTimes[winner]) * (1 + minGain) > formulaSeconds)
+    winner = 0;
+  const double bestSeconds = median(finalTimes[winner]);
+  const ScheduleParams best = candidates[finalists[winner]->index];
+  const unsigned tried = static_cast<unsigned>(scanned.size());
   const double gflops = problem.flops / bestSeconds * 1e-9;
   const double formulaGflops = problem.flops / formulaSeconds * 1e-9;
   llvm::outs() << llvm::format("%-7s %-26s %-70s %7.1f GFLOP/s, formula %7.1f "
