@@ -247,11 +247,33 @@ const TuningEntry *TuningDatabase::lookup(llvm::StringRef isa,
   return lookupKey(isa, tuningKey(spec));
 }
 
+const TuningEntry *TuningDatabase::resolve(llvm::StringRef isa,
+                                           llvm::StringRef kernel) const {
+  if (const TuningEntry *entry = lookupKey(isa, kernel))
+    return entry;
+  if (isa == attune_isa_name(ATTUNE_ISA_AVX512_SPR))
+    return lookupKey(attune_isa_name(ATTUNE_ISA_AVX512), kernel);
+  return nullptr;
+}
+
+std::vector<std::string> TuningDatabase::levels() const {
+  std::vector<std::string> names = isas(), out;
+  for (attune_isa_t isa : {ATTUNE_ISA_BASELINE, ATTUNE_ISA_AVX2,
+                           ATTUNE_ISA_AVX512, ATTUNE_ISA_AVX512_SPR}) {
+    std::string name = attune_isa_name(isa);
+    bool borrowed = isa == ATTUNE_ISA_AVX512_SPR &&
+                    llvm::is_contained(names, attune_isa_name(ATTUNE_ISA_AVX512));
+    if (llvm::is_contained(names, name) || borrowed)
+      out.push_back(name);
+  }
+  return out;
+}
+
 std::vector<std::string> TuningDatabase::apply(KernelSpec &spec) const {
   std::string key = tuningKey(spec);
   std::vector<std::string> applied;
-  for (const std::string &isa : isas())
-    if (const TuningEntry *entry = lookupKey(isa, key)) {
+  for (const std::string &isa : levels())
+    if (const TuningEntry *entry = resolve(isa, key)) {
       spec.schedules[isa] = entry->params;
       applied.push_back(isa);
     }
@@ -316,14 +338,16 @@ std::string defaultTuningDatabasePath() { return ATTUNE_DEFAULT_TUNING_DATABASE;
 
 std::string describeTuning(const KernelSpec &spec, const TuningDatabase *db) {
   std::string key = tuningKey(spec);
-  std::vector<std::string> levels = db ? db->isas() : std::vector<std::string>{};
+  std::vector<std::string> levels = db ? db->levels() : std::vector<std::string>{};
   if (levels.empty())
     return key + ": formula";
   std::string line = key + ":";
   for (const std::string &isa : levels) {
     line += (line.back() == ':' ? " " : ", ") + isa + " ";
-    const TuningEntry *entry = db->lookupKey(isa, key);
+    const TuningEntry *entry = db->resolve(isa, key);
     line += entry ? formatParams(entry->params) : "formula";
+    if (entry && entry->isa != isa)
+      line += " from " + entry->isa;
   }
   return line;
 }

@@ -74,8 +74,18 @@ public:
                             const codegen::KernelSpec &spec) const;
   const TuningEntry *lookupKey(llvm::StringRef isa, llvm::StringRef kernel) const;
 
-  /// Sets spec.schedules[isa] for every level with an entry for `spec`,
-  /// leaving the others as they were. Returns the levels it set, in order.
+  /// The entry level `isa` uses for `kernel`: its own, else for avx512_spr
+  /// the avx512 one (same registers and vector width for f32; a machine
+  /// with AMX should not fall back to the formula for want of its own
+  /// tuning run), else null: the formula applies.
+  const TuningEntry *resolve(llvm::StringRef isa, llvm::StringRef kernel) const;
+
+  /// Every level resolve() finds entries for, lowest first.
+  std::vector<std::string> levels() const;
+
+  /// Sets spec.schedules[isa] for every level resolve() finds an entry for,
+  /// leaving the others as they were. Returns the levels it set, lowest
+  /// first.
   std::vector<std::string> apply(codegen::KernelSpec &spec) const;
 
   /// Adds `entry`, replacing one with the same (isa, kernel).
@@ -105,8 +115,9 @@ private:
 std::string defaultTuningDatabasePath();
 
 /// One line per kernel saying which entry each level got, for --verbose and
-/// the phase dump: "<key>: avx2 {key_block=64, ...}, avx512 formula", or
-/// "<key>: formula" when `db` is null or has no level at all.
+/// the phase dump: "<key>: avx2 {key_block=64, ...}, avx512 formula,
+/// avx512_spr formula", or "<key>: formula" when `db` is null or empty. An
+/// entry borrowed from a lower level says so ("{...} from avx512").
 std::string describeTuning(const codegen::KernelSpec &spec,
                            const TuningDatabase *db);
 

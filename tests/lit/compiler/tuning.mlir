@@ -13,9 +13,9 @@
 /// builder's formula. --verbose and the phase dump say which it got, and a
 /// database that cannot be read is one clear error, before any compile.
 
-// GOOD-DAG: attune-compile: tuning attune_linear_f32_bias linear_f32_bias: avx2 {panel_vectors=2, rows=4}, avx512 formula
-// GOOD-DAG: attune-compile: tuning attune_softmax_f32 softmax_f32: avx2 formula, avx512 {rows=8}
-// GOOD-DAG: attune-compile: tuning attune_linear_f32_nobias linear_f32_nobias: avx2 formula, avx512 formula
+// GOOD-DAG: attune-compile: tuning attune_linear_f32_bias linear_f32_bias: avx2 {panel_vectors=2, rows=4}, avx512 formula, avx512_spr formula
+// GOOD-DAG: attune-compile: tuning attune_softmax_f32 softmax_f32: avx2 formula, avx512 {rows=8}, avx512_spr {rows=8} from avx512
+// GOOD-DAG: attune-compile: tuning attune_linear_f32_nobias linear_f32_nobias: avx2 formula, avx512 formula, avx512_spr formula
 
 // NONE-DAG: attune-compile: tuning attune_linear_f32_bias linear_f32_bias: formula
 // NONE-DAG: attune-compile: tuning attune_softmax_f32 softmax_f32: formula
@@ -23,8 +23,8 @@
 /// The shipped database is read by default (it must exist in every build).
 // DEFAULT: attune-compile: tuning attune_linear_f32_bias linear_f32_bias:
 
-// DUMP-DAG: attune_linear_f32_bias linear_f32_bias: avx2 {panel_vectors=2, rows=4}, avx512 formula
-// DUMP-DAG: attune_softmax_f32 softmax_f32: avx2 formula, avx512 {rows=8}
+// DUMP-DAG: attune_linear_f32_bias linear_f32_bias: avx2 {panel_vectors=2, rows=4}, avx512 formula, avx512_spr formula
+// DUMP-DAG: attune_softmax_f32 softmax_f32: avx2 formula, avx512 {rows=8}, avx512_spr {rows=8} from avx512
 
 // MISSING: attune-compile: error: --tuning: '{{.*}}does-not-exist.json': cannot read the tuning database: {{[Nn]}}o such file or directory
 // VERSION: attune-compile: error: --tuning: '{{.*}}tuning-version2.json': unsupported version 2 (this compiler reads version 1)

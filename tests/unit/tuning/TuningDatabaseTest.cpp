@@ -115,8 +115,12 @@ TEST(TuningDatabase, LookupAndApply) {
   EXPECT_EQ(db->lookup("baseline", attention(64, true)), nullptr);
 
   KernelSpec spec = attention(64, true);
-  EXPECT_EQ(db->apply(spec), (std::vector<std::string>{"avx2", "avx512"}));
-  ASSERT_EQ(spec.schedules.size(), 2u);
+  // avx512_spr has no entry of its own and borrows avx512's.
+  EXPECT_EQ(db->levels(), (std::vector<std::string>{"avx2", "avx512", "avx512_spr"}));
+  EXPECT_EQ(db->apply(spec),
+            (std::vector<std::string>{"avx2", "avx512", "avx512_spr"}));
+  ASSERT_EQ(spec.schedules.size(), 3u);
+  EXPECT_EQ(spec.schedules["avx512_spr"], spec.schedules["avx512"]);
   EXPECT_EQ(spec.schedules["avx2"],
             (attune::codegen::ScheduleParams{{"key_block", 64}, {"query_tile", 48}}));
   EXPECT_EQ(spec.schedules["avx512"],
@@ -132,9 +136,9 @@ TEST(TuningDatabase, LookupAndApply) {
 
   EXPECT_EQ(describeTuning(attention(64, true), &*db),
             "attention_f32_d64_causal: avx2 {key_block=64, query_tile=48}, "
-            "avx512 {query_tile=96}");
+            "avx512 {query_tile=96}, avx512_spr {query_tile=96} from avx512");
   EXPECT_EQ(describeTuning(linear(false), &*db),
-            "linear_f32_nobias: avx2 formula, avx512 formula");
+            "linear_f32_nobias: avx2 formula, avx512 formula, avx512_spr formula");
   EXPECT_EQ(describeTuning(linear(false), nullptr), "linear_f32_nobias: formula");
 }
 
@@ -155,6 +159,22 @@ TEST(TuningDatabase, SaveIsDeterministicAndRoundTrips) {
   const TuningEntry *entry = loaded->lookupKey("avx2", "attention_f32_d64_causal");
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry->measured.getNumber("gflops"), 70.5);
+}
+
+TEST(TuningDatabase, OwnEntryBeatsBorrowed) {
+  TuningDatabase db;
+  db.insert({"avx512", "linear_f32_bias", {{"rows", 4}}, {}});
+  db.insert({"avx512_spr", "linear_f32_bias", {{"rows", 8}}, {}});
+  KernelSpec spec = linear(true);
+  db.apply(spec);
+  EXPECT_EQ(spec.schedules["avx512"].at("rows"), 4);
+  EXPECT_EQ(spec.schedules["avx512_spr"].at("rows"), 8);
+  // Nothing borrows upwards or from another width.
+  TuningDatabase avx2Only;
+  avx2Only.insert({"avx2", "linear_f32_bias", {{"rows", 4}}, {}});
+  EXPECT_EQ(avx2Only.resolve("avx512", "linear_f32_bias"), nullptr);
+  EXPECT_EQ(avx2Only.resolve("avx512_spr", "linear_f32_bias"), nullptr);
+  EXPECT_EQ(avx2Only.resolve("baseline", "linear_f32_bias"), nullptr);
 }
 
 TEST(TuningDatabase, InsertReplaces) {
