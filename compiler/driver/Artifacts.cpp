@@ -170,7 +170,8 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
     bool isRuntime = i == kernels.size();
     std::string name = isRuntime ? "halide_runtime" : kernels[i].symbolName();
     std::string key =
-        pipeline::kernelCacheKey(name, target.cacheKey(), buildId);
+        pipeline::kernelCacheKey(name, isRuntime ? "" : kernels[i].scheduleKey(),
+                                 {target.cacheKey()}, buildId);
     if (auto hit = cache.lookup(key)) {
       paths[i] = *hit;
       fromCache[i] = 1;

@@ -19,6 +19,7 @@
 #include "compiler/pipeline/KernelCache.h"
 #include "compiler/pipeline/PhaseDump.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "compiler/tuning/TuningDatabase.h"
 #include "dialects/tfm/TfmDialect.h"
 
 #include "attune/runtime.h"
@@ -194,6 +195,23 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   if (dumper) {
     dumper->dump("host-llvm", module->getOperation());
     dumper->dump("memory-plan", ".txt", host.memoryPlan);
+  }
+  // Schedules from the tuning database; a kernel or level without an entry
+  // keeps the builder's formula. They change the kernels' code, not the host
+  // code, so they are applied after it and before the kernels are built.
+  {
+    std::string report;
+    for (codegen::KernelSpec &spec : host.kernels) {
+      if (options.tuning)
+        options.tuning->apply(spec);
+      report += spec.symbolName() + " " +
+                tuning::describeTuning(spec, options.tuning) + "\n";
+    }
+    if (options.verbose)
+      for (llvm::StringRef line : llvm::split(llvm::StringRef(report).rtrim(), '\n'))
+        log << "attune-compile: tuning " << line << "\n";
+    if (dumper)
+      dumper->dump("tuning", ".txt", report);
   }
   timer.done("host code");
   if (emit == Emit::HostMlir)

@@ -20,6 +20,10 @@
 #include <memory>
 #include <string>
 
+namespace attune::tuning {
+class TuningDatabase;
+} // namespace attune::tuning
+
 namespace attune::driver {
 
 /// What a compile writes.
@@ -52,6 +56,9 @@ struct DriverOptions {
   /// The function to compile ("" for the only public one) and the name the
   /// library records ("" for the function's name).
   std::string entry, modelName;
+  /// Schedule parameters by kernel signature and ISA (attune-tune's
+  /// database); null keeps every kernel on its builder's formula.
+  const tuning::TuningDatabase *tuning = nullptr;
   /// Kernel object cache directory; "" disables the cache.
   std::string kernelCacheDir;
   /// Threads compiling kernels (at least 1).

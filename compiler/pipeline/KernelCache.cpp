@@ -79,12 +79,12 @@ const std::string &compilerBuildId() {
   return id;
 }
 
-std::string kernelCacheKey(llvm::StringRef name,
+std::string kernelCacheKey(llvm::StringRef name, llvm::StringRef schedule,
                            llvm::ArrayRef<std::string> featureSets,
                            llvm::StringRef buildId) {
   std::string material;
   llvm::raw_string_ostream os(material);
-  os << name << '\n';
+  os << name << '\n' << schedule << '\n';
   for (const std::string &features : featureSets)
     os << features << '\n';
   os << buildId;

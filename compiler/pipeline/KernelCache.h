@@ -3,8 +3,9 @@
 // Compiling a Halide kernel takes seconds; a model reuses the same few
 // kernels and a user recompiles the same model many times. The cache keeps
 // each compiled object under a key made of the kernel's symbol name (which
-// encodes its spec), the target feature sets and an id of the compiler build,
-// so a rebuilt compiler or Halide never reuses a stale object.
+// encodes its spec), its schedule parameters, the target feature sets and an
+// id of the compiler build, so a rebuilt compiler or Halide, or a new tuning,
+// never reuses a stale object.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,9 +32,10 @@ std::string defaultKernelCacheDir();
 const std::string &compilerBuildId();
 
 /// The cache key of one object: `name` (a kernel's symbolName(), or
-/// "halide_runtime"), then a hash of the name, the feature sets in order and
-/// `buildId`. Safe as a file name.
-std::string kernelCacheKey(llvm::StringRef name,
+/// "halide_runtime"), then a hash of the name, `schedule` (the spec's
+/// scheduleKey(): tuned parameters change the code but not the name), the
+/// feature sets in order and `buildId`. Safe as a file name.
+std::string kernelCacheKey(llvm::StringRef name, llvm::StringRef schedule,
                            llvm::ArrayRef<std::string> featureSets,
                            llvm::StringRef buildId);
 

@@ -6,7 +6,7 @@
 //
 //   00-input.mlir  01-canonicalize.mlir  02-cse.mlir
 //   03-tfm-fuse-attention.mlir  04-cse.mlir  05-host-llvm.mlir
-//   06-memory-plan.txt  07-llvm.ll
+//   06-memory-plan.txt  07-tuning.txt  08-llvm.ll
 //
 //===----------------------------------------------------------------------===//
 

@@ -38,7 +38,7 @@ llvm_config.with_environment("LD_LIBRARY_PATH", config.attune_lib_dir,
                              append_path=True)
 
 tools = []
-for name in ["attune-opt", "attune-compile", "attune-run"]:
+for name in ["attune-opt", "attune-compile", "attune-run", "attune-tune"]:
     if not os.path.exists(os.path.join(config.attune_tools_dir, name)):
         lit_config.fatal("%s is not built in %s: build the default target first"
                          % (name, config.attune_tools_dir))

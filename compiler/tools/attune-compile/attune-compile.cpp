@@ -14,6 +14,7 @@
 #include "compiler/driver/Driver.h"
 #include "compiler/pipeline/KernelCache.h"
 #include "compiler/targets/TargetBackend.h"
+#include "compiler/tuning/TuningDatabase.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -32,6 +33,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <thread>
 
 using namespace mlir;
@@ -120,6 +122,13 @@ static cl::opt<bool> splitInputFile(
     cl::desc("Compile each '// -----' chunk of the input on its own (text "
              "emits only; for tests)"),
     cl::cat(compileCategory));
+static cl::opt<std::string>
+    tuningFile("tuning",
+               cl::desc("Tuning database (JSON, from attune-tune) giving the "
+                        "kernels' schedule parameters; 'none' uses the "
+                        "builders' formulas (default: the database shipped "
+                        "with attune)"),
+               cl::value_desc("FILE|none"), cl::cat(compileCategory));
 static cl::opt<bool> verbose("verbose",
                              cl::desc("Print phase timings and a summary"),
                              cl::cat(compileCategory));
@@ -137,6 +146,8 @@ int fail(const llvm::Twine &message) {
 struct ValidatedOptions {
   attune::driver::DriverOptions driver;
   std::unique_ptr<attune::targets::TargetBackend> target;
+  /// Absent with --tuning=none: every kernel keeps its formula.
+  std::optional<attune::tuning::TuningDatabase> tuning;
 };
 
 int validateOptions(ValidatedOptions &valid) {
@@ -177,7 +188,21 @@ int validateOptions(ValidatedOptions &valid) {
   if (!valid.target)
     return fail(targetError);
 
+  // Read before any input, so a bad database costs no compile. A missing
+  // default database is an error too: it means a broken build tree, and
+  // silently falling back to formulas would hide slower kernels.
+  if (tuningFile != "none") {
+    std::string path = tuningFile.empty()
+                           ? attune::tuning::defaultTuningDatabasePath()
+                           : tuningFile.getValue();
+    auto db = attune::tuning::TuningDatabase::load(path);
+    if (!db)
+      return fail("--tuning: " + llvm::toString(db.takeError()));
+    valid.tuning = std::move(*db);
+  }
+
   attune::driver::DriverOptions &d = valid.driver;
+  d.tuning = valid.tuning ? &*valid.tuning : nullptr;
   d.inputFile = inputFile;
   d.outputFile = outputFile;
   d.target = valid.target.get();

@@ -1,8 +1,8 @@
 // RUN: rm -rf %t && attune-compile %s --emit=llvm -o %t.ll --dump-phases-to=%t && ls %t | FileCheck %s && FileCheck %s --input-file=%t/03-tfm-fuse-attention.mlir --check-prefix=FUSE
 
 /// --dump-phases-to writes one numbered file per phase, in the order they
-/// ran: the input, each graph pass, the host code, its memory plan and the
-/// LLVM IR. The names are fixed so scripts and diffs can rely on them.
+/// ran: the input, each graph pass, the host code, its memory plan, the
+/// schedule each kernel got from the tuning database and the LLVM IR. The names are fixed so scripts and diffs can rely on them.
 
 // CHECK:      00-input.mlir
 // CHECK-NEXT: 01-canonicalize.mlir
@@ -11,7 +11,8 @@
 // CHECK-NEXT: 04-cse.mlir
 // CHECK-NEXT: 05-host-llvm.mlir
 // CHECK-NEXT: 06-memory-plan.txt
-// CHECK-NEXT: 07-llvm.ll
+// CHECK-NEXT: 07-tuning.txt
+// CHECK-NEXT: 08-llvm.ll
 // CHECK-NOT: {{.}}
 
 // FUSE-LABEL: func.func @attention

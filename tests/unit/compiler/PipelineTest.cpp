@@ -176,26 +176,31 @@ TEST(FusionReportTest, DisabledReportSaysSo) {
 
 TEST(KernelCacheTest, KeyChangesWithEveryPart) {
   std::vector<std::string> features = {"avx512_sapphirerapids", "avx2-fma-f16c"};
-  std::string key = kernelCacheKey("attune_softmax_f32", features, "build1");
-  EXPECT_EQ(key, kernelCacheKey("attune_softmax_f32", features, "build1"));
+  std::string key = kernelCacheKey("attune_softmax_f32", "", features, "build1");
+  EXPECT_EQ(key, kernelCacheKey("attune_softmax_f32", "", features, "build1"));
   EXPECT_EQ(key.rfind("attune_softmax_f32-", 0), 0u) << key;
-  EXPECT_NE(key, kernelCacheKey("attune_softmax_f16", features, "build1"));
-  EXPECT_NE(key, kernelCacheKey("attune_softmax_f32", features, "build2"));
-  EXPECT_NE(key, kernelCacheKey("attune_softmax_f32", {"avx2-fma-f16c"}, "build1"));
+  EXPECT_NE(key, kernelCacheKey("attune_softmax_f16", "", features, "build1"));
+  EXPECT_NE(key, kernelCacheKey("attune_softmax_f32", "", features, "build2"));
+  EXPECT_NE(key, kernelCacheKey("attune_softmax_f32", "", {"avx2-fma-f16c"}, "build1"));
   // Order matters: the first feature set is the preferred one.
-  EXPECT_NE(key, kernelCacheKey("attune_softmax_f32",
+  EXPECT_NE(key, kernelCacheKey("attune_softmax_f32", "",
                                 {"avx2-fma-f16c", "avx512_sapphirerapids"}, "build1"));
+  // Tuned schedule parameters change the code under the same symbol name.
+  EXPECT_NE(key, kernelCacheKey("attune_softmax_f32", "avx2{rows=4;}", features,
+                                "build1"));
+  EXPECT_NE(kernelCacheKey("attune_softmax_f32", "avx2{rows=4;}", features, "b"),
+            kernelCacheKey("attune_softmax_f32", "avx2{rows=6;}", features, "b"));
   // Splitting differently must not collide ("a-b" + "c" vs "a" + "b-c").
-  EXPECT_NE(kernelCacheKey("k", {"a-b", "c"}, "x"),
-            kernelCacheKey("k", {"a", "b-c"}, "x"));
+  EXPECT_NE(kernelCacheKey("k", "", {"a-b", "c"}, "x"),
+            kernelCacheKey("k", "", {"a", "b-c"}, "x"));
 }
 
 TEST(KernelCacheTest, KeyIsAFileName) {
-  std::string key = kernelCacheKey("weird/name with spaces", {}, "id");
+  std::string key = kernelCacheKey("weird/name with spaces", "", {}, "id");
   EXPECT_EQ(key.find('/'), std::string::npos) << key;
   EXPECT_EQ(key.find(' '), std::string::npos) << key;
   std::string longName(500, 'k');
-  EXPECT_LT(kernelCacheKey(longName, {}, "id").size(), 200u);
+  EXPECT_LT(kernelCacheKey(longName, "", {}, "id").size(), 200u);
 }
 
 TEST(KernelCacheTest, BuildIdIsStableWithinAProcess) {
