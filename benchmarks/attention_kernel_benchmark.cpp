@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/codegen/halide/JitKernel.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 #include "benchmarks/Peak.h"
@@ -61,45 +62,24 @@ namespace {
 constexpr int kBatch = 1;
 constexpr int kHeads = 12;
 
-/// Threads for the benchmark being run. Halide's JIT thread pool is sized once
-/// per process and lowering its count later has no effect, so T=1 replaces the
-/// parallel-for launcher with a serial loop on the calling thread; T>1 uses the
-/// pool (sized by HL_NUM_THREADS, else the core count).
+/// Threads for the benchmark being run: T=1 runs parallel loops serially on
+/// the calling thread (JitKernel), T>1 uses Halide's pool (sized by
+/// HL_NUM_THREADS, else the core count).
 int gThreads = 1;
 
-int serialParFor(Halide::JITUserContext *context,
-                 int (*task)(Halide::JITUserContext *, int, uint8_t *), int min,
-                 int extent, uint8_t *closure) {
-  for (int idx = min; idx < min + extent; ++idx)
-    if (int status = task(context, idx, closure))
-      return status;
-  return 0;
-}
-
-/// A kernel JIT-compiled once per process and rebound on every call.
+/// A kernel JIT-compiled once per process for the JIT target, run at the
+/// benchmark's thread count.
 struct Jit {
   explicit Jit(const KernelSpec &spec)
-      : built(detail::buildKernel(spec, attune::targets::cpu::jitTarget())) {
-    built.output.compile_jit(attune::targets::cpu::jitTarget());
+      : kernel(spec, attune::targets::cpu::jitTarget()) {
     // What the timed code is, for reading its inner loops (spills, ...).
-    if (const char *dir = std::getenv("ATTUNE_BENCH_DUMP")) {
-      std::vector<Halide::Argument> args(built.inputs.begin(),
-                                         built.inputs.end());
-      std::string base = std::string(dir) + "/" + spec.symbolName();
-      built.output.compile_to_assembly(base + ".s", args,
-                                       attune::targets::cpu::jitTarget());
-      built.output.compile_to_lowered_stmt(base + ".stmt", args, Halide::Text,
-                                           attune::targets::cpu::jitTarget());
-    }
+    if (const char *dir = std::getenv("ATTUNE_BENCH_DUMP"))
+      kernel.dump(std::string(dir) + "/" + spec.symbolName());
   }
   void run(const std::vector<Halide::Buffer<>> &inputs, Halide::Buffer<> out) {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      built.inputs[i].set(inputs[i]);
-    built.output.jit_handlers().custom_do_par_for =
-        gThreads == 1 ? serialParFor : nullptr;
-    built.output.realize(out, attune::targets::cpu::jitTarget());
+    kernel.run(inputs, out, /*singleThread=*/gThreads == 1);
   }
-  detail::BuiltKernel built;
+  JitKernel kernel;
 };
 
 Jit &kernelFor(const KernelSpec &spec) {

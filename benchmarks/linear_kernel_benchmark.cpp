@@ -19,6 +19,7 @@
 
 #include "benchmarks/Peak.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/codegen/halide/JitKernel.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 
@@ -38,30 +39,16 @@ using namespace attune::codegen;
 
 namespace {
 
-/// Threads for the benchmark being run. Halide's JIT thread pool is sized once
-/// per process and lowering its count later has no effect, so T=1 replaces the
-/// parallel-for launcher with a serial loop on the calling thread; T>1 uses the
-/// pool (see attention_kernel_benchmark.cpp).
+/// Threads for the benchmark being run: T=1 runs parallel loops serially on
+/// the calling thread (JitKernel), T>1 uses Halide's pool.
 int gThreads = 1;
 
 /// Set when a check fails: main then exits non-zero.
 bool gFailed = false;
 
-int serialParFor(Halide::JITUserContext *context,
-                 int (*task)(Halide::JITUserContext *, int, uint8_t *), int min,
-                 int extent, uint8_t *closure) {
-  for (int idx = min; idx < min + extent; ++idx)
-    if (int status = task(context, idx, closure))
-      return status;
-  return 0;
-}
-
 /// The Linear kernel without bias, JIT-compiled once for the process.
 struct LinearJit {
-  LinearJit()
-      : built(detail::buildKernel(spec(), attune::targets::cpu::jitTarget())) {
-    built.output.compile_jit(attune::targets::cpu::jitTarget());
-  }
+  LinearJit() : kernel(spec(), attune::targets::cpu::jitTarget()) {}
   static KernelSpec spec() {
     KernelSpec s;
     s.kind = KernelKind::Linear;
@@ -69,13 +56,9 @@ struct LinearJit {
   }
   void run(Halide::Buffer<float> &x, Halide::Buffer<float> &w,
            Halide::Buffer<float> &out) {
-    built.inputs[0].set(x);
-    built.inputs[1].set(w);
-    built.output.jit_handlers().custom_do_par_for =
-        gThreads == 1 ? serialParFor : nullptr;
-    built.output.realize(out, attune::targets::cpu::jitTarget());
+    kernel.run({x, w}, out, /*singleThread=*/gThreads == 1);
   }
-  detail::BuiltKernel built;
+  JitKernel kernel;
 };
 
 LinearJit &linear() {

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/codegen/halide/JitKernel.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 #include "compiler/tuning/TuningDatabase.h"
@@ -169,33 +170,16 @@ Halide::Buffer<float> randomBuffer(const std::vector<int> &shape, unsigned seed)
   return buffer;
 }
 
-/// Runs parallel loops serially on the calling thread: one-thread timings
-/// without resizing Halide's process-wide pool (which cannot shrink).
-int serialParFor(Halide::JITUserContext *context,
-                 int (*task)(Halide::JITUserContext *, int, uint8_t *), int min,
-                 int extent, uint8_t *closure) {
-  for (int i = min; i < min + extent; ++i)
-    if (int status = task(context, i, closure))
-      return status;
-  return 0;
-}
-
-/// A candidate compiled for one level. Throws Halide::Error when the builder
-/// rejects its parameters.
+/// A candidate compiled for one level, timed on one thread. Throws
+/// Halide::Error when the builder rejects its parameters.
 struct Compiled {
   Compiled(const KernelSpec &spec, const Halide::Target &target)
-      : target(target), built(detail::buildKernel(spec, target)) {
-    built.output.compile_jit(target);
-    built.output.jit_handlers().custom_do_par_for = serialParFor;
-  }
+      : kernel(spec, target) {}
   void run(const std::vector<Halide::Buffer<float>> &buffers) {
-    for (size_t i = 0; i < built.inputs.size(); ++i)
-      built.inputs[i].set(buffers[i]);
-    Halide::Buffer<> out = buffers.back();
-    built.output.realize(out, target);
+    std::vector<Halide::Buffer<>> inputs(buffers.begin(), buffers.end() - 1);
+    kernel.run(inputs, buffers.back(), /*singleThread=*/true);
   }
-  Halide::Target target;
-  detail::BuiltKernel built;
+  JitKernel kernel;
 };
 
 std::vector<Halide::Buffer<float>> makeBuffers(const std::vector<std::vector<int>> &shapes) {
