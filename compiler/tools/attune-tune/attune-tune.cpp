@@ -54,7 +54,8 @@ static cl::opt<std::string> outputFile("o", cl::Required,
 static cl::opt<std::string>
     isaList("isa",
             cl::desc("ISA levels to tune, comma-separated (default: every "
-                     "level from avx2 up that this machine can run)"),
+                     "level from avx2 up that this machine can run, capped "
+                     "by ATTUNE_CPU)"),
             cl::value_desc("avx2,avx512,..."), cl::cat(tuneCategory));
 static cl::opt<double>
     budgetSeconds("budget-seconds", cl::init(300),
@@ -268,10 +269,14 @@ std::string cpuModelName() {
   return "unknown";
 }
 
-/// The levels to tune: --isa, else every level from AVX2 up to the host's.
+/// The levels to tune: --isa, else every level from AVX2 up to what this
+/// process may run (the host's, capped by ATTUNE_CPU like every other JIT
+/// user; an invalid ATTUNE_CPU is an error here too).
 llvm::Expected<std::vector<attune_isa_t>> tunedIsas() {
   std::vector<attune_isa_t> isas;
-  attune_isa_t host = attune_host_isa();
+  attune_isa_t host;
+  if (attune_cpu_isa(&host) != ATTUNE_OK)
+    return llvm::createStringError(attune_status_message());
   if (isaList.empty()) {
     for (attune_isa_t isa : cpu::kAllIsas)
       if (isa >= ATTUNE_ISA_AVX2 && isa <= host)

@@ -1,6 +1,7 @@
 // RUN: not attune-tune -o %t.json --isa=avx9 2>&1 | FileCheck %s --check-prefix=ISA
 // RUN: not attune-tune -o %t.json --kernels=no_such_kernel 2>&1 | FileCheck %s --check-prefix=FILTER
 // RUN: not attune-tune -o %t.json --runs=0 2>&1 | FileCheck %s --check-prefix=RUNS
+// RUN: env ATTUNE_CPU=bogus not attune-tune -o %t.json 2>&1 | FileCheck %s --check-prefix=CAP
 // RUN: rm -f %t.json && attune-tune -o %t.json --isa=avx2 --kernels=linear_f32_nobias --budget-seconds=0 --runs=1 | FileCheck %s --check-prefix=TUNE
 // RUN: FileCheck %s --check-prefix=DB --input-file=%t.json
 // RUN: attune-compile %s --emit=llvm -o /dev/null --tuning=%t.json --verbose 2>&1 | FileCheck %s --check-prefix=READ
@@ -10,6 +11,7 @@
 /// parameters, pinned, with what they measured.
 
 // ISA: attune-tune: error: unknown --isa level 'avx9', expected baseline, avx2, avx512 or avx512_spr
+// CAP: attune-tune: error: ATTUNE_CPU='bogus' is not a CPU level
 // FILTER: attune-tune: error: no kernel's tuning key contains 'no_such_kernel'
 // RUNS: attune-tune: error: --runs must be at least 1
 
