@@ -129,8 +129,10 @@ const Peak &peak() {
   return measured;
 }
 
-void setPeakCounters(benchmark::State &state, double flopsPerIteration,
+void setFlopCounters(benchmark::State &state, double flopsPerIteration,
                      int threads, double seconds) {
+  state.counters["GFLOPs"] = benchmark::Counter(
+      flopsPerIteration / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   double threadPeak = peak().gflopsPerThread * threads;
   state.counters["peak_GFLOPs"] = threadPeak;
   // Not a rate counter: those print as "x/s", which a fraction is not.

@@ -33,11 +33,11 @@ struct Peak {
 };
 const Peak &peak();
 
-/// Sets `peak_GFLOPs` (the peak of `threads` threads) and `peak_fraction`
-/// (achieved GFLOP/s over that peak) on a benchmark that did
+/// Sets the counters every row reports for a benchmark that did
 /// `flopsPerIteration` useful flops in each of its iterations, which took
-/// `seconds` of wall time in all.
-void setPeakCounters(benchmark::State &state, double flopsPerIteration,
+/// `seconds` of wall time in all: `GFLOPs` (a rate), `peak_GFLOPs` (the peak
+/// of `threads` threads) and `peak_fraction` (GFLOP/s over that peak).
+void setFlopCounters(benchmark::State &state, double flopsPerIteration,
                      int threads, double seconds);
 
 } // namespace attune::bench

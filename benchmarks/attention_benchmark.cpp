@@ -259,11 +259,9 @@ void BM_Attention(benchmark::State &state, std::string variant, int64_t seq,
   double flops = 4.0 * kBatch * kHeads * double(seq) * double(seq) * headDim;
   if (causal)
     flops /= 2;
-  state.counters["GFLOPs"] = benchmark::Counter(
-      flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   std::chrono::duration<double> seconds =
       std::chrono::steady_clock::now() - start;
-  attune::bench::setPeakCounters(state, flops, threads, seconds.count());
+  attune::bench::setFlopCounters(state, flops, threads, seconds.count());
 }
 
 } // namespace

@@ -43,6 +43,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -219,16 +220,6 @@ double attentionFlops(int S, int D, bool causal) {
   return causal ? flops / 2 : flops;
 }
 
-/// Sets GFLOPs, peak_GFLOPs and peak_fraction for `flops` per iteration.
-void setFlopCounters(benchmark::State &state, double flops, int threads) {
-  state.counters["GFLOPs"] = benchmark::Counter(
-      flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
-  const double peakGflops = attune::bench::peak().gflopsPerThread * threads;
-  state.counters["peak_GFLOPs"] = peakGflops;
-  state.counters["peak_fraction"] = benchmark::Counter(
-      flops / 1e9 / peakGflops, benchmark::Counter::kIsIterationInvariantRate);
-}
-
 void setThreads(benchmark::State &state, int threads) {
   gThreads = threads;
   if (threads > 1)
@@ -253,11 +244,15 @@ void BM_Fused(benchmark::State &state, int S, int D, bool causal, int threads,
                         out(D, S, kHeads, kBatch);
   setThreads(state, threads);
   attention.run({q, k, v}, out); // warm up: page in, start the pool
+  auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     attention.run({q, k, v}, out);
     benchmark::DoNotOptimize(out.data());
   }
-  setFlopCounters(state, attentionFlops(S, D, causal), threads);
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
+  attune::bench::setFlopCounters(state, attentionFlops(S, D, causal), threads,
+                                 seconds.count());
 }
 
 /// The decomposed chain on [B*H, S, D] tensors, with the S x S buffers
@@ -304,11 +299,15 @@ void BM_Unfused(benchmark::State &state, int S, int D, bool causal,
   Unfused unfused(S, D, causal);
   setThreads(state, threads);
   unfused.run(q, k, v, out); // warm up
+  auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     unfused.run(q, k, v, out);
     benchmark::DoNotOptimize(out.data());
   }
-  setFlopCounters(state, attentionFlops(S, D, causal), threads);
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
+  attune::bench::setFlopCounters(state, attentionFlops(S, D, causal), threads,
+                                 seconds.count());
 }
 
 /// Both paths must compute the same thing, or the comparison means nothing.

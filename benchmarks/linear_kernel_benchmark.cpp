@@ -123,12 +123,9 @@ void BM_Linear(benchmark::State &state, int M, int K, int N, int threads) {
     linear().run(x, w, out);
     benchmark::DoNotOptimize(out.data());
   }
-  double flops = 2.0 * M * K * N;
-  state.counters["GFLOPs"] = benchmark::Counter(
-      flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   std::chrono::duration<double> seconds =
       std::chrono::steady_clock::now() - start;
-  attune::bench::setPeakCounters(state, flops, threads, seconds.count());
+  attune::bench::setFlopCounters(state, 2.0 * M * K * N, threads, seconds.count());
 }
 
 } // namespace

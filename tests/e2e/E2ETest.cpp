@@ -21,6 +21,7 @@
 #include "attune/runtime.h"
 #include "compiler/reference/Evaluator.h"
 #include "dialects/tfm/TfmDialect.h"
+#include "tests/support/ScopedEnv.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1377,29 +1378,7 @@ func.func @isa_linear(%x: tensor<?x64xf32>) -> tensor<?x256xf32> {
   return %g : tensor<?x256xf32>
 })mlir";
 
-/// Sets (or, with nullptr, unsets) an environment variable for a scope and
-/// restores its old value after.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name(name) {
-    if (const char *current = std::getenv(name))
-      old = current;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old)
-      setenv(name.c_str(), old->c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-
-private:
-  std::string name;
-  std::optional<std::string> old;
-};
+using attune::testing::ScopedEnv;
 
 /// What the library at `path` (loaded by an open handle) says its kernels
 /// chose: attune_model_abi_t::dispatched_isa, read from the library itself.

@@ -10,6 +10,7 @@
 #include "compiler/targets/cpu/CpuTarget.h"
 
 #include "attune/runtime.h"
+#include "tests/support/ScopedEnv.h"
 
 #include <gtest/gtest.h>
 
@@ -23,26 +24,13 @@ namespace {
 using namespace attune::targets::cpu;
 using F = Halide::Target::Feature;
 
-/// Sets ATTUNE_CPU for one scope and restores what was there.
+/// ATTUNE_CPU set (nullptr: unset) for one scope.
 class ScopedCpuCap {
 public:
-  explicit ScopedCpuCap(const char *value) {
-    if (const char *old = std::getenv("ATTUNE_CPU"))
-      saved = old;
-    if (value)
-      setenv("ATTUNE_CPU", value, 1);
-    else
-      unsetenv("ATTUNE_CPU");
-  }
-  ~ScopedCpuCap() {
-    if (saved)
-      setenv("ATTUNE_CPU", saved->c_str(), 1);
-    else
-      unsetenv("ATTUNE_CPU");
-  }
+  explicit ScopedCpuCap(const char *value) : env("ATTUNE_CPU", value) {}
 
 private:
-  std::optional<std::string> saved;
+  attune::testing::ScopedEnv env;
 };
 
 bool hasAnyAvx512(const Halide::Target &t) {

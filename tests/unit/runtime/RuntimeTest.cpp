@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "attune/runtime.h"
+#include "tests/support/ScopedEnv.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -44,29 +45,7 @@ struct ModelHandle {
 
 std::string message() { return attune_status_message(); }
 
-/// Sets (or, with nullptr, unsets) an environment variable for a scope and
-/// restores its old value after.
-struct ScopedEnv {
-  std::string name;
-  bool had = false;
-  std::string old;
-  ScopedEnv(const char *name, const char *value) : name(name) {
-    if (const char *current = std::getenv(name)) {
-      had = true;
-      old = current;
-    }
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had)
-      setenv(name.c_str(), old.c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-};
+using attune::testing::ScopedEnv;
 
 /// Inputs and outputs of one run of the test model, with the buffers behind
 /// them; the tests corrupt one field at a time.
