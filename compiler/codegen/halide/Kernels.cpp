@@ -9,6 +9,7 @@
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/codegen/halide/BuilderSupport.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/targets/cpu/CpuTarget.h"
 
 #include "Halide.h"
 
@@ -79,9 +80,6 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
 
 namespace {
 
-/// Every kernel object and the runtime share this OS and architecture.
-constexpr const char *kBaseTarget = "x86-64-linux";
-
 /// Quotes `s` for /bin/sh.
 std::string shellQuote(const std::string &s) {
   std::string quoted = "'";
@@ -119,17 +117,18 @@ std::string makeTargets(const CpuTargetOptions &options,
                         std::vector<Target> &targets,
                         std::vector<std::string> &suffixes) {
   for (const std::string &features : options.featureSets) {
-    std::string text = std::string(kBaseTarget) + "-" + features;
-    if (features.empty() || !Target::validate_target_string(text))
+    if (!isValidCpuFeatureSet(features))
       return "expected a Halide feature set such as 'avx2-fma-f16c', got '" +
              features + "'";
-    targets.push_back(Target(text).with_feature(Target::NoRuntime));
+    targets.push_back(Target(targets::cpu::halideTargetString(features))
+                          .with_feature(Target::NoRuntime));
     // The suffix becomes part of a symbol name: keep it an identifier.
     std::string suffix = features;
     std::replace(suffix.begin(), suffix.end(), '-', '_');
     suffixes.push_back(suffix);
   }
-  targets.push_back(Target(kBaseTarget).with_feature(Target::NoRuntime));
+  targets.push_back(targets::cpu::halideTarget(ATTUNE_ISA_BASELINE)
+                        .with_feature(Target::NoRuntime));
   suffixes.push_back("baseline");
   return "";
 }
@@ -138,7 +137,7 @@ std::string makeTargets(const CpuTargetOptions &options,
 
 bool isValidCpuFeatureSet(const std::string &features) {
   return !features.empty() &&
-         Target::validate_target_string(std::string(kBaseTarget) + "-" + features);
+         Target::validate_target_string(targets::cpu::halideTargetString(features));
 }
 
 std::string compileKernelObject(const KernelSpec &spec,
@@ -228,7 +227,8 @@ std::string compileHalideRuntime(const CpuTargetOptions &options,
     std::string problem = makeTargets(options, targets, suffixes);
     if (!problem.empty())
       return problem;
-    compile_standalone_runtime(objectPath, Target(kBaseTarget));
+    compile_standalone_runtime(objectPath,
+                               targets::cpu::halideTarget(ATTUNE_ISA_BASELINE));
     if (!std::filesystem::exists(objectPath))
       return "Halide wrote no runtime object at '" + objectPath + "'";
     return "";

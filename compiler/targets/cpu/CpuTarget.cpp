@@ -6,11 +6,6 @@
 
 namespace attune::targets::cpu {
 
-namespace {
-/// Every target this compiler builds for shares this OS and architecture.
-constexpr const char *kBaseTarget = "x86-64-linux";
-} // namespace
-
 const char *halideFeatures(attune_isa_t isa) {
   switch (isa) {
   case ATTUNE_ISA_BASELINE:
@@ -27,10 +22,14 @@ const char *halideFeatures(attune_isa_t isa) {
   return "";
 }
 
+std::string halideTargetString(const std::string &features) {
+  // Every target this compiler builds for shares this OS and architecture.
+  std::string text = "x86-64-linux";
+  return features.empty() ? text : text + "-" + features;
+}
+
 Halide::Target halideTarget(attune_isa_t isa) {
-  std::string features = halideFeatures(isa);
-  return Halide::Target(features.empty() ? std::string(kBaseTarget)
-                                         : std::string(kBaseTarget) + "-" + features);
+  return Halide::Target(halideTargetString(halideFeatures(isa)));
 }
 
 attune_isa_t isaOf(const Halide::Target &target) {

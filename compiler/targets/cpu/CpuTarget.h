@@ -28,6 +28,11 @@ constexpr attune_isa_t kAllIsas[] = {ATTUNE_ISA_BASELINE, ATTUNE_ISA_AVX2,
 /// The Halide feature list of `isa` ("avx2-fma-f16c", ...; "" for baseline).
 const char *halideFeatures(attune_isa_t isa);
 
+/// The Halide target string for a feature list on the OS and architecture
+/// every attune target shares: "x86-64-linux" plus "-" + `features` unless
+/// `features` is empty (baseline).
+std::string halideTargetString(const std::string &features);
+
 /// x86-64-linux with the features of `isa`.
 Halide::Target halideTarget(attune_isa_t isa);
 
