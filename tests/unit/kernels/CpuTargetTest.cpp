@@ -60,14 +60,18 @@ TEST(CpuTarget, JitTargetHasNoFeatureTheOsCannotRun) {
   ScopedCpuCap uncapped(nullptr);
   Halide::Target target = jitTarget();
   __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx512f"))
+  if (!__builtin_cpu_supports("avx512f")) {
     EXPECT_FALSE(hasAnyAvx512(target)) << target.to_string();
-  if (!__builtin_cpu_supports("avx2"))
+  }
+  if (!__builtin_cpu_supports("avx2")) {
     EXPECT_FALSE(target.has_feature(F::AVX2)) << target.to_string();
-  if (!__builtin_cpu_supports("fma"))
+  }
+  if (!__builtin_cpu_supports("fma")) {
     EXPECT_FALSE(target.has_feature(F::FMA)) << target.to_string();
-  if (!__builtin_cpu_supports("avx512fp16"))
+  }
+  if (!__builtin_cpu_supports("avx512fp16")) {
     EXPECT_FALSE(target.has_feature(F::AVX512_SapphireRapids)) << target.to_string();
+  }
   EXPECT_EQ(isaOf(target), attune_host_isa());
 }
 
