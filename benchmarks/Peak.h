@@ -19,8 +19,8 @@ class State;
 
 namespace attune::bench {
 
-/// fp32 GFLOP/s one thread reaches on `isa`'s widest multiply-add: the median
-/// of five runs of 12 independent chains (AVX-512 and AVX2 FMA; baseline SSE
+/// fp32 GFLOP/s one thread reaches on `isa`'s widest multiply-add: the best
+/// of 15 runs of 12 independent chains (AVX-512 and AVX2 FMA; baseline SSE
 /// mul + add, which has no FMA), over the thread's CPU time.
 double measurePeakGflops(attune_isa_t isa);
 

@@ -9,17 +9,16 @@
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/codegen/halide/BuilderSupport.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/codegen/halide/Process.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 
 #include "Halide.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
-#include <unistd.h>
 
 using namespace Halide;
 
@@ -79,37 +78,6 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-/// Quotes `s` for /bin/sh.
-std::string shellQuote(const std::string &s) {
-  std::string quoted = "'";
-  for (char c : s) {
-    if (c == '\'')
-      quoted += "'\\''";
-    else
-      quoted += c;
-  }
-  return quoted + "'";
-}
-
-/// A scratch directory removed when it goes out of scope.
-class ScratchDir {
-public:
-  ScratchDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "attune-kernel-XXXXXX").string();
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    if (mkdtemp(buffer.data()))
-      path = buffer.data();
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    if (!path.empty())
-      std::filesystem::remove_all(path, ignored);
-  }
-  std::string path;
-};
 
 /// The targets a kernel is compiled for, best first, baseline last; every
 /// one without a runtime (compileHalideRuntime supplies the one copy).
@@ -193,20 +161,7 @@ std::string compileKernelObject(const KernelSpec &spec,
                           " -r -o " + shellQuote(objectPath);
     for (const std::string &object : objects)
       command += " " + shellQuote(object);
-    command += " 2>&1";
-    std::string output;
-    if (FILE *pipe = popen(command.c_str(), "r")) {
-      char buffer[512];
-      while (size_t n = fread(buffer, 1, sizeof(buffer), pipe))
-        output.append(buffer, n);
-      int status = pclose(pipe);
-      if (status != 0)
-        return "merging the objects of kernel " + name + " failed (" + command +
-               "): " + output;
-    } else {
-      return "cannot run the linker to merge kernel " + name;
-    }
-    return "";
+    return runShellCommand(command, "merging the objects of kernel " + name);
   } catch (const Halide::Error &error) {
     return std::string("Halide failed to compile kernel ") + spec.symbolName() +
            ": " + error.what();
