@@ -7,8 +7,13 @@
 // S x S scores in the workspace), run through the runtime's C API.
 //
 //   BM_Attention/<fused|unfused>/S:<seq>/D:<64|128>/causal:<0|1>/T:<threads>
+//   BM_Attention/<fused|unfused>_<modifier>/S:<seq>/D:64/causal:<0|1>/T:<threads>
 //
-// with a GFLOPs rate counter (4·B·H·S²·D flops per run, half when causal)
+// the second for each score modifier's example (examples/attention/
+// attention_<modifier>.mlir: alibi, t5, window), with a GFLOPs rate counter
+// of the useful work: 4·B·H·S²·D flops per run, half when causal, and
+// 4·B·H·D per visible (query, key) pair for the sliding window, whose kernel
+// skips the key blocks outside it)
 // and peak_GFLOPs / peak_fraction against the FMA peak of the ISA the
 // libraries run at (benchmarks/Peak.h), measured at start.
 // Each thread count gets its own copy of each library: every library carries
@@ -23,6 +28,7 @@
 
 #include "attune/runtime.h"
 #include "benchmarks/Peak.h"
+#include "compiler/modifiers/ScoreModifier.h"
 
 #include <benchmark/benchmark.h>
 
@@ -56,17 +62,42 @@ std::map<std::string, attune_model_t *> &models() {
   return opened;
 }
 
+/// One score modifier's example: its name in rows and files, the modifier
+/// kind and parameters the example compiles with (for the reference), and
+/// whether it is causal. D = 64.
+struct ModifierForm {
+  const char *name;
+  const char *kind;
+  attune::modifiers::ModifierParams params;
+  bool causal;
+  /// A [32, H] table input follows q, k, v (T5's bias table).
+  bool hasTable;
+};
+const ModifierForm kModifierForms[] = {
+    {"alibi", "alibi", {}, true, false},
+    {"t5", "t5", {{"num_buckets", 32}, {"max_distance", 128}}, false, true},
+    {"window", "sliding_window", {{"window", 512}}, true, false},
+};
+const ModifierForm *findForm(const std::string &name) {
+  for (const ModifierForm &form : kModifierForms)
+    if (name == form.name)
+      return &form;
+  return nullptr;
+}
+
 /// examples/attention/attention_<form>.mlir: "full", "causal", with a
-/// "_d<D>" suffix for head dims other than 64.
-std::string formName(bool causal, int64_t headDim) {
+/// "_d<D>" suffix for head dims other than 64, or the modifier's name.
+std::string formName(const std::string &modifier, bool causal, int64_t headDim) {
+  if (!modifier.empty())
+    return modifier;
   return std::string(causal ? "causal" : "full") +
          (headDim == 64 ? "" : "_d" + std::to_string(headDim));
 }
 
-attune_model_t *openModel(const std::string &variant, bool causal,
-                          int64_t headDim, int threads) {
-  std::string name =
-      "libattention_" + formName(causal, headDim) + "_" + variant + ".so";
+attune_model_t *openModel(const std::string &variant, const std::string &modifier,
+                          bool causal, int64_t headDim, int threads) {
+  std::string name = "libattention_" + formName(modifier, causal, headDim) + "_" +
+                     variant + ".so";
   std::string key = name + "_t" + std::to_string(threads);
   auto it = models().find(key);
   if (it != models().end())
@@ -107,34 +138,73 @@ attune_tensor_t makeTensor(std::vector<float> &storage, int64_t seq,
 }
 
 /// Q, K, V ~ N(0, 1) as [B, H, S, D] (scores q·k/sqrt(D) then have unit
-/// variance at every D) and an output buffer.
+/// variance at every D), a [32, H] N(0, 1) table when the form takes one,
+/// and an output buffer.
 struct Problem {
-  Problem(int64_t seq, int64_t headDim) : seq(seq), headDim(headDim) {
+  Problem(int64_t seq, int64_t headDim, const ModifierForm *form = nullptr)
+      : seq(seq), headDim(headDim), form(form) {
     size_t n = kBatch * kHeads * seq * headDim;
     std::mt19937 rng(7);
     std::normal_distribution<float> normal;
     q.resize(n), k.resize(n), v.resize(n), o.resize(n);
     for (size_t i = 0; i < n; ++i)
       q[i] = normal(rng), k[i] = normal(rng), v[i] = normal(rng);
+    if (form && form->hasTable) {
+      table.resize(32 * kHeads);
+      for (float &t : table)
+        t = normal(rng);
+    }
   }
   attune_status_t run(attune_model_t *model) {
-    attune_tensor_t inputs[3] = {makeTensor(q, seq, headDim),
+    attune_tensor_t inputs[4] = {makeTensor(q, seq, headDim),
                                  makeTensor(k, seq, headDim),
-                                 makeTensor(v, seq, headDim)};
+                                 makeTensor(v, seq, headDim), {}};
+    int count = 3;
+    if (!table.empty()) {
+      attune_tensor_t &t = inputs[count++];
+      t.data = table.data();
+      t.dtype = ATTUNE_DTYPE_F32;
+      t.rank = 2;
+      t.shape[0] = 32, t.shape[1] = kHeads;
+    }
     attune_tensor_t output = makeTensor(o, seq, headDim);
-    return attune_model_run(model, inputs, 3, &output, 1);
+    return attune_model_run(model, inputs, count, &output, 1);
   }
   int64_t seq, headDim;
-  std::vector<float> q, k, v, o;
+  const ModifierForm *form;
+  std::vector<float> q, k, v, o, table;
 };
 
 /// Output row `i` of head `bh` (batch-major) in double precision, straight
-/// from the definition: softmax(q·k^T / sqrt(D), keys j <= i when causal) V.
+/// from the definition: softmax(scale q·k^T + bias, keys j <= i when causal)
+/// V, scale 1/sqrt(D) (1 for T5), the bias the modifier's reference
+/// semantics (compiler/modifiers) with the form's parameters.
 std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
                                  bool causal) {
   const int64_t S = p.seq, D = p.headDim, base = bh * S * D;
   const int64_t keys = causal ? i + 1 : S;
-  const double scale = 1.0 / std::sqrt(double(D));
+  const ModifierForm *form = p.form;
+  const bool t5 = form && std::string(form->kind) == "t5";
+  const double scale = t5 ? 1.0 : 1.0 / std::sqrt(double(D));
+  const attune::modifiers::ScoreModifier *modifier =
+      form ? attune::modifiers::lookupModifier(form->kind) : nullptr;
+  attune::modifiers::ModifierParams params = form ? form->params
+                                                  : attune::modifiers::ModifierParams{};
+  std::vector<double> tableData(p.table.begin(), p.table.end());
+  std::vector<attune::modifiers::ReferenceOperand> operands;
+  if (!tableData.empty())
+    operands.push_back({tableData.data(), {32, kHeads}});
+  if (modifier) {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const auto &operand : operands)
+      shapes.push_back(operand.shape);
+    std::string problem =
+        attune::modifiers::checkModifier(*modifier, params, {kHeads, S, S}, shapes);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "attention_benchmark: %s\n", problem.c_str());
+      std::exit(1);
+    }
+  }
   std::vector<double> score(keys);
   double max = -INFINITY, sum = 0;
   for (int64_t j = 0; j < keys; ++j) {
@@ -142,10 +212,12 @@ std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
     for (int64_t d = 0; d < D; ++d)
       dot += double(p.q[base + i * D + d]) * p.k[base + j * D + d];
     score[j] = dot * scale;
+    if (modifier)
+      score[j] += modifier->referenceBias(params, operands, kHeads, bh % kHeads, j - i);
     max = std::max(max, score[j]);
   }
   for (double &s : score)
-    sum += (s = std::exp(s - max));
+    sum += (s = s == -INFINITY ? 0.0 : std::exp(s - max));
   std::vector<double> row(D, 0.0);
   for (int64_t j = 0; j < keys; ++j)
     for (int64_t d = 0; d < D; ++d)
@@ -164,13 +236,14 @@ constexpr double kRefTol = 1e-4, kPairTol = 2e-4;
 /// of rows of every head (first, last, middle, a few pseudo-random ones: the
 /// reference at S=4096 over every row would take minutes). Returns an empty
 /// string when all agree, else what differed.
-std::string checkShape(int64_t seq, int64_t headDim, bool causal, int threads) {
+std::string checkShape(const std::string &modifier, int64_t seq, int64_t headDim,
+                       bool causal, int threads) {
   char buf[256];
-  Problem p(seq, headDim);
+  Problem p(seq, headDim, findForm(modifier));
   std::vector<float> out[2];
   const char *variants[2] = {"fused", "unfused"};
   for (int i = 0; i < 2; ++i) {
-    if (p.run(openModel(variants[i], causal, headDim, threads)) != ATTUNE_OK)
+    if (p.run(openModel(variants[i], modifier, causal, headDim, threads)) != ATTUNE_OK)
       return std::string(variants[i]) + " failed: " + attune_status_message();
     out[i] = p.o;
   }
@@ -212,33 +285,37 @@ std::string checkShape(int64_t seq, int64_t headDim, bool causal, int threads) {
 
 /// checkShape's verdict, computed once per shape and thread count; the
 /// strings live for the run (SkipWithError keeps the pointer in 1.7).
-const std::string &verdict(int64_t seq, int64_t headDim, bool causal,
-                           int threads) {
+const std::string &verdict(const std::string &modifier, int64_t seq,
+                           int64_t headDim, bool causal, int threads) {
   static std::map<std::string, std::string> verdicts;
-  std::string key = std::to_string(seq) + "/" + std::to_string(headDim) + "/" +
-                    std::to_string(causal) + "/" + std::to_string(threads);
+  std::string key = modifier + "/" + std::to_string(seq) + "/" +
+                    std::to_string(headDim) + "/" + std::to_string(causal) + "/" +
+                    std::to_string(threads);
   auto it = verdicts.find(key);
   if (it == verdicts.end()) {
-    it = verdicts.emplace(key, checkShape(seq, headDim, causal, threads)).first;
+    it = verdicts
+             .emplace(key, checkShape(modifier, seq, headDim, causal, threads))
+             .first;
     if (!it->second.empty())
       std::fprintf(stderr,
-                   "attention_benchmark: S=%lld D=%lld causal=%d T=%d: %s\n",
-                   (long long)seq, (long long)headDim, int(causal), threads,
-                   it->second.c_str());
+                   "attention_benchmark: %s S=%lld D=%lld causal=%d T=%d: %s\n",
+                   modifier.empty() ? "plain" : modifier.c_str(), (long long)seq,
+                   (long long)headDim, int(causal), threads, it->second.c_str());
   }
   return it->second;
 }
 
-void BM_Attention(benchmark::State &state, std::string variant, int64_t seq,
-                  int64_t headDim, bool causal, int threads) {
-  const std::string &error = verdict(seq, headDim, causal, threads);
+void BM_Attention(benchmark::State &state, std::string variant,
+                  std::string modifier, int64_t seq, int64_t headDim, bool causal,
+                  int threads) {
+  const std::string &error = verdict(modifier, seq, headDim, causal, threads);
   if (!error.empty()) {
     gFailed = true;
     state.SkipWithError(error.c_str());
     return;
   }
-  attune_model_t *model = openModel(variant, causal, headDim, threads);
-  Problem p(seq, headDim);
+  attune_model_t *model = openModel(variant, modifier, causal, headDim, threads);
+  Problem p(seq, headDim, findForm(modifier));
   // One untimed run: the first one allocates the workspace (for unfused
   // attention at S=4096, three 805 MB score tensors) and faults its pages in.
   if (p.run(model) != ATTUNE_OK) {
@@ -259,6 +336,15 @@ void BM_Attention(benchmark::State &state, std::string variant, int64_t seq,
   double flops = 4.0 * kBatch * kHeads * double(seq) * double(seq) * headDim;
   if (causal)
     flops /= 2;
+  // A sliding window's useful work is the pairs it leaves visible.
+  if (const ModifierForm *form = findForm(modifier);
+      form && std::string(form->kind) == "sliding_window") {
+    const double window = form->params.at("window");
+    double pairs = 0;
+    for (int64_t i = 0; i < seq; ++i)
+      pairs += std::min(double(i + 1), window);
+    flops = 4.0 * kBatch * kHeads * pairs * headDim;
+  }
   std::chrono::duration<double> seconds =
       std::chrono::steady_clock::now() - start;
   attune::bench::setFlopCounters(state, flops, threads, seconds.count());
@@ -278,11 +364,25 @@ int main(int argc, char **argv) {
                                "/causal:" + (causal ? "1" : "0") +
                                "/T:" + std::to_string(threads);
             benchmark::RegisterBenchmark(name.c_str(), BM_Attention,
-                                         std::string(variant), seq, headDim,
-                                         causal, threads)
+                                         std::string(variant), std::string(),
+                                         seq, headDim, causal, threads)
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
           }
+  for (int threads : {1, 2})
+    for (const ModifierForm &form : kModifierForms)
+      for (int64_t seq : {512, 2048, 4096})
+        for (const char *variant : {"fused", "unfused"}) {
+          std::string name = std::string("BM_Attention/") + variant + "_" +
+                             form.name + "/S:" + std::to_string(seq) +
+                             "/D:64/causal:" + (form.causal ? "1" : "0") +
+                             "/T:" + std::to_string(threads);
+          benchmark::RegisterBenchmark(name.c_str(), BM_Attention,
+                                       std::string(variant), std::string(form.name),
+                                       seq, int64_t(64), form.causal, threads)
+              ->Unit(benchmark::kMillisecond)
+              ->UseRealTime();
+        }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;

@@ -128,6 +128,16 @@ LogicalResult decompose(tfm::AttentionOp op) {
       return fail();
   }
 
+  // Score modifiers, in order: each adds its bias to the stored scores.
+  if (ArrayAttr list = op.getModifiersAttr())
+    for (auto [attr, group] : llvm::zip_equal(list, op.getModifierOperandGroups())) {
+      Value biased = tfm::ScoreBiasOp::create(builder, loc, scores->getType(),
+                                              *scores, group,
+                                              cast<DictionaryAttr>(attr));
+      built.push_back(biased.getDefiningOp());
+      scores = biased;
+    }
+
   if (Value keyPadding = op.getKeyPaddingMask()) {
     // [B, Sk] -> [B, 1, 1, Sk], then keep the scores where it is nonzero.
     auto paddingType = cast<RankedTensorType>(keyPadding.getType());

@@ -128,7 +128,7 @@ bool reachesMatmul(Value value, unsigned depth = 0) {
         return reachesMatmul(op.getOnTrue(), depth + 1) ||
                reachesMatmul(op.getOnFalse(), depth + 1);
       })
-      .Case<tfm::CausalMaskOp>([&](tfm::CausalMaskOp op) {
+      .Case<tfm::CausalMaskOp, tfm::ScoreBiasOp>([&](auto op) {
         return reachesMatmul(op.getInput(), depth + 1);
       })
       .Default([](Operation *) { return false; });
@@ -232,6 +232,8 @@ struct AttentionMatch {
   bool causal = false;
   Value keyPaddingMask;
   SmallVector<MaskTerm> masks;
+  /// Score modifiers' biases, nearest the softmax first (the walk's order).
+  SmallVector<tfm::ScoreBiasOp> modifiers;
 
   /// The shape of the fused op's k.
   SmallVector<int64_t> keyShape() const {
@@ -338,13 +340,16 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
     if (!def)
       return fail("the scores are a block argument, not a matmul of q and k");
     if (!current.hasOneUse()) {
-      Operation *other =
-          llvm::find_if(current.getUsers(),
-                        [&](Operation *u) { return u != consumer; })
-              .
-              operator*();
+      auto users = current.getUsers();
+      auto other = llvm::find_if(users, [&](Operation *u) { return u != consumer; });
+      // Every use may be the consumer's own (an op reading the scores twice).
+      if (other == users.end())
+        return fail("the scores computed by " + def->getName().getStringRef() +
+                    " are used more than once by " +
+                    consumer->getName().getStringRef() +
+                    "; the fused op reads them once");
       return fail("the scores computed by " + def->getName().getStringRef() +
-                  " have another user, " + other->getName().getStringRef() +
+                  " have another user, " + (*other)->getName().getStringRef() +
                   "; fusing would not remove them");
     }
     consumer = def;
@@ -455,6 +460,16 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
         match.masks.push_back(
             {condition, /*isCondition=*/true, maskedWhereNonzero, fill});
       current = chain;
+      continue;
+    }
+
+    if (auto bias = dyn_cast<tfm::ScoreBiasOp>(def)) {
+      if (scaleBelow != 1.0)
+        return fail("the score modifier's bias is scaled along with the "
+                    "scores (tfm.score_bias before the scale); tfm.attention "
+                    "adds it after the scale");
+      match.modifiers.push_back(bias);
+      current = bias.getInput();
       continue;
     }
 
@@ -668,11 +683,20 @@ FailureOr<tfm::AttentionOp> rewrite(const AttentionMatch &match,
       else
         key = failure();
     }
+    // Modifiers in the order the scores met them.
+    SmallVector<Attribute> modifiers;
+    SmallVector<Value> modifierOperands;
+    for (tfm::ScoreBiasOp bias : llvm::reverse(match.modifiers)) {
+      modifiers.push_back(bias.getModifier());
+      llvm::append_range(modifierOperands, bias.getModifierOperands());
+    }
     if (succeeded(mask) && succeeded(key))
       attention = tfm::createChecked<tfm::AttentionOp>(
           builder, loc, match.query, *key, match.value, *mask,
-          match.keyPaddingMask, builder.getF64FloatAttr(match.scale),
-          match.causal ? builder.getBoolAttr(true) : BoolAttr());
+          match.keyPaddingMask, modifierOperands,
+          builder.getF64FloatAttr(match.scale),
+          match.causal ? builder.getBoolAttr(true) : BoolAttr(),
+          modifiers.empty() ? ArrayAttr() : builder.getArrayAttr(modifiers));
   }
   if (failed(attention)) {
     inserted.eraseAll();

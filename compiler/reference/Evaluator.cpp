@@ -224,6 +224,13 @@ private:
   llvm::Error evalTranspose(tfm::TransposeOp op);
   llvm::Error evalRepeatInterleave(tfm::RepeatInterleaveOp op);
   llvm::Error evalAttention(tfm::AttentionOp op);
+  llvm::Error evalScoreBias(tfm::ScoreBiasOp op);
+  /// The score modifiers `dicts` with their operand groups, checked against
+  /// the concrete shapes, as one bias(h, delta) (their sum).
+  llvm::Expected<std::function<double(int64_t, int64_t)>>
+  modifierBias(Operation *op, llvm::ArrayRef<mlir::DictionaryAttr> dicts,
+               llvm::ArrayRef<ValueRange> groups, int64_t H, int64_t Sq,
+               int64_t Sk);
   llvm::Error evalConstant(arith::ConstantOp op);
   llvm::Error evalReturn(func::ReturnOp op);
 
@@ -364,6 +371,7 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::TransposeOp o) { return evalTranspose(o); })
       .Case([&](tfm::RepeatInterleaveOp o) { return evalRepeatInterleave(o); })
       .Case([&](tfm::AttentionOp o) { return evalAttention(o); })
+      .Case([&](tfm::ScoreBiasOp o) { return evalScoreBias(o); })
       .Case([&](arith::ConstantOp o) { return evalConstant(o); })
       .Case([&](func::ReturnOp o) { return evalReturn(o); })
       .Default([&](Operation *o) {
@@ -889,6 +897,17 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
                                      "[{0}, {1}], got {2}",
                                      B, Sk, shapeString(padding->shape)));
 
+  std::function<double(int64_t, int64_t)> bias;
+  if (ArrayAttr list = op.getModifiersAttr()) {
+    SmallVector<DictionaryAttr> dicts;
+    for (Attribute attr : list)
+      dicts.push_back(cast<DictionaryAttr>(attr));
+    auto resolved = modifierBias(op, dicts, op.getModifierOperandGroups(), H, Sq, Sk);
+    if (!resolved)
+      return resolved.takeError();
+    bias = std::move(*resolved);
+  }
+
   double scale = op.getScale().convertToDouble();
   bool causal = op.getCausal();
   Tensor out = makeTensor(ScalarType::F32, {B, H, Sq, Dv});
@@ -909,6 +928,8 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
           if (mask)
             s[j] += mask->data[b * maskStrides[0] + h * maskStrides[1] +
                                i * maskStrides[2] + j * maskStrides[3]];
+          if (bias)
+            s[j] += bias(h, j - (i + (Sk - Sq)));
           if ((causal && j > i + (Sk - Sq)) ||
               (padding && padding->data[b * Sk + j] == 0))
             s[j] = -kInf;
@@ -928,6 +949,61 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
             O[d] += s[j] / sum * V[j * Dv + d];
       }
     }
+  return define(op, std::move(out));
+}
+
+llvm::Expected<std::function<double(int64_t, int64_t)>>
+Interpreter::modifierBias(Operation *op, ArrayRef<DictionaryAttr> dicts,
+                          ArrayRef<ValueRange> groups, int64_t H, int64_t Sq,
+                          int64_t Sk) {
+  struct Term {
+    const modifiers::ScoreModifier *definition;
+    modifiers::ModifierParams params;
+    std::vector<modifiers::ReferenceOperand> operands;
+  };
+  std::vector<Term> terms;
+  for (auto [dict, group] : llvm::zip_equal(dicts, groups)) {
+    tfm::ResolvedModifier resolved;
+    if (std::string problem = tfm::parseModifier(dict, resolved); !problem.empty())
+      return opError(op, problem);
+    Term term{resolved.definition, resolved.params, {}};
+    std::vector<std::vector<int64_t>> shapes;
+    for (Value operand : group) {
+      const Tensor &t = get(operand);
+      term.operands.push_back({t.data.data(), t.shape});
+      shapes.push_back(t.shape);
+    }
+    // Checked again with the concrete shapes: the IR may leave them dynamic.
+    std::string problem = modifiers::checkModifier(*term.definition, term.params,
+                                                   {H, Sq, Sk}, shapes);
+    if (!problem.empty())
+      return opError(op, problem);
+    terms.push_back(std::move(term));
+  }
+  return [terms = std::move(terms), H](int64_t h, int64_t delta) {
+    double sum = 0;
+    for (const Term &term : terms)
+      sum += term.definition->referenceBias(term.params, term.operands, H, h, delta);
+    return sum;
+  };
+}
+
+llvm::Error Interpreter::evalScoreBias(tfm::ScoreBiasOp op) {
+  const Tensor &in = get(op.getInput());
+  if (in.shape.size() != 4)
+    return opError(op, llvm::formatv("expected 'input' rank 4, got {0}",
+                                     in.shape.size()));
+  int64_t B = in.shape[0], H = in.shape[1], Sq = in.shape[2], Sk = in.shape[3];
+  ValueRange group = op.getModifierOperands();
+  auto bias = modifierBias(op, {op.getModifier()}, {group}, H, Sq, Sk);
+  if (!bias)
+    return bias.takeError();
+  Tensor out = in;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < Sq; ++i)
+        for (int64_t j = 0; j < Sk; ++j)
+          out.data[((b * H + h) * Sq + i) * Sk + j] += (*bias)(h, j - (i + (Sk - Sq)));
   return define(op, std::move(out));
 }
 

@@ -8,6 +8,7 @@
 #include "compiler/support/KernelCatalog.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -111,8 +112,21 @@ const char *kindName(KernelKind kind) {
     return "repeat_interleave";
   case KernelKind::Attention:
     return "attention";
+  case KernelKind::ScoreBias:
+    return "score_bias";
   }
   return nullptr;
+}
+
+/// "_<name>_<param><exact value>..." for each modifier, in order.
+std::string modifierSuffix(const std::vector<ModifierSpec> &modifiers) {
+  std::string suffix;
+  for (const ModifierSpec &modifier : modifiers) {
+    suffix += "_" + modifier.name;
+    for (const auto &[param, value] : modifier.params)
+      suffix += "_" + param + exactDouble(value);
+  }
+  return suffix;
 }
 
 } // namespace
@@ -180,6 +194,10 @@ std::string KernelSpec::symbolName() const {
       name += "_mask";
     if (hasKeyPadding)
       name += std::string("_kpm_") + scalarTypeName(keyPaddingType);
+    name += modifierSuffix(modifiers);
+    break;
+  case KernelKind::ScoreBias:
+    name += modifierSuffix(modifiers);
     break;
   }
   // A negative rank or repeat count prints a '-': keep the identifier valid.
@@ -198,6 +216,19 @@ std::string KernelSpec::scheduleKey() const {
   }
   return key;
 }
+
+namespace {
+
+/// The operands of spec.modifiers, named "<modifier><m>_<k>" (m the
+/// modifier's index, k the operand's), of the element type.
+void appendModifierArgs(const KernelSpec &spec, std::vector<KernelArg> &args) {
+  for (size_t m = 0; m < spec.modifiers.size(); ++m)
+    for (size_t k = 0; k < spec.modifiers[m].operandRanks.size(); ++k)
+      args.push_back({spec.modifiers[m].name + std::to_string(m) + "_" + std::to_string(k),
+                      spec.elementType, spec.modifiers[m].operandRanks[k]});
+}
+
+} // namespace
 
 std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
   const ScalarType e = spec.elementType;
@@ -244,6 +275,13 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
       args.push_back({"mask", e, 4});
     if (spec.hasKeyPadding)
       args.push_back({"keyPadding", spec.keyPaddingType, 2});
+    appendModifierArgs(spec, args);
+    args.push_back({"out", e, 4});
+    return args;
+  }
+  case KernelKind::ScoreBias: {
+    std::vector<KernelArg> args = {{"x", e, 4}};
+    appendModifierArgs(spec, args);
     args.push_back({"out", e, 4});
     return args;
   }
@@ -279,6 +317,23 @@ std::string validateKernelSpec(const KernelSpec &spec) {
   default:
     break;
   }
+  for (const ModifierSpec &modifier : spec.modifiers) {
+    bool identifier = !modifier.name.empty();
+    for (char c : modifier.name)
+      identifier &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    for (const auto &[param, value] : modifier.params)
+      identifier &= !param.empty() &&
+                    std::all_of(param.begin(), param.end(), [](char c) {
+                      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                    });
+    if (!identifier)
+      return bad("expected modifier and parameter names of letters, digits "
+                 "and '_', got '" + modifier.name + "'");
+    for (int rank : modifier.operandRanks)
+      if (rank < 1 || rank > kMaxRank)
+        return bad("modifier '" + modifier.name + "': expected operand ranks in [1, " +
+                   std::to_string(kMaxRank) + "], got " + std::to_string(rank));
+  }
   switch (spec.kind) {
   case KernelKind::Embedding:
     if (spec.indexType != ScalarType::I32 && spec.indexType != ScalarType::I64)
@@ -310,6 +365,10 @@ std::string validateKernelSpec(const KernelSpec &spec) {
   case KernelKind::CausalMask:
     if (std::isnan(spec.value))
       return bad("expected a fill value that is not NaN");
+    break;
+  case KernelKind::ScoreBias:
+    if (spec.modifiers.empty())
+      return bad("expected at least one modifier");
     break;
   default:
     break;

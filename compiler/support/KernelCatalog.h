@@ -75,9 +75,16 @@ enum class KernelKind {
   /// in: q[B, H, Sq, D], k[B, Hkv, Sk, D], v[B, Hkv, Sk, Dv],
   ///     (mask[B, H, Sq, Sk] strided, stride 0 where broadcast, when hasMask),
   ///     (keyPadding[B, Sk] of keyPaddingType, when hasKeyPadding)
+  ///     (the operands of each of `modifiers`, in order)
   ///     -> out[B, H, Sq, Dv]. 4-d throughout. Never stores Sq x Sk scores.
-  /// params: scale, causal, headDim (= D = Dv, static), hasMask, hasKeyPadding
+  /// params: scale, causal, headDim (= D = Dv, static), hasMask,
+  /// hasKeyPadding, modifiers (compiler/modifiers: score terms of the head
+  /// and key-query distance, evaluated from indices)
   Attention,
+  /// in: x[B, H, Sq, Sk] (4-d scores), the operands of each of `modifiers`
+  /// -> out = x + the modifiers' bias at (h, j - (i + Sk - Sq)). The unfused
+  /// form of attention's modifiers.
+  ScoreBias,
 };
 
 enum class BinaryKind { Add, Sub, Mul, Div };
@@ -88,6 +95,15 @@ enum class SinusoidalForm { Interleaved = 0, Concat = 1 };
 /// block, ...) by name, e.g. {"query_tile": 48}. A builder takes the ones it
 /// finds and its own formula for the rest, so an empty set is always valid.
 using ScheduleParams = std::map<std::string, int64_t>;
+
+/// A score modifier (compiler/modifiers/ScoreModifier.h) as a kernel sees it:
+/// its registered name, every parameter (defaults filled in), and the ranks
+/// of its operands, which are f-typed like the kernel's element type.
+struct ModifierSpec {
+  std::string name;
+  std::map<std::string, double> params;
+  std::vector<int> operandRanks;
+};
 
 /// One kernel: a kind and the static parameters it is specialised on. Two
 /// equal specs are the same kernel; the compiler emits each once.
@@ -111,6 +127,7 @@ struct KernelSpec {
   double scale = 1.0;                          // Attention
   bool causal = false, hasMask = false, hasKeyPadding = false;
   int64_t headDim = 0;                         // Attention (static)
+  std::vector<ModifierSpec> modifiers;         // Attention, ScoreBias
 
   /// Schedule parameters per ISA level, keyed by attune_isa_name() ("avx2",
   /// "avx512", ...), usually from the tuning database. They change the code

@@ -17,9 +17,11 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace attune::tfm;
+namespace modifiers = attune::modifiers;
 
 #define GET_OP_CLASSES
 #include "dialects/tfm/TfmOps.cpp.inc"
@@ -693,10 +695,144 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
       return failure();
     batch = mergeDims(batch, padding->getDimSize(0));
   }
+
+  // Score modifiers: each takes the next operands its definition lists.
+  ValueRange modifierOperands = op.getModifierOperands();
+  size_t next = 0;
+  auto known = [](int64_t d) { return ShapedType::isDynamic(d) ? int64_t(-1) : d; };
+  modifiers::AttentionDims dims{known(heads), known(querySeq), known(keySeq)};
+  if (ArrayAttr list = op.getModifiersAttr()) {
+    for (auto [index, attr] : llvm::enumerate(list)) {
+      auto dict = dyn_cast<DictionaryAttr>(attr);
+      if (!dict)
+        return emitError() << "expected 'modifiers' #" << index
+                           << " to be a dictionary, got " << attr;
+      auto kind = dict.getAs<StringAttr>("kind");
+      const modifiers::ScoreModifier *definition =
+          kind ? modifiers::lookupModifier(kind.str()) : nullptr;
+      size_t count = definition ? definition->operands().size() : 0;
+      if (next + count > modifierOperands.size())
+        return emitError() << "expected " << count << " modifier operand(s) for '"
+                           << kind.getValue() << "' (#" << index << "), "
+                           << modifierOperands.size() - next << " left";
+      for (Value operand : modifierOperands.slice(next, count)) {
+        auto type = getRanked(emitError, "modifier operand", operand);
+        if (failed(type) || failed(checkElementType(emitError, "modifier operand",
+                                                    *type, "query", elementType)))
+          return failure();
+      }
+      if (failed(resolveModifier(dict, modifierOperands.slice(next, count).getTypes(),
+                                 dims, emitError)))
+        return failure();
+      next += count;
+    }
+  }
+  if (next != modifierOperands.size())
+    return emitError() << "expected " << next
+                       << " modifier operand(s), as 'modifiers' lists, got "
+                       << modifierOperands.size();
   return RankedTensorType::get({batch, heads, querySeq, value->getDimSize(3)},
                                elementType);
+}
+
+SmallVector<ValueRange> AttentionOp::getModifierOperandGroups() {
+  SmallVector<ValueRange> groups;
+  ValueRange operands = getModifierOperands();
+  size_t next = 0;
+  if (ArrayAttr list = getModifiersAttr())
+    for (Attribute attr : list) {
+      auto kind = cast<DictionaryAttr>(attr).getAs<StringAttr>("kind");
+      size_t count = modifiers::lookupModifier(kind.str())->operands().size();
+      groups.push_back(operands.slice(next, count));
+      next += count;
+    }
+  return groups;
 }
 
 TFM_VERIFY_INFERRED(AttentionOp, inferAttention)
 
 TFM_INFER_RETURN_TYPES(AttentionOp, inferAttention)
+
+//===----------------------------------------------------------------------===//
+// Score modifiers
+//===----------------------------------------------------------------------===//
+
+std::string attune::tfm::parseModifier(DictionaryAttr dict, ResolvedModifier &out) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto kind = dict.getAs<StringAttr>("kind");
+  if (!kind) {
+    os << "expected a score modifier to have a string 'kind' ("
+       << modifiers::modifierNames() << "), got " << dict;
+    return text;
+  }
+  out.definition = modifiers::lookupModifier(kind.str());
+  if (!out.definition) {
+    os << "unknown score modifier '" << kind.getValue() << "', expected one of "
+       << modifiers::modifierNames();
+    return text;
+  }
+  out.params.clear();
+  for (NamedAttribute entry : dict) {
+    if (entry.getName() == "kind")
+      continue;
+    double value;
+    if (auto integer = dyn_cast<IntegerAttr>(entry.getValue())) {
+      value = integer.getType().isInteger(1)
+                  ? double(integer.getValue().getBoolValue())
+                  : double(integer.getValue().getSExtValue());
+    } else if (auto real = dyn_cast<FloatAttr>(entry.getValue())) {
+      value = real.getValueAsDouble();
+    } else {
+      os << "modifier '" << kind.getValue() << "': expected '"
+         << entry.getName().getValue() << "' to be a number or a boolean, got "
+         << entry.getValue();
+      return text;
+    }
+    out.params[entry.getName().str()] = value;
+  }
+  return "";
+}
+
+FailureOr<ResolvedModifier>
+attune::tfm::resolveModifier(DictionaryAttr dict, TypeRange operandTypes,
+                             const modifiers::AttentionDims &dims,
+                             EmitFn emitError) {
+  ResolvedModifier resolved;
+  if (std::string problem = parseModifier(dict, resolved); !problem.empty())
+    return emitError() << problem;
+  std::vector<std::vector<int64_t>> shapes;
+  for (Type type : operandTypes) {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
+    std::vector<int64_t> dimsOf;
+    for (int64_t d : shape)
+      dimsOf.push_back(ShapedType::isDynamic(d) ? -1 : d);
+    shapes.push_back(std::move(dimsOf));
+  }
+  std::string problem = modifiers::checkModifier(*resolved.definition,
+                                                 resolved.params, dims, shapes);
+  if (!problem.empty())
+    return emitError() << problem;
+  return resolved;
+}
+
+LogicalResult ScoreBiasOp::verify() {
+  EmitFn emitError = [&] { return emitOpError(); };
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (failed(checkRank(emitError, "input", input, 4)))
+    return failure();
+  if (getType() != input)
+    return emitError() << "expected the result type " << input
+                       << " of 'input', got " << getType();
+  for (Value operand : getModifierOperands())
+    if (failed(checkElementType(emitError, "operand",
+                                cast<RankedTensorType>(operand.getType()), "input",
+                                input.getElementType())))
+      return failure();
+  // [B, H, Sq, Sk]
+  auto dyn = [](int64_t d) { return ShapedType::isDynamic(d) ? int64_t(-1) : d; };
+  modifiers::AttentionDims dims{dyn(input.getDimSize(1)), dyn(input.getDimSize(2)),
+                                dyn(input.getDimSize(3))};
+  return success(succeeded(resolveModifier(
+      getModifier(), getModifierOperands().getTypes(), dims, emitError)));
+}

@@ -17,4 +17,31 @@
 #define GET_OP_CLASSES
 #include "dialects/tfm/TfmOps.h.inc"
 
+#include "compiler/modifiers/ScoreModifier.h"
+
+namespace attune::tfm {
+
+/// A score modifier dictionary ({kind = "alibi", ...} on tfm.attention or
+/// tfm.score_bias) resolved against the registry in compiler/modifiers.
+struct ResolvedModifier {
+  const modifiers::ScoreModifier *definition = nullptr;
+  /// Every parameter, defaults filled in.
+  modifiers::ModifierParams params;
+};
+
+/// Reads `dict`: finds its kind in the registry and converts its other
+/// entries to numbers (booleans 0/1), without defaults or checks (those are
+/// modifiers::checkModifier's). Returns "" or a message naming the problem.
+std::string parseModifier(mlir::DictionaryAttr dict, ResolvedModifier &out);
+
+/// Resolves `dict` and checks it with `operandTypes` (ranked tensors) for an
+/// attention of `dims`; on failure reports through `emitError` (a message
+/// naming the kind, the parameter or operand, and what was expected).
+mlir::FailureOr<ResolvedModifier>
+resolveModifier(mlir::DictionaryAttr dict, mlir::TypeRange operandTypes,
+                const modifiers::AttentionDims &dims,
+                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+} // namespace attune::tfm
+
 #endif // ATTUNE_DIALECTS_TFM_TFMOPS_H

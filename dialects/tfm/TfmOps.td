@@ -399,8 +399,25 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
     has output 0. The score matrix is a definition, not a tensor: code
     generation evaluates it tile by tile and never stores it.
 
+    Score modifiers: `modifiers` is a list of dictionaries, each with a
+    `kind` and that kind's parameters; each adds `bias_h(j - (i + Sk - Sq))`
+    to `s[j]` (after the scale; -inf masks). Their tensors are
+    `modifier_operands`, in the order of `modifiers`. Kinds, each defined
+    with its source and exact formula in compiler/modifiers:
+    - `alibi` {max_bias = 8.0, symmetric = false}: `m_h * (j - i)`, the
+      slopes of Press et al.'s get_slopes (any head count).
+    - `t5` {num_buckets = 32, max_distance = 128, bidirectional = true},
+      operand `table [num_buckets, H]`: `table[bucket(j - i), h]` with
+      T5's log-spaced buckets (use scale = 1.0 for T5).
+    - `sliding_window` {window, symmetric = false}: keys with
+      `i - j >= window` (and `j - i >= window` when symmetric) masked.
+
     ```mlir
     %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true}
+        : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>
+        -> tensor<1x12x?x64xf32>
+    %a = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true,
+                                   modifiers = [ {kind = "alibi"} ]}
         : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>
         -> tensor<1x12x?x64xf32>
     ```
@@ -409,13 +426,49 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
                        Tfm_FloatTensor:$value,
                        Optional<Tfm_FloatTensor>:$mask,
                        Optional<Tfm_PredTensor>:$key_padding_mask,
+                       Variadic<Tfm_FloatTensor>:$modifier_operands,
                        F64Attr:$scale,
-                       DefaultValuedAttr<BoolAttr, "false">:$causal);
+                       DefaultValuedAttr<BoolAttr, "false">:$causal,
+                       OptionalAttr<TypedArrayAttrBase<DictionaryAttr,
+                           "array of score modifiers">>:$modifiers);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`key_padding_mask` `(` $key_padding_mask^ `:` type($key_padding_mask) `)`)?
+    (`modifier_operands` `(` $modifier_operands^ `:` type($modifier_operands) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// modifier_operands split by modifier, in the order of `modifiers`
+    /// (each takes as many as its registered definition lists). Valid only
+    /// on verified ops.
+    ::llvm::SmallVector<::mlir::ValueRange> getModifierOperandGroups();
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_ScoreBiasOp : Tfm_Op<"score_bias", [Pure]> {
+  let summary = "add a score modifier's bias to attention scores";
+  let description = [{
+    For scores `[B, H, Sq, Sk]`: `result[b, h, i, j] = input[b, h, i, j] +
+    bias_h(j - (i + Sk - Sq))`, the bias of the score modifier `modifier`
+    (see tfm.attention) with its `modifier_operands`. This is the decomposed form of a
+    tfm.attention modifier: the unfused build evaluates it into the stored
+    scores, and tfm-fuse-attention folds it back into tfm.attention.
+
+    ```mlir
+    %b = tfm.score_bias %s modifier_operands(%table : tensor<32x8xf32>)
+        {modifier = {kind = "t5", num_buckets = 32 : i64}}
+        : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input,
+                       Variadic<Tfm_FloatTensor>:$modifier_operands,
+                       DictionaryAttr:$modifier);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`modifier_operands` `(` $modifier_operands^ `:` type($modifier_operands) `)`)?
+    attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -646,6 +646,83 @@ func.func @attention_additive_mask(%q: tensor<1x4x?x80xf32> {tfm.dim_names = [""
       {{1, 4, 129, 80}, {1, 4, 129, 80}, {1, 4, 129, 80}, {1, 1, 129, 129}}},
      {},
      true},
+    // Score modifiers (compiler/modifiers): evaluated from indices in the
+    // fused kernel, added to stored scores by tfm.score_bias unfused. Six
+    // heads (not a power of two: ALiBi's second slope sequence), lengths
+    // past the tiles, and Sq != Sk (the query block at the end of the keys).
+    {"attention_alibi", R"mlir(
+func.func @attention_alibi(%q: tensor<1x6x?x64xf32> {tfm.dim_names = ["", "", "sq", ""]},
+                           %k: tensor<1x6x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                           %v: tensor<1x6x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]}) -> tensor<1x6x?x64xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true, modifiers = [{kind = "alibi"}]} : tensor<1x6x?x64xf32>, tensor<1x6x?x64xf32>, tensor<1x6x?x64xf32> -> tensor<1x6x?x64xf32>
+  return %o : tensor<1x6x?x64xf32>
+})mlir",
+     {{{1, 6, 1, 64}, {1, 6, 1, 64}, {1, 6, 1, 64}},
+      {{1, 6, 129, 64}, {1, 6, 129, 64}, {1, 6, 129, 64}},
+      {{1, 6, 5, 64}, {1, 6, 300, 64}, {1, 6, 300, 64}}},
+     {},
+     true},
+    {"attention_alibi_symmetric", R"mlir(
+func.func @attention_alibi_symmetric(%q: tensor<2x12x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                     %k: tensor<2x12x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                     %v: tensor<2x12x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]}) -> tensor<2x12x?x64xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, modifiers = [{kind = "alibi", max_bias = 4.0 : f64, symmetric = true}]} : tensor<2x12x?x64xf32>, tensor<2x12x?x64xf32>, tensor<2x12x?x64xf32> -> tensor<2x12x?x64xf32>
+  return %o : tensor<2x12x?x64xf32>
+})mlir",
+     {{{2, 12, 7, 64}, {2, 12, 7, 64}, {2, 12, 7, 64}},
+      {{2, 12, 129, 64}, {2, 12, 129, 64}, {2, 12, 129, 64}}},
+     {},
+     true},
+    {"attention_t5_encoder", R"mlir(
+func.func @attention_t5_encoder(%q: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                %k: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                %v: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]}) -> tensor<1x4x?x64xf32> {
+  %table = tfm.weight "rel_bias" {std = 1.0 : f64} : tensor<32x4xf32>
+  %o = tfm.attention %q, %k, %v modifier_operands(%table : tensor<32x4xf32>) {scale = 1.0 : f64, modifiers = [{kind = "t5", num_buckets = 32 : i64, max_distance = 128 : i64}]} : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  return %o : tensor<1x4x?x64xf32>
+})mlir",
+     {{{1, 4, 7, 64}, {1, 4, 7, 64}, {1, 4, 7, 64}},
+      {{1, 4, 300, 64}, {1, 4, 300, 64}, {1, 4, 300, 64}}},
+     {},
+     true},
+    {"attention_t5_decoder", R"mlir(
+func.func @attention_t5_decoder(%q: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "sq", ""]},
+                                %k: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                                %v: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                                %table: tensor<32x4xf32>) -> tensor<1x4x?x64xf32> {
+  %o = tfm.attention %q, %k, %v modifier_operands(%table : tensor<32x4xf32>) {scale = 1.0 : f64, causal = true, modifiers = [{kind = "t5", bidirectional = false}]} : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  return %o : tensor<1x4x?x64xf32>
+})mlir",
+     {{{1, 4, 129, 64}, {1, 4, 129, 64}, {1, 4, 129, 64}, {32, 4}},
+      {{1, 4, 3, 64}, {1, 4, 200, 64}, {1, 4, 200, 64}, {32, 4}}},
+     {},
+     true},
+    {"attention_sliding_window", R"mlir(
+func.func @attention_sliding_window(%q: tensor<1x8x?x64xf32> {tfm.dim_names = ["", "", "sq", ""]},
+                                    %k: tensor<1x2x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                                    %v: tensor<1x2x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]}) -> tensor<1x8x?x64xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true, modifiers = [{kind = "sliding_window", window = 37 : i64}]} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+})mlir",
+     {{{1, 8, 7, 64}, {1, 2, 7, 64}, {1, 2, 7, 64}},
+      {{1, 8, 300, 64}, {1, 2, 300, 64}, {1, 2, 300, 64}},
+      // Decoding with a cache: 5 queries at the end of 700 keys.
+      {{1, 8, 5, 64}, {1, 2, 700, 64}, {1, 2, 700, 64}}},
+     {},
+     true},
+    // Two modifiers on one op, a window that masks whole key blocks of a
+    // non-causal encoder, and ALiBi on top.
+    {"attention_window_and_alibi", R"mlir(
+func.func @attention_window_and_alibi(%q: tensor<1x3x?x80xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                      %k: tensor<1x3x?x80xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                      %v: tensor<1x3x?x80xf32> {tfm.dim_names = ["", "", "seq", ""]}) -> tensor<1x3x?x80xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.11180339887 : f64, modifiers = [{kind = "sliding_window", window = 20 : i64, symmetric = true}, {kind = "alibi", symmetric = true}]} : tensor<1x3x?x80xf32>, tensor<1x3x?x80xf32>, tensor<1x3x?x80xf32> -> tensor<1x3x?x80xf32>
+  return %o : tensor<1x3x?x80xf32>
+})mlir",
+     {{{1, 3, 7, 80}, {1, 3, 7, 80}, {1, 3, 7, 80}},
+      {{1, 3, 400, 80}, {1, 3, 400, 80}, {1, 3, 400, 80}}},
+     {},
+     true},
     // Attention as an exporter writes it: the fused build raises it to
     // tfm.attention, the unfused build keeps the decomposed ops.
     {"attention_decomposed", R"mlir(

@@ -29,7 +29,14 @@
 // and a row whose keys are all masked ends with l = 0 and outputs 0. Causal
 // blocks past the diagonal of a tile are never computed: the merge walks key
 // blocks through an RDom whose predicate bounds it by the tile's last row, and
-// bounds inference sizes the per-block work from it.
+// bounds inference sizes the per-block work from it. A modifier that masks
+// every key before some distance (a sliding window) bounds it from below the
+// same way (ScoreModifier::visibleDeltas).
+//
+// Score modifiers (ALiBi, T5 buckets, a sliding window, ...; see
+// compiler/modifiers) add bias(h, j - i') to each score, i' = i + Sk - Sq.
+// The kernel evaluates the bias once per distance a tile spans, into a small
+// table computed per task, and reads it per score: never Sq x Sk values.
 //
 // Schedule parameters (KernelSpec::schedules, per ISA; a missing one takes
 // the formula's value, an invalid one is rejected by failSpec naming it so a
@@ -65,7 +72,9 @@
 
 #include "compiler/codegen/halide/BuilderSupport.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/modifiers/ScoreModifier.h"
 
+#include <climits>
 #include <limits>
 #include <string>
 
@@ -236,6 +245,7 @@ AttentionTiles chooseTiles(const KernelSpec &spec, const Target &target) {
 struct AttentionPipeline {
   std::vector<ImageParam> inputs;
   ImageParam mask; // defined when spec.hasMask
+  Func modifierBias; // defined when spec.modifiers is not empty
   Var c{"c"}, d{"d"}, i{"i"}, jj{"jj"}, kb{"kb"}, h{"h"}, b{"b"};
   Func qScaled{"attn_q_scaled"}, scoreAcc{"attn_score_acc"},
       score{"attn_score"}, blockMax{"attn_block_max"}, prob{"attn_prob"},
@@ -270,6 +280,12 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
     p.inputs.push_back(keyPad);
   }
   auto f32 = [](Expr x) { return cast<float>(x); };
+  ModifierBias bias;
+  if (!spec.modifiers.empty()) {
+    bias = declareModifierBias(spec, q.dim(2).extent());
+    p.inputs.insert(p.inputs.end(), bias.inputs.begin(), bias.inputs.end());
+    p.modifierBias = bias.func;
+  }
 
   Var &c = p.c, &d = p.d, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h, &b = p.b;
   const Expr Sq = q.dim(1).extent(), Sk = k.dim(1).extent();
@@ -297,6 +313,11 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   Expr s = p.scoreAcc(i, jj, kb, h, b);
   if (spec.hasMask)
     s += f32(mask(keyClamped, clamp(i, 0, Sq - 1), h, b)) *
+         static_cast<float>(kLog2E);
+  // Modifiers: a function of the head and the key-query distance, looked up
+  // per score from a per-tile table of distances (scheduled below).
+  if (p.modifierBias.defined())
+    s += p.modifierBias(keyClamped - (clamp(i, 0, Sq - 1) + diag), h) *
          static_cast<float>(kLog2E);
   Expr allowed = key < Sk;
   if (spec.causal)
@@ -332,10 +353,27 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
       Tuple(p.pvAcc(c, i, kb, h, b), p.blockMax(i, kb, h, b),
             p.blockSum(i, kb, h, b));
 
-  // Merge the blocks.
-  p.rkb = RDom(0, numBlocks, "rkb");
+  // Merge the blocks. Blocks wholly outside the keys a row can see (after
+  // its diagonal when causal, before a sliding window) are never computed:
+  // the predicate bounds the blocks of each tile.
+  int64_t visibleLo = INT64_MIN, visibleHi = INT64_MAX;
   if (spec.causal)
-    p.rkb.where(p.rkb * KB <= i + diag);
+    visibleHi = 0;
+  for (const ModifierSpec &modifier : spec.modifiers)
+    if (const modifiers::ScoreModifier *definition =
+            modifiers::lookupModifier(modifier.name))
+      definition->visibleDeltas(modifier.params, visibleLo, visibleHi);
+  // Distances past int32 would overflow the index arithmetic: those bounds
+  // exclude nothing a buffer can hold anyway.
+  const int64_t kFar = int64_t(1) << 30;
+  p.rkb = RDom(0, numBlocks, "rkb");
+  // One where() per bound, each solved for rkb: bounds inference then sizes
+  // the tile's blocks from both (written as `rkb * KB + KB - 1 >= ...`, the
+  // lower bound made it give up on both and compute every block).
+  if (visibleHi < kFar)
+    p.rkb.where(p.rkb * KB <= i + diag + static_cast<int32_t>(visibleHi));
+  if (visibleLo > -kFar)
+    p.rkb.where(p.rkb >= (i + diag + static_cast<int32_t>(visibleLo)) / KB);
   p.rowMax(i, h, b) = negInf;
   p.rowMax(i, h, b) = max(p.rowMax(i, h, b), p.partial(0, i, p.rkb, h, b)[1]);
   Expr y = p.partial(0, i, kb, h, b)[1] - p.rowMax(i, h, b);
@@ -425,6 +463,13 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 
   // Q^T, once per tile.
   p.qScaled.compute_at(p.out, task).align_bounds(i, QT).vectorize(i, V);
+
+  // Modifier bias of every distance the tile's scores span (about Sk + QT
+  // values per task, against QT x Sk scores): GEMM #1's rows read it as a
+  // contiguous run, reversed.
+  if (p.modifierBias.defined())
+    p.modifierBias.compute_at(p.out, task)
+        .vectorize(p.modifierBias.args()[0], V, TailStrategy::GuardWithIf);
 
   // Key-block loop: partial is computed per tile, block by block; the
   // scores, probabilities and statistics of one block live inside it.

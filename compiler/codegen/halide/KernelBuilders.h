@@ -47,6 +47,19 @@ BuiltKernel buildMatmulKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildSoftmaxKernel(const KernelSpec &, const Halide::Target &);
 // AttentionKernel.cpp
 BuiltKernel buildAttentionKernel(const KernelSpec &, const Halide::Target &);
+// ModifierKernels.cpp
+BuiltKernel buildScoreBiasKernel(const KernelSpec &, const Halide::Target &);
+
+/// The summed bias of spec.modifiers as `func(delta, h)` (f32, natural-log
+/// units, -inf where a modifier masks), with the operand inputs it reads in
+/// kernelSignature order. `heads` is the number of query heads. Fails
+/// (failSpec) on a modifier that is not registered.
+struct ModifierBias {
+  Halide::Var delta{"delta"}, h{"bias_h"};
+  Halide::Func func{"modifier_bias"};
+  std::vector<Halide::ImageParam> inputs;
+};
+ModifierBias declareModifierBias(const KernelSpec &spec, const Halide::Expr &heads);
 
 /// Schedule parameters worth timing for Linear and Matmul on `target` (see
 /// the parameter table at the top of MatmulKernels.cpp), each valid for the

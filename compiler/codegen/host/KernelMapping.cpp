@@ -54,6 +54,34 @@ private:
   LogicalResult addCall(Operation *op, KernelSpec spec,
                         SmallVector<BufferView, 6> args);
 
+  /// Appends the score modifier `dict` (parameters with their defaults) to
+  /// spec.modifiers and its operands, dense, to `args`.
+  LogicalResult addModifier(Operation *op, DictionaryAttr dict, ValueRange operands,
+                            KernelSpec &spec, SmallVector<BufferView, 6> &args) {
+    tfm::ResolvedModifier resolved;
+    if (std::string problem = tfm::parseModifier(dict, resolved); !problem.empty())
+      return op->emitOpError(problem);
+    ModifierSpec modifier;
+    modifier.name = resolved.definition->name();
+    std::vector<std::vector<int64_t>> shapes;
+    for (Value operand : operands) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      std::vector<int64_t> shape;
+      for (int64_t d : type.getShape())
+        shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+      shapes.push_back(std::move(shape));
+      modifier.operandRanks.push_back(static_cast<int>(type.getRank()));
+      args.push_back(dense(operand));
+    }
+    std::string problem =
+        modifiers::checkModifier(*resolved.definition, resolved.params, {}, shapes);
+    if (!problem.empty())
+      return op->emitOpError(problem);
+    modifier.params = std::move(resolved.params);
+    spec.modifiers.push_back(std::move(modifier));
+    return success();
+  }
+
   Value root(Value v) const {
     auto it = aliasOf.find(v);
     return it == aliasOf.end() ? v : it->second;
@@ -428,6 +456,16 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
                        {flattenLeading(c.getInput(), 2),
                         flattenLeading(c.getResult(), 2)});
       })
+      .Case<ScoreBiasOp>([&](ScoreBiasOp sb) -> LogicalResult {
+        KernelSpec spec;
+        spec.kind = KernelKind::ScoreBias;
+        spec.elementType = elementType(sb.getResult());
+        SmallVector<BufferView, 6> args = {dense(sb.getInput())};
+        if (failed(addModifier(op, sb.getModifier(), sb.getModifierOperands(), spec, args)))
+          return failure();
+        args.push_back(dense(sb.getResult()));
+        return addCall(op, spec, std::move(args));
+      })
       .Case<TransposeOp>([&](TransposeOp t) {
         // A copy whose input is read through permuted strides.
         ArrayRef<int64_t> perm = t.getPermutation();
@@ -493,6 +531,11 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
           spec.keyPaddingType = elementType(pad);
           args.push_back(dense(pad));
         }
+        if (ArrayAttr list = a.getModifiersAttr())
+          for (auto [attr, group] :
+               llvm::zip_equal(list, a.getModifierOperandGroups()))
+            if (failed(addModifier(op, cast<DictionaryAttr>(attr), group, spec, args)))
+              return failure();
         args.push_back(dense(a.getResult()));
         return addCall(op, spec, std::move(args));
       })

@@ -109,3 +109,22 @@ func.func @negative_static_mask_dynamic_queries(%q: tensor<1x12x?x64xf32>, %k: t
   %o = tfm.attention %q, %k, %v mask(%mask : tensor<1x1x128x128xf32>) {scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
   return %o : tensor<1x12x?x64xf32>
 }
+
+// -----
+
+/// Score modifiers become one tfm.score_bias each, after the scale and the
+/// additive mask, before key padding and causal masking.
+// CHECK-LABEL: func.func @score_modifiers
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x8x?x64xf32>, %[[K:[^:]+]]: tensor<1x8x?x64xf32>, %[[V:[^:]+]]: tensor<1x8x?x64xf32>, %[[T:[^:]+]]: tensor<32x8xf32>)
+// CHECK: %[[S:.+]] = tfm.matmul %[[Q]], %[[K]] {transpose_b = true}
+// CHECK: %[[M:.+]] = tfm.mul %[[S]]
+// CHECK-NEXT: %[[B0:.+]] = tfm.score_bias %[[M]] {modifier = {kind = "alibi"}} : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+// CHECK-NEXT: %[[B1:.+]] = tfm.score_bias %[[B0]] modifier_operands(%[[T]] : tensor<32x8xf32>) {modifier = {kind = "t5"}} : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+// CHECK-NEXT: %[[C:.+]] = tfm.causal_mask %[[B1]]
+// CHECK-NEXT: %[[P:.+]] = tfm.softmax %[[C]]
+func.func @score_modifiers(%q: tensor<1x8x?x64xf32>, %k: tensor<1x8x?x64xf32>, %v: tensor<1x8x?x64xf32>, %t: tensor<32x8xf32>) -> tensor<1x8x?x64xf32> {
+  %o = tfm.attention %q, %k, %v modifier_operands(%t : tensor<32x8xf32>)
+      {scale = 0.125 : f64, causal = true, modifiers = [{kind = "alibi"}, {kind = "t5"}]}
+      : tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+}

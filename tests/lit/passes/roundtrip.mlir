@@ -74,3 +74,19 @@ func.func @static_key_padding_dynamic_keys(%q: tensor<?x4x?x16xf32>, %k: tensor<
   %o = tfm.attention %q, %k, %v key_padding_mask(%kpm : tensor<?x128xi1>) {scale = 0.25 : f64, causal = true} : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32> -> tensor<?x4x?x16xf32>
   return %o : tensor<?x4x?x16xf32>
 }
+
+// -----
+
+/// Score modifiers come back in order, with their operands.
+// CHECK-LABEL: func.func @score_modifiers
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x8x?x64xf32>, %[[K:[^:]+]]: tensor<1x8x?x64xf32>, %[[V:[^:]+]]: tensor<1x8x?x64xf32>, %[[T:[^:]+]]: tensor<32x8xf32>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] modifier_operands(%[[T]] : tensor<32x8xf32>) {causal = true, modifiers = [{kind = "alibi", max_bias = 4.000000e+00 : f64}, {bidirectional = false, kind = "t5"}, {kind = "sliding_window", window = 9 : i64}], scale = 1.250000e-01 : f64}
+// CHECK-NEXT: return %[[O]]
+func.func @score_modifiers(%q: tensor<1x8x?x64xf32>, %k: tensor<1x8x?x64xf32>, %v: tensor<1x8x?x64xf32>, %t: tensor<32x8xf32>) -> tensor<1x8x?x64xf32> {
+  %o = tfm.attention %q, %k, %v modifier_operands(%t : tensor<32x8xf32>)
+      {scale = 0.125 : f64, causal = true,
+       modifiers = [{kind = "alibi", max_bias = 4.0 : f64}, {kind = "t5", bidirectional = false},
+                    {kind = "sliding_window", window = 9 : i64}]}
+      : tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+}

@@ -71,7 +71,8 @@ TEST_F(ShapeInferenceTest, AttentionMultiHead) {
   Value k = arg({1, 12, kDyn, 64});
   Value v = arg({1, 12, kDyn, 64});
   auto op = AttentionOp::create(builder, loc, q, k, v, Value(), Value(),
-                                APFloat(0.125), /*causal=*/true);
+                                ValueRange(), APFloat(0.125), /*causal=*/true,
+                                /*modifiers=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({1, 12, kDyn, 64}));
   expectVerifies(op);
 }
@@ -84,9 +85,38 @@ TEST_F(ShapeInferenceTest, AttentionGroupedQueryCrossAndValueDim) {
   Value mask = arg({kDyn, kDyn}, builder.getF16Type());
   Value padding = arg({kDyn, 32}, builder.getI1Type());
   auto op = AttentionOp::create(builder, loc, q, k, v, mask, padding,
-                                APFloat(1.0), /*causal=*/false);
+                                ValueRange(), APFloat(1.0), /*causal=*/false,
+                                /*modifiers=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({3, 8, 16, 128}, builder.getF16Type()));
   expectVerifies(op);
+}
+
+TEST_F(ShapeInferenceTest, AttentionScoreModifiers) {
+  // A T5 table takes one column per query head; inference checks it.
+  Value q = arg({1, 4, kDyn, 32});
+  Value table = arg({32, 4});
+  Value wrongTable = arg({32, 3});
+  auto t5 = builder.getArrayAttr({builder.getDictionaryAttr(
+      {builder.getNamedAttr("kind", builder.getStringAttr("t5"))})});
+  auto op = AttentionOp::create(builder, loc, q, q, q, Value(), Value(),
+                                ValueRange{table}, APFloat(1.0), false, t5);
+  EXPECT_EQ(op.getType(), tensor({1, 4, kDyn, 32}));
+  expectVerifies(op);
+  ASSERT_EQ(op.getModifierOperandGroups().size(), 1u);
+  EXPECT_EQ(op.getModifierOperandGroups()[0].size(), 1u);
+
+  std::string message;
+  ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  auto bad = createChecked<AttentionOp>(builder, loc, q, q, q, Value(), Value(),
+                                        ValueRange{wrongTable}, APFloat(1.0),
+                                        false, t5);
+  EXPECT_TRUE(failed(bad));
+  EXPECT_EQ(message, "'tfm.attention' op modifier 't5': expected operand "
+                     "'table' [num_buckets, H] to have one column per query "
+                     "head (4), got 3");
 }
 
 TEST_F(ShapeInferenceTest, AttentionBatchFromKeyPaddingMask) {
@@ -94,7 +124,8 @@ TEST_F(ShapeInferenceTest, AttentionBatchFromKeyPaddingMask) {
   Value kv = arg({kDyn, 1, kDyn, 32});
   Value padding = arg({5, kDyn}, builder.getI64Type());
   auto op = AttentionOp::create(builder, loc, q, kv, kv, Value(), padding,
-                                APFloat(1.0), false);
+                                ValueRange(), APFloat(1.0), false,
+                                /*modifiers=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({5, 4, kDyn, 32}));
   expectVerifies(op);
 }
@@ -254,7 +285,8 @@ TEST_F(ShapeInferenceTest, CreateCheckedReportsInsteadOfAborting) {
   Value q = arg({2, 8, kDyn, 64});
   Value kv = arg({2, 2, kDyn, 64});
   auto good = createChecked<AttentionOp>(builder, loc, q, kv, kv, Value(),
-                                         Value(), APFloat(0.125), true);
+                                         Value(), ValueRange(), APFloat(0.125),
+                                         true, /*modifiers=*/nullptr);
   ASSERT_TRUE(succeeded(good));
   EXPECT_EQ(good->getType(), tensor({2, 8, kDyn, 64}));
   EXPECT_TRUE(good->getCausal());

@@ -1,0 +1,146 @@
+//===- ScoreModifier.h - position and mask terms of attention scores -*- C++ -*-===//
+//
+// A score modifier is one way the literature puts position (or a mask) into
+// attention scores as a function of the head and the key-query distance:
+//
+//   s[b, h, i, j] = scale * q_i . k_j + bias_h(delta),
+//   delta = j - (i + Sk - Sq)       (the query block sits at the end of the
+//                                     keys, as when decoding with a cache)
+//
+// ALiBi, T5's relative buckets and a sliding window are such terms (a mask
+// is a bias of -inf). Everything the compiler needs to know about one lives
+// in one file in this folder, a subclass of ScoreModifier (the build finds
+// the file and registers it by name):
+//
+//   - its parameters and operands, and the checks the tfm verifier runs;
+//   - reference semantics, in double, for the evaluator;
+//   - a Halide expression of (h, delta), which the fused attention kernel
+//     evaluates once per head and distance for a tile and adds to each score
+//     as it computes it (the Sq x Sk bias is never stored), and which the
+//     unfused build's tfm.score_bias kernel adds to stored scores.
+//
+// The generic parts (the attribute form `{kind = "alibi", ...}` on
+// tfm.attention and tfm.score_bias, their verification, the decomposition
+// into tfm.score_bias and the fusion back) read only this interface, so a
+// new modifier is one file plus its tests.
+//
+// This header names no MLIR or Halide type beyond a forward declaration, so
+// the dialect, the evaluator and the code generator can all include it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_MODIFIERS_SCOREMODIFIER_H
+#define ATTUNE_COMPILER_MODIFIERS_SCOREMODIFIER_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace Halide {
+struct Expr;
+class Func;
+} // namespace Halide
+
+namespace attune::modifiers {
+
+/// A modifier's parameters by name. Integers and booleans (0/1) are exact.
+using ModifierParams = std::map<std::string, double>;
+
+/// One parameter a modifier takes.
+struct ParamSpec {
+  enum Kind { Integer, Real, Bool };
+  std::string name;
+  Kind kind = Real;
+  /// The value when the attribute leaves it out; none: required.
+  std::optional<double> defaultValue;
+  double min = -1e300, max = 1e300;
+  std::string description;
+};
+
+/// One tensor operand a modifier takes (a bias table, ...), with its rank
+/// and what its dimensions mean, e.g. {"table", 2, "[num_buckets, H]"}.
+struct OperandSpec {
+  std::string name;
+  int rank = 0;
+  std::string shape;
+};
+
+/// The attention a modifier is applied to; -1 marks a dynamic dimension.
+struct AttentionDims {
+  int64_t heads = -1, querySeq = -1, keySeq = -1;
+};
+
+/// A row-major operand for the reference evaluator.
+struct ReferenceOperand {
+  const double *data = nullptr;
+  std::vector<int64_t> shape;
+};
+
+class ScoreModifier {
+public:
+  virtual ~ScoreModifier();
+
+  /// The `kind` that names it in the IR, e.g. "alibi".
+  virtual std::string name() const = 0;
+  /// Where it comes from and its formula, one paragraph.
+  virtual std::string description() const = 0;
+  virtual std::vector<ParamSpec> params() const { return {}; }
+  virtual std::vector<OperandSpec> operands() const { return {}; }
+
+  /// What the generic checks of the parameters (presence, kind, range) and
+  /// operand ranks cannot see: relations between them and the attention's
+  /// dimensions. Returns "" or a message naming the problem.
+  virtual std::string verify(const ModifierParams &params, const AttentionDims &dims,
+                             const std::vector<std::vector<int64_t>> &operandShapes) const {
+    return "";
+  }
+
+  /// Narrows [lo, hi] to the distances this modifier can leave unmasked:
+  /// outside it kernelBias is -inf for every head, so the fused kernel skips
+  /// key blocks that lie wholly outside (a sliding window's keys before the
+  /// window). The default leaves both as they are.
+  virtual void visibleDeltas(const ModifierParams &params, int64_t &lo,
+                             int64_t &hi) const {}
+
+  /// The term added to the scaled score of head `h` (of `heads`) at
+  /// distance `delta`; -inf masks the key out. In double, written from the
+  /// source's definition, independently of kernelBias.
+  virtual double referenceBias(const ModifierParams &params,
+                               const std::vector<ReferenceOperand> &operands,
+                               int64_t heads, int64_t h, int64_t delta) const = 0;
+
+  /// The same term as a Halide expression in f32 of the int32 expressions
+  /// `heads`, `h` and `delta`; `operands` are the operand tensors as f32
+  /// Funcs in Halide order (innermost dimension first). May return -inf.
+  virtual Halide::Expr kernelBias(const ModifierParams &params,
+                                  const std::vector<Halide::Func> &operands,
+                                  const Halide::Expr &heads, const Halide::Expr &h,
+                                  const Halide::Expr &delta) const = 0;
+};
+
+/// The modifier registered under `name`, or null.
+const ScoreModifier *lookupModifier(const std::string &name);
+
+/// Every registered modifier, by name.
+std::vector<const ScoreModifier *> allModifiers();
+
+/// Names of every registered modifier, comma-separated, for messages.
+std::string modifierNames();
+
+/// Fills in defaults and checks `given` against `modifier`'s parameter list
+/// (unknown names, missing required ones, kinds, ranges), then its operand
+/// ranks and its own verify(). Returns "" or a message naming the problem.
+std::string checkModifier(const ScoreModifier &modifier, ModifierParams &given,
+                          const AttentionDims &dims,
+                          const std::vector<std::vector<int64_t>> &operandShapes);
+
+/// Each file `<Stem>.cpp` of this folder defines
+///   std::unique_ptr<ScoreModifier> create<Stem>();
+/// and the build lists every file, so the registry needs no edit.
+
+} // namespace attune::modifiers
+
+#endif // ATTUNE_COMPILER_MODIFIERS_SCOREMODIFIER_H

@@ -1,0 +1,35 @@
+// RUN: attune-opt %s -split-input-file | attune-opt -split-input-file | FileCheck %s
+
+/// Score modifiers on tfm.attention and tfm.score_bias print and parse back
+/// unchanged; omitted parameters stay omitted (their defaults are the
+/// registry's).
+
+// CHECK-LABEL: func.func @alibi
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {causal = true, modifiers = [{kind = "alibi"}], scale = 1.250000e-01 : f64}
+func.func @alibi(%q: tensor<1x6x?x64xf32>, %k: tensor<1x6x?x64xf32>, %v: tensor<1x6x?x64xf32>) -> tensor<1x6x?x64xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true, modifiers = [{kind = "alibi"}]}
+      : tensor<1x6x?x64xf32>, tensor<1x6x?x64xf32>, tensor<1x6x?x64xf32> -> tensor<1x6x?x64xf32>
+  return %o : tensor<1x6x?x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @t5_and_window
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} modifier_operands(%{{.+}} : tensor<32x8xf32>) {modifiers = [{kind = "t5", max_distance = 128 : i64, num_buckets = 32 : i64}, {kind = "sliding_window", window = 16 : i64}], scale = 1.000000e+00 : f64}
+func.func @t5_and_window(%q: tensor<1x8x?x64xf32>, %k: tensor<1x8x?x64xf32>, %v: tensor<1x8x?x64xf32>, %t: tensor<32x8xf32>) -> tensor<1x8x?x64xf32> {
+  %o = tfm.attention %q, %k, %v modifier_operands(%t : tensor<32x8xf32>)
+      {scale = 1.0 : f64, modifiers = [{kind = "t5", num_buckets = 32 : i64, max_distance = 128 : i64},
+                                       {kind = "sliding_window", window = 16 : i64}]}
+      : tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @score_bias
+// CHECK: tfm.score_bias %{{.+}} modifier_operands(%{{.+}} : tensor<32x8xf32>) {modifier = {bidirectional = false, kind = "t5"}} : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+func.func @score_bias(%s: tensor<1x8x?x?xf32>, %t: tensor<32x8xf32>) -> tensor<1x8x?x?xf32> {
+  %b = tfm.score_bias %s modifier_operands(%t : tensor<32x8xf32>) {modifier = {kind = "t5", bidirectional = false}}
+      : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+  return %b : tensor<1x8x?x?xf32>
+}
