@@ -9,8 +9,8 @@
 //   BM_Attention/<fused|unfused>/S:<seq>/D:<64|128>/causal:<0|1>/T:<threads>
 //   BM_Attention/<fused|unfused>_<modifier>/S:<seq>/D:64/causal:<0|1>/T:<threads>
 //
-// the second for each score modifier's example (examples/attention/
-// attention_<modifier>.mlir: alibi, t5, window), with a GFLOPs rate counter
+// the second for each position encoding's example (examples/attention/
+// attention_<modifier>.mlir: rope, alibi, t5, window), with a GFLOPs rate counter
 // of the useful work: 4·B·H·S²·D flops per run, half when causal, and
 // 4·B·H·D per visible (query, key) pair for the sliding window, whose kernel
 // skips the key blocks outside it)
@@ -67,6 +67,7 @@ std::map<std::string, attune_model_t *> &models() {
 /// whether it is causal. D = 64.
 struct ModifierForm {
   const char *name;
+  /// The score modifier's kind; "" for RoPE, which rotates q and k instead.
   const char *kind;
   attune::modifiers::ModifierParams params;
   bool causal;
@@ -74,10 +75,23 @@ struct ModifierForm {
   bool hasTable;
 };
 const ModifierForm kModifierForms[] = {
+    {"rope", "", {}, true, false},
     {"alibi", "alibi", {}, true, false},
     {"t5", "t5", {{"num_buckets", 32}, {"max_distance", 128}}, false, true},
     {"window", "sliding_window", {{"window", 512}}, true, false},
 };
+
+/// `row` (D values) rotated at position `n` as LLaMA does (split halves,
+/// base 10000, every dimension): the example attention_rope.mlir's RoPE.
+void ropeRow(std::vector<double> &row, double n) {
+  const int64_t D = row.size(), half = D / 2;
+  std::vector<double> in = row;
+  for (int64_t i = 0; i < half; ++i) {
+    double angle = n * std::pow(10000.0, -2.0 * double(i) / double(D));
+    row[i] = in[i] * std::cos(angle) - in[i + half] * std::sin(angle);
+    row[i + half] = in[i + half] * std::cos(angle) + in[i] * std::sin(angle);
+  }
+}
 const ModifierForm *findForm(const std::string &name) {
   for (const ModifierForm &form : kModifierForms)
     if (name == form.name)
@@ -186,8 +200,9 @@ std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
   const ModifierForm *form = p.form;
   const bool t5 = form && std::string(form->kind) == "t5";
   const double scale = t5 ? 1.0 : 1.0 / std::sqrt(double(D));
+  const bool rope = form && std::string(form->kind).empty();
   const attune::modifiers::ScoreModifier *modifier =
-      form ? attune::modifiers::lookupModifier(form->kind) : nullptr;
+      form && !rope ? attune::modifiers::lookupModifier(form->kind) : nullptr;
   attune::modifiers::ModifierParams params = form ? form->params
                                                   : attune::modifiers::ModifierParams{};
   std::vector<double> tableData(p.table.begin(), p.table.end());
@@ -207,10 +222,18 @@ std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
   }
   std::vector<double> score(keys);
   double max = -INFINITY, sum = 0;
+  std::vector<double> queryRow(p.q.begin() + base + i * D,
+                               p.q.begin() + base + (i + 1) * D);
+  if (rope)
+    ropeRow(queryRow, double(i));
   for (int64_t j = 0; j < keys; ++j) {
+    std::vector<double> keyRow(p.k.begin() + base + j * D,
+                               p.k.begin() + base + (j + 1) * D);
+    if (rope)
+      ropeRow(keyRow, double(j));
     double dot = 0;
     for (int64_t d = 0; d < D; ++d)
-      dot += double(p.q[base + i * D + d]) * p.k[base + j * D + d];
+      dot += queryRow[d] * keyRow[d];
     score[j] = dot * scale;
     if (modifier)
       score[j] += modifier->referenceBias(params, operands, kHeads, bh % kHeads, j - i);

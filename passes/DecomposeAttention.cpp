@@ -82,9 +82,30 @@ LogicalResult decompose(tfm::AttentionOp op) {
     return value;
   };
 
+  // RoPE: q and k rotated by tfm.rope, q aligned to the end of the keys.
+  Value query = op.getQuery();
+  Value key = op.getKey();
+  if (DictionaryAttr ropeAttr = op.getRopeAttr()) {
+    attune::codegen::RopeSpec rope;
+    if (std::string problem =
+            tfm::readRope(ropeAttr, queryType.getDimSize(3), rope);
+        !problem.empty())
+      return op.emitOpError(problem);
+    auto rotate = [&](Value x, Value align) {
+      Value rotated = tfm::RopeOp::create(
+          builder, loc, x.getType(), x, align, builder.getF64FloatAttr(rope.base),
+          builder.getI64IntegerAttr(rope.rotaryDims),
+          builder.getBoolAttr(rope.interleaved),
+          builder.getI64IntegerAttr(rope.positionOffset));
+      built.push_back(rotated.getDefiningOp());
+      return rotated;
+    };
+    query = rotate(query, key);
+    key = rotate(key, Value());
+  }
+
   // Grouped-query attention: repeat each k/v head so that a plain batched
   // matmul pairs query head h with key/value head h / (H / Hkv).
-  Value key = op.getKey();
   Value value = op.getValue();
   if (heads != kvHeads) {
     if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
@@ -111,7 +132,7 @@ LogicalResult decompose(tfm::AttentionOp op) {
   // operation state before ODS fills in default-valued attributes, and
   // tfm.matmul's inference reads both.
   auto scores = track(build<tfm::MatmulOp>(
-      builder, loc, op.getQuery(), key,
+      builder, loc, query, key,
       /*transpose_a=*/builder.getBoolAttr(false), builder.getBoolAttr(true)));
   if (failed(scores))
     return fail();

@@ -234,6 +234,8 @@ struct AttentionMatch {
   SmallVector<MaskTerm> masks;
   /// Score modifiers' biases, nearest the softmax first (the walk's order).
   SmallVector<tfm::ScoreBiasOp> modifiers;
+  /// The `rope` of the fused op, when q and k were rotated alike.
+  DictionaryAttr rope;
 
   /// The shape of the fused op's k.
   SmallVector<int64_t> keyShape() const {
@@ -557,6 +559,36 @@ LogicalResult SiteMatcher::matchQueryKey(tfm::MatmulOp queryTimesKey) {
     match.key = keyRepeat.getInput();
     match.value = valueRepeat.getInput();
   }
+
+  // RoPE: q and k rotated alike (tfm.rope with equal parameters, q's
+  // positions aligned to the end of k's) fold into the op's `rope`. Any
+  // other rotation stays an op whose result the fused op takes as q or k.
+  auto queryRope = match.query.getDefiningOp<tfm::RopeOp>();
+  auto keyRope = match.key.getDefiningOp<tfm::RopeOp>();
+  if (queryRope && keyRope && match.keyPermutation.empty() && !keyRope.getAlign()) {
+    attune::codegen::RopeSpec q = tfm::ropeOf(queryRope), k = tfm::ropeOf(keyRope);
+    bool same = q.base == k.base && q.rotaryDims == k.rotaryDims &&
+                q.interleaved == k.interleaved && q.positionOffset == k.positionOffset;
+    auto queryShape = cast<RankedTensorType>(match.query.getType()).getShape();
+    auto keyShape = cast<RankedTensorType>(match.key.getType()).getShape();
+    bool aligned = queryRope.getAlign() == keyRope.getInput() ||
+                   (!queryRope.getAlign() && !ShapedType::isDynamic(queryShape[2]) &&
+                    queryShape[2] == keyShape[2]);
+    if (same && aligned) {
+      Builder b(queryRope.getContext());
+      SmallVector<NamedAttribute> entries = {
+          b.getNamedAttr("base", b.getF64FloatAttr(q.base)),
+          b.getNamedAttr("rotary_dims", b.getI64IntegerAttr(q.rotaryDims))};
+      if (q.interleaved)
+        entries.push_back(b.getNamedAttr("interleaved", b.getBoolAttr(true)));
+      if (q.positionOffset != 0)
+        entries.push_back(
+            b.getNamedAttr("position_offset", b.getI64IntegerAttr(q.positionOffset)));
+      match.rope = b.getDictionaryAttr(entries);
+      match.query = queryRope.getInput();
+      match.key = keyRope.getInput();
+    }
+  }
   return success();
 }
 
@@ -696,7 +728,8 @@ FailureOr<tfm::AttentionOp> rewrite(const AttentionMatch &match,
           match.keyPaddingMask, modifierOperands,
           builder.getF64FloatAttr(match.scale),
           match.causal ? builder.getBoolAttr(true) : BoolAttr(),
-          modifiers.empty() ? ArrayAttr() : builder.getArrayAttr(modifiers));
+          modifiers.empty() ? ArrayAttr() : builder.getArrayAttr(modifiers),
+          match.rope);
   }
   if (failed(attention)) {
     inserted.eraseAll();

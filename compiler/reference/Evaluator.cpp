@@ -193,6 +193,21 @@ double sinusoid(tfm::SinusoidalFormKind form, int64_t s, int64_t d, int64_t D,
   return d < n ? std::sin(pos * inv) : std::cos(pos * inv);
 }
 
+/// One row `x` of D values rotated at position `n` by the rotary embedding
+/// `rope` (tfm.rope's description), in double.
+void ropeRow(const codegen::RopeSpec &rope, double n, double *x, int64_t D) {
+  const int64_t R = rope.rotaryDims, half = R / 2;
+  std::vector<double> in(x, x + D);
+  for (int64_t i = 0; i < half; ++i) {
+    double theta = std::pow(rope.base, -2.0 * double(i) / double(R));
+    double c = std::cos(n * theta), s = std::sin(n * theta);
+    int64_t a = rope.interleaved ? 2 * i : i;
+    int64_t b = rope.interleaved ? 2 * i + 1 : i + half;
+    x[a] = in[a] * c - in[b] * s;
+    x[b] = in[b] * c + in[a] * s;
+  }
+}
+
 class Interpreter {
 public:
   explicit Interpreter(const WeightLookup &weights) : weights(weights) {}
@@ -225,6 +240,7 @@ private:
   llvm::Error evalRepeatInterleave(tfm::RepeatInterleaveOp op);
   llvm::Error evalAttention(tfm::AttentionOp op);
   llvm::Error evalScoreBias(tfm::ScoreBiasOp op);
+  llvm::Error evalRope(tfm::RopeOp op);
   /// The score modifiers `dicts` with their operand groups, checked against
   /// the concrete shapes, as one bias(h, delta) (their sum).
   llvm::Expected<std::function<double(int64_t, int64_t)>>
@@ -372,6 +388,7 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::RepeatInterleaveOp o) { return evalRepeatInterleave(o); })
       .Case([&](tfm::AttentionOp o) { return evalAttention(o); })
       .Case([&](tfm::ScoreBiasOp o) { return evalScoreBias(o); })
+      .Case([&](tfm::RopeOp o) { return evalRope(o); })
       .Case([&](arith::ConstantOp o) { return evalConstant(o); })
       .Case([&](func::ReturnOp o) { return evalReturn(o); })
       .Default([&](Operation *o) {
@@ -908,6 +925,24 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
     bias = std::move(*resolved);
   }
 
+  // RoPE: rotated copies of q (at i + Sk - Sq + offset) and k (j + offset).
+  const Tensor *qp = &q, *kp = &k;
+  Tensor qRot, kRot;
+  if (DictionaryAttr ropeAttr = op.getRopeAttr()) {
+    codegen::RopeSpec rope;
+    if (std::string problem = tfm::readRope(ropeAttr, D, rope); !problem.empty())
+      return opError(op, problem);
+    qRot = q, kRot = k;
+    for (int64_t r = 0; r < B * H; ++r)
+      for (int64_t i = 0; i < Sq; ++i)
+        ropeRow(rope, double(i + (Sk - Sq) + rope.positionOffset),
+                &qRot.data[(r * Sq + i) * D], D);
+    for (int64_t r = 0; r < B * Hkv; ++r)
+      for (int64_t j = 0; j < Sk; ++j)
+        ropeRow(rope, double(j + rope.positionOffset), &kRot.data[(r * Sk + j) * D], D);
+    qp = &qRot, kp = &kRot;
+  }
+
   double scale = op.getScale().convertToDouble();
   bool causal = op.getCausal();
   Tensor out = makeTensor(ScalarType::F32, {B, H, Sq, Dv});
@@ -915,10 +950,10 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H; ++h) {
       int64_t g = h / group;
-      const double *K = &k.data[(b * Hkv + g) * Sk * D];
+      const double *K = &kp->data[(b * Hkv + g) * Sk * D];
       const double *V = &v.data[(b * Hkv + g) * Sk * Dv];
       for (int64_t i = 0; i < Sq; ++i) {
-        const double *Q = &q.data[((b * H + h) * Sq + i) * D];
+        const double *Q = &qp->data[((b * H + h) * Sq + i) * D];
         double m = -kInf;
         for (int64_t j = 0; j < Sk; ++j) {
           double dot = 0;
@@ -986,6 +1021,33 @@ Interpreter::modifierBias(Operation *op, ArrayRef<DictionaryAttr> dicts,
       sum += term.definition->referenceBias(term.params, term.operands, H, h, delta);
     return sum;
   };
+}
+
+llvm::Error Interpreter::evalRope(tfm::RopeOp op) {
+  const Tensor &in = get(op.getInput());
+  if (in.shape.size() != 4)
+    return opError(op, llvm::formatv("expected 'input' rank 4, got {0}",
+                                     in.shape.size()));
+  int64_t S = in.shape[2], D = in.shape[3];
+  int64_t L = S;
+  if (Value align = op.getAlign()) {
+    L = get(align).shape[2];
+    if (L < S)
+      return opError(op, llvm::formatv("expected 'align' length (dim 2) >= "
+                                       "the input's {0}, got {1}",
+                                       S, L));
+  }
+  codegen::RopeSpec rope = tfm::ropeOf(op);
+  if (rope.rotaryDims > D)
+    return opError(op, llvm::formatv("expected 'rotary_dims' <= the head dim "
+                                     "{0}, got {1}",
+                                     D, rope.rotaryDims));
+  Tensor out = in;
+  for (int64_t r = 0; r < in.shape[0] * in.shape[1]; ++r)
+    for (int64_t s = 0; s < S; ++s)
+      ropeRow(rope, double(s + (L - S) + rope.positionOffset),
+              &out.data[(r * S + s) * D], D);
+  return define(op, std::move(out));
 }
 
 llvm::Error Interpreter::evalScoreBias(tfm::ScoreBiasOp op) {

@@ -114,8 +114,18 @@ const char *kindName(KernelKind kind) {
     return "attention";
   case KernelKind::ScoreBias:
     return "score_bias";
+  case KernelKind::Rope:
+    return "rope";
   }
   return nullptr;
+}
+
+std::string ropeSuffix(const RopeSpec &rope) {
+  if (!rope.enabled)
+    return "";
+  return "_rope_base" + exactDouble(rope.base) + "_r" + std::to_string(rope.rotaryDims) +
+         (rope.interleaved ? "_interleaved" : "_halves") + "_o" +
+         std::to_string(rope.positionOffset);
 }
 
 /// "_<name>_<param><exact value>..." for each modifier, in order.
@@ -195,9 +205,14 @@ std::string KernelSpec::symbolName() const {
     if (hasKeyPadding)
       name += std::string("_kpm_") + scalarTypeName(keyPaddingType);
     name += modifierSuffix(modifiers);
+    name += ropeSuffix(rope);
     break;
   case KernelKind::ScoreBias:
     name += modifierSuffix(modifiers);
+    break;
+  case KernelKind::Rope:
+    name += "_d" + std::to_string(headDim) + ropeSuffix(rope) +
+            (ropeAligned ? "_aligned" : "");
     break;
   }
   // A negative rank or repeat count prints a '-': keep the identifier valid.
@@ -285,6 +300,10 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
     args.push_back({"out", e, 4});
     return args;
   }
+  case KernelKind::Rope:
+    if (spec.ropeAligned)
+      return {{"x", e, 4}, {"align", e, 4}, {"out", e, 4}};
+    return {{"x", e, 4}, {"out", e, 4}};
   }
   return {};
 }
@@ -370,8 +389,24 @@ std::string validateKernelSpec(const KernelSpec &spec) {
     if (spec.modifiers.empty())
       return bad("expected at least one modifier");
     break;
+  case KernelKind::Rope:
+    if (!spec.rope.enabled)
+      return bad("expected rope parameters");
+    break;
   default:
     break;
+  }
+  if (spec.rope.enabled) {
+    const RopeSpec &r = spec.rope;
+    if (!(r.base > 0) || !std::isfinite(r.base))
+      return bad("expected a finite rope base > 0, got " + std::to_string(r.base));
+    if (r.rotaryDims < 2 || r.rotaryDims % 2 != 0 ||
+        (spec.headDim > 0 && r.rotaryDims > spec.headDim))
+      return bad("expected even rotary dims in [2, " + std::to_string(spec.headDim) +
+                 "], got " + std::to_string(r.rotaryDims));
+    if (r.positionOffset < 0 || r.positionOffset > INT32_MAX / 2)
+      return bad("expected a rope position offset in [0, 2^30), got " +
+                 std::to_string(r.positionOffset));
   }
   return "";
 }

@@ -85,6 +85,10 @@ enum class KernelKind {
   /// -> out = x + the modifiers' bias at (h, j - (i + Sk - Sq)). The unfused
   /// form of attention's modifiers.
   ScoreBias,
+  /// in: x[B, H, S, D], (align[B', H', L, D'] when ropeAligned: only its L
+  /// is read) -> out[B, H, S, D] rotated at positions s + positionOffset
+  /// (+ L - S). params: rope (enabled), headDim = D (static)
+  Rope,
 };
 
 enum class BinaryKind { Add, Sub, Mul, Div };
@@ -103,6 +107,17 @@ struct ModifierSpec {
   std::string name;
   std::map<std::string, double> params;
   std::vector<int> operandRanks;
+};
+
+/// Rotary position embedding (tfm.rope, tfm.attention's `rope`): pairs of
+/// the first `rotaryDims` dimensions rotated by position * base^(-2i/R),
+/// pairs (2i, 2i+1) when `interleaved`, else (i, i + R/2).
+struct RopeSpec {
+  bool enabled = false;
+  double base = 10000.0;
+  int64_t rotaryDims = 0;
+  bool interleaved = false;
+  int64_t positionOffset = 0;
 };
 
 /// One kernel: a kind and the static parameters it is specialised on. Two
@@ -128,6 +143,8 @@ struct KernelSpec {
   bool causal = false, hasMask = false, hasKeyPadding = false;
   int64_t headDim = 0;                         // Attention (static)
   std::vector<ModifierSpec> modifiers;         // Attention, ScoreBias
+  RopeSpec rope;                               // Attention, Rope
+  bool ropeAligned = false;                    // Rope: takes an `align` buffer
 
   /// Schedule parameters per ISA level, keyed by attune_isa_name() ("avx2",
   /// "avx512", ...), usually from the tuning database. They change the code

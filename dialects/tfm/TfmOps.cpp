@@ -19,6 +19,8 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace attune::tfm;
 namespace modifiers = attune::modifiers;
@@ -731,6 +733,11 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
     return emitError() << "expected " << next
                        << " modifier operand(s), as 'modifiers' lists, got "
                        << modifierOperands.size();
+  if (DictionaryAttr rope = op.getRopeAttr()) {
+    attune::codegen::RopeSpec spec;
+    if (std::string problem = readRope(rope, known(headDim), spec); !problem.empty())
+      return emitError() << problem;
+  }
   return RankedTensorType::get({batch, heads, querySeq, value->getDimSize(3)},
                                elementType);
 }
@@ -816,8 +823,106 @@ attune::tfm::resolveModifier(DictionaryAttr dict, TypeRange operandTypes,
   return resolved;
 }
 
+//===----------------------------------------------------------------------===//
+// RoPE
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Checks a RoPE parameter set against head dim `headDim` (-1: dynamic).
+std::string checkRope(const attune::codegen::RopeSpec &rope, int64_t headDim) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (!(rope.base > 0) || !std::isfinite(rope.base))
+    os << "expected rope 'base' finite and > 0, got " << rope.base;
+  else if (rope.rotaryDims < 2 || rope.rotaryDims % 2 != 0)
+    os << "expected rope 'rotary_dims' even and >= 2, got " << rope.rotaryDims;
+  else if (headDim >= 0 && rope.rotaryDims > headDim)
+    os << "expected rope 'rotary_dims' <= the head dim " << headDim << ", got "
+       << rope.rotaryDims;
+  else if (rope.positionOffset < 0 || rope.positionOffset >= (int64_t(1) << 30))
+    os << "expected rope 'position_offset' in [0, 2^30), got " << rope.positionOffset;
+  return text;
+}
+
+} // namespace
+
+std::string attune::tfm::readRope(DictionaryAttr dict, int64_t headDim,
+                                  attune::codegen::RopeSpec &out) {
+  out = attune::codegen::RopeSpec();
+  out.enabled = true;
+  out.rotaryDims = headDim;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (NamedAttribute entry : dict) {
+    StringRef name = entry.getName().getValue();
+    Attribute value = entry.getValue();
+    auto integer = dyn_cast<IntegerAttr>(value);
+    bool isBool = integer && integer.getType().isInteger(1);
+    if (name == "base" && isa<FloatAttr>(value)) {
+      out.base = cast<FloatAttr>(value).getValueAsDouble();
+    } else if (name == "rotary_dims" && integer && !isBool) {
+      out.rotaryDims = integer.getInt();
+    } else if (name == "interleaved" && isBool) {
+      out.interleaved = integer.getValue().getBoolValue();
+    } else if (name == "position_offset" && integer && !isBool) {
+      out.positionOffset = integer.getInt();
+    } else {
+      os << "expected 'rope' entries base (float), rotary_dims (integer), "
+            "interleaved (bool) and position_offset (integer), got '"
+         << name << "' = " << value;
+      return text;
+    }
+  }
+  if (out.rotaryDims < 0) // dynamic head dim and no rotary_dims
+    return "expected 'rope' to give rotary_dims when the head dim is dynamic";
+  return checkRope(out, headDim);
+}
+
+attune::codegen::RopeSpec attune::tfm::ropeOf(RopeOp op) {
+  attune::codegen::RopeSpec rope;
+  rope.enabled = true;
+  rope.base = op.getBase().convertToDouble();
+  rope.rotaryDims = op.getRotaryDims()
+                        ? static_cast<int64_t>(*op.getRotaryDims())
+                        : cast<RankedTensorType>(op.getInput().getType()).getDimSize(3);
+  rope.interleaved = op.getInterleaved();
+  rope.positionOffset = op.getPositionOffset();
+  return rope;
+}
+
+LogicalResult RopeOp::verify() {
+  auto emitOp = [&] { return emitOpError(); };
+  EmitFn emitError = emitOp; // a function_ref: the lambda must outlive it
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (failed(checkRank(emitError, "input", input, 4)))
+    return failure();
+  if (getType() != input)
+    return emitError() << "expected the result type " << input
+                       << " of 'input', got " << getType();
+  int64_t headDim = input.getDimSize(3);
+  if (ShapedType::isDynamic(headDim) && !getRotaryDims())
+    return emitError() << "expected 'rotary_dims' when the head dim is dynamic";
+  if (Value align = getAlign()) {
+    auto alignType = cast<RankedTensorType>(align.getType());
+    if (failed(checkRank(emitError, "align", alignType, 4)))
+      return failure();
+    int64_t length = alignType.getDimSize(2), seq = input.getDimSize(2);
+    if (!ShapedType::isDynamic(length) && !ShapedType::isDynamic(seq) && length < seq)
+      return emitError() << "expected 'align' length (dim 2) >= the input's "
+                         << seq << ", got " << length;
+  }
+  attune::codegen::RopeSpec rope = ropeOf(*this);
+  if (ShapedType::isDynamic(headDim))
+    headDim = -1;
+  if (std::string problem = checkRope(rope, headDim); !problem.empty())
+    return emitError() << problem;
+  return success();
+}
+
 LogicalResult ScoreBiasOp::verify() {
-  EmitFn emitError = [&] { return emitOpError(); };
+  auto emitOp = [&] { return emitOpError(); };
+  EmitFn emitError = emitOp; // a function_ref: the lambda must outlive it
   auto input = cast<RankedTensorType>(getInput().getType());
   if (failed(checkRank(emitError, "input", input, 4)))
     return failure();

@@ -18,6 +18,7 @@
 #include "dialects/tfm/TfmOps.h.inc"
 
 #include "compiler/modifiers/ScoreModifier.h"
+#include "compiler/support/KernelCatalog.h"
 
 namespace attune::tfm {
 
@@ -41,6 +42,16 @@ mlir::FailureOr<ResolvedModifier>
 resolveModifier(mlir::DictionaryAttr dict, mlir::TypeRange operandTypes,
                 const modifiers::AttentionDims &dims,
                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// Reads tfm.attention's `rope` dictionary ({base, rotary_dims, interleaved,
+/// position_offset}, defaults as tfm.rope's; a missing rotary_dims is
+/// `headDim`) into `out`. Checks the entries' names, types and ranges when
+/// `headDim` is static (>= 0). Returns "" or a message naming the entry.
+std::string readRope(mlir::DictionaryAttr dict, int64_t headDim,
+                     codegen::RopeSpec &out);
+
+/// The same parameters, of a tfm.rope op (verified).
+codegen::RopeSpec ropeOf(RopeOp op);
 
 } // namespace attune::tfm
 

@@ -117,6 +117,40 @@ def Tfm_SinusoidalPositionOp : Tfm_PureOp<"sinusoidal_position"> {
   let hasVerifier = 1;
 }
 
+def Tfm_RopeOp : Tfm_Op<"rope", [Pure]> {
+  let summary = "rotary position embedding (RoPE) of queries or keys";
+  let description = [{
+    Su et al., "RoFormer" (2021): for `input : [B, H, S, D]`, rotary
+    dimensions `R = rotary_dims` (even, <= D; default D) and position
+    `n = s + position_offset` (plus `L - S` when `align` of length L is
+    given: a query block at the end of L keys, as tfm.attention aligns it),
+    each pair of the first R dimensions is rotated by `n * theta_i`,
+    `theta_i = base^(-2i / R)`, `i = 0 .. R/2 - 1`:
+    `x'[a] = x[a] cos(n theta_i) - x[b] sin(n theta_i)`,
+    `x'[b] = x[b] cos(n theta_i) + x[a] sin(n theta_i)`, with the pair
+    `(a, b) = (2i, 2i + 1)` when `interleaved` (GPT-J, the original
+    RoFormer) or `(i, i + R/2)` otherwise (GPT-NeoX, LLaMA: Hugging Face's
+    `rotate_half`). Dimensions from R on pass through. Angles are computed
+    in double.
+
+    ```mlir
+    %qr = tfm.rope %q {base = 10000.0 : f64} : tensor<1x32x?x128xf32> -> tensor<1x32x?x128xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input,
+                       Optional<Tfm_FloatTensor>:$align,
+                       DefaultValuedAttr<F64Attr, "10000.0">:$base,
+                       OptionalAttr<I64Attr>:$rotary_dims,
+                       DefaultValuedAttr<BoolAttr, "false">:$interleaved,
+                       DefaultValuedAttr<I64Attr, "0">:$position_offset);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`align` `(` $align^ `:` type($align) `)`)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Norms
 //===----------------------------------------------------------------------===//
@@ -412,6 +446,12 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
     - `sliding_window` {window, symmetric = false}: keys with
       `i - j >= window` (and `j - i >= window` when symmetric) masked.
 
+    Rotary embedding: `rope = {base, rotary_dims, interleaved,
+    position_offset}` (the attributes of tfm.rope, defaults as there)
+    rotates q at positions `i + (Sk - Sq) + position_offset` and k at
+    `j + position_offset` before the dot product, as tfm.rope does; the
+    kernel rotates each tile as it loads it.
+
     ```mlir
     %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true}
         : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>
@@ -430,7 +470,8 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
                        F64Attr:$scale,
                        DefaultValuedAttr<BoolAttr, "false">:$causal,
                        OptionalAttr<TypedArrayAttrBase<DictionaryAttr,
-                           "array of score modifiers">>:$modifiers);
+                           "array of score modifiers">>:$modifiers,
+                       OptionalAttr<DictionaryAttr>:$rope);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?

@@ -723,6 +723,53 @@ func.func @attention_window_and_alibi(%q: tensor<1x3x?x80xf32> {tfm.dim_names = 
       {{1, 3, 400, 80}, {1, 3, 400, 80}, {1, 3, 400, 80}}},
      {},
      true},
+    // RoPE: q rotated at i + (Sk - Sq), k at j, in the fused kernel as it
+    // loads each tile; unfused by tfm.rope. LLaMA's layout (split halves)
+    // with GQA and a partial rotary dim, and GPT-J's (interleaved) with a
+    // position offset; Sq < Sk as when decoding with a cache.
+    {"attention_rope_halves_gqa", R"mlir(
+func.func @attention_rope_halves_gqa(%q: tensor<1x8x?x64xf32> {tfm.dim_names = ["", "", "sq", ""]},
+                                     %k: tensor<1x2x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                                     %v: tensor<1x2x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]}) -> tensor<1x8x?x64xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true, rope = {base = 10000.0 : f64, rotary_dims = 32 : i64}} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+})mlir",
+     {{{1, 8, 7, 64}, {1, 2, 7, 64}, {1, 2, 7, 64}},
+      {{1, 8, 300, 64}, {1, 2, 300, 64}, {1, 2, 300, 64}},
+      {{1, 8, 3, 64}, {1, 2, 700, 64}, {1, 2, 700, 64}}},
+     {},
+     true},
+    {"attention_rope_interleaved", R"mlir(
+func.func @attention_rope_interleaved(%q: tensor<2x4x?x128xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                      %k: tensor<2x4x?x128xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                      %v: tensor<2x4x?x128xf32> {tfm.dim_names = ["", "", "seq", ""]}) -> tensor<2x4x?x128xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.08838834764 : f64, rope = {base = 10000.0 : f64, rotary_dims = 64 : i64, interleaved = true, position_offset = 5 : i64}} : tensor<2x4x?x128xf32>, tensor<2x4x?x128xf32>, tensor<2x4x?x128xf32> -> tensor<2x4x?x128xf32>
+  return %o : tensor<2x4x?x128xf32>
+})mlir",
+     {{{2, 4, 1, 128}, {2, 4, 1, 128}, {2, 4, 1, 128}},
+      {{2, 4, 129, 128}, {2, 4, 129, 128}, {2, 4, 129, 128}}},
+     {},
+     true},
+    // RoPE as a model writes it: tfm.rope on q (aligned to k) and k, then
+    // attention. The fused build folds both into the op's `rope`.
+    {"attention_rope_decomposed", R"mlir(
+func.func @attention_rope_decomposed(%q: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "sq", ""]},
+                                     %k: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                                     %v: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]}) -> tensor<1x4x?x64xf32> {
+  %qr = tfm.rope %q align(%k : tensor<1x4x?x64xf32>) {base = 10000.0 : f64} : tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  %kr = tfm.rope %k {base = 10000.0 : f64} : tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  %s = tfm.matmul %qr, %kr {transpose_b = true} : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x?xf32>
+  %c = arith.constant dense<8.0> : tensor<f32>
+  %t = tfm.div %s, %c : tensor<1x4x?x?xf32>, tensor<f32> -> tensor<1x4x?x?xf32>
+  %m = tfm.causal_mask %t : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x?x?xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  return %o : tensor<1x4x?x64xf32>
+})mlir",
+     {{{1, 4, 9, 64}, {1, 4, 9, 64}, {1, 4, 9, 64}},
+      {{1, 4, 2, 64}, {1, 4, 300, 64}, {1, 4, 300, 64}}},
+     {},
+     true},
     // Attention as an exporter writes it: the fused build raises it to
     // tfm.attention, the unfused build keeps the decomposed ops.
     {"attention_decomposed", R"mlir(

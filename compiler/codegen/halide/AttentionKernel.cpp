@@ -246,6 +246,8 @@ struct AttentionPipeline {
   std::vector<ImageParam> inputs;
   ImageParam mask; // defined when spec.hasMask
   Func modifierBias; // defined when spec.modifiers is not empty
+  Func keyRotated;   // defined with rope: k rotated, once per call
+  RopeTables rope;   // defined with rope
   Var c{"c"}, d{"d"}, i{"i"}, jj{"jj"}, kb{"kb"}, h{"h"}, b{"b"};
   Func qScaled{"attn_q_scaled"}, scoreAcc{"attn_score_acc"},
       score{"attn_score"}, blockMax{"attn_block_max"}, prob{"attn_prob"},
@@ -299,8 +301,22 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
 
   // Q^T of the tile, pre-scaled: GEMM #1 vectorises over query rows. Rows
   // past Sq (the last tile) read row Sq-1; their output is never stored.
-  p.qScaled(i, d, h, b) = f32(q(d, clamp(i, 0, Sq - 1), h, b)) *
-                          cast<float>(Expr(spec.scale * kLog2E));
+  // With RoPE, q is rotated at its position here and k per key block below.
+  const Expr row = clamp(i, 0, Sq - 1);
+  Expr qValue = f32(q(d, row, h, b));
+  Expr keyValue;
+  if (spec.rope.enabled) {
+    p.rope = declareRopeTables(spec.rope);
+    const int32_t offset = static_cast<int32_t>(spec.rope.positionOffset);
+    qValue = ropeRotate(spec.rope, p.rope,
+                        [&](Expr e) { return f32(q(e, row, h, b)); }, d,
+                        row + diag + offset, D);
+    Var j("j"), g("g");
+    p.keyRotated(d, j, g, b) = ropeRotate(
+        spec.rope, p.rope, [&](Expr e) { return f32(k(e, j, g, b)); }, d,
+        j + offset, D);
+  }
+  p.qScaled(i, d, h, b) = qValue * cast<float>(Expr(spec.scale * kLog2E));
 
   // GEMM #1: raw scores of key block kb, i innermost.
   p.rd = RDom(0, D, "rd");
@@ -308,7 +324,9 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   const Expr keyClamped = min(key, Sk - 1);
   p.scoreAcc(i, jj, kb, h, b) = 0.0f;
   p.scoreAcc(i, jj, kb, h, b) +=
-      p.qScaled(i, p.rd, h, b) * f32(k(p.rd, keyClamped, hk, b));
+      p.qScaled(i, p.rd, h, b) *
+      (p.keyRotated.defined() ? Expr(p.keyRotated(p.rd, keyClamped, hk, b))
+                              : f32(k(p.rd, keyClamped, hk, b)));
 
   Expr s = p.scoreAcc(i, jj, kb, h, b);
   if (spec.hasMask)
@@ -463,6 +481,20 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 
   // Q^T, once per tile.
   p.qScaled.compute_at(p.out, task).align_bounds(i, QT).vectorize(i, V);
+
+  // RoPE: the tables once per call, and k rotated once per call into a
+  // buffer of k's size, which GEMM #1 reads as it would read k. (Rotating
+  // each key block inside the task rotated every key once per query tile:
+  // a third of the kernel's time at S = 2048.)
+  if (p.keyRotated.defined()) {
+    scheduleRopeTables(p.rope);
+    std::vector<Var> args = p.keyRotated.args();
+    Var gb("gb");
+    p.keyRotated.compute_root()
+        .fuse(args[2], args[3], gb)
+        .parallel(gb)
+        .vectorize(args[0], V, headTail);
+  }
 
   // Modifier bias of every distance the tile's scores span (about Sk + QT
   // values per task, against QT x Sk scores): GEMM #1's rows read it as a

@@ -13,6 +13,7 @@
 
 #include "Halide.h"
 
+#include <functional>
 #include <vector>
 
 namespace attune::codegen::detail {
@@ -60,6 +61,26 @@ struct ModifierBias {
   std::vector<Halide::ImageParam> inputs;
 };
 ModifierBias declareModifierBias(const KernelSpec &spec, const Halide::Expr &heads);
+
+// RopeKernels.cpp
+BuiltKernel buildRopeKernel(const KernelSpec &, const Halide::Target &);
+
+/// cos and sin of pos * base^(-2 pair / R), f32, computed in double; the
+/// caller schedules them.
+struct RopeTables {
+  Halide::Var pair{"rope_pair"}, pos{"rope_pos"};
+  Halide::Func cos{"rope_cos"}, sin{"rope_sin"};
+  Halide::Func coarse, fine; // what cos and sin are computed from
+};
+RopeTables declareRopeTables(const RopeSpec &rope);
+/// Computes the tables once per call (compute_root).
+void scheduleRopeTables(RopeTables &tables);
+
+/// Element `d` of a row of `headDim` values rotated at position `pos`
+/// (tfm.rope's definition); `x(e)` reads element e of the row as f32.
+Halide::Expr ropeRotate(const RopeSpec &rope, const RopeTables &tables,
+                        const std::function<Halide::Expr(Halide::Expr)> &x,
+                        const Halide::Expr &d, const Halide::Expr &pos, int headDim);
 
 /// Schedule parameters worth timing for Linear and Matmul on `target` (see
 /// the parameter table at the top of MatmulKernels.cpp), each valid for the

@@ -67,6 +67,8 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
     return buildAttentionKernel(spec, target);
   case KernelKind::ScoreBias:
     return buildScoreBiasKernel(spec, target);
+  case KernelKind::Rope:
+    return buildRopeKernel(spec, target);
   }
   // validateKernelSpec rejected every value outside the enum; a kind added
   // to the enum without a builder is caught by -Wswitch at compile time.

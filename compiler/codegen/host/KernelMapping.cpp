@@ -456,6 +456,24 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
                        {flattenLeading(c.getInput(), 2),
                         flattenLeading(c.getResult(), 2)});
       })
+      .Case<RopeOp>([&](RopeOp r) -> LogicalResult {
+        ArrayRef<Monomial> x = dims(r.getInput());
+        if (!x[3].isConstant())
+          return r.emitOpError("expected a static head dimension, got ")
+                 << x[3].str(shapes.symbolNames());
+        KernelSpec spec;
+        spec.kind = KernelKind::Rope;
+        spec.elementType = elementType(r.getResult());
+        spec.headDim = x[3].factor;
+        spec.rope = ropeOf(r);
+        SmallVector<BufferView, 6> args = {dense(r.getInput())};
+        if (Value align = r.getAlign()) {
+          spec.ropeAligned = true;
+          args.push_back(dense(align));
+        }
+        args.push_back(dense(r.getResult()));
+        return addCall(op, spec, std::move(args));
+      })
       .Case<ScoreBiasOp>([&](ScoreBiasOp sb) -> LogicalResult {
         KernelSpec spec;
         spec.kind = KernelKind::ScoreBias;
@@ -531,6 +549,10 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
           spec.keyPaddingType = elementType(pad);
           args.push_back(dense(pad));
         }
+        if (DictionaryAttr rope = a.getRopeAttr())
+          if (std::string problem = readRope(rope, spec.headDim, spec.rope);
+              !problem.empty())
+            return a.emitOpError(problem);
         if (ArrayAttr list = a.getModifiersAttr())
           for (auto [attr, group] :
                llvm::zip_equal(list, a.getModifierOperandGroups()))

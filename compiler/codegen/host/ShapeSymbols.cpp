@@ -236,7 +236,7 @@ LogicalResult ShapeRules::apply(Operation *op) {
           positionBounds.push_back({classes.node(x, 1), rows});
         return success();
       })
-      .Case<SinusoidalPositionOp, SoftmaxOp, CausalMaskOp, ScoreBiasOp, ReluOp, SiluOp,
+      .Case<SinusoidalPositionOp, SoftmaxOp, CausalMaskOp, ScoreBiasOp, RopeOp, ReluOp, SiluOp,
             GeluOp>([&](auto u) { return sameShape(op, u.getInput(), u.getResult()); })
       .Case<LayerNormOp>([&](LayerNormOp n) -> LogicalResult {
         Value x = n.getInput();

@@ -149,3 +149,61 @@ func.func @negative_score_bias_heads(%s: tensor<1x4x8x8xf32>, %t: tensor<32x2xf3
   %b = tfm.score_bias %s modifier_operands(%t : tensor<32x2xf32>) {modifier = {kind = "t5"}} : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
   return %b : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+func.func @negative_rope_odd_dims(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{expected rope 'rotary_dims' even and >= 2, got 7}}
+  %r = tfm.rope %q {rotary_dims = 7 : i64} : tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %r : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+func.func @negative_rope_dims_past_head(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{expected rope 'rotary_dims' <= the head dim 16, got 32}}
+  %r = tfm.rope %q {rotary_dims = 32 : i64} : tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %r : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+func.func @negative_rope_base(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{expected rope 'base' finite and > 0, got 0}}
+  %r = tfm.rope %q {base = 0.0 : f64} : tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %r : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+func.func @negative_rope_short_align(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x4x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{expected 'align' length (dim 2) >= the input's 8, got 4}}
+  %r = tfm.rope %q align(%k : tensor<1x4x4x16xf32>) : tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %r : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+func.func @negative_rope_dynamic_head(%q: tensor<1x4x8x?xf32>) -> tensor<1x4x8x?xf32> {
+  // expected-error @+1 {{expected 'rotary_dims' when the head dim is dynamic}}
+  %r = tfm.rope %q : tensor<1x4x8x?xf32> -> tensor<1x4x8x?xf32>
+  return %r : tensor<1x4x8x?xf32>
+}
+
+// -----
+
+func.func @negative_attention_rope_entry(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{expected 'rope' entries base (float), rotary_dims (integer), interleaved (bool) and position_offset (integer), got 'theta' = 1.000000e+04 : f64}}
+  %o = tfm.attention %q, %q, %q {scale = 1.0 : f64, rope = {theta = 10000.0 : f64}}
+      : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+func.func @negative_attention_rope_dims(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{expected rope 'rotary_dims' <= the head dim 16, got 18}}
+  %o = tfm.attention %q, %q, %q {scale = 1.0 : f64, rope = {rotary_dims = 18 : i64}}
+      : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}

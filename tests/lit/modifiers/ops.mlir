@@ -33,3 +33,16 @@ func.func @score_bias(%s: tensor<1x8x?x?xf32>, %t: tensor<32x8xf32>) -> tensor<1
       : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
   return %b : tensor<1x8x?x?xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @rope
+// CHECK: tfm.rope %{{.+}} align(%{{.+}} : tensor<1x4x?x64xf32>) {base = 5.000000e+05 : f64, interleaved = true, rotary_dims = 32 : i64} : tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {rope = {base = 1.000000e+04 : f64, rotary_dims = 64 : i64}, scale = 1.250000e-01 : f64}
+func.func @rope(%q: tensor<1x4x?x64xf32>, %k: tensor<1x4x?x64xf32>) -> (tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>) {
+  %r = tfm.rope %q align(%k : tensor<1x4x?x64xf32>) {base = 500000.0 : f64, rotary_dims = 32 : i64, interleaved = true}
+      : tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  %o = tfm.attention %q, %k, %k {scale = 0.125 : f64, rope = {base = 10000.0 : f64, rotary_dims = 64 : i64}}
+      : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  return %r, %o : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>
+}

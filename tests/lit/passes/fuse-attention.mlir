@@ -572,3 +572,40 @@ func.func @negative_fused_type_differs(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x
   %o = tfm.matmul %p, %v : tensor<2x4x?x?xf32>, tensor<?x4x?x16xf32> -> tensor<2x4x?x16xf32>
   return %o : tensor<2x4x?x16xf32>
 }
+
+// -----
+
+/// q and k rotated with different bases: not one rotary embedding. The
+/// fused op takes the rotated tensors as they are; both tfm.rope stay.
+// CHECK-LABEL: func.func @rope_mismatch_not_folded
+// CHECK: %[[QR:.+]] = tfm.rope %{{[^ ]+}} : tensor
+// CHECK: %[[KR:.+]] = tfm.rope %{{.+}} {base = 5.000000e+05 : f64}
+// CHECK: tfm.attention %[[QR]], %[[KR]], %{{.+}} {scale = 1.250000e-01 : f64}
+// CHECK-NOT: rope =
+func.func @rope_mismatch_not_folded(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  %qr = tfm.rope %q {base = 10000.0 : f64} : tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %kr = tfm.rope %k {base = 500000.0 : f64} : tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %s = tfm.matmul %qr, %kr {transpose_b = true} : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x16xf32>
+  %c = arith.constant dense<0.125> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<1x4x16x16xf32>, tensor<f32> -> tensor<1x4x16x16xf32>
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<1x4x16x16xf32> -> tensor<1x4x16x16xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x16x16xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %o : tensor<1x4x16x64xf32>
+}
+
+// -----
+
+/// Static equal lengths need no `align`: positions start at 0 for both.
+// CHECK-LABEL: func.func @rope_static_folded
+// CHECK-NOT: tfm.rope
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {rope = {base = 1.000000e+04 : f64, rotary_dims = 64 : i64}, scale = 1.250000e-01 : f64}
+func.func @rope_static_folded(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x16x64xf32>) -> tensor<1x4x16x64xf32> {
+  %qr = tfm.rope %q : tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %kr = tfm.rope %k : tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %s = tfm.matmul %qr, %kr {transpose_b = true} : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x16xf32>
+  %c = arith.constant dense<0.125> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<1x4x16x16xf32>, tensor<f32> -> tensor<1x4x16x16xf32>
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<1x4x16x16xf32> -> tensor<1x4x16x16xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x16x16xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return %o : tensor<1x4x16x64xf32>
+}

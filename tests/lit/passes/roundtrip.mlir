@@ -90,3 +90,19 @@ func.func @score_modifiers(%q: tensor<1x8x?x64xf32>, %k: tensor<1x8x?x64xf32>, %
       : tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x64xf32>
   return %o : tensor<1x8x?x64xf32>
 }
+
+// -----
+
+/// RoPE comes back as the op's `rope`: tfm.rope on q (aligned to k) and k
+/// with equal parameters fold into it.
+// CHECK-LABEL: func.func @rope
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x8x?x64xf32>, %[[K:[^:]+]]: tensor<1x2x?x64xf32>, %[[V:[^:]+]]: tensor<1x2x?x64xf32>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] {causal = true, rope = {base = 1.000000e+04 : f64, interleaved = true, position_offset = 3 : i64, rotary_dims = 32 : i64}, scale = 1.250000e-01 : f64}
+// CHECK-NEXT: return %[[O]]
+func.func @rope(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>) -> tensor<1x8x?x64xf32> {
+  %o = tfm.attention %q, %k, %v
+      {scale = 0.125 : f64, causal = true,
+       rope = {base = 10000.0 : f64, rotary_dims = 32 : i64, interleaved = true, position_offset = 3 : i64}}
+      : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+}

@@ -1,0 +1,103 @@
+//===- RopeKernels.cpp - rotary position embedding in Halide --------------===//
+//
+// tfm.rope's rotation as one expression per element, shared by the Rope
+// kernel (the unfused form) and the fused attention kernel, which rotates q
+// per tile as it loads it and k once per head. cos and sin of
+// position * theta_i come from tables computed once per call in double
+// (positions reach the thousands, where float angles lose 1e-4).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/halide/BuilderSupport.h"
+#include "compiler/codegen/halide/KernelBuilders.h"
+
+namespace attune::codegen::detail {
+
+using namespace Halide;
+
+RopeTables declareRopeTables(const RopeSpec &rope) {
+  RopeTables t;
+  const int R = static_cast<int>(rope.rotaryDims);
+  // pos = 64 a + r: the angle-addition formulas give cos and sin of every
+  // position from (S / 64 + 64) x R/2 libm calls instead of S x R/2 (at
+  // S = 512 those calls took a fifth of the attention's time).
+  constexpr int kStep = 64;
+  Expr theta = pow(Expr(rope.base), cast<double>(-2 * t.pair) / Expr(double(R)));
+  Var a("rope_a"), r("rope_r");
+  Func coarse("rope_coarse"), fine("rope_fine");
+  coarse(t.pair, a) = Tuple(cos(cast<double>(a * kStep) * theta),
+                            sin(cast<double>(a * kStep) * theta));
+  fine(t.pair, r) = Tuple(cos(cast<double>(r) * theta), sin(cast<double>(r) * theta));
+  Expr A = t.pos / kStep, B = t.pos % kStep;
+  Expr ca = coarse(t.pair, A)[0], sa = coarse(t.pair, A)[1];
+  Expr cb = fine(t.pair, B)[0], sb = fine(t.pair, B)[1];
+  t.cos(t.pair, t.pos) = cast<float>(ca * cb - sa * sb);
+  t.sin(t.pair, t.pos) = cast<float>(sa * cb + ca * sb);
+  t.coarse = coarse;
+  t.fine = fine;
+  return t;
+}
+
+void scheduleRopeTables(RopeTables &t) {
+  t.coarse.compute_root();
+  t.fine.compute_root();
+  t.cos.compute_root();
+  t.sin.compute_root();
+}
+
+Expr ropeRotate(const RopeSpec &rope, const RopeTables &t,
+                const std::function<Expr(Expr)> &x, const Expr &d, const Expr &pos,
+                int headDim) {
+  const int R = static_cast<int>(rope.rotaryDims), half = R / 2;
+  Expr pair, partner, first;
+  if (rope.interleaved) {
+    pair = d / 2;
+    first = d % 2 == 0;
+    partner = select(first, d + 1, d - 1);
+  } else {
+    first = d < half;
+    pair = select(first, d, d - half);
+    partner = select(first, d + half, d - half);
+  }
+  // Past the rotary dims the element passes through; the indices are
+  // clamped so that the unused branch stays in bounds.
+  pair = clamp(pair, 0, half - 1);
+  partner = clamp(partner, 0, headDim - 1);
+  Expr c = t.cos(pair, pos), s = t.sin(pair, pos);
+  Expr rotated = x(d) * c + select(first, -1.0f, 1.0f) * x(partner) * s;
+  return select(d < R, rotated, x(d));
+}
+
+BuiltKernel buildRopeKernel(const KernelSpec &spec, const Target &target) {
+  requireFloatElement(spec, "rope");
+  ImageParam x = makeInput(spec.elementType, 4, "x", /*denseInner=*/true);
+  std::vector<ImageParam> inputs = {x};
+  Expr length = x.dim(1).extent();
+  if (spec.ropeAligned) {
+    ImageParam align = makeInput(spec.elementType, 4, "align", /*denseInner=*/false);
+    inputs.push_back(align);
+    length = align.dim(1).extent();
+  }
+  const int D = static_cast<int>(spec.headDim);
+  Var d("d"), s("s"), h("h"), b("b");
+
+  // ALGORITHM
+  RopeTables tables = declareRopeTables(spec.rope);
+  Expr pos = s + (length - x.dim(1).extent()) +
+             static_cast<int32_t>(spec.rope.positionOffset);
+  Func out("out");
+  out(d, s, h, b) = castToElement(
+      spec, ropeRotate(spec.rope, tables,
+                       [&](Expr e) { return cast<float>(x(e, s, h, b)); }, d, pos, D));
+  x.dim(0).set_bounds(0, D);
+  out.output_buffer().dim(0).set_bounds(0, D);
+
+  // SCHEDULE
+  setInputEstimates(x, {D, 128, 12});
+  constrainOutput(out, {D, 128, 12});
+  scheduleElementwiseCPU(out, {d, s, h, b}, target);
+  scheduleRopeTables(tables);
+  return {inputs, out};
+}
+
+} // namespace attune::codegen::detail
