@@ -720,8 +720,9 @@ llvm::Error Interpreter::evalSoftmax(tfm::SoftmaxOp op) {
     outer *= in.shape[i];
   for (int64_t i = *axis + 1; i < rank; ++i)
     inner *= in.shape[i];
-  // A row of all -inf gives NaN (0/0), as the formula and PyTorch do; only
-  // tfm.attention defines a fully masked row as 0.
+  // A row of all -inf (every key masked) is 0, as tfm.attention defines it
+  // and the kernels compute it: the formula's 0/0 (NaN in PyTorch) would
+  // make the unfused form of a masked attention differ from the fused one.
   Tensor out = makeTensor(ScalarType::F32, in.shape);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t in_ = 0; in_ < inner; ++in_) {
@@ -729,6 +730,8 @@ llvm::Error Interpreter::evalSoftmax(tfm::SoftmaxOp op) {
       double m = -kInf;
       for (int64_t l = 0; l < L; ++l)
         m = std::max(m, in.data[at(l)]);
+      if (m == -kInf)
+        continue; // zeros
       double sum = 0;
       for (int64_t l = 0; l < L; ++l)
         sum += std::exp(in.data[at(l)] - m);

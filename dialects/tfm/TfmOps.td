@@ -314,8 +314,9 @@ def Tfm_SoftmaxOp : Tfm_PureOp<"softmax", [SameOperandsAndResultType]> {
   let summary = "softmax along one axis";
   let description = [{
     `result[..., i, ...] = exp(x_i - max_j x_j) / sum_j exp(x_j - max_j x_j)`
-    along `axis` (negative counts from the end). Code generation supports
-    the last axis.
+    along `axis` (negative counts from the end). A row whose every element
+    is -inf (all keys masked) is 0, as tfm.attention defines it, not the
+    formula's 0/0 (NaN in PyTorch). Code generation supports the last axis.
 
     ```mlir
     %p = tfm.softmax %s {axis = -1 : i64} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
