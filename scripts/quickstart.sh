@@ -34,5 +34,5 @@ echo "== from C: examples/c-api/main.c"
 "$build/bin/c_api_example" "$lib"
 
 echo "== fused vs unfused attention (B=1, H=12, D=64, one thread)"
-"$build/bin/attention_benchmark" --benchmark_filter='S:(512|2048)/D:64/causal:0/T:1/' \
+"$build/bin/attention_benchmark" --benchmark_filter='^BM_Attention/(un)?fused/S:(512|2048)/D:64/causal:0/T:1/' \
   --benchmark_min_time=0.2 2>/dev/null
