@@ -451,8 +451,12 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       if (scaleBelow <= 0)
         return fail("a non-positive scale after tfm.where turns its mask into "
                     "+inf");
+      // Key padding and causal masks are -inf in tfm.attention, so a row with
+      // every key masked outputs 0. With a finite fill (-1e9, finfo.min) the
+      // graph averages such a row uniformly instead: that stays an additive
+      // mask of the fill. (Causal never masks a whole row.)
       Value keyPadding;
-      if (!maskedWhereNonzero && !match.keyPaddingMask)
+      if (!maskedWhereNonzero && !match.keyPaddingMask && std::isinf(fill))
         keyPadding = matchKeyPaddingCondition(condition, scores);
       if (keyPadding)
         match.keyPaddingMask = keyPadding;

@@ -275,6 +275,15 @@ llvm::Error Interpreter::define(Operation *op, Tensor t, unsigned index) {
                                        "the IR declares {3}",
                                        index, i, t.shape[i], d));
   t.dtype = *dtype;
+  // An f32 tensor holds floats: each op's result is rounded to float, as
+  // the graph it models stores it. This is what makes a mask of finfo.min
+  // or -1e9 absorb the score it is added to (s + finfo.min == finfo.min in
+  // float, not in double), so a row with every key masked by a finite fill
+  // is the uniform average PyTorch and ONNX Runtime compute. (f16 and bf16
+  // results stay in double: their kernels compute in f32.)
+  if (*dtype == ScalarType::F32)
+    for (double &v : t.data)
+      v = static_cast<double>(static_cast<float>(v));
   values[op->getResult(index)] = std::move(t);
   return llvm::Error::success();
 }
@@ -948,6 +957,7 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
 
   double scale = op.getScale().convertToDouble();
   bool causal = op.getCausal();
+  const bool roundScores = q.dtype == ScalarType::F32;
   Tensor out = makeTensor(ScalarType::F32, {B, H, Sq, Dv});
   std::vector<double> s(Sk);
   for (int64_t b = 0; b < B; ++b)
@@ -963,9 +973,16 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
           for (int64_t d = 0; d < D; ++d)
             dot += Q[d] * K[j * D + d];
           s[j] = scale * dot;
-          if (mask)
+          // The scores are float tensors in the graph this op replaces:
+          // rounded as there, so a finite masking fill absorbs the score.
+          if (roundScores)
+            s[j] = static_cast<float>(s[j]);
+          if (mask) {
             s[j] += mask->data[b * maskStrides[0] + h * maskStrides[1] +
                                i * maskStrides[2] + j * maskStrides[3]];
+            if (roundScores)
+              s[j] = static_cast<float>(s[j]);
+          }
           if (bias)
             s[j] += bias(h, j - (i + (Sk - Sq)));
           if ((causal && j > i + (Sk - Sq)) ||

@@ -20,7 +20,9 @@
 namespace attune::reference {
 
 /// A dense row-major tensor. Values are held as double whatever the dtype
-/// (integers up to 2^53 are exact); `dtype` records the element type.
+/// (integers up to 2^53 are exact); `dtype` records the element type. Ops
+/// compute in double and round an f32 result to float, as the graph stores
+/// it (so a finite masking fill absorbs the score it is added to).
 struct Tensor {
   ScalarType dtype = ScalarType::F32;
   std::vector<int64_t> shape;

@@ -431,8 +431,12 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
     Dv]`, result `[B, H, Sq, Dv]`; `mask` (additive, float) broadcasts to
     `[B, H, Sq, Sk]`; `key_padding_mask` is `[B, Sk]` with nonzero meaning
     "attend" (Hugging Face's `attention_mask`). A row with every key masked
-    has output 0. The score matrix is a definition, not a tensor: code
-    generation evaluates it tile by tile and never stores it.
+    by -inf (causal, key padding, a -inf mask) has output 0. Scores are f32
+    values, so a finite masking value in `mask` (-1e9, finfo.min) absorbs
+    the score it is added to, and a row masked that way everywhere is the
+    uniform average of v, as PyTorch and ONNX Runtime compute it. The score
+    matrix is a definition, not a tensor: code generation evaluates it tile
+    by tile and never stores it.
 
     Score modifiers: `modifiers` is a list of dictionaries, each with a
     `kind` and that kind's parameters; each adds `bias_h(j - (i + Sk - Sq))`

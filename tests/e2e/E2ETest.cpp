@@ -273,12 +273,15 @@ struct HostTensor {
 struct InputSpec {
   /// Integer inputs (token ids) are uniform in [0, idBound).
   int64_t idBound = 1;
+  /// Mask inputs (bool, i8) are all 0 in their first row: a batch whose
+  /// keys are all masked.
+  bool maskFirstRow = false;
 };
 
 /// Random inputs of the given shapes, dtypes from the model. Boolean and i8
 /// inputs are masks: 1 with probability 3/4, and the first element of every
-/// row is 1, so no attention row is fully masked (where the fused and the
-/// decomposed definitions differ by design: 0 versus NaN).
+/// row is 1, so no attention row is fully masked unless the case asks for
+/// it (InputSpec::maskFirstRow).
 std::vector<HostTensor> makeInputs(attune_model_t *model,
                                    const std::vector<std::vector<int64_t>> &shapes,
                                    const InputSpec &spec, std::mt19937 &rng) {
@@ -301,7 +304,10 @@ std::vector<HostTensor> makeInputs(attune_model_t *model,
         t.set(e, std::uniform_int_distribution<int64_t>(0, spec.idBound - 1)(rng));
         break;
       default:
-        t.set(e, (row > 0 && e % row == 0) || attend(rng) ? 1 : 0);
+        if (spec.maskFirstRow && e < row)
+          t.set(e, 0);
+        else
+          t.set(e, (row > 0 && e % row == 0) || attend(rng) ? 1 : 0);
         break;
       }
     }
@@ -448,7 +454,36 @@ struct ModelCase {
   InputSpec inputs = {};
   /// Also compile with --no-fuse-attention and require the two to agree.
   bool alsoUnfused = false;
+  /// With InputSpec::maskFirstRow on an attention (q, k, v first, output
+  /// [B, H, S, D]): what batch 0, whose keys are all masked, must be.
+  enum { NotChecked, UniformAverage, Zero } fullyMaskedRow = NotChecked;
 };
+
+/// Batch 0 of attention output `out` against its definition for a row with
+/// every key masked: the mean of v over the keys, or 0.
+void checkFullyMaskedBatch(const ModelCase &c, const std::vector<HostTensor> &inputs,
+                           const HostTensor &out) {
+  if (c.fullyMaskedRow == ModelCase::NotChecked)
+    return;
+  const HostTensor &v = inputs.at(2);
+  const int64_t H = out.shape[1], S = out.shape[2], D = out.shape[3];
+  const int64_t Sk = v.shape[2];
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t d = 0; d < D; ++d) {
+      double want = 0;
+      if (c.fullyMaskedRow == ModelCase::UniformAverage) {
+        for (int64_t j = 0; j < Sk; ++j)
+          want += v.get((h * Sk + j) * D + d);
+        want /= double(Sk);
+      }
+      for (int64_t i = 0; i < S; ++i) {
+        double got = out.get((h * S + i) * D + d);
+        ASSERT_NEAR(got, want, 1e-4 * (std::fabs(want) + 1))
+            << c.name << ": batch 0 (every key masked) head " << h << " row " << i
+            << " col " << d;
+      }
+    }
+}
 
 std::ostream &operator<<(std::ostream &os, const ModelCase &c) {
   return os << c.name;
@@ -770,6 +805,73 @@ func.func @attention_rope_decomposed(%q: tensor<1x4x?x64xf32> {tfm.dim_names = [
       {{1, 4, 2, 64}, {1, 4, 300, 64}, {1, 4, 300, 64}}},
      {},
      true},
+    // Batch 0 has every key padded, with each fill exporters use. A finite
+    // fill (masked_fill -1e9, Hugging Face's additive finfo.min) averages
+    // such a row uniformly, as PyTorch and ONNX Runtime do; -inf gives 0
+    // (attune's definition; NaN in PyTorch). Fused, unfused and the
+    // evaluator must agree on each.
+    {"attention_padding_fill_neg1e9", R"mlir(
+func.func @attention_padding_fill_neg1e9(%q: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                         %k: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                         %v: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                         %pad: tensor<2x?xi1> {tfm.dim_names = ["", "seq"]}) -> tensor<2x4x?x64xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x?x64xf32>, tensor<2x4x?x64xf32> -> tensor<2x4x?x?xf32>
+  %c = arith.constant dense<0.125> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<2x4x?x?xf32>, tensor<f32> -> tensor<2x4x?x?xf32>
+  %cond = tfm.reshape %pad : tensor<2x?xi1> -> tensor<2x1x1x?xi1>
+  %fill = arith.constant dense<-1.0e9> : tensor<f32>
+  %m = tfm.where %cond, %t, %fill : tensor<2x1x1x?xi1>, tensor<2x4x?x?xf32>, tensor<f32> -> tensor<2x4x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<2x4x?x?xf32> -> tensor<2x4x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x?x?xf32>, tensor<2x4x?x64xf32> -> tensor<2x4x?x64xf32>
+  return %o : tensor<2x4x?x64xf32>
+})mlir",
+     {{{2, 4, 7, 64}, {2, 4, 7, 64}, {2, 4, 7, 64}, {2, 7}},
+      {{2, 4, 300, 64}, {2, 4, 300, 64}, {2, 4, 300, 64}, {2, 300}}},
+     {1, /*maskFirstRow=*/true},
+     true,
+     ModelCase::UniformAverage},
+    {"attention_padding_additive_finfo_min", R"mlir(
+func.func @attention_padding_additive_finfo_min(%q: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                                %k: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                                %v: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                                %pad: tensor<2x?xi1> {tfm.dim_names = ["", "seq"]}) -> tensor<2x4x?x64xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x?x64xf32>, tensor<2x4x?x64xf32> -> tensor<2x4x?x?xf32>
+  %c = arith.constant dense<0.125> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<2x4x?x?xf32>, tensor<f32> -> tensor<2x4x?x?xf32>
+  %cond = tfm.reshape %pad : tensor<2x?xi1> -> tensor<2x1x1x?xi1>
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %min = arith.constant dense<-3.40282347e+38> : tensor<f32>
+  %ext = tfm.where %cond, %zero, %min : tensor<2x1x1x?xi1>, tensor<f32>, tensor<f32> -> tensor<2x1x1x?xf32>
+  %a = tfm.add %t, %ext : tensor<2x4x?x?xf32>, tensor<2x1x1x?xf32> -> tensor<2x4x?x?xf32>
+  %p = tfm.softmax %a {axis = -1 : i64} : tensor<2x4x?x?xf32> -> tensor<2x4x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x?x?xf32>, tensor<2x4x?x64xf32> -> tensor<2x4x?x64xf32>
+  return %o : tensor<2x4x?x64xf32>
+})mlir",
+     {{{2, 4, 7, 64}, {2, 4, 7, 64}, {2, 4, 7, 64}, {2, 7}},
+      {{2, 4, 300, 64}, {2, 4, 300, 64}, {2, 4, 300, 64}, {2, 300}}},
+     {1, /*maskFirstRow=*/true},
+     true,
+     ModelCase::UniformAverage},
+    {"attention_padding_fill_neg_inf", R"mlir(
+func.func @attention_padding_fill_neg_inf(%q: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                          %k: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                          %v: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                          %pad: tensor<2x?xi1> {tfm.dim_names = ["", "seq"]}) -> tensor<2x4x?x64xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x4x?x64xf32>, tensor<2x4x?x64xf32> -> tensor<2x4x?x?xf32>
+  %c = arith.constant dense<0.125> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<2x4x?x?xf32>, tensor<f32> -> tensor<2x4x?x?xf32>
+  %cond = tfm.reshape %pad : tensor<2x?xi1> -> tensor<2x1x1x?xi1>
+  %fill = arith.constant dense<0xFF800000> : tensor<f32>
+  %m = tfm.where %cond, %t, %fill : tensor<2x1x1x?xi1>, tensor<2x4x?x?xf32>, tensor<f32> -> tensor<2x4x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<2x4x?x?xf32> -> tensor<2x4x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<2x4x?x?xf32>, tensor<2x4x?x64xf32> -> tensor<2x4x?x64xf32>
+  return %o : tensor<2x4x?x64xf32>
+})mlir",
+     {{{2, 4, 7, 64}, {2, 4, 7, 64}, {2, 4, 7, 64}, {2, 7}},
+      {{2, 4, 300, 64}, {2, 4, 300, 64}, {2, 4, 300, 64}, {2, 300}}},
+     {1, /*maskFirstRow=*/true},
+     true,
+     ModelCase::Zero},
     // Attention as an exporter writes it: the fused build raises it to
     // tfm.attention, the unfused build keeps the decomposed ops.
     {"attention_decomposed", R"mlir(
@@ -891,6 +993,8 @@ compileRunAndCheck(const ModelCase &c, const std::vector<std::string> &flags,
     EXPECT_EQ(reference->size(), outputs.size());
     for (size_t i = 0; i < std::min(reference->size(), outputs.size()); ++i)
       EXPECT_TRUE(allClose(outputs[i], (*reference)[i])) << "output " << i;
+    if (!outputs.empty())
+      checkFullyMaskedBatch(c, inputs, outputs[0]);
     results.push_back(std::move(outputs));
   }
   return results;

@@ -329,9 +329,17 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
                               : f32(k(p.rd, keyClamped, hk, b)));
 
   Expr s = p.scoreAcc(i, jj, kb, h, b);
-  if (spec.hasMask)
-    s += f32(mask(keyClamped, clamp(i, 0, Sq - 1), h, b)) *
-         static_cast<float>(kLog2E);
+  if (spec.hasMask) {
+    // In base 2 a mask of finfo.min overflows to -inf, which would turn a
+    // row masked by a finite fill into 0 instead of the uniform average the
+    // graph computes (s + finfo.min == finfo.min): finite masks stay finite.
+    // -inf is told apart by its bits: Halide compiles float compares with
+    // LLVM's no-infs flag, under which `m == -inf` folds to false.
+    Expr m = f32(mask(keyClamped, clamp(i, 0, Sq - 1), h, b));
+    Expr isNegInf = reinterpret<uint32_t>(m) == Internal::make_const(UInt(32), 0xFF800000u);
+    const float lowest = -std::numeric_limits<float>::max() / static_cast<float>(kLog2E);
+    s += select(isNegInf, negInf, max(m, lowest) * static_cast<float>(kLog2E));
+  }
   // Modifiers: a function of the head and the key-query distance, looked up
   // per score from a per-tile table of distances (scheduled below).
   if (p.modifierBias.defined())
