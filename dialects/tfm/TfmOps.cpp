@@ -891,15 +891,23 @@ attune::codegen::RopeSpec attune::tfm::ropeOf(RopeOp op) {
   return rope;
 }
 
+/// tfm.rope and tfm.score_bias: a rank-4 'input' whose type the result has.
+static LogicalResult checkRank4Elementwise(EmitFn emitError, RankedTensorType input,
+                                           Type result) {
+  if (failed(checkRank(emitError, "input", input, 4)))
+    return failure();
+  if (result != input)
+    return emitError() << "expected the result type " << input
+                       << " of 'input', got " << result;
+  return success();
+}
+
 LogicalResult RopeOp::verify() {
   auto emitOp = [&] { return emitOpError(); };
   EmitFn emitError = emitOp; // a function_ref: the lambda must outlive it
   auto input = cast<RankedTensorType>(getInput().getType());
-  if (failed(checkRank(emitError, "input", input, 4)))
+  if (failed(checkRank4Elementwise(emitError, input, getType())))
     return failure();
-  if (getType() != input)
-    return emitError() << "expected the result type " << input
-                       << " of 'input', got " << getType();
   int64_t headDim = input.getDimSize(3);
   if (ShapedType::isDynamic(headDim) && !getRotaryDims())
     return emitError() << "expected 'rotary_dims' when the head dim is dynamic";
@@ -924,11 +932,8 @@ LogicalResult ScoreBiasOp::verify() {
   auto emitOp = [&] { return emitOpError(); };
   EmitFn emitError = emitOp; // a function_ref: the lambda must outlive it
   auto input = cast<RankedTensorType>(getInput().getType());
-  if (failed(checkRank(emitError, "input", input, 4)))
+  if (failed(checkRank4Elementwise(emitError, input, getType())))
     return failure();
-  if (getType() != input)
-    return emitError() << "expected the result type " << input
-                       << " of 'input', got " << getType();
   for (Value operand : getModifierOperands())
     if (failed(checkElementType(emitError, "operand",
                                 cast<RankedTensorType>(operand.getType()), "input",
