@@ -369,6 +369,18 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       } else if ((factor = getSplatFloat(mul.getLhs()))) {
         chain = mul.getRhs();
       } else {
+        // A multiply by a 0/1 tensor before the softmax is how some code
+        // "masks": it is not a mask (exp(0) = 1, the key keeps its weight),
+        // and fusing it as one would change the result.
+        Value other = reachesMatmul(mul.getLhs()) ? mul.getRhs() : mul.getLhs();
+        DenseFPElementsAttr values;
+        if (matchPattern(other, m_Constant(&values)) &&
+            llvm::all_of(values.getValues<APFloat>(), [](const APFloat &x) {
+              return x.isZero() || x.isExactlyValue(1.0);
+            }))
+          return fail("tfm.mul multiplies the scores by a 0/1 tensor before the "
+                      "softmax, which is not a mask (a zeroed score still gets "
+                      "weight exp(0)); mask with tfm.where(cond, s, -inf) instead");
         return fail("scale operand of tfm.mul is not a splat constant");
       }
       if (chain.getType() != mul.getType())

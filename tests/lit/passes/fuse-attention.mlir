@@ -609,3 +609,20 @@ func.func @rope_static_folded(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf3
   %o = tfm.matmul %p, %v : tensor<1x4x16x16xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return %o : tensor<1x4x16x64xf32>
 }
+
+// -----
+
+/// Multiplying the scores by a 0/1 tensor is not masking: a zeroed score
+/// still gets weight exp(0) after the softmax. Not fused, with a reason.
+// CHECK-LABEL: func.func @negative_multiply_by_zero_one_mask
+// CHECK: tfm.mul
+// CHECK-NOT: tfm.attention
+func.func @negative_multiply_by_zero_one_mask(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x4xf32>
+  %m = arith.constant dense<[[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]> : tensor<4x4xf32>
+  %t = tfm.mul %s, %m : tensor<1x2x4x4xf32>, tensor<4x4xf32> -> tensor<1x2x4x4xf32>
+  // expected-remark @+1 {{attention not fused: tfm.mul multiplies the scores by a 0/1 tensor before the softmax, which is not a mask (a zeroed score still gets weight exp(0)); mask with tfm.where(cond, s, -inf) instead}}
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
