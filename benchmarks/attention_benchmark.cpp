@@ -10,7 +10,7 @@
 //   BM_Attention/<fused|unfused>_<modifier>/S:<seq>/D:64/causal:<0|1>/T:<threads>
 //
 // the second for each position encoding's example (examples/attention/
-// attention_<modifier>.mlir: rope, alibi, t5, window), with a GFLOPs rate counter
+// attention_<modifier>.mlir: rope, alibi, t5, window, padding), with a GFLOPs rate counter
 // of the useful work: 4·B·H·S²·D flops per run, half when causal, and
 // 4·B·H·D per visible (query, key) pair for the sliding window, whose kernel
 // skips the key blocks outside it)
@@ -73,12 +73,16 @@ struct ModifierForm {
   bool causal;
   /// A [32, H] table input follows q, k, v (T5's bias table).
   bool hasTable;
+  /// A [1, S] key padding mask follows q, k, v: the last quarter of the
+  /// keys are padding.
+  bool hasPadding = false;
 };
 const ModifierForm kModifierForms[] = {
     {"rope", "", {}, true, false},
     {"alibi", "alibi", {}, true, false},
     {"t5", "t5", {{"num_buckets", 32}, {"max_distance", 128}}, false, true},
     {"window", "sliding_window", {{"window", 512}}, true, false},
+    {"padding", "", {}, false, false, true},
 };
 
 /// `row` (D values) rotated at position `n` as LLaMA does (split halves,
@@ -168,12 +172,24 @@ struct Problem {
       for (float &t : table)
         t = normal(rng);
     }
+    if (form && form->hasPadding) {
+      padding.assign(seq, 1);
+      for (int64_t j = seq - seq / 4; j < seq; ++j)
+        padding[j] = 0;
+    }
   }
   attune_status_t run(attune_model_t *model) {
     attune_tensor_t inputs[4] = {makeTensor(q, seq, headDim),
                                  makeTensor(k, seq, headDim),
                                  makeTensor(v, seq, headDim), {}};
     int count = 3;
+    if (!padding.empty()) {
+      attune_tensor_t &t = inputs[count++];
+      t.data = padding.data();
+      t.dtype = ATTUNE_DTYPE_BOOL;
+      t.rank = 2;
+      t.shape[0] = 1, t.shape[1] = seq;
+    }
     if (!table.empty()) {
       attune_tensor_t &t = inputs[count++];
       t.data = table.data();
@@ -187,6 +203,7 @@ struct Problem {
   int64_t seq, headDim;
   const ModifierForm *form;
   std::vector<float> q, k, v, o, table;
+  std::vector<uint8_t> padding;
 };
 
 /// Output row `i` of head `bh` (batch-major) in double precision, straight
@@ -200,7 +217,7 @@ std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
   const ModifierForm *form = p.form;
   const bool t5 = form && std::string(form->kind) == "t5";
   const double scale = t5 ? 1.0 : 1.0 / std::sqrt(double(D));
-  const bool rope = form && std::string(form->kind).empty();
+  const bool rope = form && std::string(form->kind).empty() && !form->hasPadding;
   const attune::modifiers::ScoreModifier *modifier =
       form && !rope ? attune::modifiers::lookupModifier(form->kind) : nullptr;
   attune::modifiers::ModifierParams params = form ? form->params
@@ -235,6 +252,8 @@ std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
     for (int64_t d = 0; d < D; ++d)
       dot += queryRow[d] * keyRow[d];
     score[j] = dot * scale;
+    if (!p.padding.empty() && !p.padding[j])
+      score[j] = -INFINITY;
     if (modifier)
       score[j] += modifier->referenceBias(params, operands, kHeads, bh % kHeads, j - i);
     max = std::max(max, score[j]);
