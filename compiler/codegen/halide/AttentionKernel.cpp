@@ -301,10 +301,10 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
 
   // Q^T of the tile, pre-scaled: GEMM #1 vectorises over query rows. Rows
   // past Sq (the last tile) read row Sq-1; their output is never stored.
-  // With RoPE, q is rotated at its position here and k per key block below.
+  // With RoPE, q is rotated at its position here and k into keyRotated
+  // (once per call, see the schedule).
   const Expr row = clamp(i, 0, Sq - 1);
   Expr qValue = f32(q(d, row, h, b));
-  Expr keyValue;
   if (spec.rope.enabled) {
     p.rope = declareRopeTables(spec.rope);
     const int32_t offset = static_cast<int32_t>(spec.rope.positionOffset);
@@ -335,7 +335,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
     // graph computes (s + finfo.min == finfo.min): finite masks stay finite.
     // -inf is told apart by its bits: Halide compiles float compares with
     // LLVM's no-infs flag, under which `m == -inf` folds to false.
-    Expr m = f32(mask(keyClamped, clamp(i, 0, Sq - 1), h, b));
+    Expr m = f32(mask(keyClamped, row, h, b));
     Expr isNegInf = reinterpret<uint32_t>(m) == Internal::make_const(UInt(32), 0xFF800000u);
     const float lowest = -std::numeric_limits<float>::max() / static_cast<float>(kLog2E);
     s += select(isNegInf, negInf, max(m, lowest) * static_cast<float>(kLog2E));
@@ -343,7 +343,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   // Modifiers: a function of the head and the key-query distance, looked up
   // per score from a per-tile table of distances (scheduled below).
   if (p.modifierBias.defined())
-    s += p.modifierBias(keyClamped - (clamp(i, 0, Sq - 1) + diag), h) *
+    s += p.modifierBias(keyClamped - (row + diag), h) *
          static_cast<float>(kLog2E);
   Expr allowed = key < Sk;
   if (spec.causal)

@@ -2,7 +2,7 @@
 //
 // tfm.rope's rotation as one expression per element, shared by the Rope
 // kernel (the unfused form) and the fused attention kernel, which rotates q
-// per tile as it loads it and k once per head. cos and sin of
+// per tile as it loads it and k once per call. cos and sin of
 // position * theta_i come from tables computed once per call in double
 // (positions reach the thousands, where float angles lose 1e-4).
 //
