@@ -591,16 +591,7 @@ LogicalResult SiteMatcher::matchQueryKey(tfm::MatmulOp queryTimesKey) {
                    (!queryRope.getAlign() && !ShapedType::isDynamic(queryShape[2]) &&
                     queryShape[2] == keyShape[2]);
     if (same && aligned) {
-      Builder b(queryRope.getContext());
-      SmallVector<NamedAttribute> entries = {
-          b.getNamedAttr("base", b.getF64FloatAttr(q.base)),
-          b.getNamedAttr("rotary_dims", b.getI64IntegerAttr(q.rotaryDims))};
-      if (q.interleaved)
-        entries.push_back(b.getNamedAttr("interleaved", b.getBoolAttr(true)));
-      if (q.positionOffset != 0)
-        entries.push_back(
-            b.getNamedAttr("position_offset", b.getI64IntegerAttr(q.positionOffset)));
-      match.rope = b.getDictionaryAttr(entries);
+      match.rope = tfm::ropeDictionary(queryRope.getContext(), q);
       match.query = queryRope.getInput();
       match.key = keyRope.getInput();
     }

@@ -879,6 +879,20 @@ std::string attune::tfm::readRope(DictionaryAttr dict, int64_t headDim,
   return checkRope(out, headDim);
 }
 
+DictionaryAttr attune::tfm::ropeDictionary(MLIRContext *context,
+                                           const attune::codegen::RopeSpec &rope) {
+  Builder b(context);
+  SmallVector<NamedAttribute> entries = {
+      b.getNamedAttr("base", b.getF64FloatAttr(rope.base)),
+      b.getNamedAttr("rotary_dims", b.getI64IntegerAttr(rope.rotaryDims))};
+  if (rope.interleaved)
+    entries.push_back(b.getNamedAttr("interleaved", b.getBoolAttr(true)));
+  if (rope.positionOffset != 0)
+    entries.push_back(
+        b.getNamedAttr("position_offset", b.getI64IntegerAttr(rope.positionOffset)));
+  return b.getDictionaryAttr(entries);
+}
+
 attune::codegen::RopeSpec attune::tfm::ropeOf(RopeOp op) {
   attune::codegen::RopeSpec rope;
   rope.enabled = true;

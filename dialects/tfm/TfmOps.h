@@ -53,6 +53,11 @@ std::string readRope(mlir::DictionaryAttr dict, int64_t headDim,
 /// The same parameters, of a tfm.rope op (verified).
 codegen::RopeSpec ropeOf(RopeOp op);
 
+/// `rope` as tfm.attention's dictionary, readRope's inverse: base and
+/// rotary_dims always, interleaved and position_offset when not default.
+mlir::DictionaryAttr ropeDictionary(mlir::MLIRContext *context,
+                                    const codegen::RopeSpec &rope);
+
 } // namespace attune::tfm
 
 #endif // ATTUNE_DIALECTS_TFM_TFMOPS_H

@@ -58,26 +58,21 @@ private:
   /// spec.modifiers and its operands, dense, to `args`.
   LogicalResult addModifier(Operation *op, DictionaryAttr dict, ValueRange operands,
                             KernelSpec &spec, SmallVector<BufferView, 6> &args) {
-    tfm::ResolvedModifier resolved;
-    if (std::string problem = tfm::parseModifier(dict, resolved); !problem.empty())
-      return op->emitOpError(problem);
+    // The verifier's own resolution: parameters with defaults, checked
+    // against the operand types (no attention dims needed here).
+    auto emit = [&] { return op->emitOpError(); };
+    FailureOr<tfm::ResolvedModifier> resolved =
+        tfm::resolveModifier(dict, operands.getTypes(), {}, emit);
+    if (failed(resolved))
+      return failure();
     ModifierSpec modifier;
-    modifier.name = resolved.definition->name();
-    std::vector<std::vector<int64_t>> shapes;
+    modifier.name = resolved->definition->name();
     for (Value operand : operands) {
-      auto type = cast<RankedTensorType>(operand.getType());
-      std::vector<int64_t> shape;
-      for (int64_t d : type.getShape())
-        shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
-      shapes.push_back(std::move(shape));
-      modifier.operandRanks.push_back(static_cast<int>(type.getRank()));
+      modifier.operandRanks.push_back(
+          static_cast<int>(cast<RankedTensorType>(operand.getType()).getRank()));
       args.push_back(dense(operand));
     }
-    std::string problem =
-        modifiers::checkModifier(*resolved.definition, resolved.params, {}, shapes);
-    if (!problem.empty())
-      return op->emitOpError(problem);
-    modifier.params = std::move(resolved.params);
+    modifier.params = std::move(resolved->params);
     spec.modifiers.push_back(std::move(modifier));
     return success();
   }
