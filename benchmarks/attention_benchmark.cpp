@@ -10,10 +10,13 @@
 //   BM_Attention/<fused|unfused>_<modifier>/S:<seq>/D:64/causal:<0|1>/T:<threads>
 //
 // the second for each position encoding's example (examples/attention/
-// attention_<modifier>.mlir: rope, alibi, t5, window, padding), with a GFLOPs rate counter
-// of the useful work: 4·B·H·S²·D flops per run, half when causal, and
-// 4·B·H·D per visible (query, key) pair for the sliding window, whose kernel
-// skips the key blocks outside it)
+// attention_<modifier>.mlir: rope, alibi, t5, shaw, xl, deberta, window,
+// padding), with a GFLOPs rate counter of the useful work of plain
+// attention: 4·B·H·S²·D flops per run, half when causal, and 4·B·H·D per
+// visible (query, key) pair for the sliding window, whose kernel skips the
+// key blocks outside it. (The content modifiers' own products, Transformer-
+// XL's second score matmul for one, are not counted: the rate is what the
+// modifier costs against plain attention.)
 // and peak_GFLOPs / peak_fraction against the FMA peak of the ISA the
 // libraries run at (benchmarks/Peak.h), measured at start.
 // Each thread count gets its own copy of each library: every library carries
@@ -71,18 +74,29 @@ struct ModifierForm {
   const char *kind;
   attune::modifiers::ModifierParams params;
   bool causal;
-  /// A [32, H] table input follows q, k, v (T5's bias table).
-  bool hasTable;
+  /// The shapes of the modifier's tables, inputs after q, k, v (N(0, 1)).
+  std::vector<std::vector<int64_t>> operands;
   /// A [1, S] key padding mask follows q, k, v: the last quarter of the
   /// keys are padding.
   bool hasPadding = false;
+  /// The attention's scale; 0: 1/sqrt(D).
+  double scale = 0;
 };
 const ModifierForm kModifierForms[] = {
-    {"rope", "", {}, true, false},
-    {"alibi", "alibi", {}, true, false},
-    {"t5", "t5", {{"num_buckets", 32}, {"max_distance", 128}}, false, true},
-    {"window", "sliding_window", {{"window", 512}}, true, false},
-    {"padding", "", {}, false, false, true},
+    {"rope", "", {}, true, {}},
+    {"alibi", "alibi", {}, true, {}},
+    {"t5", "t5", {{"num_buckets", 32}, {"max_distance", 128}}, false, {{32, kHeads}},
+     false, 1.0},
+    // Shaw et al.: K = 16, tables shared by the heads.
+    {"shaw", "shaw", {{"max_distance", 16}}, false, {{33, 64}, {33, 64}}},
+    // Transformer-XL: u, v and r for every distance up to 4095 (the longest
+    // row), causal.
+    {"xl", "xl", {{"max_distance", 4095}}, true, {{kHeads, 64}, {kHeads, 64}, {4096, kHeads, 64}}},
+    // DeBERTa-v3-base: 256 log buckets up to 512, scale 1/sqrt(3 d).
+    {"deberta", "deberta", {{"span", 256}, {"max_position", 512}}, false,
+     {{512, kHeads, 64}, {512, kHeads, 64}}, false, 0.07216878364870322},
+    {"window", "sliding_window", {{"window", 512}}, true, {}},
+    {"padding", "", {}, false, {}, true},
 };
 
 /// `row` (D values) rotated at position `n` as LLaMA does (split halves,
@@ -156,8 +170,7 @@ attune_tensor_t makeTensor(std::vector<float> &storage, int64_t seq,
 }
 
 /// Q, K, V ~ N(0, 1) as [B, H, S, D] (scores q·k/sqrt(D) then have unit
-/// variance at every D), a [32, H] N(0, 1) table when the form takes one,
-/// and an output buffer.
+/// variance at every D), the form's N(0, 1) tables, and an output buffer.
 struct Problem {
   Problem(int64_t seq, int64_t headDim, const ModifierForm *form = nullptr)
       : seq(seq), headDim(headDim), form(form) {
@@ -167,11 +180,15 @@ struct Problem {
     q.resize(n), k.resize(n), v.resize(n), o.resize(n);
     for (size_t i = 0; i < n; ++i)
       q[i] = normal(rng), k[i] = normal(rng), v[i] = normal(rng);
-    if (form && form->hasTable) {
-      table.resize(32 * kHeads);
-      for (float &t : table)
-        t = normal(rng);
-    }
+    if (form)
+      for (const std::vector<int64_t> &shape : form->operands) {
+        int64_t count = 1;
+        for (int64_t dim : shape)
+          count *= dim;
+        tables.emplace_back(count);
+        for (float &t : tables.back())
+          t = normal(rng);
+      }
     if (form && form->hasPadding) {
       padding.assign(seq, 1);
       for (int64_t j = seq - seq / 4; j < seq; ++j)
@@ -179,9 +196,9 @@ struct Problem {
     }
   }
   attune_status_t run(attune_model_t *model) {
-    attune_tensor_t inputs[4] = {makeTensor(q, seq, headDim),
+    attune_tensor_t inputs[8] = {makeTensor(q, seq, headDim),
                                  makeTensor(k, seq, headDim),
-                                 makeTensor(v, seq, headDim), {}};
+                                 makeTensor(v, seq, headDim)};
     int count = 3;
     if (!padding.empty()) {
       attune_tensor_t &t = inputs[count++];
@@ -190,53 +207,57 @@ struct Problem {
       t.rank = 2;
       t.shape[0] = 1, t.shape[1] = seq;
     }
-    if (!table.empty()) {
+    for (size_t n = 0; n < tables.size(); ++n) {
       attune_tensor_t &t = inputs[count++];
-      t.data = table.data();
+      t.data = tables[n].data();
       t.dtype = ATTUNE_DTYPE_F32;
-      t.rank = 2;
-      t.shape[0] = 32, t.shape[1] = kHeads;
+      t.rank = static_cast<int>(form->operands[n].size());
+      for (int d = 0; d < t.rank; ++d)
+        t.shape[d] = form->operands[n][d];
     }
     attune_tensor_t output = makeTensor(o, seq, headDim);
     return attune_model_run(model, inputs, count, &output, 1);
   }
   int64_t seq, headDim;
   const ModifierForm *form;
-  std::vector<float> q, k, v, o, table;
+  std::vector<float> q, k, v, o;
+  std::vector<std::vector<float>> tables;
   std::vector<uint8_t> padding;
 };
 
 /// Output row `i` of head `bh` (batch-major) in double precision, straight
-/// from the definition: softmax(scale q·k^T + bias, keys j <= i when causal)
-/// V, scale 1/sqrt(D) (1 for T5), the bias the modifier's reference
-/// semantics (compiler/modifiers) with the form's parameters.
+/// from the definition: softmax(scale (q·k^T + content) + bias, keys j <= i
+/// when causal) V + value term, the modifier's terms its reference semantics
+/// (compiler/modifiers) with the form's parameters and tables.
 std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
                                  bool causal) {
   const int64_t S = p.seq, D = p.headDim, base = bh * S * D;
   const int64_t keys = causal ? i + 1 : S;
   const ModifierForm *form = p.form;
-  const bool t5 = form && std::string(form->kind) == "t5";
-  const double scale = t5 ? 1.0 : 1.0 / std::sqrt(double(D));
+  const double scale = form && form->scale != 0 ? form->scale : 1.0 / std::sqrt(double(D));
   const bool rope = form && std::string(form->kind).empty() && !form->hasPadding;
   const attune::modifiers::ScoreModifier *modifier =
       form && !rope ? attune::modifiers::lookupModifier(form->kind) : nullptr;
   attune::modifiers::ModifierParams params = form ? form->params
                                                   : attune::modifiers::ModifierParams{};
-  std::vector<double> tableData(p.table.begin(), p.table.end());
+  std::vector<std::vector<double>> tableData;
   std::vector<attune::modifiers::ReferenceOperand> operands;
-  if (!tableData.empty())
-    operands.push_back({tableData.data(), {32, kHeads}});
+  for (const std::vector<float> &table : p.tables)
+    tableData.emplace_back(table.begin(), table.end());
+  for (size_t n = 0; n < tableData.size(); ++n)
+    operands.push_back({tableData[n].data(), form->operands[n]});
   if (modifier) {
     std::vector<std::vector<int64_t>> shapes;
     for (const auto &operand : operands)
       shapes.push_back(operand.shape);
     std::string problem =
-        attune::modifiers::checkModifier(*modifier, params, {kHeads, S, S}, shapes);
+        attune::modifiers::checkModifier(*modifier, params, {kHeads, S, S, D, D}, shapes);
     if (!problem.empty()) {
       std::fprintf(stderr, "attention_benchmark: %s\n", problem.c_str());
       std::exit(1);
     }
   }
+  const int64_t h = bh % kHeads;
   std::vector<double> score(keys);
   double max = -INFINITY, sum = 0;
   std::vector<double> queryRow(p.q.begin() + base + i * D,
@@ -251,19 +272,26 @@ std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
     double dot = 0;
     for (int64_t d = 0; d < D; ++d)
       dot += queryRow[d] * keyRow[d];
+    if (modifier)
+      dot += attune::modifiers::referenceContent(*modifier, params, operands, h, j - i,
+                                                 queryRow.data(), keyRow.data(), D);
     score[j] = dot * scale;
     if (!p.padding.empty() && !p.padding[j])
       score[j] = -INFINITY;
     if (modifier)
-      score[j] += modifier->referenceBias(params, operands, kHeads, bh % kHeads, j - i);
+      score[j] += modifier->referenceBias(params, operands, kHeads, h, j - i);
     max = std::max(max, score[j]);
   }
   for (double &s : score)
     sum += (s = s == -INFINITY ? 0.0 : std::exp(s - max));
   std::vector<double> row(D, 0.0);
-  for (int64_t j = 0; j < keys; ++j)
+  for (int64_t j = 0; j < keys; ++j) {
     for (int64_t d = 0; d < D; ++d)
       row[d] += score[j] / sum * p.v[base + j * D + d];
+    if (modifier)
+      attune::modifiers::addReferenceValue(*modifier, params, operands, score[j] / sum,
+                                           j - i, row.data(), D);
+  }
   return row;
 }
 

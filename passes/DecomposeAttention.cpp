@@ -149,14 +149,27 @@ LogicalResult decompose(tfm::AttentionOp op) {
       return fail();
   }
 
-  // Score modifiers, in order: each adds its bias to the stored scores.
+  // Score modifiers, in order: each adds its terms to the stored scores,
+  // reading the q and k the scores came from when it has content terms.
+  // Those with a value term add it to the output below.
+  SmallVector<std::pair<DictionaryAttr, ValueRange>> valueTerms;
   if (ArrayAttr list = op.getModifiersAttr())
     for (auto [attr, group] : llvm::zip_equal(list, op.getModifierOperandGroups())) {
-      Value biased = tfm::ScoreBiasOp::create(builder, loc, scores->getType(),
-                                              *scores, group,
-                                              cast<DictionaryAttr>(attr));
+      auto dict = cast<DictionaryAttr>(attr);
+      tfm::ResolvedModifier modifier;
+      if (std::string problem = tfm::parseModifier(dict, modifier); !problem.empty()) {
+        (void)fail();
+        return op.emitOpError(problem);
+      }
+      bool content = !modifier.definition->contentTerms(modifier.params).empty();
+      Value biased = tfm::ScoreBiasOp::create(
+          builder, loc, scores->getType(), *scores, content ? query : Value(),
+          content ? key : Value(), group, dict,
+          content ? op.getScaleAttr() : FloatAttr());
       built.push_back(biased.getDefiningOp());
       scores = biased;
+      if (modifier.definition->valueTerm(modifier.params))
+        valueTerms.push_back({dict, group});
     }
 
   if (Value keyPadding = op.getKeyPaddingMask()) {
@@ -198,6 +211,17 @@ LogicalResult decompose(tfm::AttentionOp op) {
                                  /*transpose_b=*/builder.getBoolAttr(false)));
   if (failed(result))
     return fail();
+  for (auto [dict, group] : valueTerms) {
+    auto probsType = cast<RankedTensorType>(probs->getType());
+    SmallVector<int64_t> shape(probsType.getShape().take_front(3));
+    shape.push_back(valueType.getDimSize(3));
+    Value term = tfm::ScoreValuesOp::create(
+        builder, loc, RankedTensorType::get(shape, elementType), *probs, group, dict);
+    built.push_back(term.getDefiningOp());
+    result = track(build<tfm::AddOp>(builder, loc, *result, term));
+    if (failed(result))
+      return fail();
+  }
 
   // tfm.attention's result takes B, H and Sq from q, k, v and the key padding
   // mask only, while the ops above also take them from the additive mask: a

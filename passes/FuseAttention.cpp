@@ -222,6 +222,11 @@ struct MaskTerm {
 struct AttentionMatch {
   tfm::SoftmaxOp softmax;
   tfm::MatmulOp probsTimesValue;
+  /// The op whose result the fused op replaces: probsTimesValue, or the
+  /// tfm.add of it and a modifier's value term.
+  Operation *root = nullptr;
+  /// A modifier's value term on the output (Shaw's), when the graph has one.
+  tfm::ScoreValuesOp valueTerm;
   Value query, key, value;
   /// When not empty, the fused op's k is `tfm.transpose(key)` with this
   /// permutation, built by the rewrite (k was transposed into [B, H, D, Sk]
@@ -266,6 +271,9 @@ private:
   LogicalResult matchProbabilities();
   LogicalResult matchScores(tfm::MatmulOp &queryTimesKey);
   LogicalResult matchQueryKey(tfm::MatmulOp queryTimesKey);
+  /// Content terms read the scores' own q and k; value terms are in the
+  /// graph exactly when their modifier is.
+  LogicalResult matchModifierTerms(tfm::MatmulOp queryTimesKey);
   LogicalResult checkShapes();
 
   /// Strips `tfm.mul`/`tfm.div` by splat constants off a q or k operand,
@@ -293,16 +301,64 @@ LogicalResult SiteMatcher::run() {
     return failure();
   tfm::MatmulOp queryTimesKey;
   if (failed(matchScores(queryTimesKey)) ||
-      failed(matchQueryKey(queryTimesKey)))
+      failed(matchQueryKey(queryTimesKey)) || failed(matchModifierTerms(queryTimesKey)))
     return failure();
   return checkShapes();
+}
+
+LogicalResult SiteMatcher::matchModifierTerms(tfm::MatmulOp queryTimesKey) {
+  bool valueTermFound = false;
+  for (tfm::ScoreBiasOp bias : match.modifiers) {
+    tfm::ResolvedModifier modifier;
+    if (!tfm::parseModifier(bias.getModifier(), modifier).empty())
+      return fail("tfm.score_bias has an invalid modifier");
+    const std::string kind = modifier.definition->name();
+    // Content terms read the rows the scores were computed from, scaled like
+    // them: the fused op computes them from its own q and k and scale.
+    if (bias.getQuery()) {
+      if (bias.getQuery() != queryTimesKey.getLhs() ||
+          bias.getKey() != queryTimesKey.getRhs() || !queryTimesKey.getTransposeB())
+        return fail("the content terms of modifier '" + kind +
+                    "' read other rows than the q and k of the scores");
+      // The graph's scale is a constant of the element type: equal up to
+      // its rounding.
+      double scale = bias.getScale() ? bias.getScale()->convertToDouble() : 0.0;
+      Type elementType = scoresType.getElementType();
+      double epsilon = elementType.isF32() ? 0x1p-23 : elementType.isF16() ? 0x1p-10 : 0x1p-7;
+      if (std::fabs(scale - match.scale) > 2 * epsilon * std::fabs(match.scale))
+        return fail("the content terms of modifier '" + kind + "' are scaled by " +
+                    formatNumber(scale) + ", the scores by " +
+                    formatNumber(match.scale) + "; tfm.attention scales both alike");
+    }
+    // A value term is in the fused op whenever the modifier is: the graph
+    // must have it, with the same modifier and tables.
+    if (modifier.definition->valueTerm(modifier.params)) {
+      if (!match.valueTerm ||
+          match.valueTerm.getModifier() != bias.getModifier() ||
+          !llvm::equal(match.valueTerm.getModifierOperands(), bias.getModifierOperands()))
+        return fail("modifier '" + kind + "' has a value term the graph does not "
+                    "add to P x V (tfm.score_values with the same modifier)");
+      valueTermFound = true;
+    }
+  }
+  if (match.valueTerm && !valueTermFound)
+    return fail("tfm.score_values adds a value term whose modifier is not on the "
+                "scores");
+  return success();
 }
 
 LogicalResult SiteMatcher::matchProbabilities() {
   Value probs = match.softmax.getResult();
   if (probs.use_empty())
     return fail("the probabilities are unused");
-  if (!probs.hasOneUse()) {
+  // A modifier's value term (tfm.score_values) reads the probabilities too;
+  // its sum with P x V is what the fused op computes.
+  SmallVector<Operation *> users(probs.getUsers());
+  if (users.size() == 2 && isa<tfm::ScoreValuesOp>(users[0]))
+    std::swap(users[0], users[1]);
+  if (users.size() == 2 && isa<tfm::ScoreValuesOp>(users[1]))
+    match.valueTerm = cast<tfm::ScoreValuesOp>(users[1]);
+  if (!probs.hasOneUse() && !match.valueTerm) {
     // Usually the model also returns its attention weights
     // (output_attentions=True), which the fused op never materialises.
     Operation *other = nullptr;
@@ -313,7 +369,7 @@ LogicalResult SiteMatcher::matchProbabilities() {
                 other->getName().getStringRef() +
                 "; the fused op does not produce them");
   }
-  Operation *user = *probs.getUsers().begin();
+  Operation *user = users.front();
   auto matmul = dyn_cast<tfm::MatmulOp>(user);
   if (!matmul)
     return fail("probabilities feed " + user->getName().getStringRef() +
@@ -324,7 +380,19 @@ LogicalResult SiteMatcher::matchProbabilities() {
   if (matmul.getTransposeA() || matmul.getTransposeB())
     return fail("the matmul of the probabilities with V transposes an operand");
   match.probsTimesValue = matmul;
+  match.root = matmul;
   match.value = matmul.getRhs();
+  if (match.valueTerm) {
+    // P x V + score_values(P), in either order, each used only there.
+    Value product = matmul.getResult(), term = match.valueTerm.getResult();
+    auto sum = product.hasOneUse() ? dyn_cast<tfm::AddOp>(*product.getUsers().begin())
+                                   : tfm::AddOp();
+    if (!sum || !term.hasOneUse() || *term.getUsers().begin() != sum ||
+        sum.getType() != matmul.getType())
+      return fail("the modifier's value term (tfm.score_values) is not added "
+                  "to P x V alone; the fused op computes only their sum");
+    match.root = sum;
+  }
   return success();
 }
 
@@ -694,11 +762,12 @@ struct InsertedOps final : OpBuilder::Listener {
 FailureOr<tfm::AttentionOp> rewrite(const AttentionMatch &match,
                                     llvm::DenseSet<Operation *> &erased,
                                     std::string &reason) {
-  tfm::MatmulOp root = match.probsTimesValue;
+  Operation *root = match.root;
   InsertedOps inserted;
   OpBuilder builder(root, &inserted);
   Location loc = match.softmax->getLoc();
-  Type elementType = cast<RankedTensorType>(root.getType()).getElementType();
+  auto rootType = cast<RankedTensorType>(root->getResult(0).getType());
+  Type elementType = rootType.getElementType();
 
   // The ops below are built from operands the matcher checked, so inference
   // should not fail; if it does, its message becomes the site's reason
@@ -706,7 +775,7 @@ FailureOr<tfm::AttentionOp> rewrite(const AttentionMatch &match,
   std::string diagnostic;
   FailureOr<tfm::AttentionOp> attention = failure();
   {
-    ScopedDiagnosticHandler capture(root.getContext(), [&](Diagnostic &diag) {
+    ScopedDiagnosticHandler capture(root->getContext(), [&](Diagnostic &diag) {
       if (diag.getSeverity() == DiagnosticSeverity::Error && diagnostic.empty())
         diagnostic = diag.str();
       return success();
@@ -743,16 +812,16 @@ FailureOr<tfm::AttentionOp> rewrite(const AttentionMatch &match,
     reason = "the fused op does not verify: " + diagnostic;
     return failure();
   }
-  if (attention->getType() != root.getType()) {
+  if (attention->getType() != rootType) {
     reason = llvm::formatv("the fused result type {0} differs from the "
                            "decomposed one {1}",
                            tfm::formatShape(attention->getType().getShape()),
-                           tfm::formatShape(root.getType().getShape()))
+                           tfm::formatShape(rootType.getShape()))
                  .str();
     inserted.eraseAll();
     return failure();
   }
-  root.getResult().replaceAllUsesWith(attention->getResult());
+  root->getResult(0).replaceAllUsesWith(attention->getResult());
 
   // Erase backwards from the old root: an op goes only once nothing uses it,
   // so values the model still needs elsewhere survive.

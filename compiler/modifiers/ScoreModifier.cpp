@@ -2,12 +2,27 @@
 
 #include "compiler/modifiers/ScoreModifier.h"
 
+#include "Halide.h"
+
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
 namespace attune::modifiers {
 
 ScoreModifier::~ScoreModifier() = default;
+
+Halide::Expr ScoreModifier::kernelBias(const ModifierParams &,
+                                       const std::vector<Halide::Func> &,
+                                       const Halide::Expr &, const Halide::Expr &,
+                                       const Halide::Expr &) const {
+  return Halide::Expr(0.0f);
+}
+
+Halide::Expr ScoreModifier::kernelRow(const ModifierParams &, size_t,
+                                      const Halide::Expr &) const {
+  return Halide::Expr(0);
+}
 
 // Modifiers.inc, written by the build: ATTUNE_MODIFIER(<Stem>) for every
 // <Stem>.cpp of this folder.
@@ -59,6 +74,97 @@ std::string modifierNames() {
   return names;
 }
 
+namespace {
+
+/// Checks dimension `dim` of operand `index` against `expected` (either
+/// may be -1, unknown). `what` says what the dimension is.
+std::string checkDim(const ScoreModifier &modifier,
+                     const std::vector<std::vector<int64_t>> &shapes, int index,
+                     size_t dim, int64_t expected, const std::string &what) {
+  const OperandSpec spec = modifier.operands()[index];
+  int64_t actual = shapes[index][dim];
+  if (actual < 0 || expected < 0 || actual == expected)
+    return "";
+  return "expected operand '" + spec.name + "' " + spec.shape + " to have " +
+         std::to_string(expected) + " " + what + " (dim " + std::to_string(dim) +
+         "), got " + std::to_string(actual);
+}
+
+/// Shapes of the content and value tables against the attention's dims.
+std::string checkTables(const ScoreModifier &modifier, const ModifierParams &params,
+                        const AttentionDims &dims,
+                        const std::vector<std::vector<int64_t>> &shapes) {
+  std::string problem;
+  auto check = [&](int index, size_t dim, int64_t expected, const std::string &what) {
+    if (problem.empty())
+      problem = checkDim(modifier, shapes, index, dim, expected, what);
+  };
+  for (const ContentTerm &term : modifier.contentTerms(params)) {
+    const size_t rank = shapes[term.table].size();
+    check(term.table, rank - 1, dims.headDim, "columns, the head dim");
+    if (term.form == ContentTerm::PerHead)
+      check(term.table, 1, dims.heads, "heads");
+    if (term.form == ContentTerm::HeadVector)
+      check(term.table, 0, dims.heads, "heads");
+    if (term.offset >= 0) {
+      check(term.offset, 0, dims.heads, "heads");
+      check(term.offset, 1, dims.headDim, "columns, the head dim");
+    }
+  }
+  if (std::optional<ValueTerm> value = modifier.valueTerm(params)) {
+    check(value->table, 0, 2 * value->maxDistance + 1, "rows, 2 max_distance + 1");
+    check(value->table, 1, dims.valueDim, "columns, the value head dim");
+  }
+  return problem;
+}
+
+/// Row `row` of a content table (any form), clamped to its rows.
+const double *tableRow(const ReferenceOperand &table, ContentTerm::Form form,
+                       int64_t row, int64_t h, int64_t headDim) {
+  if (form == ContentTerm::HeadVector)
+    return table.data + h * headDim;
+  row = std::clamp<int64_t>(row, 0, table.shape[0] - 1);
+  if (form == ContentTerm::Shared)
+    return table.data + row * headDim;
+  return table.data + (row * table.shape[1] + h) * headDim;
+}
+
+} // namespace
+
+double referenceContent(const ScoreModifier &modifier, const ModifierParams &params,
+                        const std::vector<ReferenceOperand> &operands, int64_t h,
+                        int64_t delta, const double *q, const double *k,
+                        int64_t headDim) {
+  double sum = 0;
+  std::vector<ContentTerm> terms = modifier.contentTerms(params);
+  for (size_t t = 0; t < terms.size(); ++t) {
+    const ContentTerm &term = terms[t];
+    int64_t row = term.form == ContentTerm::HeadVector
+                      ? 0
+                      : modifier.referenceRow(params, t, delta);
+    const double *r = tableRow(operands[term.table], term.form, row, h, headDim);
+    const double *x = term.side == ContentTerm::Query ? q : k;
+    const double *offset =
+        term.offset >= 0 ? operands[term.offset].data + h * headDim : nullptr;
+    for (int64_t d = 0; d < headDim; ++d)
+      sum += (x[d] + (offset ? offset[d] : 0.0)) * r[d];
+  }
+  return sum;
+}
+
+void addReferenceValue(const ScoreModifier &modifier, const ModifierParams &params,
+                       const std::vector<ReferenceOperand> &operands, double p,
+                       int64_t delta, double *out, int64_t valueDim) {
+  std::optional<ValueTerm> value = modifier.valueTerm(params);
+  if (!value)
+    return;
+  const int64_t K = value->maxDistance;
+  const double *row =
+      operands[value->table].data + (std::clamp(delta, -K, K) + K) * valueDim;
+  for (int64_t c = 0; c < valueDim; ++c)
+    out[c] += p * row[c];
+}
+
 std::string checkModifier(const ScoreModifier &modifier, ModifierParams &given,
                           const AttentionDims &dims,
                           const std::vector<std::vector<int64_t>> &operandShapes) {
@@ -107,7 +213,9 @@ std::string checkModifier(const ScoreModifier &modifier, ModifierParams &given,
       return prefix + "expected operand '" + operands[i].name + "' " +
              operands[i].shape + " of rank " + std::to_string(operands[i].rank) +
              ", got rank " + std::to_string(operandShapes[i].size());
-  std::string problem = modifier.verify(given, dims, operandShapes);
+  std::string problem = checkTables(modifier, given, dims, operandShapes);
+  if (problem.empty())
+    problem = modifier.verify(given, dims, operandShapes);
   return problem.empty() ? "" : prefix + problem;
 }
 

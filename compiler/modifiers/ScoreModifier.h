@@ -8,7 +8,19 @@
 //                                     keys, as when decoding with a cache)
 //
 // ALiBi, T5's relative buckets and a sliding window are such terms (a mask
-// is a bias of -inf). Everything the compiler needs to know about one lives
+// is a bias of -inf). Relative encodings that read the content of a query or
+// key row (Shaw et al., Transformer-XL, DeBERTa) add content terms inside the
+// scale, and Shaw's adds a value term to the output:
+//
+//   s[b, h, i, j] += scale * (q_i + offset_h) . table[row(delta)]   (query side)
+//   s[b, h, i, j] += scale * k_j . table[row(delta)]                (key side)
+//   o[b, h, i]    += sum_j p_ij * values[clip(delta, -K, K) + K]
+//
+// where row() maps a distance to a row of a small table (clipped or
+// bucketed), so the kernel computes q_i . table[r] once per row r of a query
+// tile and looks it up per score: still never Sq x Sk values in memory.
+//
+// Everything the compiler needs to know about one lives
 // in one file in this folder, a subclass of ScoreModifier (the build finds
 // the file and registers it by name):
 //
@@ -71,6 +83,32 @@ struct OperandSpec {
 /// The attention a modifier is applied to; -1 marks a dynamic dimension.
 struct AttentionDims {
   int64_t heads = -1, querySeq = -1, keySeq = -1;
+  int64_t headDim = -1, valueDim = -1;
+};
+
+/// A term of the score that reads a query or a key row, added inside the
+/// attention's scale (see the top of this file). `table` and `offset` are
+/// operand indices.
+struct ContentTerm {
+  enum Side { Query, Key };
+  enum Form {
+    PerHead,    // table [rows, H, D]
+    Shared,     // table [rows, D], the same for every head
+    HeadVector, // table [H, D]: one row, row() is not called
+  };
+  Side side = Query;
+  int table = -1;
+  Form form = PerHead;
+  /// A [H, D] operand added to q before the product (Transformer-XL's v),
+  /// or -1. Query side only.
+  int offset = -1;
+};
+
+/// Shaw et al.'s term on the output: o_i += sum_j p_ij * table[clip(delta,
+/// -K, K) + K], with `table` [2K + 1, Dv] (an operand index).
+struct ValueTerm {
+  int table = -1;
+  int64_t maxDistance = 0;
 };
 
 /// A row-major operand for the reference evaluator.
@@ -105,21 +143,62 @@ public:
   virtual void visibleDeltas(const ModifierParams &params, int64_t &lo,
                              int64_t &hi) const {}
 
+  /// False when the modifier adds no bias_h(delta), only content or value
+  /// terms: kernels then build no bias table for it.
+  virtual bool hasBias() const { return true; }
+
   /// The term added to the scaled score of head `h` (of `heads`) at
   /// distance `delta`; -inf masks the key out. In double, written from the
-  /// source's definition, independently of kernelBias.
+  /// source's definition, independently of kernelBias. Default: 0.
   virtual double referenceBias(const ModifierParams &params,
                                const std::vector<ReferenceOperand> &operands,
-                               int64_t heads, int64_t h, int64_t delta) const = 0;
+                               int64_t heads, int64_t h, int64_t delta) const {
+    return 0.0;
+  }
 
   /// The same term as a Halide expression in f32 of the int32 expressions
   /// `heads`, `h` and `delta`; `operands` are the operand tensors as f32
   /// Funcs in Halide order (innermost dimension first). May return -inf.
+  /// Default: 0.
   virtual Halide::Expr kernelBias(const ModifierParams &params,
                                   const std::vector<Halide::Func> &operands,
                                   const Halide::Expr &heads, const Halide::Expr &h,
-                                  const Halide::Expr &delta) const = 0;
+                                  const Halide::Expr &delta) const;
+
+  /// The content terms (see ContentTerm); none by default.
+  virtual std::vector<ContentTerm> contentTerms(const ModifierParams &params) const {
+    return {};
+  }
+
+  /// The row of content term `term`'s table at distance `delta`, in double
+  /// from the source's definition. Callers clamp it to the table's rows.
+  virtual int64_t referenceRow(const ModifierParams &params, size_t term,
+                               int64_t delta) const {
+    return 0;
+  }
+
+  /// The same row as an int32 Halide expression of the int32 `delta`.
+  virtual Halide::Expr kernelRow(const ModifierParams &params, size_t term,
+                                 const Halide::Expr &delta) const;
+
+  /// The value term, if the modifier has one.
+  virtual std::optional<ValueTerm> valueTerm(const ModifierParams &params) const {
+    return std::nullopt;
+  }
 };
+
+/// The content terms of `modifier` for the score of query row `q` and key
+/// row `k` (each `dims.headDim` values) of head `h` at distance `delta`, in
+/// double and before the scale: sum over terms of x . table[row(delta)].
+double referenceContent(const ScoreModifier &modifier, const ModifierParams &params,
+                        const std::vector<ReferenceOperand> &operands, int64_t h,
+                        int64_t delta, const double *q, const double *k, int64_t headDim);
+
+/// Adds the value term of `modifier` for probability `p` at distance
+/// `delta` to the output row `out` (`valueDim` values).
+void addReferenceValue(const ScoreModifier &modifier, const ModifierParams &params,
+                       const std::vector<ReferenceOperand> &operands, double p,
+                       int64_t delta, double *out, int64_t valueDim);
 
 /// The modifier registered under `name`, or null.
 const ScoreModifier *lookupModifier(const std::string &name);
@@ -132,7 +211,8 @@ std::string modifierNames();
 
 /// Fills in defaults and checks `given` against `modifier`'s parameter list
 /// (unknown names, missing required ones, kinds, ranges), then its operand
-/// ranks and its own verify(). Returns "" or a message naming the problem.
+/// ranks, the shapes of its content and value tables against `dims`, and its
+/// own verify(). Returns "" or a message naming the problem.
 std::string checkModifier(const ScoreModifier &modifier, ModifierParams &given,
                           const AttentionDims &dims,
                           const std::vector<std::vector<int64_t>> &operandShapes);

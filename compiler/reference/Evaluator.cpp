@@ -208,6 +208,51 @@ void ropeRow(const codegen::RopeSpec &rope, double n, double *x, int64_t D) {
   }
 }
 
+/// Resolved score modifiers (tfm.attention's, tfm.score_bias's), evaluated
+/// by their reference definitions in double.
+struct ModifierTerms {
+  struct Term {
+    const modifiers::ScoreModifier *definition;
+    modifiers::ModifierParams params;
+    std::vector<modifiers::ReferenceOperand> operands;
+  };
+  std::vector<Term> terms;
+  int64_t heads = 0;
+
+  /// The sum of the biases of head h at distance delta.
+  double bias(int64_t h, int64_t delta) const {
+    double sum = 0;
+    for (const Term &t : terms)
+      sum += t.definition->referenceBias(t.params, t.operands, heads, h, delta);
+    return sum;
+  }
+  /// The sum of the content terms, before the scale.
+  double content(int64_t h, int64_t delta, const double *q, const double *k,
+                 int64_t headDim) const {
+    double sum = 0;
+    for (const Term &t : terms)
+      sum += modifiers::referenceContent(*t.definition, t.params, t.operands, h, delta,
+                                         q, k, headDim);
+    return sum;
+  }
+  bool hasContent() const {
+    return llvm::any_of(terms, [](const Term &t) {
+      return !t.definition->contentTerms(t.params).empty();
+    });
+  }
+  bool hasValue() const {
+    return llvm::any_of(terms, [](const Term &t) {
+      return t.definition->valueTerm(t.params).has_value();
+    });
+  }
+  /// Adds the value terms of probability p at distance delta to out.
+  void addValue(double p, int64_t delta, double *out, int64_t valueDim) const {
+    for (const Term &t : terms)
+      modifiers::addReferenceValue(*t.definition, t.params, t.operands, p, delta, out,
+                                   valueDim);
+  }
+};
+
 class Interpreter {
 public:
   explicit Interpreter(const WeightLookup &weights) : weights(weights) {}
@@ -240,13 +285,14 @@ private:
   llvm::Error evalRepeatInterleave(tfm::RepeatInterleaveOp op);
   llvm::Error evalAttention(tfm::AttentionOp op);
   llvm::Error evalScoreBias(tfm::ScoreBiasOp op);
+  llvm::Error evalScoreValues(tfm::ScoreValuesOp op);
   llvm::Error evalRope(tfm::RopeOp op);
   /// The score modifiers `dicts` with their operand groups, checked against
-  /// the concrete shapes, as one bias(h, delta) (their sum).
-  llvm::Expected<std::function<double(int64_t, int64_t)>>
-  modifierBias(Operation *op, llvm::ArrayRef<mlir::DictionaryAttr> dicts,
-               llvm::ArrayRef<ValueRange> groups, int64_t H, int64_t Sq,
-               int64_t Sk);
+  /// the concrete dims.
+  llvm::Expected<ModifierTerms>
+  resolveModifiers(Operation *op, llvm::ArrayRef<mlir::DictionaryAttr> dicts,
+                   llvm::ArrayRef<ValueRange> groups,
+                   const modifiers::AttentionDims &dims);
   llvm::Error evalConstant(arith::ConstantOp op);
   llvm::Error evalReturn(func::ReturnOp op);
 
@@ -397,6 +443,7 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::RepeatInterleaveOp o) { return evalRepeatInterleave(o); })
       .Case([&](tfm::AttentionOp o) { return evalAttention(o); })
       .Case([&](tfm::ScoreBiasOp o) { return evalScoreBias(o); })
+      .Case([&](tfm::ScoreValuesOp o) { return evalScoreValues(o); })
       .Case([&](tfm::RopeOp o) { return evalRope(o); })
       .Case([&](arith::ConstantOp o) { return evalConstant(o); })
       .Case([&](func::ReturnOp o) { return evalReturn(o); })
@@ -926,16 +973,19 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
                                      "[{0}, {1}], got {2}",
                                      B, Sk, shapeString(padding->shape)));
 
-  std::function<double(int64_t, int64_t)> bias;
+  ModifierTerms modifierTerms;
   if (ArrayAttr list = op.getModifiersAttr()) {
     SmallVector<DictionaryAttr> dicts;
     for (Attribute attr : list)
       dicts.push_back(cast<DictionaryAttr>(attr));
-    auto resolved = modifierBias(op, dicts, op.getModifierOperandGroups(), H, Sq, Sk);
+    auto resolved =
+        resolveModifiers(op, dicts, op.getModifierOperandGroups(), {H, Sq, Sk, D, Dv});
     if (!resolved)
       return resolved.takeError();
-    bias = std::move(*resolved);
+    modifierTerms = std::move(*resolved);
   }
+  const bool content = modifierTerms.hasContent();
+  const bool valueTerms = modifierTerms.hasValue();
 
   // RoPE: rotated copies of q (at i + Sk - Sq + offset) and k (j + offset).
   const Tensor *qp = &q, *kp = &k;
@@ -972,6 +1022,8 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
           double dot = 0;
           for (int64_t d = 0; d < D; ++d)
             dot += Q[d] * K[j * D + d];
+          if (content)
+            dot += modifierTerms.content(h, j - (i + (Sk - Sq)), Q, &K[j * D], D);
           s[j] = scale * dot;
           // The scores are float tensors in the graph this op replaces:
           // rounded as there, so a finite masking fill absorbs the score.
@@ -983,8 +1035,8 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
             if (roundScores)
               s[j] = static_cast<float>(s[j]);
           }
-          if (bias)
-            s[j] += bias(h, j - (i + (Sk - Sq)));
+          if (!modifierTerms.terms.empty())
+            s[j] += modifierTerms.bias(h, j - (i + (Sk - Sq)));
           if ((causal && j > i + (Sk - Sq)) ||
               (padding && padding->data[b * Sk + j] == 0))
             s[j] = -kInf;
@@ -1002,26 +1054,25 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
         for (int64_t j = 0; j < Sk; ++j)
           for (int64_t d = 0; d < Dv; ++d)
             O[d] += s[j] / sum * V[j * Dv + d];
+        if (valueTerms)
+          for (int64_t j = 0; j < Sk; ++j)
+            modifierTerms.addValue(s[j] / sum, j - (i + (Sk - Sq)), O, Dv);
       }
     }
   return define(op, std::move(out));
 }
 
-llvm::Expected<std::function<double(int64_t, int64_t)>>
-Interpreter::modifierBias(Operation *op, ArrayRef<DictionaryAttr> dicts,
-                          ArrayRef<ValueRange> groups, int64_t H, int64_t Sq,
-                          int64_t Sk) {
-  struct Term {
-    const modifiers::ScoreModifier *definition;
-    modifiers::ModifierParams params;
-    std::vector<modifiers::ReferenceOperand> operands;
-  };
-  std::vector<Term> terms;
+llvm::Expected<ModifierTerms>
+Interpreter::resolveModifiers(Operation *op, ArrayRef<DictionaryAttr> dicts,
+                              ArrayRef<ValueRange> groups,
+                              const modifiers::AttentionDims &dims) {
+  ModifierTerms resolvedTerms;
+  resolvedTerms.heads = dims.heads;
   for (auto [dict, group] : llvm::zip_equal(dicts, groups)) {
     tfm::ResolvedModifier resolved;
     if (std::string problem = tfm::parseModifier(dict, resolved); !problem.empty())
       return opError(op, problem);
-    Term term{resolved.definition, resolved.params, {}};
+    ModifierTerms::Term term{resolved.definition, resolved.params, {}};
     std::vector<std::vector<int64_t>> shapes;
     for (Value operand : group) {
       const Tensor &t = get(operand);
@@ -1029,18 +1080,13 @@ Interpreter::modifierBias(Operation *op, ArrayRef<DictionaryAttr> dicts,
       shapes.push_back(t.shape);
     }
     // Checked again with the concrete shapes: the IR may leave them dynamic.
-    std::string problem = modifiers::checkModifier(*term.definition, term.params,
-                                                   {H, Sq, Sk}, shapes);
+    std::string problem =
+        modifiers::checkModifier(*term.definition, term.params, dims, shapes);
     if (!problem.empty())
       return opError(op, problem);
-    terms.push_back(std::move(term));
+    resolvedTerms.terms.push_back(std::move(term));
   }
-  return [terms = std::move(terms), H](int64_t h, int64_t delta) {
-    double sum = 0;
-    for (const Term &term : terms)
-      sum += term.definition->referenceBias(term.params, term.operands, H, h, delta);
-    return sum;
-  };
+  return resolvedTerms;
 }
 
 llvm::Error Interpreter::evalRope(tfm::RopeOp op) {
@@ -1076,16 +1122,57 @@ llvm::Error Interpreter::evalScoreBias(tfm::ScoreBiasOp op) {
     return opError(op, llvm::formatv("expected 'input' rank 4, got {0}",
                                      in.shape.size()));
   int64_t B = in.shape[0], H = in.shape[1], Sq = in.shape[2], Sk = in.shape[3];
+  // Content terms read q [B, H, Sq, D] and k [B, H, Sk, D].
+  const Tensor *q = op.getQuery() ? &get(op.getQuery()) : nullptr;
+  const Tensor *k = op.getKey() ? &get(op.getKey()) : nullptr;
+  int64_t D = -1;
+  if (q && k) {
+    D = q->shape.size() == 4 ? q->shape[3] : -1;
+    if (q->shape != std::vector<int64_t>{B, H, Sq, D} ||
+        k->shape != std::vector<int64_t>{B, H, Sk, D})
+      return opError(op, "expected content q [B, H, Sq, D] and k [B, H, Sk, D] "
+                         "for scores " + shapeString(in.shape) + ", got " +
+                         shapeString(q->shape) + " and " + shapeString(k->shape));
+  }
   ValueRange group = op.getModifierOperands();
-  auto bias = modifierBias(op, {op.getModifier()}, {group}, H, Sq, Sk);
-  if (!bias)
-    return bias.takeError();
+  auto terms = resolveModifiers(op, {op.getModifier()}, {group}, {H, Sq, Sk, D});
+  if (!terms)
+    return terms.takeError();
+  if (terms->hasContent() && !q)
+    return opError(op, "expected content(q, k) for a modifier with content terms");
+  const double scale = op.getScale() ? op.getScale()->convertToDouble() : 1.0;
   Tensor out = in;
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H; ++h)
       for (int64_t i = 0; i < Sq; ++i)
-        for (int64_t j = 0; j < Sk; ++j)
-          out.data[((b * H + h) * Sq + i) * Sk + j] += (*bias)(h, j - (i + (Sk - Sq)));
+        for (int64_t j = 0; j < Sk; ++j) {
+          int64_t delta = j - (i + (Sk - Sq));
+          double term = terms->bias(h, delta);
+          if (q)
+            term += scale * terms->content(h, delta, &q->data[((b * H + h) * Sq + i) * D],
+                                           &k->data[((b * H + h) * Sk + j) * D], D);
+          out.data[((b * H + h) * Sq + i) * Sk + j] += term;
+        }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalScoreValues(tfm::ScoreValuesOp op) {
+  const Tensor &p = get(op.getInput());
+  if (p.shape.size() != 4)
+    return opError(op, llvm::formatv("expected 'input' rank 4, got {0}",
+                                     p.shape.size()));
+  int64_t B = p.shape[0], H = p.shape[1], Sq = p.shape[2], Sk = p.shape[3];
+  int64_t Dv = cast<RankedTensorType>(op.getType()).getDimSize(3);
+  auto terms = resolveModifiers(op, {op.getModifier()}, {op.getModifierOperands()},
+                                {H, Sq, Sk, -1, Dv});
+  if (!terms)
+    return terms.takeError();
+  Tensor out = makeTensor(ScalarType::F32, {B, H, Sq, Dv});
+  for (int64_t r = 0; r < B * H; ++r)
+    for (int64_t i = 0; i < Sq; ++i)
+      for (int64_t j = 0; j < Sk; ++j)
+        terms->addValue(p.data[(r * Sq + i) * Sk + j], j - (i + (Sk - Sq)),
+                        &out.data[(r * Sq + i) * Dv], Dv);
   return define(op, std::move(out));
 }
 

@@ -114,6 +114,8 @@ const char *kindName(KernelKind kind) {
     return "attention";
   case KernelKind::ScoreBias:
     return "score_bias";
+  case KernelKind::ScoreValues:
+    return "score_values";
   case KernelKind::Rope:
     return "rope";
   }
@@ -209,6 +211,11 @@ std::string KernelSpec::symbolName() const {
     break;
   case KernelKind::ScoreBias:
     name += modifierSuffix(modifiers);
+    if (hasContent)
+      name += "_content_scale" + exactDouble(scale);
+    break;
+  case KernelKind::ScoreValues:
+    name += modifierSuffix(modifiers);
     break;
   case KernelKind::Rope:
     name += "_d" + std::to_string(headDim) + ropeSuffix(rope) +
@@ -296,6 +303,16 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
   }
   case KernelKind::ScoreBias: {
     std::vector<KernelArg> args = {{"x", e, 4}};
+    if (spec.hasContent) {
+      args.push_back({"q", e, 4});
+      args.push_back({"k", e, 4});
+    }
+    appendModifierArgs(spec, args);
+    args.push_back({"out", e, 4});
+    return args;
+  }
+  case KernelKind::ScoreValues: {
+    std::vector<KernelArg> args = {{"p", e, 4}};
     appendModifierArgs(spec, args);
     args.push_back({"out", e, 4});
     return args;
@@ -388,6 +405,10 @@ std::string validateKernelSpec(const KernelSpec &spec) {
   case KernelKind::ScoreBias:
     if (spec.modifiers.empty())
       return bad("expected at least one modifier");
+    break;
+  case KernelKind::ScoreValues:
+    if (spec.modifiers.size() != 1)
+      return bad("expected exactly one modifier");
     break;
   case KernelKind::Rope:
     if (!spec.rope.enabled)

@@ -85,6 +85,11 @@ enum class KernelKind {
   /// -> out = x + the modifiers' bias at (h, j - (i + Sk - Sq)). The unfused
   /// form of attention's modifiers.
   ScoreBias,
+  /// in: p[B, H, Sq, Sk] (probabilities), the modifier's operands -> out[B,
+  /// H, Sq, Dv] = sum_j p * the modifier's value table at clip(j - (i + Sk
+  /// - Sq)). params: modifiers (exactly one, with a value term). The
+  /// unfused form of Shaw's value term.
+  ScoreValues,
   /// in: x[B, H, S, D], (align[B', H', L, D'] when ropeAligned: only its L
   /// is read) -> out[B, H, S, D] rotated at positions s + positionOffset
   /// (+ L - S). params: rope (enabled), headDim = D (static)
@@ -142,7 +147,8 @@ struct KernelSpec {
   double scale = 1.0;                          // Attention
   bool causal = false, hasMask = false, hasKeyPadding = false;
   int64_t headDim = 0;                         // Attention (static)
-  std::vector<ModifierSpec> modifiers;         // Attention, ScoreBias
+  std::vector<ModifierSpec> modifiers;         // Attention, ScoreBias, ScoreValues
+  bool hasContent = false; // ScoreBias: takes q and k for content terms, times scale
   RopeSpec rope;                               // Attention, Rope
   bool ropeAligned = false;                    // Rope: takes an `align` buffer
 

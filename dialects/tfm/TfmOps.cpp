@@ -702,7 +702,8 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
   ValueRange modifierOperands = op.getModifierOperands();
   size_t next = 0;
   auto known = [](int64_t d) { return ShapedType::isDynamic(d) ? int64_t(-1) : d; };
-  modifiers::AttentionDims dims{known(heads), known(querySeq), known(keySeq)};
+  modifiers::AttentionDims dims{known(heads), known(querySeq), known(keySeq),
+                                known(headDim), known(value->getDimSize(3))};
   if (ArrayAttr list = op.getModifiersAttr()) {
     for (auto [index, attr] : llvm::enumerate(list)) {
       auto dict = dyn_cast<DictionaryAttr>(attr);
@@ -953,10 +954,82 @@ LogicalResult ScoreBiasOp::verify() {
                                 cast<RankedTensorType>(operand.getType()), "input",
                                 input.getElementType())))
       return failure();
-  // [B, H, Sq, Sk]
+  // [B, H, Sq, Sk], and with content q [B, H, Sq, D], k [B, H, Sk, D].
   auto dyn = [](int64_t d) { return ShapedType::isDynamic(d) ? int64_t(-1) : d; };
   modifiers::AttentionDims dims{dyn(input.getDimSize(1)), dyn(input.getDimSize(2)),
                                 dyn(input.getDimSize(3))};
+  ResolvedModifier parsed;
+  if (std::string problem = parseModifier(getModifier(), parsed); !problem.empty())
+    return emitError() << problem;
+  bool content = !parsed.definition->contentTerms(parsed.params).empty();
+  if (content != bool(getQuery()))
+    return emitError() << "modifier '" << parsed.definition->name() << "' "
+                       << (content ? "reads the query and key rows: expected "
+                                     "content(q, k) and 'scale'"
+                                   : "has no content terms: expected no content(q, k)");
+  if (content) {
+    if (!getScale())
+      return emitError() << "expected 'scale' with content(q, k): the content "
+                            "terms are scaled like q . k";
+    auto query = cast<RankedTensorType>(getQuery().getType());
+    auto key = cast<RankedTensorType>(getKey().getType());
+    if (failed(checkRank(emitError, "q", query, 4)) ||
+        failed(checkRank(emitError, "k", key, 4)) ||
+        failed(checkElementType(emitError, "q", query, "input", input.getElementType())) ||
+        failed(checkElementType(emitError, "k", key, "input", input.getElementType())))
+      return failure();
+    for (auto [dim, what] : {std::pair<unsigned, StringRef>{0, "batch"}, {1, "heads"}})
+      if (failed(checkDim(emitError, "q", dim, what, query.getDimSize(dim), "input",
+                          input.getDimSize(dim))) ||
+          failed(checkDim(emitError, "k", dim, what, key.getDimSize(dim), "input",
+                          input.getDimSize(dim))))
+        return failure();
+    if (failed(checkDim(emitError, "q", 2, "query length", query.getDimSize(2), "input",
+                        input.getDimSize(2))) ||
+        failed(checkDim(emitError, "k", 2, "key length", key.getDimSize(2), "input",
+                        input.getDimSize(3))) ||
+        failed(checkDim(emitError, "k", 3, "head dim", key.getDimSize(3), "q",
+                        query.getDimSize(3))))
+      return failure();
+    dims.headDim = dyn(query.getDimSize(3));
+  }
   return success(succeeded(resolveModifier(
       getModifier(), getModifierOperands().getTypes(), dims, emitError)));
+}
+
+LogicalResult ScoreValuesOp::verify() {
+  auto emitOp = [&] { return emitOpError(); };
+  EmitFn emitError = emitOp; // a function_ref: the lambda must outlive it
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (failed(checkRank(emitError, "input", input, 4)))
+    return failure();
+  for (Value operand : getModifierOperands())
+    if (failed(checkElementType(emitError, "operand",
+                                cast<RankedTensorType>(operand.getType()), "input",
+                                input.getElementType())))
+      return failure();
+  auto dyn = [](int64_t d) { return ShapedType::isDynamic(d) ? int64_t(-1) : d; };
+  auto result = cast<RankedTensorType>(getType());
+  modifiers::AttentionDims dims{dyn(input.getDimSize(1)), dyn(input.getDimSize(2)),
+                                dyn(input.getDimSize(3))};
+  if (result.getRank() == 4)
+    dims.valueDim = dyn(result.getDimSize(3));
+  FailureOr<ResolvedModifier> resolved = resolveModifier(
+      getModifier(), getModifierOperands().getTypes(), dims, emitError);
+  if (failed(resolved))
+    return failure();
+  std::optional<modifiers::ValueTerm> value =
+      resolved->definition->valueTerm(resolved->params);
+  if (!value)
+    return emitError() << "modifier '" << resolved->definition->name()
+                       << "' has no value term";
+  auto table = cast<RankedTensorType>(getModifierOperands()[value->table].getType());
+  SmallVector<int64_t> expected(input.getShape().take_front(3));
+  expected.push_back(table.getDimSize(1));
+  auto expectedType = RankedTensorType::get(expected, input.getElementType());
+  if (result != expectedType)
+    return emitError() << "expected the result type " << expectedType
+                       << " ([B, H, Sq] of 'input', Dv of the value table), got "
+                       << result;
+  return success();
 }

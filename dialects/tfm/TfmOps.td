@@ -451,6 +451,21 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
     - `sliding_window` {window, symmetric = false}: keys with
       `i - j >= window` (and `j - i >= window` when symmetric) masked.
 
+    Content modifiers add, inside the scale, `x . table[row(j - i)]` with `x`
+    the query or key row, and one adds to the output (see
+    compiler/modifiers/ScoreModifier.h):
+    - `shaw` {max_distance K}, operands `key_table [2K+1, D]`, `value_table
+      [2K+1, Dv]` (Shaw et al. 2018): `q_i . key_table[c]` with `c =
+      clip(j - i, -K, K) + K`, and the output gains `sum_j p_ij
+      value_table[c]`.
+    - `xl` {max_distance M}, operands `u [H, D]`, `v [H, D]`, `r [L, H, D]`
+      (Transformer-XL): `u_h . k_j + (q_i + v_h) . r[M - (i - j), h]`, r in
+      Transformer-XL's pos_seq order (row t is distance M - t).
+    - `deberta` {span, max_position = 0}, operands `key_pos [2 span, H, D]`,
+      `query_pos [2 span, H, D]` (DeBERTa): `q_i . key_pos[clamp(rel +
+      span), h] + k_j . query_pos[clamp(span - rel), h]`, rel = i - j (log
+      bucketed as DeBERTa-v2 when max_position > 0); use scale 1/sqrt(3d).
+
     Rotary embedding: `rope = {base, rotary_dims, interleaved,
     position_offset}` (the attributes of tfm.rope, defaults as there)
     rotates q at positions `i + (Sk - Sq) + position_offset` and k at
@@ -493,12 +508,16 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Tfm_ScoreBiasOp : Tfm_Op<"score_bias", [Pure]> {
-  let summary = "add a score modifier's bias to attention scores";
+def Tfm_ScoreBiasOp : Tfm_Op<"score_bias", [Pure, AttrSizedOperandSegments]> {
+  let summary = "add a score modifier's terms to attention scores";
   let description = [{
     For scores `[B, H, Sq, Sk]`: `result[b, h, i, j] = input[b, h, i, j] +
     bias_h(j - (i + Sk - Sq))`, the bias of the score modifier `modifier`
-    (see tfm.attention) with its `modifier_operands`. This is the decomposed form of a
+    (see tfm.attention) with its `modifier_operands`. A modifier with
+    content terms (`shaw`, `xl`, `deberta`) reads the rows the scores were
+    computed from, `content(q, k)` (`q [B, H, Sq, D]`, `k [B, H, Sk, D]`,
+    as the score matmul took them), and adds `scale * x . table[row(j - (i +
+    Sk - Sq))]` for each term. This is the decomposed form of a
     tfm.attention modifier: the unfused build evaluates it into the stored
     scores, and tfm-fuse-attention folds it back into tfm.attention.
 
@@ -506,6 +525,42 @@ def Tfm_ScoreBiasOp : Tfm_Op<"score_bias", [Pure]> {
     %b = tfm.score_bias %s modifier_operands(%table : tensor<32x8xf32>)
         {modifier = {kind = "t5", num_buckets = 32 : i64}}
         : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+    %c = tfm.score_bias %s content(%q, %k : tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32>)
+        modifier_operands(%kt, %vt : tensor<33x64xf32>, tensor<33x64xf32>)
+        {modifier = {kind = "shaw", max_distance = 16 : i64}, scale = 0.125 : f64}
+        : tensor<1x8x?x?xf32> -> tensor<1x8x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input,
+                       Optional<Tfm_FloatTensor>:$query,
+                       Optional<Tfm_FloatTensor>:$key,
+                       Variadic<Tfm_FloatTensor>:$modifier_operands,
+                       DictionaryAttr:$modifier,
+                       OptionalAttr<F64Attr>:$scale);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`content` `(` $query^ `,` $key `:` type($query) `,` type($key) `)`)?
+    (`modifier_operands` `(` $modifier_operands^ `:` type($modifier_operands) `)`)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_ScoreValuesOp : Tfm_Op<"score_values", [Pure]> {
+  let summary = "a score modifier's term on the attention output";
+  let description = [{
+    For probabilities `p [B, H, Sq, Sk]` (the softmax of the scores):
+    `result[b, h, i, :] = sum_j p[b, h, i, j] * values[clip(j - (i + Sk -
+    Sq), -K, K) + K, :]`, the value term of the score modifier `modifier`
+    (today `shaw`: its `value_table [2K + 1, Dv]`, K = max_distance). The
+    decomposed form of that term of tfm.attention: the unfused build adds
+    it to `p . v`, and tfm-fuse-attention folds `p . v + score_values(p)`
+    back into tfm.attention.
+
+    ```mlir
+    %r = tfm.score_values %p modifier_operands(%kt, %vt : tensor<33x64xf32>, tensor<33x64xf32>)
+        {modifier = {kind = "shaw", max_distance = 16 : i64}}
+        : tensor<1x8x?x?xf32> -> tensor<1x8x?x64xf32>
     ```
   }];
   let arguments = (ins Tfm_FloatTensor:$input,

@@ -745,6 +745,67 @@ func.func @attention_sliding_window(%q: tensor<1x8x?x64xf32> {tfm.dim_names = ["
       {{1, 8, 5, 64}, {1, 2, 700, 64}, {1, 2, 700, 64}}},
      {},
      true},
+    // Shaw et al.: a content term on the scores and a value term on the
+    // output, with tables shared by the heads; an encoder and a causal
+    // decoder with 5 queries at the end of 300 keys.
+    {"attention_shaw", R"mlir(
+func.func @attention_shaw(%q: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                          %k: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                          %v: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]}) -> tensor<1x4x?x64xf32> {
+  %rk = tfm.weight "rel_key" {std = 1.0 : f64} : tensor<33x64xf32>
+  %rv = tfm.weight "rel_value" {std = 1.0 : f64} : tensor<33x64xf32>
+  %o = tfm.attention %q, %k, %v modifier_operands(%rk, %rv : tensor<33x64xf32>, tensor<33x64xf32>) {scale = 0.125 : f64, modifiers = [{kind = "shaw", max_distance = 16 : i64}]} : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  return %o : tensor<1x4x?x64xf32>
+})mlir",
+     {{{1, 4, 7, 64}, {1, 4, 7, 64}, {1, 4, 7, 64}},
+      {{1, 4, 300, 64}, {1, 4, 300, 64}, {1, 4, 300, 64}}},
+     {},
+     true},
+    {"attention_shaw_causal", R"mlir(
+func.func @attention_shaw_causal(%q: tensor<2x3x?x64xf32> {tfm.dim_names = ["", "", "sq", ""]},
+                                 %k: tensor<2x3x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                                 %v: tensor<2x3x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                                 %rk: tensor<9x64xf32>, %rv: tensor<9x64xf32>) -> tensor<2x3x?x64xf32> {
+  %o = tfm.attention %q, %k, %v modifier_operands(%rk, %rv : tensor<9x64xf32>, tensor<9x64xf32>) {scale = 0.125 : f64, causal = true, modifiers = [{kind = "shaw", max_distance = 4 : i64}]} : tensor<2x3x?x64xf32>, tensor<2x3x?x64xf32>, tensor<2x3x?x64xf32> -> tensor<2x3x?x64xf32>
+  return %o : tensor<2x3x?x64xf32>
+})mlir",
+     {{{2, 3, 129, 64}, {2, 3, 129, 64}, {2, 3, 129, 64}, {9, 64}, {9, 64}},
+      {{2, 3, 5, 64}, {2, 3, 300, 64}, {2, 3, 300, 64}, {9, 64}, {9, 64}}},
+     {},
+     true},
+    // Transformer-XL: u, v and the projected encodings r, causal over a
+    // memory (queries at the end of the keys), with GQA.
+    {"attention_xl", R"mlir(
+func.func @attention_xl(%q: tensor<1x8x?x64xf32> {tfm.dim_names = ["", "", "sq", ""]},
+                        %k: tensor<1x2x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                        %v: tensor<1x2x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]}) -> tensor<1x8x?x64xf32> {
+  %u = tfm.weight "r_w_bias" {std = 1.0 : f64} : tensor<8x64xf32>
+  %w = tfm.weight "r_r_bias" {std = 1.0 : f64} : tensor<8x64xf32>
+  %r = tfm.weight "r_head_k" {std = 1.0 : f64} : tensor<400x8x64xf32>
+  %o = tfm.attention %q, %k, %v modifier_operands(%u, %w, %r : tensor<8x64xf32>, tensor<8x64xf32>, tensor<400x8x64xf32>) {scale = 0.125 : f64, causal = true, modifiers = [{kind = "xl", max_distance = 399 : i64}]} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  return %o : tensor<1x8x?x64xf32>
+})mlir",
+     {{{1, 8, 7, 64}, {1, 2, 7, 64}, {1, 2, 7, 64}},
+      {{1, 8, 129, 64}, {1, 2, 129, 64}, {1, 2, 129, 64}},
+      {{1, 8, 100, 64}, {1, 2, 300, 64}, {1, 2, 300, 64}}},
+     {},
+     true},
+    // DeBERTa: content-to-position and position-to-content, clipped (v1)
+    // and log-bucketed (v2) relative positions.
+    {"attention_deberta", R"mlir(
+func.func @attention_deberta(%q: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                             %k: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                             %v: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]}) -> (tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>) {
+  %kp = tfm.weight "pos_key" {std = 1.0 : f64} : tensor<64x4x64xf32>
+  %qp = tfm.weight "pos_query" {std = 1.0 : f64} : tensor<64x4x64xf32>
+  %a = tfm.attention %q, %k, %v modifier_operands(%kp, %qp : tensor<64x4x64xf32>, tensor<64x4x64xf32>) {scale = 0.07216878364870322 : f64, modifiers = [{kind = "deberta", span = 32 : i64}]} : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  %b = tfm.attention %q, %k, %v modifier_operands(%kp, %qp : tensor<64x4x64xf32>, tensor<64x4x64xf32>) {scale = 0.07216878364870322 : f64, modifiers = [{kind = "deberta", span = 32 : i64, max_position = 128 : i64}]} : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
+  return %a, %b : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>
+})mlir",
+     {{{1, 4, 7, 64}, {1, 4, 7, 64}, {1, 4, 7, 64}},
+      {{1, 4, 300, 64}, {1, 4, 300, 64}, {1, 4, 300, 64}}},
+     {},
+     true},
     // Two modifiers on one op, a window that masks whole key blocks of a
     // non-causal encoder, and ALiBi on top.
     {"attention_window_and_alibi", R"mlir(

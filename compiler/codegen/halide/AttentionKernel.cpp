@@ -245,7 +245,19 @@ AttentionTiles chooseTiles(const KernelSpec &spec, const Target &target) {
 struct AttentionPipeline {
   std::vector<ImageParam> inputs;
   ImageParam mask; // defined when spec.hasMask
-  Func modifierBias; // defined when spec.modifiers is not empty
+  Func modifierBias; // defined when a modifier has a bias
+  /// Content terms (Shaw, Transformer-XL, DeBERTa): per term, the products
+  /// of the query tile (query side, per task) or of every key (key side,
+  /// per call) with the table's rows.
+  struct ContentFuncs {
+    bool querySide = true;
+    Func product, offsetProduct, tableByRow;
+  };
+  std::vector<ContentFuncs> content;
+  /// Shaw's value term: per block, the probability mass at each clipped
+  /// distance (the two edges summed, the band gathered).
+  Func valueWeight, edgeBefore, edgeAfter;
+  RDom rv;
   Func keyRotated;   // defined with rope: k rotated, once per call
   RopeTables rope;   // defined with rope
   Var c{"c"}, d{"d"}, i{"i"}, jj{"jj"}, kb{"kb"}, h{"h"}, b{"b"};
@@ -286,7 +298,8 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   if (!spec.modifiers.empty()) {
     bias = declareModifierBias(spec, q.dim(2).extent());
     p.inputs.insert(p.inputs.end(), bias.inputs.begin(), bias.inputs.end());
-    p.modifierBias = bias.func;
+    if (bias.func.defined())
+      p.modifierBias = bias.func;
   }
 
   Var &c = p.c, &d = p.d, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h, &b = p.b;
@@ -342,9 +355,46 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   }
   // Modifiers: a function of the head and the key-query distance, looked up
   // per score from a per-tile table of distances (scheduled below).
+  const Expr delta = keyClamped - (row + diag);
   if (p.modifierBias.defined())
-    s += p.modifierBias(keyClamped - (row + diag), h) *
-         static_cast<float>(kLog2E);
+    s += p.modifierBias(delta, h) * static_cast<float>(kLog2E);
+  // Content terms, in the scaled base-2 units of the scores: x . table[r]
+  // for each row r the tile can need, looked up by the row of the distance.
+  const float contentScale = static_cast<float>(spec.scale * kLog2E);
+  for (size_t t = 0; t < bias.content.size(); ++t) {
+    const ModifierBias::Content &c = bias.content[t];
+    AttentionPipeline::ContentFuncs f;
+    f.querySide = c.querySide;
+    const std::string name = "attn_content" + std::to_string(t);
+    Var r("r"), j("j");
+    if (c.querySide) {
+      // (q_i + offset) . table[r]: qScaled carries the scale already.
+      f.product = Func(name + "_q");
+      Expr init = 0.0f;
+      if (c.offset.defined()) {
+        f.offsetProduct = Func(name + "_offset");
+        RDom ro(0, D, "ro");
+        f.offsetProduct(r, h) = sum(c.offset(ro, h) * c.table(ro, h, r)) * contentScale;
+        init = f.offsetProduct(r, h);
+      }
+      f.product(i, r, h, b) = init;
+      f.product(i, r, h, b) += p.qScaled(i, p.rd, h, b) * c.table(p.rd, h, r);
+    } else {
+      // k_j . table[r] for every key, once per call; the table's rows
+      // transposed so that the product vectorises over them.
+      f.tableByRow = Func(name + "_by_row");
+      Var dd("dd");
+      f.tableByRow(r, dd, h) = c.table(dd, h, r);
+      f.product = Func(name + "_k");
+      Expr keyValue = p.keyRotated.defined() ? Expr(p.keyRotated(p.rd, j, hk, b))
+                                             : f32(k(p.rd, j, hk, b));
+      f.product(r, j, h, b) = 0.0f;
+      f.product(r, j, h, b) += keyValue * f.tableByRow(r, p.rd, h) * contentScale;
+    }
+    Expr at = clamp(c.row(delta), 0, c.rows - 1);
+    s += c.querySide ? f.product(i, at, h, b) : f.product(at, keyClamped, h, b);
+    p.content.push_back(f);
+  }
   Expr allowed = key < Sk;
   if (spec.causal)
     allowed = allowed && key <= i + diag;
@@ -371,6 +421,32 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   p.pvAcc(c, i, kb, h, b) = 0.0f;
   p.pvAcc(c, i, kb, h, b) +=
       p.prob(i, p.rj, kb, h, b) * f32(v(c, min(kb * KB + p.rj, Sk - 1), hk, b));
+  if (bias.value) {
+    // Shaw's value term: sum_j p_ij table[clip(delta, -K, K) + K]. The block's
+    // probabilities are summed by clipped distance: the keys at K or more
+    // before (after) the query share row 0 (2K), each distance between has
+    // one key, gathered. Then a (2K + 1)-deep product adds the rows.
+    const int K = bias.value->maxDistance;
+    Var r("r");
+    const Expr blockDelta = kb * KB + p.rj - (row + diag);
+    p.edgeBefore = Func("attn_value_before");
+    p.edgeBefore(i, kb, h, b) = 0.0f;
+    p.edgeBefore(i, kb, h, b) +=
+        select(blockDelta <= -K, p.prob(i, p.rj, kb, h, b), 0.0f);
+    p.edgeAfter = Func("attn_value_after");
+    p.edgeAfter(i, kb, h, b) = 0.0f;
+    p.edgeAfter(i, kb, h, b) += select(blockDelta >= K, p.prob(i, p.rj, kb, h, b), 0.0f);
+    const Expr bandKey = row + diag + (r - K) - kb * KB;
+    Expr band = select(bandKey >= 0 && bandKey < KB,
+                       p.prob(i, clamp(bandKey, 0, KB - 1), kb, h, b), 0.0f);
+    p.valueWeight = Func("attn_value_weight");
+    p.valueWeight(i, r, kb, h, b) =
+        select(r == 0, p.edgeBefore(i, kb, h, b),
+               r == 2 * K, p.edgeAfter(i, kb, h, b), band);
+    p.rv = RDom(0, 2 * K + 1, "rv");
+    p.pvAcc(c, i, kb, h, b) +=
+        p.valueWeight(i, p.rv, kb, h, b) * bias.value->table(c, p.rv);
+  }
 
   // Everything the merge needs from one block, as one Func so that it can be
   // computed per block yet read after the key loop. The statistics repeat
@@ -511,6 +587,39 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
     p.modifierBias.compute_at(p.out, task)
         .vectorize(p.modifierBias.args()[0], V, TailStrategy::GuardWithIf);
 
+  // Content terms: the query tile's products with every table row it can
+  // need, per tile, register-tiled as GEMM #1 is; every key's products once
+  // per call. The rows are inlined into the lookups: bounds inference sizes
+  // the products from them (Transformer-XL's rows follow the distance, so a
+  // tile needs about Sk + query_tile of them, fewer when causal).
+  for (AttentionPipeline::ContentFuncs &f : p.content) {
+    std::vector<Var> args = f.product.args();
+    if (f.querySide) {
+      Var ro("ro"), ri("ri"), io("io"), ii("ii");
+      if (f.offsetProduct.defined())
+        f.offsetProduct.compute_at(p.out, task);
+      f.product.compute_at(p.out, task).align_bounds(args[0], QT).vectorize(args[0], V);
+      f.product.update()
+          .split(args[1], ro, ri, t.keyUnroll, TailStrategy::GuardWithIf)
+          .split(args[0], io, ii, t.scoreVectors * V)
+          .reorder(ii, ri, p.rd, io, ro)
+          .vectorize(ii, V)
+          .unroll(ii)
+          .unroll(ri);
+    } else {
+      Var hb("hb"), ro("ro"), ri("ri");
+      f.tableByRow.compute_root();
+      f.product.compute_root().fuse(args[2], args[3], hb).parallel(hb).vectorize(
+          args[0], V, TailStrategy::GuardWithIf);
+      f.product.update()
+          .fuse(args[2], args[3], hb)
+          .parallel(hb)
+          .split(args[0], ro, ri, V, TailStrategy::GuardWithIf)
+          .reorder(ri, p.rd, ro, args[1], hb)
+          .vectorize(ri);
+    }
+  }
+
   // Key-block loop: partial is computed per tile, block by block; the
   // scores, probabilities and statistics of one block live inside it.
   Var co("co"), ci("ci"), ro("ro"), ri("ri");
@@ -566,6 +675,20 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
       .vectorize(c, V, headTail)
       .unroll(c)
       .unroll(i);
+  if (p.valueWeight.defined()) {
+    // Shaw's value term: the block's mass by distance, then its product
+    // with the table on the same register tile as GEMM #2.
+    for (Func edge : {p.edgeBefore, p.edgeAfter}) {
+      edge.compute_at(p.partial, kb).vectorize(i, V);
+      edge.update().split(i, bo, bi, QT).reorder(bi, p.rj, bo).vectorize(bi, V).unroll(bi);
+    }
+    p.valueWeight.compute_at(p.partial, kb).vectorize(i, V);
+    p.pvAcc.update(1)
+        .reorder(c, i, p.rv)
+        .vectorize(c, V, headTail)
+        .unroll(c)
+        .unroll(i);
+  }
 }
 
 } // namespace

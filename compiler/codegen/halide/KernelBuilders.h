@@ -14,6 +14,7 @@
 #include "Halide.h"
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace attune::codegen::detail {
@@ -51,15 +52,40 @@ BuiltKernel buildAttentionKernel(const KernelSpec &, const Halide::Target &);
 // ModifierKernels.cpp
 BuiltKernel buildScoreBiasKernel(const KernelSpec &, const Halide::Target &);
 
-/// The summed bias of spec.modifiers as `func(delta, h)` (f32, natural-log
-/// units, -inf where a modifier masks), with the operand inputs it reads in
-/// kernelSignature order. `heads` is the number of query heads. Fails
-/// (failSpec) on a modifier that is not registered.
+BuiltKernel buildScoreValuesKernel(const KernelSpec &, const Halide::Target &);
+
+/// The Halide form of spec.modifiers (compiler/modifiers), with the operand
+/// inputs they read in kernelSignature order. Fails (failSpec) on a modifier
+/// that is not registered.
 struct ModifierBias {
   Halide::Var delta{"delta"}, h{"bias_h"};
-  Halide::Func func{"modifier_bias"};
+  /// The summed bias as `func(delta, h)` (f32, natural-log units, -inf
+  /// where a modifier masks); undefined when no modifier has one.
+  Halide::Func func;
   std::vector<Halide::ImageParam> inputs;
+
+  /// A content term (ScoreModifier::ContentTerm) of some modifier.
+  struct Content {
+    bool querySide = true;
+    /// table(d, h, r): row r of the head-h table, whatever its form.
+    Halide::Func table;
+    /// offset(d, h), added to q first; undefined when none.
+    Halide::Func offset;
+    /// The table's rows (1 for a head vector).
+    Halide::Expr rows;
+    /// row(delta): the table row at distance delta, int32 in [0, rows).
+    Halide::Func row;
+  };
+  std::vector<Content> content;
+
+  /// Shaw's value term: table(c, r), r = clip(delta, -K, K) + K.
+  struct Value {
+    Halide::Func table;
+    int maxDistance = 0;
+  };
+  std::optional<Value> value;
 };
+/// `heads` is the number of query heads.
 ModifierBias declareModifierBias(const KernelSpec &spec, const Halide::Expr &heads);
 
 // RopeKernels.cpp

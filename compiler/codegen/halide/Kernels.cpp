@@ -67,6 +67,8 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
     return buildAttentionKernel(spec, target);
   case KernelKind::ScoreBias:
     return buildScoreBiasKernel(spec, target);
+  case KernelKind::ScoreValues:
+    return buildScoreValuesKernel(spec, target);
   case KernelKind::Rope:
     return buildRopeKernel(spec, target);
   }

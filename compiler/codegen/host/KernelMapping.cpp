@@ -474,9 +474,25 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.kind = KernelKind::ScoreBias;
         spec.elementType = elementType(sb.getResult());
         SmallVector<BufferView, 6> args = {dense(sb.getInput())};
+        if (sb.getQuery()) {
+          spec.hasContent = true;
+          spec.scale = sb.getScale() ? sb.getScale()->convertToDouble() : 1.0;
+          args.push_back(dense(sb.getQuery()));
+          args.push_back(dense(sb.getKey()));
+        }
         if (failed(addModifier(op, sb.getModifier(), sb.getModifierOperands(), spec, args)))
           return failure();
         args.push_back(dense(sb.getResult()));
+        return addCall(op, spec, std::move(args));
+      })
+      .Case<ScoreValuesOp>([&](ScoreValuesOp sv) -> LogicalResult {
+        KernelSpec spec;
+        spec.kind = KernelKind::ScoreValues;
+        spec.elementType = elementType(sv.getResult());
+        SmallVector<BufferView, 6> args = {dense(sv.getInput())};
+        if (failed(addModifier(op, sv.getModifier(), sv.getModifierOperands(), spec, args)))
+          return failure();
+        args.push_back(dense(sv.getResult()));
         return addCall(op, spec, std::move(args));
       })
       .Case<TransposeOp>([&](TransposeOp t) {

@@ -236,8 +236,30 @@ LogicalResult ShapeRules::apply(Operation *op) {
           positionBounds.push_back({classes.node(x, 1), rows});
         return success();
       })
-      .Case<SinusoidalPositionOp, SoftmaxOp, CausalMaskOp, ScoreBiasOp, RopeOp, ReluOp, SiluOp,
+      .Case<SinusoidalPositionOp, SoftmaxOp, CausalMaskOp, RopeOp, ReluOp, SiluOp,
             GeluOp>([&](auto u) { return sameShape(op, u.getInput(), u.getResult()); })
+      .Case<ScoreBiasOp>([&](ScoreBiasOp sb) -> LogicalResult {
+        Value s = sb.getInput();
+        if (failed(sameShape(op, s, sb.getResult())))
+          return failure();
+        Value q = sb.getQuery(), k = sb.getKey();
+        if (!q)
+          return success();
+        // Scores [B, H, Sq, Sk] from q [B, H, Sq, D] and k [B, H, Sk, D].
+        if (failed(same(op, q, 0, s, 0)) || failed(same(op, q, 1, s, 1)) ||
+            failed(same(op, q, 2, s, 2)) || failed(same(op, k, 0, s, 0)) ||
+            failed(same(op, k, 1, s, 1)) || failed(same(op, k, 2, s, 3)))
+          return failure();
+        return same(op, q, 3, k, 3);
+      })
+      .Case<ScoreValuesOp>([&](ScoreValuesOp sv) -> LogicalResult {
+        // [B, H, Sq, Sk] -> [B, H, Sq, Dv]
+        Value p = sv.getInput(), y = sv.getResult();
+        for (int64_t d = 0; d < 3; ++d)
+          if (failed(same(op, p, d, y, d)))
+            return failure();
+        return success();
+      })
       .Case<LayerNormOp>([&](LayerNormOp n) -> LogicalResult {
         Value x = n.getInput();
         if (failed(sameShape(op, x, n.getResult())) ||

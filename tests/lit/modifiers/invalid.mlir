@@ -3,7 +3,7 @@
 /// Every diagnostic of the score modifiers' verification, one case each.
 
 func.func @negative_unknown_kind(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
-  // expected-error @+1 {{unknown score modifier 'rope_typo', expected one of alibi, sliding_window, t5}}
+  // expected-error @+1 {{unknown score modifier 'rope_typo', expected one of alibi, deberta, shaw, sliding_window, t5, xl}}
   %o = tfm.attention %q, %q, %q {scale = 1.0 : f64, modifiers = [{kind = "rope_typo"}]}
       : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
@@ -12,7 +12,7 @@ func.func @negative_unknown_kind(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf3
 // -----
 
 func.func @negative_no_kind(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
-  // expected-error @+1 {{expected a score modifier to have a string 'kind' (alibi, sliding_window, t5), got {window = 4 : i64}}}
+  // expected-error @+1 {{expected a score modifier to have a string 'kind' (alibi, deberta, shaw, sliding_window, t5, xl), got {window = 4 : i64}}}
   %o = tfm.attention %q, %q, %q {scale = 1.0 : f64, modifiers = [{window = 4 : i64}]}
       : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
@@ -206,4 +206,146 @@ func.func @negative_attention_rope_dims(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x
   %o = tfm.attention %q, %q, %q {scale = 1.0 : f64, rope = {rotary_dims = 18 : i64}}
       : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+func.func @negative_shaw_table_rows(%q: tensor<1x2x8x16xf32>, %rk: tensor<8x16xf32>, %rv: tensor<9x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{modifier 'shaw': expected operand 'key_table' [2 max_distance + 1, D] to have 9 rows, got 8}}
+  %o = tfm.attention %q, %q, %q modifier_operands(%rk, %rv : tensor<8x16xf32>, tensor<9x16xf32>)
+      {scale = 0.25 : f64, modifiers = [{kind = "shaw", max_distance = 4 : i64}]}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @negative_shaw_value_width(%q: tensor<1x2x8x16xf32>, %rk: tensor<9x16xf32>, %rv: tensor<9x8xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{modifier 'shaw': expected operand 'value_table' [2 max_distance + 1, Dv] to have 16 columns, the value head dim (dim 1), got 8}}
+  %o = tfm.attention %q, %q, %q modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x8xf32>)
+      {scale = 0.25 : f64, modifiers = [{kind = "shaw", max_distance = 4 : i64}]}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @negative_content_head_dim(%q: tensor<1x2x8x16xf32>, %rk: tensor<9x32xf32>, %rv: tensor<9x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{modifier 'shaw': expected operand 'key_table' [2 max_distance + 1, D] to have 16 columns, the head dim (dim 1), got 32}}
+  %o = tfm.attention %q, %q, %q modifier_operands(%rk, %rv : tensor<9x32xf32>, tensor<9x16xf32>)
+      {scale = 0.25 : f64, modifiers = [{kind = "shaw", max_distance = 4 : i64}]}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @negative_xl_short_table(%q: tensor<1x2x8x16xf32>, %u: tensor<2x16xf32>, %r: tensor<6x2x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{modifier 'xl': expected max_distance >= 7, the largest distance of 8 keys, got 5}}
+  %o = tfm.attention %q, %q, %q modifier_operands(%u, %u, %r : tensor<2x16xf32>, tensor<2x16xf32>, tensor<6x2x16xf32>)
+      {scale = 0.25 : f64, causal = true, modifiers = [{kind = "xl", max_distance = 5 : i64}]}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @negative_xl_rows(%q: tensor<1x2x8x16xf32>, %u: tensor<2x16xf32>, %r: tensor<7x2x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{modifier 'xl': expected operand 'r' [L, H, D] to have a row for every distance from max_distance 7 to 0, got 7 rows}}
+  %o = tfm.attention %q, %q, %q modifier_operands(%u, %u, %r : tensor<2x16xf32>, tensor<2x16xf32>, tensor<7x2x16xf32>)
+      {scale = 0.25 : f64, causal = true, modifiers = [{kind = "xl", max_distance = 7 : i64}]}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @negative_xl_bias_heads(%q: tensor<1x2x8x16xf32>, %u: tensor<3x16xf32>, %r: tensor<8x2x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{modifier 'xl': expected operand 'u' [H, D] to have 2 heads (dim 0), got 3}}
+  %o = tfm.attention %q, %q, %q modifier_operands(%u, %u, %r : tensor<3x16xf32>, tensor<3x16xf32>, tensor<8x2x16xf32>)
+      {scale = 0.25 : f64, causal = true, modifiers = [{kind = "xl", max_distance = 7 : i64}]}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @negative_deberta_buckets(%q: tensor<1x2x8x16xf32>, %p: tensor<8x2x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{modifier 'deberta': expected span >= 4 and max_position > span / 2 + 1 for log buckets, got span 4 and max_position 3}}
+  %o = tfm.attention %q, %q, %q modifier_operands(%p, %p : tensor<8x2x16xf32>, tensor<8x2x16xf32>)
+      {scale = 0.25 : f64, modifiers = [{kind = "deberta", span = 4 : i64, max_position = 3 : i64}]}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @negative_deberta_heads(%q: tensor<1x2x8x16xf32>, %p: tensor<8x4x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{modifier 'deberta': expected operand 'key_pos' [2 span, H, D] to have 2 heads (dim 1), got 4}}
+  %o = tfm.attention %q, %q, %q modifier_operands(%p, %p : tensor<8x4x16xf32>, tensor<8x4x16xf32>)
+      {scale = 0.25 : f64, modifiers = [{kind = "deberta", span = 4 : i64}]}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @negative_score_bias_without_content(%s: tensor<1x2x8x8xf32>, %rk: tensor<9x16xf32>, %rv: tensor<9x16xf32>) -> tensor<1x2x8x8xf32> {
+  // expected-error @+1 {{modifier 'shaw' reads the query and key rows: expected content(q, k) and 'scale'}}
+  %b = tfm.score_bias %s modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 4 : i64}} : tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  return %b : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+func.func @negative_score_bias_content_no_scale(%s: tensor<1x2x8x8xf32>, %q: tensor<1x2x8x16xf32>, %rk: tensor<9x16xf32>, %rv: tensor<9x16xf32>) -> tensor<1x2x8x8xf32> {
+  // expected-error @+1 {{expected 'scale' with content(q, k): the content terms are scaled like q . k}}
+  %b = tfm.score_bias %s content(%q, %q : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 4 : i64}} : tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  return %b : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+func.func @negative_score_bias_content_length(%s: tensor<1x2x8x8xf32>, %q: tensor<1x2x8x16xf32>, %k: tensor<1x2x6x16xf32>, %rk: tensor<9x16xf32>, %rv: tensor<9x16xf32>) -> tensor<1x2x8x8xf32> {
+  // expected-error @+1 {{expected 'k' dim 2 (key length) to be 8 as in 'input', got 6}}
+  %b = tfm.score_bias %s content(%q, %k : tensor<1x2x8x16xf32>, tensor<1x2x6x16xf32>) modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 4 : i64}, scale = 0.25 : f64} : tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  return %b : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+func.func @negative_score_bias_stray_content(%s: tensor<1x2x8x8xf32>, %q: tensor<1x2x8x16xf32>) -> tensor<1x2x8x8xf32> {
+  // expected-error @+1 {{modifier 'alibi' has no content terms: expected no content(q, k)}}
+  %b = tfm.score_bias %s content(%q, %q : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>)
+      {modifier = {kind = "alibi"}, scale = 0.25 : f64} : tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  return %b : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+func.func @negative_score_values_no_value_term(%p: tensor<1x2x8x8xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{modifier 'alibi' has no value term}}
+  %r = tfm.score_values %p {modifier = {kind = "alibi"}} : tensor<1x2x8x8xf32> -> tensor<1x2x8x16xf32>
+  return %r : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @negative_score_values_result(%p: tensor<1x2x8x8xf32>, %rk: tensor<9x16xf32>, %rv: tensor<9x16xf32>) -> tensor<1x2x8x32xf32> {
+  // expected-error @+1 {{modifier 'shaw': expected operand 'value_table' [2 max_distance + 1, Dv] to have 32 columns, the value head dim (dim 1), got 16}}
+  %r = tfm.score_values %p modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 4 : i64}} : tensor<1x2x8x8xf32> -> tensor<1x2x8x32xf32>
+  return %r : tensor<1x2x8x32xf32>
+}
+
+// -----
+
+func.func @negative_score_values_rank(%p: tensor<1x2x8x8xf32>, %rk: tensor<9x16xf32>, %rv: tensor<9x16xf32>) -> tensor<2x8x16xf32> {
+  // expected-error @+1 {{expected the result type 'tensor<1x2x8x16xf32>' ([B, H, Sq] of 'input', Dv of the value table), got 'tensor<2x8x16xf32>'}}
+  %r = tfm.score_values %p modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 4 : i64}} : tensor<1x2x8x8xf32> -> tensor<2x8x16xf32>
+  return %r : tensor<2x8x16xf32>
 }

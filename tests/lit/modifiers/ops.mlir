@@ -46,3 +46,37 @@ func.func @rope(%q: tensor<1x4x?x64xf32>, %k: tensor<1x4x?x64xf32>) -> (tensor<1
       : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32> -> tensor<1x4x?x64xf32>
   return %r, %o : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>
 }
+
+// -----
+
+/// Content modifiers: Shaw, Transformer-XL and DeBERTa take their tables as
+/// modifier operands; their decomposed forms read q and k (content) and,
+/// for Shaw, add a value term to the output.
+// CHECK-LABEL: func.func @content_modifiers
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} modifier_operands(%{{.+}}, %{{.+}} : tensor<9x16xf32>, tensor<9x32xf32>) {modifiers = [{kind = "shaw", max_distance = 4 : i64}], scale = 2.500000e-01 : f64}
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} modifier_operands(%{{.+}}, %{{.+}}, %{{.+}} : tensor<2x16xf32>, tensor<2x16xf32>, tensor<10x2x16xf32>) {causal = true, modifiers = [{kind = "xl", max_distance = 9 : i64}], scale = 2.500000e-01 : f64}
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} modifier_operands(%{{.+}}, %{{.+}} : tensor<8x2x16xf32>, tensor<8x2x16xf32>) {modifiers = [{kind = "deberta", max_position = 64 : i64, span = 4 : i64}], scale = 1.443380e-01 : f64}
+// CHECK: tfm.score_bias %{{.+}} content(%{{.+}}, %{{.+}} : tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32>) modifier_operands(%{{.+}}, %{{.+}} : tensor<9x16xf32>, tensor<9x32xf32>) {modifier = {kind = "shaw", max_distance = 4 : i64}, scale = 2.500000e-01 : f64} : tensor<1x2x10x10xf32> -> tensor<1x2x10x10xf32>
+// CHECK: tfm.score_values %{{.+}} modifier_operands(%{{.+}}, %{{.+}} : tensor<9x16xf32>, tensor<9x32xf32>) {modifier = {kind = "shaw", max_distance = 4 : i64}} : tensor<1x2x10x10xf32> -> tensor<1x2x10x32xf32>
+func.func @content_modifiers(%q: tensor<1x2x10x16xf32>, %k: tensor<1x2x10x16xf32>, %v: tensor<1x2x10x32xf32>,
+                             %rk: tensor<9x16xf32>, %rv: tensor<9x32xf32>, %u: tensor<2x16xf32>, %w: tensor<2x16xf32>,
+                             %r: tensor<10x2x16xf32>, %kp: tensor<8x2x16xf32>, %qp: tensor<8x2x16xf32>, %s: tensor<1x2x10x10xf32>)
+    -> (tensor<1x2x10x32xf32>, tensor<1x2x10x32xf32>, tensor<1x2x10x32xf32>, tensor<1x2x10x10xf32>, tensor<1x2x10x32xf32>) {
+  %a = tfm.attention %q, %k, %v modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x32xf32>)
+      {scale = 0.25 : f64, modifiers = [{kind = "shaw", max_distance = 4 : i64}]}
+      : tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32>, tensor<1x2x10x32xf32> -> tensor<1x2x10x32xf32>
+  %b = tfm.attention %q, %k, %v modifier_operands(%u, %w, %r : tensor<2x16xf32>, tensor<2x16xf32>, tensor<10x2x16xf32>)
+      {scale = 0.25 : f64, causal = true, modifiers = [{kind = "xl", max_distance = 9 : i64}]}
+      : tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32>, tensor<1x2x10x32xf32> -> tensor<1x2x10x32xf32>
+  %c = tfm.attention %q, %k, %v modifier_operands(%kp, %qp : tensor<8x2x16xf32>, tensor<8x2x16xf32>)
+      {scale = 0.144338 : f64, modifiers = [{kind = "deberta", span = 4 : i64, max_position = 64 : i64}]}
+      : tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32>, tensor<1x2x10x32xf32> -> tensor<1x2x10x32xf32>
+  %d = tfm.score_bias %s content(%q, %k : tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32>)
+      modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x32xf32>)
+      {modifier = {kind = "shaw", max_distance = 4 : i64}, scale = 0.25 : f64}
+      : tensor<1x2x10x10xf32> -> tensor<1x2x10x10xf32>
+  %e = tfm.score_values %s modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x32xf32>)
+      {modifier = {kind = "shaw", max_distance = 4 : i64}}
+      : tensor<1x2x10x10xf32> -> tensor<1x2x10x32xf32>
+  return %a, %b, %c, %d, %e : tensor<1x2x10x32xf32>, tensor<1x2x10x32xf32>, tensor<1x2x10x32xf32>, tensor<1x2x10x10xf32>, tensor<1x2x10x32xf32>
+}

@@ -128,3 +128,54 @@ func.func @score_modifiers(%q: tensor<1x8x?x64xf32>, %k: tensor<1x8x?x64xf32>, %
       : tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x64xf32>
   return %o : tensor<1x8x?x64xf32>
 }
+
+// -----
+
+/// Shaw: the content term reads the q and k of the scores, scaled like them;
+/// the value term is added to P x V.
+// CHECK-LABEL: func.func @shaw
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x2x7x16xf32>, %[[K:[^:]+]]: tensor<1x2x9x16xf32>, %[[V:[^:]+]]: tensor<1x2x9x8xf32>, %[[RK:[^:]+]]: tensor<5x16xf32>, %[[RV:[^:]+]]: tensor<5x8xf32>)
+// CHECK: %[[S:.+]] = tfm.matmul %[[Q]], %[[K]] {transpose_b = true}
+// CHECK: %[[M:.+]] = tfm.mul %[[S]]
+// CHECK-NEXT: %[[B:.+]] = tfm.score_bias %[[M]] content(%[[Q]], %[[K]] : tensor<1x2x7x16xf32>, tensor<1x2x9x16xf32>) modifier_operands(%[[RK]], %[[RV]] : tensor<5x16xf32>, tensor<5x8xf32>) {modifier = {kind = "shaw", max_distance = 2 : i64}, scale = 2.500000e-01 : f64}
+// CHECK-NEXT: %[[C:.+]] = tfm.causal_mask %[[B]]
+// CHECK-NEXT: %[[P:.+]] = tfm.softmax %[[C]]
+// CHECK-NEXT: %[[PV:.+]] = tfm.matmul %[[P]], %[[V]]
+// CHECK-NEXT: %[[T:.+]] = tfm.score_values %[[P]] modifier_operands(%[[RK]], %[[RV]] : tensor<5x16xf32>, tensor<5x8xf32>) {modifier = {kind = "shaw", max_distance = 2 : i64}} : tensor<1x2x7x9xf32> -> tensor<1x2x7x8xf32>
+// CHECK-NEXT: %[[O:.+]] = tfm.add %[[PV]], %[[T]]
+// CHECK-NEXT: return %[[O]]
+func.func @shaw(%q: tensor<1x2x7x16xf32>, %k: tensor<1x2x9x16xf32>, %v: tensor<1x2x9x8xf32>, %rk: tensor<5x16xf32>, %rv: tensor<5x8xf32>) -> tensor<1x2x7x8xf32> {
+  %o = tfm.attention %q, %k, %v modifier_operands(%rk, %rv : tensor<5x16xf32>, tensor<5x8xf32>)
+      {scale = 0.25 : f64, causal = true, modifiers = [{kind = "shaw", max_distance = 2 : i64}]}
+      : tensor<1x2x7x16xf32>, tensor<1x2x9x16xf32>, tensor<1x2x9x8xf32> -> tensor<1x2x7x8xf32>
+  return %o : tensor<1x2x7x8xf32>
+}
+
+// -----
+
+/// Transformer-XL with GQA: the content terms read k after its heads are
+/// repeated, as the scores do.
+// CHECK-LABEL: func.func @xl_gqa
+// CHECK: %[[KR:.+]] = tfm.repeat_interleave %{{.+}} {axis = 1 : i64, repeats = 2 : i64}
+// CHECK: tfm.score_bias %{{.+}} content(%{{.+}}, %[[KR]] : tensor<1x4x5x16xf32>, tensor<1x4x9x16xf32>)
+func.func @xl_gqa(%q: tensor<1x4x5x16xf32>, %k: tensor<1x2x9x16xf32>, %v: tensor<1x2x9x16xf32>, %u: tensor<4x16xf32>, %w: tensor<4x16xf32>, %r: tensor<9x4x16xf32>) -> tensor<1x4x5x16xf32> {
+  %o = tfm.attention %q, %k, %v modifier_operands(%u, %w, %r : tensor<4x16xf32>, tensor<4x16xf32>, tensor<9x4x16xf32>)
+      {scale = 0.25 : f64, causal = true, modifiers = [{kind = "xl", max_distance = 8 : i64}]}
+      : tensor<1x4x5x16xf32>, tensor<1x2x9x16xf32>, tensor<1x2x9x16xf32> -> tensor<1x4x5x16xf32>
+  return %o : tensor<1x4x5x16xf32>
+}
+
+// -----
+
+/// DeBERTa (v1 clipping and v2 log buckets).
+// CHECK-LABEL: func.func @deberta
+// CHECK-COUNT-2: tfm.score_bias %{{.+}} content(
+func.func @deberta(%q: tensor<1x2x13x16xf32>, %k: tensor<1x2x13x16xf32>, %v: tensor<1x2x13x16xf32>, %kp: tensor<8x2x16xf32>, %qp: tensor<8x2x16xf32>) -> (tensor<1x2x13x16xf32>, tensor<1x2x13x16xf32>) {
+  %a = tfm.attention %q, %k, %v modifier_operands(%kp, %qp : tensor<8x2x16xf32>, tensor<8x2x16xf32>)
+      {scale = 0.14433756729740643 : f64, modifiers = [{kind = "deberta", span = 4 : i64}]}
+      : tensor<1x2x13x16xf32>, tensor<1x2x13x16xf32>, tensor<1x2x13x16xf32> -> tensor<1x2x13x16xf32>
+  %b = tfm.attention %q, %k, %v modifier_operands(%kp, %qp : tensor<8x2x16xf32>, tensor<8x2x16xf32>)
+      {scale = 0.14433756729740643 : f64, modifiers = [{kind = "deberta", span = 4 : i64, max_position = 10 : i64}]}
+      : tensor<1x2x13x16xf32>, tensor<1x2x13x16xf32>, tensor<1x2x13x16xf32> -> tensor<1x2x13x16xf32>
+  return %a, %b : tensor<1x2x13x16xf32>, tensor<1x2x13x16xf32>
+}

@@ -626,3 +626,95 @@ func.func @negative_multiply_by_zero_one_mask(%q: tensor<1x2x4x16xf32>, %k: tens
   %o = tfm.matmul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
   return %o : tensor<1x2x4x16xf32>
 }
+
+// -----
+
+/// Shaw's content term reads rows other than the scores' q: fusing would
+/// compute it from the wrong rows. Not fused, with a reason.
+// CHECK-LABEL: func.func @negative_content_other_rows
+// CHECK: tfm.score_bias
+// CHECK-NOT: tfm.attention
+func.func @negative_content_other_rows(%q: tensor<1x2x6x16xf32>, %x: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x16xf32>, %rk: tensor<5x16xf32>, %rv: tensor<5x16xf32>) -> tensor<1x2x6x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x6xf32>
+  %c = arith.constant dense<0.25> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<1x2x6x6xf32>, tensor<f32> -> tensor<1x2x6x6xf32>
+  %b = tfm.score_bias %t content(%x, %k : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>) modifier_operands(%rk, %rv : tensor<5x16xf32>, tensor<5x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 2 : i64}, scale = 0.25 : f64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  // expected-remark @+1 {{attention not fused: the content terms of modifier 'shaw' read other rows than the q and k of the scores}}
+  %p = tfm.softmax %b {axis = -1 : i64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %pv = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  %r = tfm.score_values %p modifier_operands(%rk, %rv : tensor<5x16xf32>, tensor<5x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 2 : i64}} : tensor<1x2x6x6xf32> -> tensor<1x2x6x16xf32>
+  %o = tfm.add %pv, %r : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  return %o : tensor<1x2x6x16xf32>
+}
+
+// -----
+
+/// The content term scaled differently from q.k: tfm.attention has one scale.
+// CHECK-LABEL: func.func @negative_content_scale
+// CHECK-NOT: tfm.attention
+func.func @negative_content_scale(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x16xf32>, %kp: tensor<4x2x16xf32>, %qp: tensor<4x2x16xf32>) -> tensor<1x2x6x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x6xf32>
+  %c = arith.constant dense<0.25> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<1x2x6x6xf32>, tensor<f32> -> tensor<1x2x6x6xf32>
+  %b = tfm.score_bias %t content(%q, %k : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>) modifier_operands(%kp, %qp : tensor<4x2x16xf32>, tensor<4x2x16xf32>)
+      {modifier = {kind = "deberta", span = 2 : i64}, scale = 0.5 : f64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  // expected-remark @+1 {{attention not fused: the content terms of modifier 'deberta' are scaled by 0.5, the scores by 0.25; tfm.attention scales both alike}}
+  %p = tfm.softmax %b {axis = -1 : i64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  return %o : tensor<1x2x6x16xf32>
+}
+
+// -----
+
+/// Shaw's score term without its value term: the fused op has both.
+// CHECK-LABEL: func.func @negative_value_term_missing
+// CHECK-NOT: tfm.attention
+func.func @negative_value_term_missing(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x16xf32>, %rk: tensor<5x16xf32>, %rv: tensor<5x16xf32>) -> tensor<1x2x6x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x6xf32>
+  %c = arith.constant dense<0.25> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<1x2x6x6xf32>, tensor<f32> -> tensor<1x2x6x6xf32>
+  %b = tfm.score_bias %t content(%q, %k : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>) modifier_operands(%rk, %rv : tensor<5x16xf32>, tensor<5x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 2 : i64}, scale = 0.25 : f64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  // expected-remark @+1 {{attention not fused: modifier 'shaw' has a value term the graph does not add to P x V (tfm.score_values with the same modifier)}}
+  %p = tfm.softmax %b {axis = -1 : i64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  return %o : tensor<1x2x6x16xf32>
+}
+
+// -----
+
+/// A value term whose modifier is not on the scores.
+// CHECK-LABEL: func.func @negative_value_term_alone
+// CHECK-NOT: tfm.attention
+func.func @negative_value_term_alone(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x16xf32>, %rk: tensor<5x16xf32>, %rv: tensor<5x16xf32>) -> tensor<1x2x6x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x6xf32>
+  // expected-remark @+1 {{attention not fused: tfm.score_values adds a value term whose modifier is not on the scores}}
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %pv = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  %r = tfm.score_values %p modifier_operands(%rk, %rv : tensor<5x16xf32>, tensor<5x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 2 : i64}} : tensor<1x2x6x6xf32> -> tensor<1x2x6x16xf32>
+  %o = tfm.add %pv, %r : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  return %o : tensor<1x2x6x16xf32>
+}
+
+// -----
+
+/// The value term used elsewhere too: the fused op computes only the sum.
+// CHECK-LABEL: func.func @negative_value_term_reused
+// CHECK-NOT: tfm.attention
+func.func @negative_value_term_reused(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x16xf32>, %rk: tensor<5x16xf32>, %rv: tensor<5x16xf32>) -> (tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>) {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x6xf32>
+  %c = arith.constant dense<0.25> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<1x2x6x6xf32>, tensor<f32> -> tensor<1x2x6x6xf32>
+  %b = tfm.score_bias %t content(%q, %k : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>) modifier_operands(%rk, %rv : tensor<5x16xf32>, tensor<5x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 2 : i64}, scale = 0.25 : f64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  // expected-remark @+1 {{attention not fused: the modifier's value term (tfm.score_values) is not added to P x V alone; the fused op computes only their sum}}
+  %p = tfm.softmax %b {axis = -1 : i64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %pv = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  %r = tfm.score_values %p modifier_operands(%rk, %rv : tensor<5x16xf32>, tensor<5x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 2 : i64}} : tensor<1x2x6x6xf32> -> tensor<1x2x6x16xf32>
+  %o = tfm.add %pv, %r : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  return %o, %r : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>
+}

@@ -106,3 +106,47 @@ func.func @rope(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1
       : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
   return %o : tensor<1x8x?x64xf32>
 }
+
+// -----
+
+/// Shaw: the content term (score_bias reading q and k) and the value term
+/// (score_values added to P x V) fuse back into one modifier.
+// CHECK-LABEL: func.func @shaw
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x3x7x16xf32>, %[[K:[^:]+]]: tensor<2x3x9x16xf32>, %[[V:[^:]+]]: tensor<2x3x9x24xf32>, %[[RK:[^:]+]]: tensor<7x16xf32>, %[[RV:[^:]+]]: tensor<7x24xf32>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] modifier_operands(%[[RK]], %[[RV]] : tensor<7x16xf32>, tensor<7x24xf32>) {modifiers = [{kind = "shaw", max_distance = 3 : i64}], scale = 2.500000e-01 : f64}
+// CHECK-NEXT: return %[[O]]
+func.func @shaw(%q: tensor<2x3x7x16xf32>, %k: tensor<2x3x9x16xf32>, %v: tensor<2x3x9x24xf32>, %rk: tensor<7x16xf32>, %rv: tensor<7x24xf32>) -> tensor<2x3x7x24xf32> {
+  %o = tfm.attention %q, %k, %v modifier_operands(%rk, %rv : tensor<7x16xf32>, tensor<7x24xf32>)
+      {scale = 0.25 : f64, modifiers = [{kind = "shaw", max_distance = 3 : i64}]}
+      : tensor<2x3x7x16xf32>, tensor<2x3x9x16xf32>, tensor<2x3x9x24xf32> -> tensor<2x3x7x24xf32>
+  return %o : tensor<2x3x7x24xf32>
+}
+
+// -----
+
+/// Transformer-XL with a memory (Sq < Sk), causal, with GQA: the content
+/// terms read the repeated k, and still fold back.
+// CHECK-LABEL: func.func @xl
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x4x5x16xf32>, %[[K:[^:]+]]: tensor<1x2x9x16xf32>, %[[V:[^:]+]]: tensor<1x2x9x16xf32>, %[[U:[^:]+]]: tensor<4x16xf32>, %[[W:[^:]+]]: tensor<4x16xf32>, %[[R:[^:]+]]: tensor<9x4x16xf32>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] modifier_operands(%[[U]], %[[W]], %[[R]] : tensor<4x16xf32>, tensor<4x16xf32>, tensor<9x4x16xf32>) {causal = true, modifiers = [{kind = "xl", max_distance = 8 : i64}], scale = 2.500000e-01 : f64}
+// CHECK-NEXT: return %[[O]]
+func.func @xl(%q: tensor<1x4x5x16xf32>, %k: tensor<1x2x9x16xf32>, %v: tensor<1x2x9x16xf32>, %u: tensor<4x16xf32>, %w: tensor<4x16xf32>, %r: tensor<9x4x16xf32>) -> tensor<1x4x5x16xf32> {
+  %o = tfm.attention %q, %k, %v modifier_operands(%u, %w, %r : tensor<4x16xf32>, tensor<4x16xf32>, tensor<9x4x16xf32>)
+      {scale = 0.25 : f64, causal = true, modifiers = [{kind = "xl", max_distance = 8 : i64}]}
+      : tensor<1x4x5x16xf32>, tensor<1x2x9x16xf32>, tensor<1x2x9x16xf32> -> tensor<1x4x5x16xf32>
+  return %o : tensor<1x4x5x16xf32>
+}
+
+// -----
+
+/// DeBERTa-v2 log buckets with a key padding mask beside them.
+// CHECK-LABEL: func.func @deberta
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x2x11x16xf32>, %[[V:[^:]+]]: tensor<2x2x11x16xf32>, %[[KP:[^:]+]]: tensor<8x2x16xf32>, %[[QP:[^:]+]]: tensor<8x2x16xf32>, %[[PAD:[^:]+]]: tensor<2x11xi1>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[Q]], %[[V]] key_padding_mask(%[[PAD]] : tensor<2x11xi1>) modifier_operands(%[[KP]], %[[QP]] : tensor<8x2x16xf32>, tensor<8x2x16xf32>) {modifiers = [{kind = "deberta", max_position = 12 : i64, span = 4 : i64}], scale = 0.1443375{{[0-9]+}} : f64}
+// CHECK-NEXT: return %[[O]]
+func.func @deberta(%q: tensor<2x2x11x16xf32>, %v: tensor<2x2x11x16xf32>, %kp: tensor<8x2x16xf32>, %qp: tensor<8x2x16xf32>, %pad: tensor<2x11xi1>) -> tensor<2x2x11x16xf32> {
+  %o = tfm.attention %q, %q, %v key_padding_mask(%pad : tensor<2x11xi1>) modifier_operands(%kp, %qp : tensor<8x2x16xf32>, tensor<8x2x16xf32>)
+      {scale = 0.14433756729740643 : f64, modifiers = [{kind = "deberta", span = 4 : i64, max_position = 12 : i64}]}
+      : tensor<2x2x11x16xf32>, tensor<2x2x11x16xf32>, tensor<2x2x11x16xf32> -> tensor<2x2x11x16xf32>
+  return %o : tensor<2x2x11x16xf32>
+}

@@ -288,7 +288,7 @@ TEST(Registry, EveryModifierIsDescribedAndDefaultsVerify) {
       EXPECT_FALSE(param.description.empty()) << param.name;
   }
   EXPECT_EQ(lookupModifier("nope"), nullptr);
-  EXPECT_EQ(modifierNames(), "alibi, sliding_window, t5");
+  EXPECT_EQ(modifierNames(), "alibi, deberta, shaw, sliding_window, t5, xl");
 }
 
 TEST(Registry, ChecksFillDefaultsAndNameTheProblem) {
