@@ -99,6 +99,21 @@ public:
 
   bool hasBias() const override { return false; }
 
+  // Both rows reach a table edge once |rel| >= span: from |i - j| = span
+  // without buckets, and from the first distance whose log bucket reaches
+  // span with them.
+  std::optional<int64_t> saturationDistance(const ModifierParams &params,
+                                            size_t) const override {
+    int64_t span = static_cast<int64_t>(params.at("span"));
+    int64_t maxPosition = static_cast<int64_t>(params.at("max_position"));
+    if (maxPosition <= 0)
+      return span;
+    for (int64_t a = span / 2 + 1; a <= kFarthest; ++a)
+      if (logPosition(a, span, maxPosition) >= span)
+        return a;
+    return std::nullopt;
+  }
+
   std::vector<ContentTerm> contentTerms(const ModifierParams &) const override {
     return {{ContentTerm::Query, /*table=*/0, ContentTerm::PerHead},
             {ContentTerm::Key, /*table=*/1, ContentTerm::PerHead}};

@@ -181,6 +181,16 @@ public:
   virtual Halide::Expr kernelRow(const ModifierParams &params, size_t term,
                                  const Halide::Expr &delta) const;
 
+  /// A distance D_s from which the row stops changing (row(delta) =
+  /// row(D_s) for delta >= D_s, row(-D_s) for delta <= -D_s), if there is
+  /// one. A hint for the kernel's strategy: a short one (Shaw's clip) makes
+  /// per-score lookups cheap; without one (Transformer-XL) the kernel
+  /// computes the term as a product over distances instead.
+  virtual std::optional<int64_t> saturationDistance(const ModifierParams &params,
+                                                    size_t term) const {
+    return std::nullopt;
+  }
+
   /// The value term, if the modifier has one.
   virtual std::optional<ValueTerm> valueTerm(const ModifierParams &params) const {
     return std::nullopt;

@@ -68,6 +68,11 @@ public:
     return Halide::clamp(delta, -K, K) + K;
   }
 
+  std::optional<int64_t> saturationDistance(const ModifierParams &params,
+                                            size_t) const override {
+    return static_cast<int64_t>(params.at("max_distance"));
+  }
+
   std::optional<ValueTerm> valueTerm(const ModifierParams &params) const override {
     return ValueTerm{/*table=*/1, static_cast<int64_t>(params.at("max_distance"))};
   }

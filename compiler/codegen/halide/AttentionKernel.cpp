@@ -106,6 +106,10 @@ Expr fastExp2(const Expr &t) {
 
 constexpr double kLog2E = 1.4426950408889634;
 
+/// Content terms whose row saturates within this distance are looked up per
+/// score; the others are computed by distance (see defineAttention).
+constexpr int64_t kLookupDistance = 64;
+
 /// Tile sizes (see the parameter table at the top).
 struct AttentionTiles {
   int vec = 16;       // floats per vector register
@@ -246,12 +250,13 @@ struct AttentionPipeline {
   std::vector<ImageParam> inputs;
   ImageParam mask; // defined when spec.hasMask
   Func modifierBias; // defined when a modifier has a bias
-  /// Content terms (Shaw, Transformer-XL, DeBERTa): per term, the products
-  /// of the query tile (query side, per task) or of every key (key side,
-  /// per call) with the table's rows.
+  /// Content terms (Shaw, Transformer-XL, DeBERTa), per term: by lookup,
+  /// the products of the query tile (query side, per task) or of every key
+  /// (key side, per call) with the table's rows; by distance, the table
+  /// expanded per distance and the per-block product (see defineAttention).
   struct ContentFuncs {
-    bool querySide = true;
-    Func product, offsetProduct, tableByRow;
+    bool querySide = true, byDistance = false;
+    Func product, offsetProduct, tableByRow, table;
   };
   std::vector<ContentFuncs> content;
   /// Shaw's value term: per block, the probability mass at each clipped
@@ -358,16 +363,49 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   const Expr delta = keyClamped - (row + diag);
   if (p.modifierBias.defined())
     s += p.modifierBias(delta, h) * static_cast<float>(kLog2E);
-  // Content terms, in the scaled base-2 units of the scores: x . table[r]
-  // for each row r the tile can need, looked up by the row of the distance.
+  // Content terms, in the scaled base-2 units of the scores. Two ways,
+  // chosen per term (see ContentFuncs):
+  //  - lookup: x . table[r] for each row r once, per tile (query side) or
+  //    per call (key side), then one lookup per score. The lookup is a
+  //    gather (the row differs across the vector of query rows), cheap
+  //    enough when the row saturates within a short distance (Shaw's clip);
+  //  - by distance: the table expanded to one row per distance u = i' - j,
+  //    E(u) = table[row(-u)], and the term computed per key block as a
+  //    second product beside GEMM #1, sum_d x_d E(i' - j, d): along the
+  //    vector of query rows u is consecutive, so E loads densely. The work
+  //    of another GEMM #1, and no gathers (Transformer-XL, whose rows follow
+  //    the distance; DeBERTa's wide log buckets).
   const float contentScale = static_cast<float>(spec.scale * kLog2E);
   for (size_t t = 0; t < bias.content.size(); ++t) {
     const ModifierBias::Content &c = bias.content[t];
     AttentionPipeline::ContentFuncs f;
     f.querySide = c.querySide;
     const std::string name = "attn_content" + std::to_string(t);
-    Var r("r"), j("j");
-    if (c.querySide) {
+    Var r("r"), j("j"), u("u"), dd("dd");
+    Expr keyValue = p.keyRotated.defined() ? Expr(p.keyRotated(p.rd, keyClamped, hk, b))
+                                           : f32(k(p.rd, keyClamped, hk, b));
+    f.byDistance = c.saturation < 0 || c.saturation > kLookupDistance;
+    if (f.byDistance) {
+      // u = i' - j from unclamped rows and keys: consecutive along the
+      // vector; rows past Sq and keys past Sk are never stored or unmasked.
+      const Expr distance = (i + diag) - key;
+      f.table = Func(name + "_by_distance");
+      f.table(u, dd, h) = c.table(dd, h, clamp(c.row(-u), 0, c.rows - 1)) *
+                          (c.querySide ? 1.0f : contentScale);
+      f.product = Func(name + "_product");
+      Expr init = 0.0f;
+      if (c.offset.defined()) {
+        f.offsetProduct = Func(name + "_offset");
+        RDom ro(0, D, "ro");
+        f.offsetProduct(u, h) = sum(c.offset(ro, h) * f.table(u, ro, h)) * contentScale;
+        init = f.offsetProduct(distance, h);
+      }
+      f.product(i, jj, kb, h, b) = init;
+      f.product(i, jj, kb, h, b) +=
+          (c.querySide ? Expr(p.qScaled(i, p.rd, h, b)) : keyValue) *
+          f.table(distance, p.rd, h);
+      s += f.product(i, jj, kb, h, b);
+    } else if (c.querySide) {
       // (q_i + offset) . table[r]: qScaled carries the scale already.
       f.product = Func(name + "_q");
       Expr init = 0.0f;
@@ -379,20 +417,19 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
       }
       f.product(i, r, h, b) = init;
       f.product(i, r, h, b) += p.qScaled(i, p.rd, h, b) * c.table(p.rd, h, r);
+      s += f.product(i, clamp(c.row(delta), 0, c.rows - 1), h, b);
     } else {
       // k_j . table[r] for every key, once per call; the table's rows
       // transposed so that the product vectorises over them.
       f.tableByRow = Func(name + "_by_row");
-      Var dd("dd");
       f.tableByRow(r, dd, h) = c.table(dd, h, r);
       f.product = Func(name + "_k");
-      Expr keyValue = p.keyRotated.defined() ? Expr(p.keyRotated(p.rd, j, hk, b))
-                                             : f32(k(p.rd, j, hk, b));
+      Expr anyKey = p.keyRotated.defined() ? Expr(p.keyRotated(p.rd, j, hk, b))
+                                           : f32(k(p.rd, j, hk, b));
       f.product(r, j, h, b) = 0.0f;
-      f.product(r, j, h, b) += keyValue * f.tableByRow(r, p.rd, h) * contentScale;
+      f.product(r, j, h, b) += anyKey * f.tableByRow(r, p.rd, h) * contentScale;
+      s += f.product(clamp(c.row(delta), 0, c.rows - 1), keyClamped, h, b);
     }
-    Expr at = clamp(c.row(delta), 0, c.rows - 1);
-    s += c.querySide ? f.product(i, at, h, b) : f.product(at, keyClamped, h, b);
     p.content.push_back(f);
   }
   Expr allowed = key < Sk;
@@ -594,6 +631,18 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
   // tile needs about Sk + query_tile of them, fewer when causal).
   for (AttentionPipeline::ContentFuncs &f : p.content) {
     std::vector<Var> args = f.product.args();
+    if (f.byDistance) {
+      // The expanded table once per call; the product beside GEMM #1, on
+      // the same register tile (scheduled with it below).
+      std::vector<Var> targs = f.table.args();
+      Var dh("dh");
+      f.table.compute_root().fuse(targs[1], targs[2], dh).parallel(dh).vectorize(
+          targs[0], V, TailStrategy::GuardWithIf);
+      if (f.offsetProduct.defined())
+        f.offsetProduct.compute_root().vectorize(f.offsetProduct.args()[0], V,
+                                                 TailStrategy::GuardWithIf);
+      continue;
+    }
     if (f.querySide) {
       Var ro("ro"), ri("ri"), io("io"), ii("ii");
       if (f.offsetProduct.defined())
@@ -647,6 +696,11 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
   }
   p.scoreAcc.compute_at(p.score, jo).vectorize(i, V).unroll(i).unroll(jj);
   p.scoreAcc.update().reorder(i, jj, p.rd).vectorize(i, V).unroll(i).unroll(jj);
+  for (AttentionPipeline::ContentFuncs &f : p.content)
+    if (f.byDistance) {
+      f.product.compute_at(p.score, jo).vectorize(i, V).unroll(i).unroll(jj);
+      f.product.update().reorder(i, jj, p.rd).vectorize(i, V).unroll(i).unroll(jj);
+    }
 
   // Row statistics of the block: QT/V vector accumulators kept in registers
   // across the block's keys (the rows are a whole number of tiles).

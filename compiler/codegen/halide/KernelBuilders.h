@@ -75,6 +75,8 @@ struct ModifierBias {
     Halide::Expr rows;
     /// row(delta): the table row at distance delta, int32 in [0, rows).
     Halide::Func row;
+    /// ScoreModifier::saturationDistance, or -1 for none.
+    int64_t saturation = -1;
   };
   std::vector<Content> content;
 

@@ -49,6 +49,10 @@ ModifierBias::Content declareContent(const modifiers::ScoreModifier &definition,
     content.offset = Func(prefix + "_offset");
     content.offset(d, h) = operands[term.offset](d, h);
   }
+  std::optional<int64_t> saturation = definition.saturationDistance(modifier.params, index);
+  content.saturation = term.form == modifiers::ContentTerm::HeadVector ? 0
+                       : saturation                                   ? *saturation
+                                                                      : -1;
   content.row = Func(prefix + "_row");
   if (term.form == modifiers::ContentTerm::HeadVector)
     content.row(delta) = 0;
