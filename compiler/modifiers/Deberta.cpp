@@ -7,9 +7,15 @@
 // q_i . K^r[c2p(i, j)] and a position-to-content term k_j . Q^r[p2c(i, j)],
 // all scaled by 1/sqrt(3d) (the attention's scale), where K^r and Q^r are
 // the shared relative embeddings through the layer's key and query
-// projections ([2 span, H, D] each) and, with rel = i - j bucketed,
+// projections ([2 span, H, D] each) and, with rel(x) the bucketed distance x,
 //
-//   c2p = clamp(rel + span, 0, 2 span - 1),  p2c = clamp(span - rel, 0, 2 span - 1).
+//   c2p = clamp(rel(i - j) + span, 0, 2 span - 1),
+//   p2c = clamp(span - rel(j - i), 0, 2 span - 1):
+//
+// Hugging Face gathers the position-to-content products of key j with the
+// relative-position matrix indexed [key, query]. (The paper writes
+// delta(j, i) = j - i + k there; the learned table makes the two mirror
+// images, and checkpoints follow the code.)
 //
 // DeBERTa (v1) uses rel = i - j; DeBERTa-v2/v3 with position_buckets > 0
 // use make_log_bucket_position(i - j, span, max_position), which keeps
@@ -38,11 +44,11 @@ public:
 
   std::string description() const override {
     return "DeBERTa (He et al. 2021) disentangled attention: the score gains "
-           "scale * (q_i . key_pos[clamp(rel + span, 0, 2 span - 1), h] + k_j . "
-           "query_pos[clamp(span - rel, 0, 2 span - 1), h]) with rel = i - j, or "
-           "with max_position > 0 rel = DeBERTa-v2's make_log_bucket_position(i - "
-           "j, span, max_position) (in float32, as Hugging Face computes it). Use "
-           "scale = 1/sqrt(3 d).";
+           "scale * (q_i . key_pos[clamp(rel(i - j) + span, 0, 2 span - 1), h] + "
+           "k_j . query_pos[clamp(span - rel(j - i), 0, 2 span - 1), h]) with "
+           "rel(x) = x, or with max_position > 0 DeBERTa-v2's "
+           "make_log_bucket_position(x, span, max_position) (in float32, as Hugging "
+           "Face computes it). Use scale = 1/sqrt(3 d).";
   }
 
   std::vector<ParamSpec> params() const override {
@@ -119,12 +125,12 @@ public:
             {ContentTerm::Key, /*table=*/1, ContentTerm::PerHead}};
   }
 
-  // delta = j - i, so i - j = -delta.
+  // delta = j - i: c2p reads rel(i - j) = rel(-delta), p2c rel(j - i).
   int64_t referenceRow(const ModifierParams &params, size_t term,
                        int64_t delta) const override {
     int64_t span = static_cast<int64_t>(params.at("span"));
-    int64_t rel = relative(params, -delta);
-    return std::clamp(term == 0 ? rel + span : span - rel, int64_t(0), 2 * span - 1);
+    int64_t row = term == 0 ? relative(params, -delta) + span : span - relative(params, delta);
+    return std::clamp(row, int64_t(0), 2 * span - 1);
   }
 
   Halide::Expr kernelRow(const ModifierParams &params, size_t term,
@@ -132,7 +138,8 @@ public:
     using namespace Halide;
     const int64_t span = static_cast<int64_t>(params.at("span"));
     const int64_t maxPosition = static_cast<int64_t>(params.at("max_position"));
-    Expr distance = -delta;
+    // The bucketed distance of c2p (i - j) or p2c (j - i).
+    Expr distance = term == 0 ? -delta : delta;
     Expr rel = distance;
     if (maxPosition > 0) {
       // The log buckets as the distances where each starts, found with the

@@ -462,9 +462,10 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
       (Transformer-XL): `u_h . k_j + (q_i + v_h) . r[M - (i - j), h]`, r in
       Transformer-XL's pos_seq order (row t is distance M - t).
     - `deberta` {span, max_position = 0}, operands `key_pos [2 span, H, D]`,
-      `query_pos [2 span, H, D]` (DeBERTa): `q_i . key_pos[clamp(rel +
-      span), h] + k_j . query_pos[clamp(span - rel), h]`, rel = i - j (log
-      bucketed as DeBERTa-v2 when max_position > 0); use scale 1/sqrt(3d).
+      `query_pos [2 span, H, D]` (DeBERTa, as Hugging Face computes it):
+      `q_i . key_pos[clamp(rel(i - j) + span), h] + k_j .
+      query_pos[clamp(span - rel(j - i)), h]`, rel(x) = x (log bucketed as
+      DeBERTa-v2 when max_position > 0); use scale 1/sqrt(3d).
 
     Rotary embedding: `rope = {base, rotary_dims, interleaved,
     position_offset}` (the attributes of tfm.rope, defaults as there)
