@@ -19,6 +19,15 @@
 // modifier costs against plain attention.)
 // and peak_GFLOPs / peak_fraction against the FMA peak of the ISA the
 // libraries run at (benchmarks/Peak.h), measured at start.
+//
+//   BM_Decode/<fused|unfused>/Sq:1/Sk:4096/H:32/D:128/T:<threads>
+//
+// one decoding step (examples/attention/attention_decode.mlir): a few
+// queries against a long KV cache, memory-bound. Its counters are the K/V
+// bytes read per second (`kv_GBps`), the time reading K and V once takes at
+// this machine's bandwidth for that thread count (`kv_read_ms`, the
+// bandwidth measured at start by streaming through 1 GiB), and the ratio of
+// the two (`kv_read_ratio`: 1 is the floor).
 // Each thread count gets its own copy of each library: every library carries
 // its own Halide runtime and thread pool, whose size is best set once.
 //
@@ -45,6 +54,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -420,6 +430,167 @@ void BM_Attention(benchmark::State &state, std::string variant,
   attune::bench::setFlopCounters(state, flops, threads, seconds.count());
 }
 
+//===----------------------------------------------------------------------===//
+// Decoding: a few queries against a long KV cache
+//===----------------------------------------------------------------------===//
+
+constexpr int64_t kDecodeHeads = 32, kDecodeDim = 128;
+
+/// Bytes per second `threads` threads read by streaming through 1 GiB (each
+/// its own half), best of 5: the floor a memory-bound kernel is held to.
+double measureReadBandwidth(int threads) {
+  static std::map<int, double> measured;
+  if (auto it = measured.find(threads); it != measured.end())
+    return it->second;
+  const size_t words = (size_t(1) << 30) / sizeof(uint64_t);
+  std::vector<uint64_t> buffer(words);
+  for (size_t i = 0; i < words; ++i)
+    buffer[i] = i;
+  double best = 0;
+  for (int run = 0; run < 5; ++run) {
+    std::vector<uint64_t> sums(threads);
+    auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        const size_t lo = words * t / threads, hi = words * (t + 1) / threads;
+        uint64_t sum = 0;
+        for (size_t i = lo; i < hi; ++i)
+          sum += buffer[i];
+        sums[t] = sum;
+      });
+    for (std::thread &thread : pool)
+      thread.join();
+    std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+    benchmark::DoNotOptimize(sums.data());
+    best = std::max(best, double(words * sizeof(uint64_t)) / seconds.count());
+  }
+  std::fprintf(stderr, "attention_benchmark: read bandwidth, %d thread(s): %.1f GB/s\n",
+               threads, best / 1e9);
+  return measured[threads] = best;
+}
+
+/// q [1, H, Sq, D], k and v [1, H, Sk, D], N(0, 1).
+struct DecodeProblem {
+  DecodeProblem(int64_t sq, int64_t sk) : sq(sq), sk(sk) {
+    std::mt19937 rng(11);
+    std::normal_distribution<float> normal;
+    q.resize(kDecodeHeads * sq * kDecodeDim);
+    k.resize(kDecodeHeads * sk * kDecodeDim);
+    v.resize(k.size());
+    o.resize(q.size());
+    for (float *x : {q.data(), k.data(), v.data()})
+      for (size_t i = 0, n = x == q.data() ? q.size() : k.size(); i < n; ++i)
+        x[i] = normal(rng);
+  }
+  static attune_tensor_t tensor(std::vector<float> &storage, int64_t seq) {
+    attune_tensor_t t{};
+    t.data = storage.data();
+    t.dtype = ATTUNE_DTYPE_F32;
+    t.rank = 4;
+    t.shape[0] = 1, t.shape[1] = kDecodeHeads, t.shape[2] = seq, t.shape[3] = kDecodeDim;
+    return t;
+  }
+  attune_status_t run(attune_model_t *model) {
+    attune_tensor_t inputs[3] = {tensor(q, sq), tensor(k, sk), tensor(v, sk)};
+    attune_tensor_t output = tensor(o, sq);
+    return attune_model_run(model, inputs, 3, &output, 1);
+  }
+  /// Output row i of head h in double: softmax over the keys j <= i + Sk - Sq.
+  std::vector<double> referenceRow(int64_t h, int64_t i) const {
+    const int64_t D = kDecodeDim, keys = i + (sk - sq) + 1;
+    const float *Q = &q[(h * sq + i) * D], *K = &k[h * sk * D], *V = &v[h * sk * D];
+    std::vector<double> s(keys), row(D, 0.0);
+    double m = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < keys; ++j) {
+      double dot = 0;
+      for (int64_t d = 0; d < D; ++d)
+        dot += double(Q[d]) * K[j * D + d];
+      m = std::max(m, s[j] = dot / std::sqrt(double(D)));
+    }
+    for (int64_t j = 0; j < keys; ++j)
+      sum += (s[j] = std::exp(s[j] - m));
+    for (int64_t j = 0; j < keys; ++j)
+      for (int64_t d = 0; d < D; ++d)
+        row[d] += s[j] / sum * V[j * D + d];
+    return row;
+  }
+  int64_t sq, sk;
+  std::vector<float> q, k, v, o;
+};
+
+/// Both decode libraries against each other and the reference on every
+/// head; "" when they agree.
+std::string checkDecode(int64_t sq, int64_t sk, int threads) {
+  DecodeProblem p(sq, sk);
+  std::vector<float> out[2];
+  const char *variants[2] = {"fused", "unfused"};
+  for (int v = 0; v < 2; ++v) {
+    if (p.run(openModel(variants[v], "decode", false, kDecodeDim, threads)) != ATTUNE_OK)
+      return std::string(variants[v]) + " failed: " + attune_status_message();
+    out[v] = p.o;
+  }
+  char buf[256];
+  for (int64_t h = 0; h < kDecodeHeads; ++h)
+    for (int64_t i = 0; i < sq; ++i) {
+      std::vector<double> want = p.referenceRow(h, i);
+      for (int v = 0; v < 2; ++v)
+        for (int64_t d = 0; d < kDecodeDim; ++d) {
+          double got = out[v][(h * sq + i) * kDecodeDim + d];
+          if (!(std::fabs(got - want[d]) <= kRefTol * (std::fabs(want[d]) + 1))) {
+            std::snprintf(buf, sizeof buf,
+                          "%s differs from the reference at head %lld row %lld col "
+                          "%lld: %.7g vs %.7g",
+                          variants[v], (long long)h, (long long)i, (long long)d, got,
+                          want[d]);
+            return buf;
+          }
+        }
+    }
+  return "";
+}
+
+void BM_Decode(benchmark::State &state, std::string variant, int64_t sq, int64_t sk,
+               int threads) {
+  static std::map<std::string, std::string> verdicts;
+  std::string key = std::to_string(sq) + "/" + std::to_string(sk) + "/" + std::to_string(threads);
+  if (!verdicts.count(key)) {
+    verdicts[key] = checkDecode(sq, sk, threads);
+    if (!verdicts[key].empty())
+      std::fprintf(stderr, "attention_benchmark: decode Sq=%lld Sk=%lld T=%d: %s\n",
+                   (long long)sq, (long long)sk, threads, verdicts[key].c_str());
+  }
+  if (!verdicts[key].empty()) {
+    gFailed = true;
+    state.SkipWithError(verdicts[key].c_str());
+    return;
+  }
+  attune_model_t *model = openModel(variant, "decode", false, kDecodeDim, threads);
+  DecodeProblem p(sq, sk);
+  if (p.run(model) != ATTUNE_OK) {
+    gFailed = true;
+    state.SkipWithError(attune_status_message());
+    return;
+  }
+  auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    if (p.run(model) != ATTUNE_OK) {
+      gFailed = true;
+      state.SkipWithError(attune_status_message());
+      break;
+    }
+    benchmark::DoNotOptimize(p.o.data());
+    benchmark::ClobberMemory();
+  }
+  std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+  const double perRun = seconds.count() / double(state.iterations());
+  const double kvBytes = 2.0 * kDecodeHeads * double(sk) * kDecodeDim * sizeof(float);
+  const double readSeconds = kvBytes / measureReadBandwidth(threads);
+  state.counters["kv_GBps"] = kvBytes / perRun / 1e9;
+  state.counters["kv_read_ms"] = readSeconds * 1e3;
+  state.counters["kv_read_ratio"] = perRun / readSeconds;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -453,6 +624,15 @@ int main(int argc, char **argv) {
               ->Unit(benchmark::kMillisecond)
               ->UseRealTime();
         }
+  for (int threads : {1, 2})
+    for (const char *variant : {"fused", "unfused"}) {
+      std::string name = std::string("BM_Decode/") + variant +
+                         "/Sq:1/Sk:4096/H:32/D:128/T:" + std::to_string(threads);
+      benchmark::RegisterBenchmark(name.c_str(), BM_Decode, std::string(variant),
+                                   int64_t(1), int64_t(4096), threads)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;

@@ -110,6 +110,11 @@ constexpr double kLog2E = 1.4426950408889634;
 /// score; the others are computed by distance (see defineAttention).
 constexpr int64_t kLookupDistance = 64;
 
+/// The decode path (see defineAttention): up to this many query rows, keys
+/// in parallel chunks of kDecodeChunk.
+constexpr int kDecodeRows = 16;
+constexpr int kDecodeChunk = 256;
+
 /// Tile sizes (see the parameter table at the top).
 struct AttentionTiles {
   int vec = 16;       // floats per vector register
@@ -263,6 +268,17 @@ struct AttentionPipeline {
   /// distance (the two edges summed, the band gathered).
   Func valueWeight, edgeBefore, edgeAfter;
   RDom rv;
+  /// The decode path (see defineAttention), when `decodes`.
+  bool decodes = false;
+  Expr decodeCondition;
+  Var dj{"dj"}, dc{"dc"};
+  Func decodeDot{"attn_decode_dot"}, decodeScore{"attn_decode_score"},
+      decodeMax{"attn_decode_max"}, decodeProb{"attn_decode_prob"},
+      decodeSum{"attn_decode_sum"}, decodeAcc{"attn_decode_acc"},
+      decodePartial{"attn_decode_partial"}, decodeRowMax{"attn_decode_row_max"},
+      decodeWeight{"attn_decode_weight"}, decodeRowSum{"attn_decode_row_sum"},
+      decodeRowAcc{"attn_decode_row_acc"};
+  RDom rc, rcc;
   Func keyRotated;   // defined with rope: k rotated, once per call
   RopeTables rope;   // defined with rope
   Var c{"c"}, d{"d"}, i{"i"}, jj{"jj"}, kb{"kb"}, h{"h"}, b{"b"};
@@ -346,23 +362,46 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
       (p.keyRotated.defined() ? Expr(p.keyRotated(p.rd, keyClamped, hk, b))
                               : f32(k(p.rd, keyClamped, hk, b)));
 
-  Expr s = p.scoreAcc(i, jj, kb, h, b);
-  if (spec.hasMask) {
-    // In base 2 a mask of finfo.min overflows to -inf, which would turn a
-    // row masked by a finite fill into 0 instead of the uniform average the
-    // graph computes (s + finfo.min == finfo.min): finite masks stay finite.
-    // -inf is told apart by its bits: Halide compiles float compares with
-    // LLVM's no-infs flag, under which `m == -inf` folds to false.
-    Expr m = f32(mask(keyClamped, row, h, b));
-    Expr isNegInf = reinterpret<uint32_t>(m) == Internal::make_const(UInt(32), 0xFF800000u);
-    const float lowest = -std::numeric_limits<float>::max() / static_cast<float>(kLog2E);
-    s += select(isNegInf, negInf, max(m, lowest) * static_cast<float>(kLog2E));
-  }
-  // Modifiers: a function of the head and the key-query distance, looked up
-  // per score from a per-tile table of distances (scheduled below).
+  // The terms every score gets from the mask and the modifiers' biases, for
+  // query row i and key `at` (shared with the decode path below).
+  auto addMaskAndBias = [&](Expr s, const Expr &at) {
+    const Expr atClamped = min(at, Sk - 1);
+    if (spec.hasMask) {
+      // In base 2 a mask of finfo.min overflows to -inf, which would turn a
+      // row masked by a finite fill into 0 instead of the uniform average
+      // the graph computes (s + finfo.min == finfo.min): finite masks stay
+      // finite. -inf is told apart by its bits: Halide compiles float
+      // compares with LLVM's no-infs flag, under which `m == -inf` folds to
+      // false.
+      Expr m = f32(mask(atClamped, row, h, b));
+      Expr isNegInf =
+          reinterpret<uint32_t>(m) == Internal::make_const(UInt(32), 0xFF800000u);
+      const float lowest = -std::numeric_limits<float>::max() / static_cast<float>(kLog2E);
+      s += select(isNegInf, negInf, max(m, lowest) * static_cast<float>(kLog2E));
+    }
+    // Modifiers: a function of the head and the key-query distance, looked
+    // up per score from a per-tile table of distances (scheduled below).
+    if (p.modifierBias.defined())
+      s += p.modifierBias(atClamped - (row + diag), h) * static_cast<float>(kLog2E);
+    return s;
+  };
+  // Whether query row i sees key `at`: keys past Sk, after the diagonal when
+  // causal, and padding are masked.
+  auto keyVisible = [&](const Expr &at) {
+    Expr allowed = at < Sk;
+    if (spec.causal)
+      allowed = allowed && at <= i + diag;
+    if (spec.hasKeyPadding) {
+      Expr attend = keyPad(min(at, Sk - 1), b);
+      if (!attend.type().is_bool())
+        attend = attend != cast(attend.type(), 0);
+      allowed = allowed && attend;
+    }
+    return allowed;
+  };
+
+  Expr s = addMaskAndBias(p.scoreAcc(i, jj, kb, h, b), key);
   const Expr delta = keyClamped - (row + diag);
-  if (p.modifierBias.defined())
-    s += p.modifierBias(delta, h) * static_cast<float>(kLog2E);
   // Content terms, in the scaled base-2 units of the scores. Two ways,
   // chosen per term (see ContentFuncs):
   //  - lookup: x . table[r] for each row r once, per tile (query side) or
@@ -432,16 +471,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
     }
     p.content.push_back(f);
   }
-  Expr allowed = key < Sk;
-  if (spec.causal)
-    allowed = allowed && key <= i + diag;
-  if (spec.hasKeyPadding) {
-    Expr attend = keyPad(keyClamped, b);
-    if (!attend.type().is_bool())
-      attend = attend != cast(attend.type(), 0);
-    allowed = allowed && attend;
-  }
-  p.score(i, jj, kb, h, b) = select(allowed, s, negInf);
+  p.score(i, jj, kb, h, b) = select(keyVisible(key), s, negInf);
 
   // Per-block softmax statistics.
   p.rj = RDom(0, KB, "rj");
@@ -526,6 +556,65 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
 
   Expr den = p.rowSum(i, h, b);
   Expr result = select(den > 0.0f, p.rowAcc(c, i, h, b) / den, 0.0f);
+
+  // DECODE: a few query rows against many keys (kDecodeRows or fewer, the
+  // shape of generating with a KV cache). A query tile of t.queryTile rows
+  // would compute (and GEMM #1 would vectorise over) mostly rows that are
+  // not there. Instead each row's scores are dot products vectorised along
+  // d, and the keys are split into chunks of kDecodeChunk, processed in
+  // parallel, each with its own softmax statistics, merged as the blocks
+  // above are (FlashDecoding's split over keys). K and V are each read once.
+  // The output selects this path when Sq <= kDecodeRows; the schedule
+  // specialises on the same condition, so each branch computes only its
+  // own Funcs. Content and value terms (Shaw, Transformer-XL, DeBERTa) keep
+  // the tiled path.
+  p.decodes = bias.content.empty() && !bias.value;
+  if (p.decodes) {
+    const int KC = kDecodeChunk;
+    Var &j = p.dj, &cc = p.dc;
+    Expr keyRow = p.keyRotated.defined()
+                      ? Expr(p.keyRotated(p.rd, min(j, Sk - 1), hk, b))
+                      : f32(k(p.rd, min(j, Sk - 1), hk, b));
+    p.decodeDot(j, i, h, b) = 0.0f;
+    p.decodeDot(j, i, h, b) += p.qScaled(i, p.rd, h, b) * keyRow;
+    p.decodeScore(j, i, h, b) =
+        select(keyVisible(j), addMaskAndBias(p.decodeDot(j, i, h, b), j), negInf);
+    p.rc = RDom(0, KC, "rc");
+    const Expr chunkKey = cc * KC + p.rc;
+    p.decodeMax(cc, i, h, b) = negInf;
+    p.decodeMax(cc, i, h, b) = max(p.decodeMax(cc, i, h, b), p.decodeScore(chunkKey, i, h, b));
+    Expr xd = p.decodeScore(j, i, h, b) - p.decodeMax(j / KC, i, h, b);
+    p.decodeProb(j, i, h, b) = select(xd > kExp2Floor, fastExp2(xd), 0.0f);
+    p.decodeSum(cc, i, h, b) = 0.0f;
+    p.decodeSum(cc, i, h, b) += p.decodeProb(chunkKey, i, h, b);
+    p.decodeAcc(c, cc, i, h, b) = 0.0f;
+    p.decodeAcc(c, cc, i, h, b) +=
+        p.decodeProb(chunkKey, i, h, b) * f32(v(c, min(chunkKey, Sk - 1), hk, b));
+    p.decodePartial(c, cc, i, h, b) = Tuple(
+        p.decodeAcc(c, cc, i, h, b), p.decodeMax(cc, i, h, b), p.decodeSum(cc, i, h, b));
+    // Merge the chunks, skipping those a sliding window or the diagonal
+    // hides, as the blocks above.
+    p.rcc = RDom(0, (Sk + KC - 1) / KC, "rcc");
+    if (visibleHi < kFar)
+      p.rcc.where(p.rcc * KC <= i + diag + static_cast<int32_t>(visibleHi));
+    if (visibleLo > -kFar)
+      p.rcc.where(p.rcc >= (i + diag + static_cast<int32_t>(visibleLo)) / KC);
+    p.decodeRowMax(i, h, b) = negInf;
+    p.decodeRowMax(i, h, b) =
+        max(p.decodeRowMax(i, h, b), p.decodePartial(0, p.rcc, i, h, b)[1]);
+    Expr yd = p.decodePartial(0, cc, i, h, b)[1] - p.decodeRowMax(i, h, b);
+    p.decodeWeight(cc, i, h, b) = select(yd > kExp2Floor, fastExp2(yd), 0.0f);
+    p.decodeRowSum(i, h, b) = 0.0f;
+    p.decodeRowSum(i, h, b) +=
+        p.decodePartial(0, p.rcc, i, h, b)[2] * p.decodeWeight(p.rcc, i, h, b);
+    p.decodeRowAcc(c, i, h, b) = 0.0f;
+    p.decodeRowAcc(c, i, h, b) +=
+        p.decodePartial(c, p.rcc, i, h, b)[0] * p.decodeWeight(p.rcc, i, h, b);
+    Expr decodeDen = p.decodeRowSum(i, h, b);
+    Expr decoded = select(decodeDen > 0.0f, p.decodeRowAcc(c, i, h, b) / decodeDen, 0.0f);
+    p.decodeCondition = Sq <= kDecodeRows;
+    result = select(p.decodeCondition, decoded, result);
+  }
   result = require(H % max(Hkv, 1) == 0, result, "attention: query heads", H,
                    "not a multiple of key/value heads", Hkv);
   p.out(c, i, h, b) = castToElement(spec, result);
@@ -582,6 +671,42 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
   // two aligned tiles; that is the only case where more than QT rows are
   // computed.)
   Var io("io"), ii("ii"), task("task"), ioh("ioh");
+  if (p.decodes) {
+    // DECODE (Sq <= kDecodeRows): one task per (head, batch), its rows
+    // together; the chunks of keys in parallel inside it. The Funcs both
+    // paths share (qScaled, the modifier bias, rotated k) are computed at
+    // `task` in either.
+    Stage decode = p.out.specialize(p.decodeCondition);
+    decode.split(i, io, ii, kDecodeRows, TailStrategy::GuardWithIf)
+        .fuse(io, h, ioh)
+        .fuse(ioh, b, task)
+        .parallel(task)
+        .vectorize(c, V, headTail);
+    Var dj = p.dj, dc = p.dc;
+    const TailStrategy guard = TailStrategy::GuardWithIf;
+    p.decodePartial.compute_at(p.out, task)
+        .reorder(c, i, dc)
+        .parallel(dc)
+        .vectorize(c, V, headTail);
+    // Per chunk: each row's dot products along d, vector accumulators
+    // reduced once per key; the statistics and P V along the chunk.
+    p.decodeDot.compute_at(p.decodePartial, dc).vectorize(dj, V, guard);
+    p.decodeDot.update().reorder(p.rd, dj, i).atomic().vectorize(p.rd, V);
+    p.decodeScore.compute_at(p.decodePartial, dc).vectorize(dj, V, guard);
+    p.decodeMax.compute_at(p.decodePartial, dc);
+    p.decodeMax.update().atomic().vectorize(p.rc, V);
+    p.decodeProb.compute_at(p.decodePartial, dc).vectorize(dj, V, guard);
+    p.decodeSum.compute_at(p.decodePartial, dc);
+    p.decodeSum.update().atomic().vectorize(p.rc, V);
+    p.decodeAcc.compute_at(p.decodePartial, dc).vectorize(c, V, headTail);
+    p.decodeAcc.update().reorder(c, p.rc, i).vectorize(c, V, headTail).unroll(c);
+    // The merge, per task.
+    p.decodeRowMax.compute_at(p.out, task);
+    p.decodeWeight.compute_at(p.out, task);
+    p.decodeRowSum.compute_at(p.out, task);
+    p.decodeRowAcc.compute_at(p.out, task).vectorize(c, V, headTail);
+    p.decodeRowAcc.update().reorder(c, p.rcc, i).vectorize(c, V, headTail);
+  }
   p.out.split(i, io, ii, QT, TailStrategy::GuardWithIf)
       .fuse(io, h, ioh)
       .fuse(ioh, b, task)

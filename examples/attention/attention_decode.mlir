@@ -1,0 +1,19 @@
+// One decoding step of multi-head causal self-attention with a KV cache, as
+// an exporter writes it: Sq new queries (1 when decoding token by token) at
+// the end of Sk cached keys, B=1, H=32, D=128 (LLaMA-7B's attention shape).
+// attention_benchmark compiles it fused and with --no-fuse-attention and
+// times Sq=1 against Sk=4096 keys beside the time to read K and V once.
+module {
+  func.func @attention_decode(%q: tensor<1x32x?x128xf32> {tfm.name = "q", tfm.dim_names = ["b", "h", "seq_q", "d"]},
+                              %k: tensor<1x32x?x128xf32> {tfm.name = "k", tfm.dim_names = ["b", "h", "seq_k", "d"]},
+                              %v: tensor<1x32x?x128xf32> {tfm.name = "v", tfm.dim_names = ["b", "h", "seq_k", "d"]})
+      -> (tensor<1x32x?x128xf32> {tfm.name = "out"}) {
+    %scores = tfm.matmul %q, %k {transpose_b = true} : tensor<1x32x?x128xf32>, tensor<1x32x?x128xf32> -> tensor<1x32x?x?xf32>
+    %scale = arith.constant dense<0.08838834764831845> : tensor<f32>
+    %s = tfm.mul %scores, %scale : tensor<1x32x?x?xf32>, tensor<f32> -> tensor<1x32x?x?xf32>
+    %m = tfm.causal_mask %s : tensor<1x32x?x?xf32> -> tensor<1x32x?x?xf32>
+    %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x32x?x?xf32> -> tensor<1x32x?x?xf32>
+    %o = tfm.matmul %p, %v : tensor<1x32x?x?xf32>, tensor<1x32x?x128xf32> -> tensor<1x32x?x128xf32>
+    return %o : tensor<1x32x?x128xf32>
+  }
+}
