@@ -18,7 +18,10 @@
 // XL's second score matmul for one, are not counted: the rate is what the
 // modifier costs against plain attention.)
 // and peak_GFLOPs / peak_fraction against the FMA peak of the ISA the
-// libraries run at (benchmarks/Peak.h), measured at start.
+// libraries run at (benchmarks/Peak.h), measured at start, and
+// `run_peak_MB`: the resident memory one run adds (workspace and kernel
+// temporaries: the S x S scores of the unfused build), measured once per
+// row in a child process.
 //
 //   BM_Decode/<fused|unfused>/Sq:1/Sk:4096/H:32/D:128/T:<threads>
 //
@@ -57,6 +60,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -363,6 +368,65 @@ std::string checkShape(const std::string &modifier, int64_t seq, int64_t headDim
   return "";
 }
 
+/// The resident memory (MB) one run of `variant` adds beyond its inputs and
+/// the opened library, measured in a forked child on a fresh copy of the
+/// library: its high-water mark after the run minus its resident size
+/// before. -1 when the child fails.
+double runPeakMegabytes(const std::string &variant, const std::string &modifier,
+                        int64_t seq, int64_t headDim, bool causal) {
+  static std::map<std::string, double> measured;
+  std::string key = variant + "/" + modifier + "/" + std::to_string(seq) + "/" +
+                    std::to_string(headDim) + "/" + std::to_string(causal);
+  if (auto it = measured.find(key); it != measured.end())
+    return it->second;
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return measured[key] = -1;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    double delta = -1;
+    // A library of its own: the parent's opened copies have thread pools
+    // whose threads do not exist here.
+    std::string name = "libattention_" + formName(modifier, causal, headDim) + "_" +
+                       variant + ".so";
+    fs::path copy = fs::temp_directory_path() /
+                    ("attune-bench-rss-" + std::to_string(::getpid()) + "-" + name);
+    std::error_code ec;
+    fs::copy_file(fs::path(ATTUNE_BENCHMARK_LIB_DIR) / name, copy,
+                  fs::copy_options::overwrite_existing, ec);
+    attune_model_t *model = nullptr;
+    if (!ec && attune_model_open(copy.c_str(), &model) == ATTUNE_OK &&
+        attune_model_set_num_threads(model, 1) == ATTUNE_OK) {
+      Problem p(seq, headDim, findForm(modifier));
+      long pages = 0, resident = 0;
+      if (FILE *statm = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(statm, "%ld %ld", &pages, &resident) != 2)
+          resident = 0;
+        std::fclose(statm);
+      }
+      const double before = double(resident) * double(::sysconf(_SC_PAGESIZE));
+      if (resident > 0 && p.run(model) == ATTUNE_OK) {
+        struct rusage usage;
+        ::getrusage(RUSAGE_SELF, &usage);
+        delta = (double(usage.ru_maxrss) * 1024.0 - before) / 1e6;
+      }
+    }
+    fs::remove(copy, ec);
+    ssize_t written = ::write(fds[1], &delta, sizeof delta);
+    (void)written;
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  double delta = -1;
+  if (pid < 0 || ::read(fds[0], &delta, sizeof delta) != ssize_t(sizeof delta))
+    delta = -1;
+  ::close(fds[0]);
+  if (pid > 0)
+    ::waitpid(pid, nullptr, 0);
+  return measured[key] = delta;
+}
+
 /// checkShape's verdict, computed once per shape and thread count; the
 /// strings live for the run (SkipWithError keeps the pointer in 1.7).
 const std::string &verdict(const std::string &modifier, int64_t seq,
@@ -428,6 +492,7 @@ void BM_Attention(benchmark::State &state, std::string variant,
   std::chrono::duration<double> seconds =
       std::chrono::steady_clock::now() - start;
   attune::bench::setFlopCounters(state, flops, threads, seconds.count());
+  state.counters["run_peak_MB"] = runPeakMegabytes(variant, modifier, seq, headDim, causal);
 }
 
 //===----------------------------------------------------------------------===//
