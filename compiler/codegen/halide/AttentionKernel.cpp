@@ -261,7 +261,7 @@ struct AttentionPipeline {
   /// expanded per distance and the per-block product (see defineAttention).
   struct ContentFuncs {
     bool querySide = true, byDistance = false;
-    Func product, offsetProduct, tableByRow, table;
+    Func product, offsetProduct, tableByRow, table, window;
   };
   std::vector<ContentFuncs> content;
   /// Shaw's value term: per block, the probability mass at each clipped
@@ -415,11 +415,12 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   //    of another GEMM #1, and no gathers (Transformer-XL, whose rows follow
   //    the distance; DeBERTa's wide log buckets).
   const float contentScale = static_cast<float>(spec.scale * kLog2E);
-  for (size_t t = 0; t < bias.content.size(); ++t) {
-    const ModifierBias::Content &c = bias.content[t];
+  const int vectorWidth = t.vec;
+  for (size_t term = 0; term < bias.content.size(); ++term) {
+    const ModifierBias::Content &c = bias.content[term];
     AttentionPipeline::ContentFuncs f;
     f.querySide = c.querySide;
-    const std::string name = "attn_content" + std::to_string(t);
+    const std::string name = "attn_content" + std::to_string(term);
     Var r("r"), j("j"), u("u"), dd("dd");
     Expr keyValue = p.keyRotated.defined() ? Expr(p.keyRotated(p.rd, keyClamped, hk, b))
                                            : f32(k(p.rd, keyClamped, hk, b));
@@ -456,7 +457,19 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
       }
       f.product(i, r, h, b) = init;
       f.product(i, r, h, b) += p.qScaled(i, p.rd, h, b) * c.table(p.rd, h, r);
-      s += f.product(i, clamp(c.row(delta), 0, c.rows - 1), h, b);
+      // Looked up through a window per vector of V query rows: with u =
+      // j - i'_0 (i'_0 the vector's first row), row i'_0 + l sees distance
+      // u - l, and every key more than the saturation distance before or
+      // after the vector reads the window's edge. The lookup index is then
+      // the same across the vector's lanes, a dense load, and the gathers
+      // are the window's, V + 2 D_s per row per tile instead of one per
+      // score.
+      const int W = vectorWidth, Ds = static_cast<int>(c.saturation);
+      Var u("u");
+      const Expr lane = i % W, first = i - lane;
+      f.window = Func(name + "_window");
+      f.window(i, u, h, b) = f.product(i, clamp(c.row(u - lane), 0, c.rows - 1), h, b);
+      s += f.window(i, clamp(key - diag - first, -Ds, W - 1 + Ds), h, b);
     } else {
       // k_j . table[r] for every key, once per call; the table's rows
       // transposed so that the product vectorises over them.
@@ -780,6 +793,8 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
           .vectorize(ii, V)
           .unroll(ii)
           .unroll(ri);
+      f.window.compute_at(p.out, task).align_bounds(f.window.args()[0], QT).vectorize(
+          f.window.args()[0], V);
     } else {
       Var hb("hb"), ro("ro"), ri("ri");
       f.tableByRow.compute_root();
