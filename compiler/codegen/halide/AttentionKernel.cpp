@@ -37,6 +37,16 @@
 // compiler/modifiers) add bias(h, j - i') to each score, i' = i + Sk - Sq.
 // The kernel evaluates the bias once per distance a tile spans, into a small
 // table computed per task, and reads it per score: never Sq x Sk values.
+// Content terms (Shaw, Transformer-XL, DeBERTa) add x . table[row(j - i')]
+// for the query or key row x: looked up through a window per vector of rows
+// when the row saturates within a short distance, else computed per key
+// block as a product over distances beside GEMM #1 (see defineAttention);
+// Shaw's value term is folded into GEMM #2 per block.
+//
+// Decoding (Sq <= kDecodeRows, a few queries against a KV cache) takes
+// another path in the same kernel, selected at run time: dot products
+// vectorised along d, keys split into chunks processed in parallel and
+// merged like the blocks (FlashDecoding), K and V read once.
 //
 // Schedule parameters (KernelSpec::schedules, per ISA; a missing one takes
 // the formula's value, an invalid one is rejected by failSpec naming it so a
