@@ -188,7 +188,9 @@ def Tfm_RecursivePositionOp : Tfm_PureOp<"recursive_position"> {
     `f(p, k) = h(k, p)`.
 
     The positions depend on each other, so code generation computes
-    `p_0 .. p_{S-1}` with a sequential scan on each run.
+    `p_0 .. p_{S-1}` with a sequential scan on each run; canonicalization
+    folds an op with a static `S` and constant parameters into
+    tfm.learned_position of the evaluated table.
 
     ```mlir
     %y = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 {time_step = 0.01 : f64}
@@ -207,6 +209,8 @@ def Tfm_RecursivePositionOp : Tfm_PureOp<"recursive_position"> {
     `->` type($result)
   }];
   let hasVerifier = 1;
+  // Folds a static sequence with constant parameters into learned_position.
+  let hasCanonicalizer = 1;
 }
 
 def Tfm_ComplexEmbeddingOp : Tfm_PureOp<"complex_embedding"> {
