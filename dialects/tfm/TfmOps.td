@@ -188,9 +188,10 @@ def Tfm_RecursivePositionOp : Tfm_PureOp<"recursive_position"> {
     `f(p, k) = h(k, p)`.
 
     The positions depend on each other, so code generation computes
-    `p_0 .. p_{S-1}` with a sequential scan on each run; canonicalization
-    folds an op with a static `S` and constant parameters into
-    tfm.learned_position of the evaluated table.
+    `p_0 .. p_{S-1}` with a sequential scan on each run (it needs a static
+    `H >= 1`); canonicalization folds an op with a static `S` and constant
+    parameters into tfm.learned_position of the evaluated table, when that
+    takes at most 2^26 multiply-adds. `time_step` must be finite.
 
     ```mlir
     %y = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 {time_step = 0.01 : f64}
