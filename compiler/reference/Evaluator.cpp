@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/reference/Evaluator.h"
+#include "compiler/reference/AbsolutePositions.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
@@ -169,30 +170,6 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis;
 }
 
-/// Sinusoidal table value pe[s, d] of the given form (TfmOps.td).
-double sinusoid(tfm::SinusoidalFormKind form, int64_t s, int64_t d, int64_t D,
-                double minTimescale, double maxTimescale) {
-  double pos = static_cast<double>(s);
-  if (form == tfm::SinusoidalFormKind::interleaved) {
-    // Vaswani et al.: div[i] = exp(2i * -ln(max_ts) / D); sin on even
-    // columns, cos on odd ones.
-    int64_t i = d / 2;
-    double div = std::exp(static_cast<double>(2 * i) *
-                          (-std::log(maxTimescale) / static_cast<double>(D)));
-    return d % 2 == 0 ? std::sin(pos * div) : std::cos(pos * div);
-  }
-  // tensor2tensor get_timing_signal_1d: [sin | cos] halves of n = D / 2
-  // columns each, a zero column last when D is odd.
-  int64_t n = D / 2;
-  if (d >= 2 * n)
-    return 0.0;
-  int64_t i = d < n ? d : d - n;
-  double logIncrement = std::log(maxTimescale / minTimescale) /
-                        static_cast<double>(std::max<int64_t>(n - 1, 1));
-  double inv = minTimescale * std::exp(-static_cast<double>(i) * logIncrement);
-  return d < n ? std::sin(pos * inv) : std::cos(pos * inv);
-}
-
 /// One row `x` of D values rotated at position `n` by the rotary embedding
 /// `rope` (tfm.rope's description), in double.
 void ropeRow(const codegen::RopeSpec &rope, double n, double *x, int64_t D) {
@@ -271,6 +248,17 @@ private:
   llvm::Error evalEmbedding(tfm::EmbeddingOp op);
   llvm::Error evalLearnedPosition(tfm::LearnedPositionOp op);
   llvm::Error evalSinusoidal(tfm::SinusoidalPositionOp op);
+  llvm::Error evalMultiplicativePosition(tfm::MultiplicativePositionOp op);
+  llvm::Error evalRecursivePosition(tfm::RecursivePositionOp op);
+  llvm::Error evalComplexEmbedding(tfm::ComplexEmbeddingOp op);
+  llvm::Error evalComplexLinear(tfm::ComplexLinearOp op);
+  /// Binds the result of a function of AbsolutePositions.h, or reports its
+  /// error as the op's.
+  llvm::Error defineOrError(Operation *op, llvm::Expected<Tensor> t) {
+    if (!t)
+      return opError(op, llvm::toString(t.takeError()));
+    return define(op, std::move(*t));
+  }
   llvm::Error evalLayerNorm(tfm::LayerNormOp op);
   llvm::Error evalRmsNorm(tfm::RmsNormOp op);
   llvm::Error evalLinear(tfm::LinearOp op);
@@ -400,6 +388,12 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::EmbeddingOp o) { return evalEmbedding(o); })
       .Case([&](tfm::LearnedPositionOp o) { return evalLearnedPosition(o); })
       .Case([&](tfm::SinusoidalPositionOp o) { return evalSinusoidal(o); })
+      .Case([&](tfm::MultiplicativePositionOp o) {
+        return evalMultiplicativePosition(o);
+      })
+      .Case([&](tfm::RecursivePositionOp o) { return evalRecursivePosition(o); })
+      .Case([&](tfm::ComplexEmbeddingOp o) { return evalComplexEmbedding(o); })
+      .Case([&](tfm::ComplexLinearOp o) { return evalComplexLinear(o); })
       .Case([&](tfm::LayerNormOp o) { return evalLayerNorm(o); })
       .Case([&](tfm::RmsNormOp o) { return evalRmsNorm(o); })
       .Case([&](tfm::LinearOp o) { return evalLinear(o); })
@@ -546,11 +540,44 @@ llvm::Error Interpreter::evalSinusoidal(tfm::SinusoidalPositionOp op) {
   Tensor out = makeTensor(ScalarType::F32, in.shape);
   for (int64_t s = 0; s < S; ++s)
     for (int64_t d = 0; d < D; ++d) {
-      double pe = sinusoid(op.getForm(), s, d, D, minTs, maxTs);
+      double pe = reference::detail::sinusoid(op.getForm(), s, d, D, minTs, maxTs);
       for (int64_t b = 0; b < B; ++b)
         out.data[(b * S + s) * D + d] = in.data[(b * S + s) * D + d] + pe;
     }
   return define(op, std::move(out));
+}
+
+llvm::Error
+Interpreter::evalMultiplicativePosition(tfm::MultiplicativePositionOp op) {
+  const Tensor *table = op.getTable() ? &get(op.getTable()) : nullptr;
+  return defineOrError(op, reference::detail::multiplicativePosition(
+                               get(op.getInput()), table, op.getFormOrDefault(),
+                               op.getMinTimescaleOrDefault(),
+                               op.getMaxTimescaleOrDefault()));
+}
+
+llvm::Error Interpreter::evalRecursivePosition(tfm::RecursivePositionOp op) {
+  return defineOrError(
+      op, reference::detail::recursivePosition(get(op.getInput()), get(op.getP0()),
+                                    get(op.getW1()), get(op.getB1()),
+                                    get(op.getW2()), get(op.getB2()),
+                                    op.getTimeStep().convertToDouble()));
+}
+
+llvm::Error Interpreter::evalComplexEmbedding(tfm::ComplexEmbeddingOp op) {
+  return defineOrError(op, reference::detail::complexEmbedding(
+                               get(op.getIds()), get(op.getAmplitude()),
+                               get(op.getFrequency()), get(op.getPhase()),
+                               op.getFirstPosition()));
+}
+
+llvm::Error Interpreter::evalComplexLinear(tfm::ComplexLinearOp op) {
+  const Tensor *biasReal = op.getBiasReal() ? &get(op.getBiasReal()) : nullptr;
+  const Tensor *biasImag = op.getBiasImag() ? &get(op.getBiasImag()) : nullptr;
+  return defineOrError(op, reference::detail::complexLinear(get(op.getInput()),
+                                                 get(op.getWeightReal()),
+                                                 get(op.getWeightImag()),
+                                                 biasReal, biasImag));
 }
 
 //===----------------------------------------------------------------------===//

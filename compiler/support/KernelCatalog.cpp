@@ -118,8 +118,25 @@ const char *kindName(KernelKind kind) {
     return "score_values";
   case KernelKind::Rope:
     return "rope";
+  case KernelKind::MultiplicativePosition:
+    return "multiplicative_position";
+  case KernelKind::RecursivePosition:
+    return "recursive_position";
+  case KernelKind::ComplexEmbedding:
+    return "complex_embedding";
+  case KernelKind::ComplexLinear:
+    return "complex_linear";
   }
   return nullptr;
+}
+
+/// The sinusoid's form and the timescales it reads (the interleaved form
+/// has no minimum).
+std::string sinusoidSuffix(const KernelSpec &spec) {
+  if (spec.form == SinusoidalForm::Interleaved)
+    return "_interleaved_max" + exactDouble(spec.maxTimescale);
+  return "_concat_min" + exactDouble(spec.minTimescale) + "_max" +
+         exactDouble(spec.maxTimescale);
 }
 
 std::string ropeSuffix(const RopeSpec &rope) {
@@ -161,12 +178,20 @@ std::string KernelSpec::symbolName() const {
   case KernelKind::Softmax:
     break;
   case KernelKind::Sinusoidal:
-    if (form == SinusoidalForm::Interleaved) {
-      name += "_interleaved_max" + exactDouble(maxTimescale);
-    } else {
-      name += "_concat_min" + exactDouble(minTimescale) + "_max" +
-              exactDouble(maxTimescale);
-    }
+    name += sinusoidSuffix(*this);
+    break;
+  case KernelKind::MultiplicativePosition:
+    name += hasTable ? "_table" : sinusoidSuffix(*this);
+    break;
+  case KernelKind::RecursivePosition:
+    name += "_dt" + exactDouble(timeStep);
+    break;
+  case KernelKind::ComplexEmbedding:
+    name += std::string("_ids_") + scalarTypeName(indexType) + "_k" +
+            std::to_string(firstPosition);
+    break;
+  case KernelKind::ComplexLinear:
+    name += hasBias ? "_bias" : "_nobias";
     break;
   case KernelKind::LayerNorm:
   case KernelKind::RmsNorm:
@@ -321,6 +346,28 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
     if (spec.ropeAligned)
       return {{"x", e, 4}, {"align", e, 4}, {"out", e, 4}};
     return {{"x", e, 4}, {"out", e, 4}};
+  case KernelKind::MultiplicativePosition:
+    if (spec.hasTable)
+      return {{"x", e, 3}, {"table", e, 2}, {"out", e, 3}};
+    return {{"x", e, 3}, {"out", e, 3}};
+  case KernelKind::RecursivePosition:
+    return {{"x", e, 3},  {"p0", e, 1}, {"w1", e, 2}, {"b1", e, 1},
+            {"w2", e, 2}, {"b2", e, 1}, {"out", e, 3}};
+  case KernelKind::ComplexEmbedding:
+    return {{"ids", spec.indexType, 2},
+            {"amplitude", e, 2},
+            {"frequency", e, 2},
+            {"phase", e, 2},
+            {"out", e, 3}};
+  case KernelKind::ComplexLinear: {
+    std::vector<KernelArg> args = {{"x", e, 2}, {"wr", e, 2}, {"wi", e, 2}};
+    if (spec.hasBias) {
+      args.push_back({"br", e, 1});
+      args.push_back({"bi", e, 1});
+    }
+    args.push_back({"out", e, 2});
+    return args;
+  }
   }
   return {};
 }
@@ -372,9 +419,19 @@ std::string validateKernelSpec(const KernelSpec &spec) {
   }
   switch (spec.kind) {
   case KernelKind::Embedding:
+  case KernelKind::ComplexEmbedding:
     if (spec.indexType != ScalarType::I32 && spec.indexType != ScalarType::I64)
       return bad(std::string("expected index type i32 or i64, got ") +
                  scalarTypeName(spec.indexType));
+    // k = s + firstPosition is formed in 32 bits.
+    if (spec.kind == KernelKind::ComplexEmbedding &&
+        (spec.firstPosition < 0 || spec.firstPosition >= (int64_t(1) << 30)))
+      return bad("expected a first position in [0, 2^30), got " +
+                 std::to_string(spec.firstPosition));
+    break;
+  case KernelKind::RecursivePosition:
+    if (!std::isfinite(spec.timeStep))
+      return bad("expected a finite time step, got " + std::to_string(spec.timeStep));
     break;
   case KernelKind::Where:
     if (!validType(spec.condType))
@@ -385,6 +442,10 @@ std::string validateKernelSpec(const KernelSpec &spec) {
     if (!(spec.epsilon >= 0) || !std::isfinite(spec.epsilon))
       return bad("expected a finite epsilon >= 0, got " + std::to_string(spec.epsilon));
     break;
+  case KernelKind::MultiplicativePosition:
+    if (spec.hasTable)
+      break;
+    [[fallthrough]]; // without a table: the sinusoid's parameters
   case KernelKind::Sinusoidal:
     if (!(spec.maxTimescale > 0) || !std::isfinite(spec.maxTimescale))
       return bad("expected max timescale > 0, got " + std::to_string(spec.maxTimescale));

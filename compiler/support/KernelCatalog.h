@@ -94,6 +94,24 @@ enum class KernelKind {
   /// is read) -> out[B, H, S, D] rotated at positions s + positionOffset
   /// (+ L - S). params: rope (enabled), headDim = D (static)
   Rope,
+  /// in: x[B, S, D] (3-d), (table[P, D] when hasTable) -> out[B, S, D] =
+  /// x * table[s, d], or x * the sinusoid pe[s, d] of form, minTimescale
+  /// and maxTimescale without a table. S > P is an error.
+  MultiplicativePosition,
+  /// in: x[B, S, D] (3-d), p0[D], w1[D + 1, H], b1[H], w2[H + 1, D], b2[D]
+  /// -> out[B, S, D] = x + p_s, the FLOATER recursion of
+  /// tfm.recursive_position with step timeStep, scanned serially over S
+  /// on each call.
+  RecursivePosition,
+  /// in: ids[B, S] (2-d: x=s, y=b, of indexType), amplitude, frequency,
+  /// phase [V, D] -> out[B, S, 2D] = [r cos(w k + theta) | r sin(w k +
+  /// theta)], k = s + firstPosition. Out-of-range ids are clamped (the
+  /// runtime rejects them before a run).
+  ComplexEmbedding,
+  /// in: x[M, 2K], wr[K, N], wi[K, N], (br[N], bi[N] when hasBias) ->
+  /// out[M, 2N], the complex product of tfm.complex_linear on [real |
+  /// imaginary] rows. Schedule parameters as Linear's.
+  ComplexLinear,
 };
 
 enum class BinaryKind { Add, Sub, Mul, Div };
@@ -134,14 +152,18 @@ struct KernelSpec {
   int rank = 0;                        // Binary, Where, Copy
   BinaryKind binary = BinaryKind::Add; // Binary
   UnaryKind unary = UnaryKind::Relu;   // Unary
-  ScalarType indexType = ScalarType::I32;      // Embedding ids
+  ScalarType indexType = ScalarType::I32;      // Embedding, ComplexEmbedding ids
   ScalarType condType = ScalarType::Bool;      // Where condition
   ScalarType keyPaddingType = ScalarType::Bool; // Attention key padding
   bool transposeA = false, transposeB = false; // Matmul
-  bool hasBias = false;                        // Linear
+  bool hasBias = false;                        // Linear, ComplexLinear
   double epsilon = 0;                          // LayerNorm, RmsNorm
+  // Sinusoidal, MultiplicativePosition without a table
   SinusoidalForm form = SinusoidalForm::Interleaved;
   double minTimescale = 1.0, maxTimescale = 1.0e4;
+  bool hasTable = false;                       // MultiplicativePosition
+  double timeStep = 1.0;                       // RecursivePosition
+  int64_t firstPosition = 1;                   // ComplexEmbedding
   double value = 0;                            // CausalMask fill
   int64_t repeats = 1;                         // RepeatInterleave
   double scale = 1.0;                          // Attention

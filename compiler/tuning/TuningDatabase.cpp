@@ -40,6 +40,10 @@ const char *kindKey(KernelKind kind) {
   case KernelKind::Copy: return "copy";
   case KernelKind::RepeatInterleave: return "repeat_interleave";
   case KernelKind::Attention: return "attention";
+  case KernelKind::MultiplicativePosition: return "multiplicative_position";
+  case KernelKind::RecursivePosition: return "recursive_position";
+  case KernelKind::ComplexEmbedding: return "complex_embedding";
+  case KernelKind::ComplexLinear: return "complex_linear";
   }
   return "invalid";
 }
@@ -153,7 +157,19 @@ std::string tuningKey(const KernelSpec &spec) {
                                                             : "_concat";
     break;
   case KernelKind::Linear:
+  case KernelKind::ComplexLinear: // the GEMM's parameters, as Linear's
     key += spec.hasBias ? "_bias" : "_nobias";
+    break;
+  case KernelKind::MultiplicativePosition:
+    // A table or the sinusoid's form change the loop; timescales are values.
+    key += spec.hasTable ? "_table"
+           : spec.form == codegen::SinusoidalForm::Interleaved ? "_interleaved"
+                                                               : "_concat";
+    break;
+  case KernelKind::RecursivePosition: // the time step: a value
+    break;
+  case KernelKind::ComplexEmbedding:
+    key += std::string("_ids_") + mlirTypeName(spec.indexType);
     break;
   case KernelKind::Matmul:
     key += spec.transposeA ? "_ta" : "_na";

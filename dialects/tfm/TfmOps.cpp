@@ -187,26 +187,34 @@ TFM_INFER_RETURN_TYPES(EmbeddingOp, inferEmbedding)
 // LearnedPositionOp
 //===----------------------------------------------------------------------===//
 
-static FailureOr<RankedTensorType>
-inferLearnedPosition(LearnedPositionOp::Adaptor op, EmitFn emitError) {
-  auto input = getRanked(emitError, "input", op.getInput());
-  auto table = getRanked(emitError, "table", op.getTable());
-  if (failed(input) || failed(table) ||
-      failed(checkRank(emitError, "input", *input, 3)) ||
-      failed(checkRank(emitError, "table", *table, 2)) ||
+/// A learned position table `table : [P, D]` for `input : [B, S, D]`: rank
+/// 2, the element type and model dim of `input`, and `S <= P` when both
+/// are static (a dynamic S is checked by the runtime against P).
+static LogicalResult checkPositionTable(EmitFn emitError, RankedTensorType input,
+                                        Value tableValue) {
+  auto table = getRanked(emitError, "table", tableValue);
+  if (failed(table) || failed(checkRank(emitError, "table", *table, 2)) ||
       failed(checkElementType(emitError, "table", *table, "input",
-                              input->getElementType())) ||
+                              input.getElementType())) ||
       failed(checkDim(emitError, "table", 1, "model dim", table->getDimSize(1),
-                      "input", input->getDimSize(2))))
+                      "input", input.getDimSize(2))))
     return failure();
-  int64_t seq = input->getDimSize(1);
+  int64_t seq = input.getDimSize(1);
   int64_t positions = table->getDimSize(0);
-  // A dynamic sequence length is checked by the runtime against P.
   if (!ShapedType::isDynamic(seq) && !ShapedType::isDynamic(positions) &&
       seq > positions)
     return emitError() << "expected 'input' sequence length (dim 1) <= "
                        << positions << " (the positions of 'table'), got "
                        << seq;
+  return success();
+}
+
+static FailureOr<RankedTensorType>
+inferLearnedPosition(LearnedPositionOp::Adaptor op, EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  if (failed(input) || failed(checkRank(emitError, "input", *input, 3)) ||
+      failed(checkPositionTable(emitError, *input, op.getTable())))
+    return failure();
   return *input;
 }
 
@@ -226,20 +234,185 @@ inferSinusoidalPosition(SinusoidalPositionOp::Adaptor op, EmitFn emitError) {
   return *input;
 }
 
-LogicalResult SinusoidalPositionOp::verify() {
-  // Both forms take logarithms of the timescales (and of their ratio).
-  double minTimescale = getMinTimescale().convertToDouble();
-  double maxTimescale = getMaxTimescale().convertToDouble();
+/// Both sinusoid forms take logarithms of the timescales (and of their
+/// ratio).
+static LogicalResult checkTimescales(EmitFn emitError, double minTimescale,
+                                     double maxTimescale) {
   if (!(minTimescale > 0.0))
-    return emitOpError("expected 'min_timescale' > 0, got ") << minTimescale;
+    return emitError() << "expected 'min_timescale' > 0, got " << minTimescale;
   if (!(maxTimescale > 0.0))
-    return emitOpError("expected 'max_timescale' > 0, got ") << maxTimescale;
+    return emitError() << "expected 'max_timescale' > 0, got " << maxTimescale;
+  return success();
+}
+
+LogicalResult SinusoidalPositionOp::verify() {
+  if (failed(checkTimescales([&] { return emitOpError(); },
+                             getMinTimescale().convertToDouble(),
+                             getMaxTimescale().convertToDouble())))
+    return failure();
   return verifyInferredType(*this, inferSinusoidalPosition(Adaptor(*this), [&] {
     return emitOpError();
   }));
 }
 
 TFM_INFER_RETURN_TYPES(SinusoidalPositionOp, inferSinusoidalPosition)
+
+//===----------------------------------------------------------------------===//
+// MultiplicativePositionOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType>
+inferMultiplicativePosition(MultiplicativePositionOp::Adaptor op,
+                            EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  if (failed(input) || failed(checkRank(emitError, "input", *input, 3)))
+    return failure();
+  if (Value table = op.getTable())
+    if (failed(checkPositionTable(emitError, *input, table)))
+      return failure();
+  return *input;
+}
+
+LogicalResult MultiplicativePositionOp::verify() {
+  auto emitOp = [&] { return emitOpError(); };
+  if (getTable()) {
+    // The sinusoid's attributes would silently do nothing next to a table.
+    if (getFormAttr() || getMinTimescaleAttr() || getMaxTimescaleAttr())
+      return emitOpError("expected no 'form', 'min_timescale' or "
+                         "'max_timescale' with a 'table': they describe the "
+                         "sinusoid used without one");
+  } else if (failed(checkTimescales(emitOp, getMinTimescaleOrDefault(),
+                                    getMaxTimescaleOrDefault()))) {
+    return failure();
+  }
+  return verifyInferredType(*this, inferMultiplicativePosition(Adaptor(*this), emitOp));
+}
+
+TFM_INFER_RETURN_TYPES(MultiplicativePositionOp, inferMultiplicativePosition)
+
+//===----------------------------------------------------------------------===//
+// RecursivePositionOp
+//===----------------------------------------------------------------------===//
+
+/// Dimension `dim` of operand `name` must be `base + 1` (`base` a dimension
+/// of `source`, `what` saying what the extra row is); only static sizes are
+/// compared.
+static LogicalResult checkDimPlusOne(EmitFn emitError, StringRef name,
+                                     unsigned dim, StringRef what, int64_t got,
+                                     StringRef source, int64_t base) {
+  if (ShapedType::isDynamic(got) || ShapedType::isDynamic(base) ||
+      got == base + 1)
+    return success();
+  return emitError() << "expected '" << name << "' dim " << dim << " (" << what
+                     << ") to be " << base << " + 1 = " << base + 1
+                     << " as in '" << source << "', got " << got;
+}
+
+static FailureOr<RankedTensorType>
+inferRecursivePosition(RecursivePositionOp::Adaptor op, EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  auto p0 = getRanked(emitError, "p0", op.getP0());
+  auto w1 = getRanked(emitError, "w1", op.getW1());
+  auto b1 = getRanked(emitError, "b1", op.getB1());
+  auto w2 = getRanked(emitError, "w2", op.getW2());
+  auto b2 = getRanked(emitError, "b2", op.getB2());
+  if (failed(input) || failed(p0) || failed(w1) || failed(b1) || failed(w2) ||
+      failed(b2) || failed(checkRank(emitError, "input", *input, 3)) ||
+      failed(checkRank(emitError, "p0", *p0, 1)) ||
+      failed(checkRank(emitError, "w1", *w1, 2)) ||
+      failed(checkRank(emitError, "b1", *b1, 1)) ||
+      failed(checkRank(emitError, "w2", *w2, 2)) ||
+      failed(checkRank(emitError, "b2", *b2, 1)))
+    return failure();
+  Type elementType = input->getElementType();
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"p0", *p0},
+                            {"w1", *w1}, {"b1", *b1}, {"w2", *w2}, {"b2", *b2}})
+    if (failed(checkElementType(emitError, name, type, "input", elementType)))
+      return failure();
+  // p0 [D], w1 [D + 1, H], b1 [H], w2 [H + 1, D], b2 [D].
+  int64_t model = input->getDimSize(2);
+  if (failed(checkDim(emitError, "p0", 0, "model dim", p0->getDimSize(0),
+                      "input", model)) ||
+      failed(checkDim(emitError, "b2", 0, "model dim", b2->getDimSize(0),
+                      "input", model)) ||
+      failed(checkDim(emitError, "w2", 1, "model dim", w2->getDimSize(1),
+                      "input", model)))
+    return failure();
+  model = mergeDims(mergeDims(mergeDims(model, p0->getDimSize(0)),
+                              b2->getDimSize(0)),
+                    w2->getDimSize(1));
+  int64_t hidden = w1->getDimSize(1);
+  if (failed(checkDimPlusOne(emitError, "w1", 0, "the model dim and a time row",
+                             w1->getDimSize(0), "input", model)) ||
+      failed(checkDim(emitError, "b1", 0, "hidden dim", b1->getDimSize(0),
+                      "w1", hidden)))
+    return failure();
+  hidden = mergeDims(hidden, b1->getDimSize(0));
+  if (failed(checkDimPlusOne(emitError, "w2", 0, "the hidden dim and a time row",
+                             w2->getDimSize(0), "w1' and 'b1", hidden)))
+    return failure();
+  return *input;
+}
+
+LogicalResult RecursivePositionOp::verify() {
+  double step = getTimeStep().convertToDouble();
+  if (!std::isfinite(step))
+    return emitOpError("expected a finite 'time_step', got ") << step;
+  return verifyInferredType(
+      *this, inferRecursivePosition(Adaptor(*this), [&] { return emitOpError(); }));
+}
+
+TFM_INFER_RETURN_TYPES(RecursivePositionOp, inferRecursivePosition)
+
+//===----------------------------------------------------------------------===//
+// ComplexEmbeddingOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType>
+inferComplexEmbedding(ComplexEmbeddingOp::Adaptor op, EmitFn emitError) {
+  auto ids = getRanked(emitError, "ids", op.getIds());
+  auto amplitude = getRanked(emitError, "amplitude", op.getAmplitude());
+  auto frequency = getRanked(emitError, "frequency", op.getFrequency());
+  auto phase = getRanked(emitError, "phase", op.getPhase());
+  // ids [B, S]: the position of a word is its index along S.
+  if (failed(ids) || failed(amplitude) || failed(frequency) || failed(phase) ||
+      failed(checkRank(emitError, "ids", *ids, 2)) ||
+      failed(checkRank(emitError, "amplitude", *amplitude, 2)) ||
+      failed(checkRank(emitError, "frequency", *frequency, 2)) ||
+      failed(checkRank(emitError, "phase", *phase, 2)))
+    return failure();
+  Type elementType = amplitude->getElementType();
+  int64_t vocab = amplitude->getDimSize(0), width = amplitude->getDimSize(1);
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"frequency", *frequency},
+        {"phase", *phase}}) {
+    if (failed(checkElementType(emitError, name, type, "amplitude", elementType)) ||
+        failed(checkDim(emitError, name, 0, "vocabulary", type.getDimSize(0),
+                        "amplitude", vocab)) ||
+        failed(checkDim(emitError, name, 1, "embedding dim", type.getDimSize(1),
+                        "amplitude", width)))
+      return failure();
+    vocab = mergeDims(vocab, type.getDimSize(0));
+    width = mergeDims(width, type.getDimSize(1));
+  }
+  int64_t both = width;
+  if (!ShapedType::isDynamic(width) && llvm::MulOverflow(width, int64_t(2), both))
+    return emitError() << "expected twice the embedding dim (" << width
+                       << ") to fit in int64";
+  return RankedTensorType::get({ids->getDimSize(0), ids->getDimSize(1), both},
+                               elementType);
+}
+
+LogicalResult ComplexEmbeddingOp::verify() {
+  // k = s + first_position is formed in 32-bit arithmetic by the kernel.
+  int64_t first = getFirstPosition();
+  if (first < 0 || first >= (int64_t(1) << 30))
+    return emitOpError("expected 'first_position' in [0, 2^30), got ") << first;
+  return verifyInferredType(
+      *this, inferComplexEmbedding(Adaptor(*this), [&] { return emitOpError(); }));
+}
+
+TFM_INFER_RETURN_TYPES(ComplexEmbeddingOp, inferComplexEmbedding)
 
 //===----------------------------------------------------------------------===//
 // LayerNormOp, RmsNormOp
@@ -345,6 +518,74 @@ static FailureOr<RankedTensorType> inferLinear(LinearOp::Adaptor op,
 TFM_VERIFY_INFERRED(LinearOp, inferLinear)
 
 TFM_INFER_RETURN_TYPES(LinearOp, inferLinear)
+
+//===----------------------------------------------------------------------===//
+// ComplexLinearOp
+//===----------------------------------------------------------------------===//
+
+static FailureOr<RankedTensorType> inferComplexLinear(ComplexLinearOp::Adaptor op,
+                                                      EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  auto real = getRanked(emitError, "weight_real", op.getWeightReal());
+  auto imag = getRanked(emitError, "weight_imag", op.getWeightImag());
+  if (failed(input) || failed(real) || failed(imag) ||
+      failed(checkMinRank(emitError, "input", *input, 1)) ||
+      failed(checkRank(emitError, "weight_real", *real, 2)) ||
+      failed(checkRank(emitError, "weight_imag", *imag, 2)))
+    return failure();
+  Type elementType = input->getElementType();
+  if (failed(checkElementType(emitError, "weight_real", *real, "input", elementType)) ||
+      failed(checkElementType(emitError, "weight_imag", *imag, "input", elementType)) ||
+      failed(checkDim(emitError, "weight_imag", 0, "in features",
+                      imag->getDimSize(0), "weight_real", real->getDimSize(0))) ||
+      failed(checkDim(emitError, "weight_imag", 1, "out features",
+                      imag->getDimSize(1), "weight_real", real->getDimSize(1))))
+    return failure();
+  int64_t inFeatures = mergeDims(real->getDimSize(0), imag->getDimSize(0));
+  int64_t outFeatures = mergeDims(real->getDimSize(1), imag->getDimSize(1));
+  // input [..., 2K]: the real halves then the imaginary ones.
+  int64_t width = input->getDimSize(input->getRank() - 1);
+  if (!ShapedType::isDynamic(width)) {
+    if (width % 2 != 0)
+      return emitError() << "expected 'input' last dim to be even (real and "
+                            "imaginary halves), got "
+                         << width;
+    if (!ShapedType::isDynamic(inFeatures) && width / 2 != inFeatures)
+      return emitError() << "expected 'input' last dim to be 2 * "
+                         << inFeatures
+                         << " (real and imaginary halves of the weights' in "
+                            "features), got "
+                         << width;
+  }
+  Value biasReal = op.getBiasReal(), biasImag = op.getBiasImag();
+  if (bool(biasReal) != bool(biasImag))
+    return emitError() << "expected 'bias_real' and 'bias_imag' together, got only '"
+                       << (biasReal ? "bias_real" : "bias_imag") << "'";
+  for (auto [name, value] : {std::pair<StringRef, Value>{"bias_real", biasReal},
+                             {"bias_imag", biasImag}}) {
+    if (!value)
+      continue;
+    auto bias = getRanked(emitError, name, value);
+    if (failed(bias) || failed(checkRank(emitError, name, *bias, 1)) ||
+        failed(checkElementType(emitError, name, *bias, "input", elementType)) ||
+        failed(checkDim(emitError, name, 0, "out features", bias->getDimSize(0),
+                        "weight_real", outFeatures)))
+      return failure();
+    outFeatures = mergeDims(outFeatures, bias->getDimSize(0));
+  }
+  int64_t both = outFeatures;
+  if (!ShapedType::isDynamic(outFeatures) &&
+      llvm::MulOverflow(outFeatures, int64_t(2), both))
+    return emitError() << "expected twice the out features (" << outFeatures
+                       << ") to fit in int64";
+  SmallVector<int64_t> shape(input->getShape().drop_back());
+  shape.push_back(both);
+  return RankedTensorType::get(shape, elementType);
+}
+
+TFM_VERIFY_INFERRED(ComplexLinearOp, inferComplexLinear)
+
+TFM_INFER_RETURN_TYPES(ComplexLinearOp, inferComplexLinear)
 
 //===----------------------------------------------------------------------===//
 // MatmulOp

@@ -117,6 +117,140 @@ def Tfm_SinusoidalPositionOp : Tfm_PureOp<"sinusoidal_position"> {
   let hasVerifier = 1;
 }
 
+def Tfm_MultiplicativePositionOp : Tfm_PureOp<"multiplicative_position"> {
+  let summary = "multiply by an absolute position encoding (x ⊗ p)";
+  let description = [{
+    `result[b, s, d] = input[b, s, d] * p[s, d]` for `input : [B, S, D]`:
+    the multiplicative absolute encoding, an elementwise product where
+    tfm.learned_position and tfm.sinusoidal_position add.
+
+    * With `table : [P, D]`, `p[s, d] = table[s, d]` (learned); requires
+      `S <= P` (checked at run time when `S` is dynamic).
+    * Without, `p[s, d] = pe[s, d]` of tfm.sinusoidal_position with the
+      same `form`, `min_timescale` and `max_timescale` (defaults
+      `interleaved`, 1.0 and 10000.0), computed in double as there. These
+      attributes are errors with a table, which they would not affect.
+
+    ```mlir
+    %y = tfm.multiplicative_position %x, %p
+        : tensor<?x?x768xf32>, tensor<1024x768xf32> -> tensor<?x?x768xf32>
+    %z = tfm.multiplicative_position %x {form = #tfm.sinusoidal_form<concat>}
+        : tensor<?x?x512xf32> -> tensor<?x?x512xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input,
+                       Optional<Tfm_FloatTensor>:$table,
+                       OptionalAttr<Tfm_SinusoidalFormAttr>:$form,
+                       OptionalAttr<F64Attr>:$min_timescale,
+                       OptionalAttr<F64Attr>:$max_timescale);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`,` $table^)? attr-dict `:` type($input) (`,` type($table)^)?
+    `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// The sinusoid used without a table: the attributes, defaults filled in.
+    SinusoidalFormKind getFormOrDefault() {
+      return getForm().value_or(SinusoidalFormKind::interleaved);
+    }
+    double getMinTimescaleOrDefault() {
+      return getMinTimescale() ? getMinTimescale()->convertToDouble() : 1.0;
+    }
+    double getMaxTimescaleOrDefault() {
+      return getMaxTimescale() ? getMaxTimescale()->convertToDouble() : 10000.0;
+    }
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_RecursivePositionOp : Tfm_PureOp<"recursive_position"> {
+  let summary = "add a recursively generated position encoding (FLOATER)";
+  let description = [{
+    Liu et al., "Learning to Encode Position for Transformer with Continuous
+    Dynamical Model" (FLOATER, ICML 2020): the positions are the states of a
+    dynamical system stepped once per position, `p_{k+1} = p_k + f(p_k, k)`.
+    For `input : [B, S, D]`, with `T = time_step` and `t_k = k * T`:
+
+    * `h(t, q) = [relu([q, t] w1 + b1), t] w2 + b2`, where `[a, t]` is the
+      row `a` with `t` appended as one more feature;
+    * `p_0 = p0`, `p_{k+1} = p_k + T * h(t_k, p_k)`;
+    * `result[b, s, d] = input[b, s, d] + p_s[d]`;
+
+    with `p0 : [D]`, `w1 : [D + 1, H]`, `b1 : [H]`, `w2 : [H + 1, D]` and
+    `b2 : [D]`, weights in-features major as tfm.linear's (the last row of
+    `w1` and of `w2` multiplies the time). `h` is the network of FLOATER's
+    reference code (`flow_func_linear`: `Linear_t`, ReLU, `Linear_t`, where
+    `Linear_t(t, x)` is an `nn.Linear` of `[x, t]`, so `w1` is its `weight`
+    transposed), and the recursion is the forward Euler step of its
+    `dp/dt = h(t, p)` on the grid `t_k = k * T`. (That code takes T = 0.01
+    and integrates with midpoint steps of T / 5 instead; this op is the
+    recursive form.) With `T = 1` it is `p_{k+1} = p_k + f(p_k, k)` with
+    `f(p, k) = h(k, p)`.
+
+    The positions depend on each other, so code generation computes
+    `p_0 .. p_{S-1}` with a sequential scan on each run (it needs a static
+    `H >= 1`); canonicalization folds an op with a static `S` and constant
+    parameters into tfm.learned_position of the evaluated table, when that
+    takes at most 2^26 multiply-adds. `time_step` must be finite.
+
+    ```mlir
+    %y = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 {time_step = 0.01 : f64}
+        : tensor<?x?x512xf32>, tensor<512xf32>, tensor<513x512xf32>, tensor<512xf32>,
+          tensor<513x512xf32>, tensor<512xf32> -> tensor<?x?x512xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$p0,
+                       Tfm_FloatTensor:$w1, Tfm_FloatTensor:$b1,
+                       Tfm_FloatTensor:$w2, Tfm_FloatTensor:$b2,
+                       DefaultValuedAttr<F64Attr, "1.0">:$time_step);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $p0 `,` $w1 `,` $b1 `,` $w2 `,` $b2 attr-dict `:` type($input)
+    `,` type($p0) `,` type($w1) `,` type($b1) `,` type($w2) `,` type($b2)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+  // Folds a static sequence with constant parameters into learned_position.
+  let hasCanonicalizer = 1;
+}
+
+def Tfm_ComplexEmbeddingOp : Tfm_PureOp<"complex_embedding"> {
+  let summary = "complex word embedding that encodes word order";
+  let description = [{
+    Wang et al., "Encoding word order in complex embeddings" (ICLR 2020):
+    word `j` at position `k` is the complex vector
+    `r_j * e^{i (omega_j * k + theta_j)}`, with amplitude `r`, frequency
+    `omega` and initial phase `theta` each a `[V, D]` table indexed by the
+    word. For `ids : [B, S]`, `j = ids[b, s]` and
+    `k = s + first_position`:
+
+    `result[b, s, d] = amplitude[j, d] * cos(frequency[j, d] * k + phase[j, d])`,
+    `result[b, s, D + d] = amplitude[j, d] * sin(frequency[j, d] * k + phase[j, d])`,
+
+    real parts then imaginary parts, `[B, S, 2D]` (the reference code's
+    `torch.cat([enc_output_real, enc_output_image], -1)`). `first_position`
+    defaults to 1, as that code's `pos_seq = arange(1, S + 1)`; it also
+    takes the phase modulo 2 pi, which changes neither cos nor sin. An id
+    outside `[0, V)` is an error at run time, as for tfm.embedding. Angles
+    are computed in double.
+
+    ```mlir
+    %z = tfm.complex_embedding %ids, %r, %w, %theta
+        : tensor<?x?xi32>, tensor<30000x256xf32>, tensor<30000x256xf32>,
+          tensor<30000x256xf32> -> tensor<?x?x512xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_IndexTensor:$ids, Tfm_FloatTensor:$amplitude,
+                       Tfm_FloatTensor:$frequency, Tfm_FloatTensor:$phase,
+                       DefaultValuedAttr<I64Attr, "1">:$first_position);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $ids `,` $amplitude `,` $frequency `,` $phase attr-dict `:` type($ids) `,`
+    type($amplitude) `,` type($frequency) `,` type($phase) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tfm_RopeOp : Tfm_Op<"rope", [Pure]> {
   let summary = "rotary position embedding (RoPE) of queries or keys";
   let description = [{
@@ -219,6 +353,48 @@ def Tfm_LinearOp : Tfm_PureOp<"linear"> {
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)
     (`,` type($bias)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_ComplexLinearOp
+    : Tfm_PureOp<"complex_linear", [AttrSizedOperandSegments]> {
+  let summary = "complex linear layer on [real | imaginary] features";
+  let description = [{
+    `(x_r + i x_i)(W_r + i W_i) + (b_r + i b_i)` for a complex row stored
+    as its real parts then its imaginary parts (tfm.complex_embedding's
+    layout). For `input : [..., 2K]` with `x_r = input[..., 0:K]` and
+    `x_i = input[..., K:2K]`, `weight_real`, `weight_imag : [K, N]`
+    (in-features major, as tfm.linear's) and optional `bias_real`,
+    `bias_imag : [N]` (both or neither):
+
+    `result[..., n] = sum_k x_r[k] W_r[k, n] - x_i[k] W_i[k, n] + b_r[n]`,
+    `result[..., N + n] = sum_k x_r[k] W_i[k, n] + x_i[k] W_r[k, n] + b_i[n]`,
+
+    a result `[..., 2N]` in the same layout. This is the real product
+    `[x_r | x_i] [[W_r, W_i], [-W_i, W_r]] + [b_r | b_i]`, which is how code
+    generation computes it: one GEMM of width 2N whose block weight is
+    formed as the kernel packs its panels. (complexPyTorch's
+    `ComplexLinear`, `nn.Linear`s `fc_r` and `fc_i` with biases `c_r` and
+    `c_i`, is `W_r = fc_r.weight^T`, `W_i = fc_i.weight^T`,
+    `b_r = c_r - c_i`, `b_i = c_r + c_i`.)
+
+    ```mlir
+    %y = tfm.complex_linear %z, %wr, %wi bias(%br, %bi : tensor<128xf32>, tensor<128xf32>)
+        : tensor<?x?x512xf32>, tensor<256x128xf32>, tensor<256x128xf32>
+        -> tensor<?x?x256xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight_real,
+                       Tfm_FloatTensor:$weight_imag,
+                       Optional<Tfm_FloatTensor>:$bias_real,
+                       Optional<Tfm_FloatTensor>:$bias_imag);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight_real `,` $weight_imag
+    (`bias` `(` $bias_real^ `,` $bias_imag `:` type($bias_real) `,` type($bias_imag) `)`)?
+    attr-dict `:` type($input) `,` type($weight_real) `,` type($weight_imag)
+    `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -40,6 +40,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -519,6 +520,78 @@ func.func @sinusoidal_concat(%x: tensor<?x?x64xf32>) -> tensor<?x?x64xf32> {
   return %y : tensor<?x?x64xf32>
 })mlir",
      {{{1, 1, 64}}, {{3, 129, 64}}}},
+    {"multiplicative_position", R"mlir(
+func.func @multiplicative_position(%x: tensor<?x?x64xf32> {tfm.dim_names = ["batch", "seq", ""]}) -> tensor<?x?x64xf32> {
+  %p = tfm.weight "p" {std = 1.0 : f64} : tensor<160x64xf32>
+  %y = tfm.multiplicative_position %x, %p : tensor<?x?x64xf32>, tensor<160x64xf32> -> tensor<?x?x64xf32>
+  return %y : tensor<?x?x64xf32>
+})mlir",
+     {{{1, 1, 64}}, {{2, 7, 64}}, {{1, 129, 64}}}},
+    {"multiplicative_sinusoid", R"mlir(
+func.func @multiplicative_sinusoid(%x: tensor<?x?x63xf32>, %z: tensor<?x?x80xf32>) -> (tensor<?x?x63xf32>, tensor<?x?x80xf32>) {
+  %y = tfm.multiplicative_position %x {form = #tfm.sinusoidal_form<concat>, min_timescale = 2.0 : f64, max_timescale = 5000.0 : f64} : tensor<?x?x63xf32> -> tensor<?x?x63xf32>
+  %w = tfm.multiplicative_position %z : tensor<?x?x80xf32> -> tensor<?x?x80xf32>
+  return %y, %w : tensor<?x?x63xf32>, tensor<?x?x80xf32>
+})mlir",
+     {{{1, 1, 63}, {2, 7, 80}}, {{2, 7, 63}, {1, 129, 80}}, {{1, 129, 63}, {1, 1, 80}}}},
+    /// FLOATER with a dynamic sequence: the run-time scan. The time terms
+    /// (std 0.5 on the time rows' scale of t = 0.05 k) move the positions
+    /// steadily over 129 steps.
+    {"recursive_position", R"mlir(
+func.func @recursive_position(%x: tensor<?x?x64xf32>) -> tensor<?x?x64xf32> {
+  %p0 = tfm.weight "p0" {std = 1.0 : f64} : tensor<64xf32>
+  %w1 = tfm.weight "w1" {std = 0.1 : f64} : tensor<65x31xf32>
+  %b1 = tfm.weight "b1" {std = 0.1 : f64} : tensor<31xf32>
+  %w2 = tfm.weight "w2" {std = 0.1 : f64} : tensor<32x64xf32>
+  %b2 = tfm.weight "b2" {std = 0.1 : f64} : tensor<64xf32>
+  %y = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 {time_step = 0.05 : f64} : tensor<?x?x64xf32>, tensor<64xf32>, tensor<65x31xf32>, tensor<31xf32>, tensor<32x64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  return %y : tensor<?x?x64xf32>
+})mlir",
+     {{{1, 1, 64}}, {{2, 7, 64}}, {{1, 129, 64}}}},
+    /// A static sequence and constant parameters: canonicalization folds the
+    /// table at compile time (E2EFold checks that it did), and the library
+    /// adds it as learned_position would.
+    {"recursive_position_folded", R"mlir(
+func.func @recursive_position_folded(%x: tensor<?x7x3xf32>) -> tensor<?x7x3xf32> {
+  %p0 = arith.constant dense<[0.5, -1.0, 0.25]> : tensor<3xf32>
+  %w1 = arith.constant dense<[[0.5, -0.25], [0.125, 0.5], [-0.5, 0.25], [1.0, -1.0]]> : tensor<4x2xf32>
+  %b1 = arith.constant dense<[0.1, -0.2]> : tensor<2xf32>
+  %w2 = arith.constant dense<[[0.3, -0.6, 0.9], [-0.4, 0.2, 0.7], [0.05, 0.1, -0.15]]> : tensor<3x3xf32>
+  %b2 = arith.constant dense<[0.01, 0.02, -0.03]> : tensor<3xf32>
+  %y = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 {time_step = 0.5 : f64} : tensor<?x7x3xf32>, tensor<3xf32>, tensor<4x2xf32>, tensor<2xf32>, tensor<3x3xf32>, tensor<3xf32> -> tensor<?x7x3xf32>
+  return %y : tensor<?x7x3xf32>
+})mlir",
+     {{{1, 7, 3}}, {{2, 7, 3}}}},
+    /// Wang et al.'s complex-order embedding and the complex layer that reads
+    /// it. Frequencies of std 1 turn through many radians by position 129.
+    {"complex_order", R"mlir(
+func.func @complex_order(%ids: tensor<?x?xi32> {tfm.name = "ids", tfm.dim_names = ["batch", "seq"]}) -> (tensor<?x?x80xf32>, tensor<?x?x48xf32>) {
+  %r = tfm.weight "amplitude" {std = 1.0 : f64} : tensor<97x40xf32>
+  %w = tfm.weight "frequency" {std = 1.0 : f64} : tensor<97x40xf32>
+  %t = tfm.weight "phase" {std = 3.0 : f64} : tensor<97x40xf32>
+  %z = tfm.complex_embedding %ids, %r, %w, %t : tensor<?x?xi32>, tensor<97x40xf32>, tensor<97x40xf32>, tensor<97x40xf32> -> tensor<?x?x80xf32>
+  %wr = tfm.weight "wr" {std = 0.2 : f64} : tensor<40x24xf32>
+  %wi = tfm.weight "wi" {std = 0.2 : f64} : tensor<40x24xf32>
+  %br = tfm.weight "br" {std = 0.2 : f64} : tensor<24xf32>
+  %bi = tfm.weight "bi" {std = 0.2 : f64} : tensor<24xf32>
+  %y = tfm.complex_linear %z, %wr, %wi bias(%br, %bi : tensor<24xf32>, tensor<24xf32>) : tensor<?x?x80xf32>, tensor<40x24xf32>, tensor<40x24xf32> -> tensor<?x?x48xf32>
+  return %z, %y : tensor<?x?x80xf32>, tensor<?x?x48xf32>
+})mlir",
+     {{{1, 1}}, {{2, 7}}, {{1, 129}}},
+     {97}},
+    {"complex_order_i64_from_zero", R"mlir(
+func.func @complex_order_i64_from_zero(%ids: tensor<?x?xi64>, %x: tensor<?x?x66xf32>) -> (tensor<?x?x14xf32>, tensor<?x?x34xf32>) {
+  %r = tfm.weight "amplitude" {std = 1.0 : f64} : tensor<11x7xf32>
+  %w = tfm.weight "frequency" {std = 1.0 : f64} : tensor<11x7xf32>
+  %t = tfm.weight "phase" {std = 1.0 : f64} : tensor<11x7xf32>
+  %z = tfm.complex_embedding %ids, %r, %w, %t {first_position = 0 : i64} : tensor<?x?xi64>, tensor<11x7xf32>, tensor<11x7xf32>, tensor<11x7xf32> -> tensor<?x?x14xf32>
+  %wr = tfm.weight "wr" {std = 0.2 : f64} : tensor<33x17xf32>
+  %wi = tfm.weight "wi" {std = 0.2 : f64} : tensor<33x17xf32>
+  %y = tfm.complex_linear %x, %wr, %wi : tensor<?x?x66xf32>, tensor<33x17xf32>, tensor<33x17xf32> -> tensor<?x?x34xf32>
+  return %z, %y : tensor<?x?x14xf32>, tensor<?x?x34xf32>
+})mlir",
+     {{{1, 1}, {1, 1, 66}}, {{2, 7}, {2, 7, 66}}, {{1, 129}, {1, 129, 66}}},
+     {11}},
     {"layer_norm", R"mlir(
 func.func @layer_norm(%x: tensor<?x?x80xf32>) -> tensor<?x?x80xf32> {
   %g = tfm.weight "g" : tensor<80xf32>
@@ -1201,6 +1274,88 @@ func.func @weightless(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
       sum += y[row * 16 + col];
     EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << row;
   }
+}
+
+//===----------------------------------------------------------------------===//
+// The absolute encodings: compile-time folding and bad input
+//===----------------------------------------------------------------------===//
+
+/// The case of kOpCases named `name`, or null.
+const ModelCase *opCase(llvm::StringRef name) {
+  const ModelCase *found = std::find_if(std::begin(kOpCases), std::end(kOpCases),
+                                        [&](const ModelCase &c) { return name == c.name; });
+  return found == std::end(kOpCases) ? nullptr : found;
+}
+
+/// A static sequence with constant FLOATER parameters leaves no scan in the
+/// graph the library is built from; a dynamic one keeps it. (OpTest checks
+/// that both compute what the reference does.)
+TEST(E2EFold, StaticFloaterTableIsEvaluatedAtCompileTime) {
+  std::string error;
+  const ModelCase *folded = opCase("recursive_position_folded");
+  ASSERT_TRUE(folded);
+  std::string ir = graphIR(folded->name, folded->ir, {}, error);
+  ASSERT_FALSE(ir.empty()) << error;
+  EXPECT_EQ(ir.find("tfm.recursive_position"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tfm.learned_position"), std::string::npos) << ir;
+
+  const ModelCase *scanned = opCase("recursive_position");
+  ASSERT_TRUE(scanned);
+  ir = graphIR(scanned->name, scanned->ir, {}, error);
+  ASSERT_FALSE(ir.empty()) << error;
+  EXPECT_NE(ir.find("tfm.recursive_position"), std::string::npos) << ir;
+}
+
+/// Ids outside the tables are refused by the runtime before any kernel
+/// runs, with the input and the bad element named, as for tfm.embedding.
+TEST(E2EInputError, ComplexEmbeddingIdOutOfRangeIsRejected) {
+  ASSERT_TRUE(opCase("complex_order"));
+  const ModelCase &c = *opCase("complex_order");
+  std::string error;
+  std::string library = compileModel(c.name, c.ir, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  attune_tensor_info_t info;
+  ASSERT_EQ(attune_model_input_info(model.handle, 0, &info), ATTUNE_OK);
+  EXPECT_EQ(info.index_bound, 97);
+
+  std::mt19937 rng(5);
+  std::vector<HostTensor> inputs = makeInputs(model.handle, {{2, 7}}, c.inputs, rng);
+  for (int64_t bad : {int64_t(97), int64_t(-1)}) {
+    inputs[0].set(9, static_cast<double>(bad)); // batch 1, position 2
+    HostTensor z = HostTensor::zeros(ATTUNE_DTYPE_F32, {2, 7, 80});
+    HostTensor y = HostTensor::zeros(ATTUNE_DTYPE_F32, {2, 7, 48});
+    attune_tensor_t in = inputs[0].view(), out[2] = {z.view(), y.view()};
+    EXPECT_EQ(attune_model_run(model.handle, &in, 1, out, 2), ATTUNE_INVALID_ARGUMENT);
+    std::string message = attune_status_message();
+    EXPECT_NE(message.find("input 'ids' element 9 is " + std::to_string(bad) +
+                           ", outside [0, 97)"),
+              std::string::npos)
+        << message;
+  }
+}
+
+/// A learned multiplicative table serves at most its rows: the runtime
+/// refuses a longer sequence up front, as for learned_position.
+TEST(E2EInputError, MultiplicativeTableShorterThanSequenceIsRejected) {
+  ASSERT_TRUE(opCase("multiplicative_position"));
+  const ModelCase &c = *opCase("multiplicative_position");
+  std::string error;
+  std::string library = compileModel(c.name, c.ir, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  std::mt19937 rng(5);
+  std::vector<HostTensor> inputs = makeInputs(model.handle, {{1, 161, 64}}, {}, rng);
+  HostTensor out = HostTensor::zeros(ATTUNE_DTYPE_F32, {1, 161, 64});
+  attune_tensor_t in = inputs[0].view(), outView = out.view();
+  EXPECT_EQ(attune_model_run(model.handle, &in, 1, &outView, 1), ATTUNE_INVALID_ARGUMENT);
+  std::string message = attune_status_message();
+  EXPECT_NE(message.find("seq = 161 exceeds the model's maximum 160"), std::string::npos)
+      << message;
 }
 
 //===----------------------------------------------------------------------===//

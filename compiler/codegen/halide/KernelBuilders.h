@@ -35,6 +35,9 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Halide::Target &target);
 BuiltKernel buildEmbeddingKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildLearnedPositionKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildSinusoidalKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildMultiplicativePositionKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildRecursivePositionKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildComplexEmbeddingKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildLayerNormKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildRmsNormKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildBinaryKernel(const KernelSpec &, const Halide::Target &);
@@ -45,6 +48,7 @@ BuiltKernel buildCopyKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildRepeatInterleaveKernel(const KernelSpec &, const Halide::Target &);
 // MatmulKernels.cpp
 BuiltKernel buildLinearKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildComplexLinearKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildMatmulKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildSoftmaxKernel(const KernelSpec &, const Halide::Target &);
 // AttentionKernel.cpp

@@ -71,6 +71,14 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
     return buildScoreValuesKernel(spec, target);
   case KernelKind::Rope:
     return buildRopeKernel(spec, target);
+  case KernelKind::MultiplicativePosition:
+    return buildMultiplicativePositionKernel(spec, target);
+  case KernelKind::RecursivePosition:
+    return buildRecursivePositionKernel(spec, target);
+  case KernelKind::ComplexEmbedding:
+    return buildComplexEmbeddingKernel(spec, target);
+  case KernelKind::ComplexLinear:
+    return buildComplexLinearKernel(spec, target);
   }
   // validateKernelSpec rejected every value outside the enum; a kind added
   // to the enum without a builder is caught by -Wswitch at compile time.

@@ -1,12 +1,13 @@
 //===- MatmulKernels.cpp - Linear, batched Matmul and Softmax (Halide) ----===//
 //
-// The dense kernels outside attention. Linear and Matmul share one GEMM:
-// B is packed into panels of `panel_vectors` vectors so that the inner loop
-// streams it contiguously, and a panel x `rows` block of the output is
-// accumulated in registers while K is walked. Softmax is three vectorised
-// passes over a row held in cache.
+// The dense kernels outside attention. Linear, ComplexLinear and Matmul
+// share one GEMM: B is packed into panels of `panel_vectors` vectors so that
+// the inner loop streams it contiguously, and a panel x `rows` block of the
+// output is accumulated in registers while K is walked. Softmax is three
+// vectorised passes over a row held in cache.
 //
-// Schedule parameters of Linear and Matmul (KernelSpec::schedules, per ISA;
+// Schedule parameters of Linear, ComplexLinear and Matmul
+// (KernelSpec::schedules, per ISA;
 // a missing one takes the formula's value; an invalid one is rejected by
 // failSpec naming it, so a tuner can skip it):
 //
@@ -28,6 +29,7 @@
 #include "compiler/codegen/halide/BuilderSupport.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
 
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -81,8 +83,8 @@ GemmTiles chooseGemmTiles(const KernelSpec &spec, const Target &target) {
 }
 
 /// The shared GEMM: out(n, m, bt) = sum_k A(k, m, bt) * B(n, k, bt)
-/// (+ bias(n)). `aAt` and `bAt` read the operands in that logical order
-/// from whatever layout the caller has.
+/// (+ bias(n)). `aAt`, `bAt` and `biasAt` (empty for no bias) read the
+/// operands in that logical order from whatever layout the caller has.
 struct GemmPipeline {
   bool batched = true;
   /// True when B is contiguous along n, so packing is a plain vector copy.
@@ -96,8 +98,8 @@ struct GemmPipeline {
 template <typename AAt, typename BAt>
 GemmPipeline defineGemm(const KernelSpec &spec, const std::string &name,
                         AAt aAt, BAt bAt, Expr M, Expr N, Expr K,
-                        const GemmTiles &t, const ImageParam *bias,
-                        bool batched) {
+                        const GemmTiles &t,
+                        const std::function<Expr(Expr)> &biasAt, bool batched) {
   GemmPipeline g;
   g.batched = batched;
   g.out = Func(name + "_out");
@@ -115,8 +117,8 @@ GemmPipeline defineGemm(const KernelSpec &spec, const std::string &name,
   // Linear is the unbatched case: its one batch is bt = 0.
   Expr bt = batched ? Expr(g.bt) : Expr(0);
   Expr value = g.prod(g.n % NT, g.m, g.n / NT, bt);
-  if (bias)
-    value += cast<float>((*bias)(g.n));
+  if (biasAt)
+    value += cast<float>(biasAt(g.n));
   value = castToElement(spec, value);
   if (batched)
     g.out(g.n, g.m, g.bt) = value;
@@ -201,7 +203,9 @@ BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
   GemmPipeline g = defineGemm(
       spec, "linear", [&](Expr kk, Expr mm, Expr) { return x(kk, mm); },
       [&](Expr nn, Expr kk, Expr) { return w(nn, kk); }, M, N, K, t,
-      spec.hasBias ? &bias : nullptr, /*batched=*/false);
+      spec.hasBias ? std::function<Expr(Expr)>([&](Expr nn) { return bias(nn); })
+                   : nullptr,
+      /*batched=*/false);
   Func out = g.out;
   g.bDenseN = w.dim(0).stride() == 1;
   // SCHEDULE
@@ -219,6 +223,70 @@ BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
     bias.set_estimates({{0, 768}});
   out.set_estimates({{0, 768}, {0, 512}});
   return {inputs, out};
+}
+
+BuiltKernel buildComplexLinearKernel(const KernelSpec &spec, const Target &target) {
+  requireFloatElement(spec, "complex_linear");
+  // Any strides, as Linear's: A is read as scalars and B through the panel.
+  const ScalarType e = spec.elementType;
+  ImageParam x = makeInput(e, 2, "x", false), wr = makeInput(e, 2, "wr", false),
+             wi = makeInput(e, 2, "wi", false);
+  ImageParam br, bi;
+  std::vector<ImageParam> inputs = {x, wr, wi};
+  if (spec.hasBias) {
+    br = makeInput(e, 1, "br", false);
+    bi = makeInput(e, 1, "bi", false);
+    inputs.push_back(br);
+    inputs.push_back(bi);
+  }
+  // x[M, 2K] is (k2, m); wr and wi [K, N] are (n, k).
+  const Expr M = x.dim(1).extent(), K = wr.dim(1).extent(), N = wr.dim(0).extent();
+  GemmTiles t = chooseGemmTiles(spec, target);
+  // ALGORITHM
+  // (x_r + i x_i)(W_r + i W_i) + (b_r + i b_i) on [real | imaginary] rows is
+  // the real product [x_r | x_i] [[W_r, W_i], [-W_i, W_r]] + [b_r | b_i]:
+  // one GEMM of 2K x 2N whose B is that block matrix, formed as the panels
+  // are packed (so once per panel, not per row tile) and never stored
+  // whole. Columns n2 < N are real outputs, rows k2 < K multiply x_r.
+  auto blockWeight = [&](Expr n2, Expr k2, Expr) {
+    Expr realOut = n2 < N, realIn = k2 < K;
+    Expr n = clamp(select(realOut, n2, n2 - N), 0, N - 1);
+    Expr k = clamp(select(realIn, k2, k2 - K), 0, K - 1);
+    Expr re = cast<float>(wr(n, k)), im = cast<float>(wi(n, k));
+    return select(realIn == realOut, re, realOut, -im, im);
+  };
+  std::function<Expr(Expr)> blockBias;
+  if (spec.hasBias)
+    blockBias = [&](Expr n2) {
+      return select(n2 < N, cast<float>(br(clamp(n2, 0, N - 1))),
+                    cast<float>(bi(clamp(n2 - N, 0, N - 1))));
+    };
+  GemmPipeline g = defineGemm(
+      spec, "complex_linear", [&](Expr kk, Expr mm, Expr) { return x(kk, mm); },
+      blockWeight, M, 2 * N, 2 * K, t, blockBias, /*batched=*/false);
+  g.bDenseN = wr.dim(0).stride() == 1 && wi.dim(0).stride() == 1;
+  // SCHEDULE
+  scheduleGemmCPU(g, t);
+
+  x.dim(0).set_extent(2 * K);
+  wi.dim(0).set_extent(N);
+  wi.dim(1).set_extent(K);
+  if (spec.hasBias) {
+    br.dim(0).set_bounds(0, N);
+    bi.dim(0).set_bounds(0, N);
+  }
+  OutputImageParam o = g.out.output_buffer();
+  o.dim(0).set_bounds(0, 2 * N);
+  o.dim(1).set_bounds(0, M);
+  x.set_estimates({{0, 512}, {0, 512}});
+  wr.set_estimates({{0, 256}, {0, 256}});
+  wi.set_estimates({{0, 256}, {0, 256}});
+  if (spec.hasBias) {
+    br.set_estimates({{0, 256}});
+    bi.set_estimates({{0, 256}});
+  }
+  g.out.set_estimates({{0, 512}, {0, 512}});
+  return {inputs, g.out};
 }
 
 BuiltKernel buildMatmulKernel(const KernelSpec &spec, const Target &target) {
@@ -243,7 +311,7 @@ BuiltKernel buildMatmulKernel(const KernelSpec &spec, const Target &target) {
       [&](Expr nn, Expr kk, Expr bb) {
         return tB ? b(kk, nn, bb) : b(nn, kk, bb);
       },
-      M, N, K, t, nullptr, /*batched=*/true);
+      M, N, K, t, /*biasAt=*/nullptr, /*batched=*/true);
   g.bDenseN = b.dim(tB ? 1 : 0).stride() == 1;
   // SCHEDULE
   scheduleGemmCPU(g, t);

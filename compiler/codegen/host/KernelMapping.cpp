@@ -338,6 +338,74 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.maxTimescale = p.getMaxTimescale().convertToDouble();
         return addCall(op, spec, {dense(p.getInput()), dense(p.getResult())});
       })
+      .Case<MultiplicativePositionOp>([&](MultiplicativePositionOp p) {
+        KernelSpec spec;
+        spec.kind = KernelKind::MultiplicativePosition;
+        spec.elementType = elementType(p.getResult());
+        SmallVector<BufferView, 6> args = {dense(p.getInput())};
+        if (Value table = p.getTable()) {
+          spec.hasTable = true;
+          args.push_back(dense(table));
+        } else {
+          spec.form = p.getFormOrDefault() == SinusoidalFormKind::concat
+                          ? SinusoidalForm::Concat
+                          : SinusoidalForm::Interleaved;
+          spec.minTimescale = p.getMinTimescaleOrDefault();
+          spec.maxTimescale = p.getMaxTimescaleOrDefault();
+        }
+        args.push_back(dense(p.getResult()));
+        return addCall(op, spec, std::move(args));
+      })
+      .Case<RecursivePositionOp>([&](RecursivePositionOp p) -> LogicalResult {
+        // The scan adds the carry p_k on the last hidden unit: H >= 1.
+        const Monomial &hidden = dims(p.getB1())[0];
+        if (!hidden.isConstant() || hidden.factor < 1)
+          return p.emitOpError("expected a static hidden dim >= 1 ('b1' dim 0) "
+                               "for code generation, got ")
+                 << hidden.str(shapes.symbolNames());
+        KernelSpec spec;
+        spec.kind = KernelKind::RecursivePosition;
+        spec.elementType = elementType(p.getResult());
+        spec.timeStep = p.getTimeStep().convertToDouble();
+        return addCall(op, spec,
+                       {dense(p.getInput()), dense(p.getP0()), dense(p.getW1()),
+                        dense(p.getB1()), dense(p.getW2()), dense(p.getB2()),
+                        dense(p.getResult())});
+      })
+      .Case<ComplexEmbeddingOp>([&](ComplexEmbeddingOp e) {
+        KernelSpec spec;
+        spec.kind = KernelKind::ComplexEmbedding;
+        spec.elementType = elementType(e.getResult());
+        spec.indexType = elementType(e.getIds());
+        spec.firstPosition = e.getFirstPosition();
+        // As for embedding: ids straight from an input are range-checked by
+        // the runtime against the tables' rows.
+        int64_t rows = e.getAmplitude().getType().getDimSize(0);
+        if (auto arg = dyn_cast<BlockArgument>(root(e.getIds()));
+            arg && !ShapedType::isDynamic(rows)) {
+          int64_t &bound = program.indexBounds[arg.getArgNumber()];
+          bound = bound == 0 ? rows : std::min(bound, rows);
+        }
+        return addCall(op, spec,
+                       {dense(e.getIds()), dense(e.getAmplitude()),
+                        dense(e.getFrequency()), dense(e.getPhase()),
+                        dense(e.getResult())});
+      })
+      .Case<ComplexLinearOp>([&](ComplexLinearOp l) {
+        KernelSpec spec;
+        spec.kind = KernelKind::ComplexLinear;
+        spec.elementType = elementType(l.getResult());
+        spec.hasBias = static_cast<bool>(l.getBiasReal());
+        SmallVector<BufferView, 6> args = {flattenLeading(l.getInput(), 1),
+                                           dense(l.getWeightReal()),
+                                           dense(l.getWeightImag())};
+        if (spec.hasBias) {
+          args.push_back(dense(l.getBiasReal()));
+          args.push_back(dense(l.getBiasImag()));
+        }
+        args.push_back(flattenLeading(l.getResult(), 1));
+        return addCall(op, spec, std::move(args));
+      })
       .Case<LayerNormOp>([&](LayerNormOp n) {
         KernelSpec spec;
         spec.kind = KernelKind::LayerNorm;

@@ -152,7 +152,8 @@ public:
   explicit ShapeRules(DimClasses &classes) : classes(classes) {}
 
   LogicalResult apply(Operation *op);
-  /// Learned-position tables bound the symbol of their S dimension.
+  /// Position tables (learned, multiplicative) bound the symbol of their S
+  /// dimension.
   SmallVector<std::pair<unsigned, int64_t>> positionBounds;
 
 private:
@@ -234,6 +235,61 @@ LogicalResult ShapeRules::apply(Operation *op) {
         int64_t rows = cast<RankedTensorType>(table.getType()).getDimSize(0);
         if (!ShapedType::isDynamic(rows))
           positionBounds.push_back({classes.node(x, 1), rows});
+        return success();
+      })
+      .Case<MultiplicativePositionOp>([&](MultiplicativePositionOp p) -> LogicalResult {
+        Value x = p.getInput(), table = p.getTable(), result = p.getResult();
+        if (rank(x) != 3 || (table && rank(table) != 2))
+          return p.emitOpError("expected input [B, S, D] and table [P, D]");
+        if (failed(sameShape(op, x, result)))
+          return failure();
+        if (!table)
+          return success();
+        if (failed(same(op, x, 2, table, 1)))
+          return failure();
+        // As learned_position's table: the runtime refuses S > P.
+        int64_t rows = cast<RankedTensorType>(table.getType()).getDimSize(0);
+        if (!ShapedType::isDynamic(rows))
+          positionBounds.push_back({classes.node(x, 1), rows});
+        return success();
+      })
+      .Case<RecursivePositionOp>([&](RecursivePositionOp p) -> LogicalResult {
+        // p0 [D], w1 [D + 1, H], b1 [H], w2 [H + 1, D], b2 [D]; the +1s are
+        // not equalities, and the kernel checks them on its buffers.
+        Value x = p.getInput();
+        if (rank(x) != 3 || rank(p.getP0()) != 1 || rank(p.getW1()) != 2 ||
+            rank(p.getB1()) != 1 || rank(p.getW2()) != 2 || rank(p.getB2()) != 1)
+          return p.emitOpError("expected input [B, S, D], p0 [D], w1 [D + 1, H], "
+                               "b1 [H], w2 [H + 1, D] and b2 [D]");
+        if (failed(sameShape(op, x, p.getResult())) ||
+            failed(same(op, x, 2, p.getP0(), 0)) ||
+            failed(same(op, x, 2, p.getB2(), 0)) ||
+            failed(same(op, x, 2, p.getW2(), 1)))
+          return failure();
+        return same(op, p.getW1(), 1, p.getB1(), 0);
+      })
+      .Case<ComplexEmbeddingOp>([&](ComplexEmbeddingOp e) -> LogicalResult {
+        // ids [B, S] -> [B, S, 2D]; 2D is static with the tables' D.
+        Value ids = e.getIds(), amplitude = e.getAmplitude(), result = e.getResult();
+        if (rank(ids) != 2 || rank(amplitude) != 2 || rank(result) != 3)
+          return e.emitOpError("expected ids [B, S], tables [V, D] and a result "
+                               "[B, S, 2D]");
+        if (failed(same(op, ids, 0, result, 0)) || failed(same(op, ids, 1, result, 1)) ||
+            failed(sameShape(op, amplitude, e.getFrequency())))
+          return failure();
+        return sameShape(op, amplitude, e.getPhase());
+      })
+      .Case<ComplexLinearOp>([&](ComplexLinearOp l) -> LogicalResult {
+        // [..., 2K] -> [..., 2N]; the factors 2 are static with the weights.
+        Value x = l.getInput(), wr = l.getWeightReal(), y = l.getResult();
+        if (rank(wr) != 2)
+          return l.emitOpError("expected rank-2 weights, got rank ") << rank(wr);
+        if (failed(sameLeading(op, x, 1, y, 1)) ||
+            failed(sameShape(op, wr, l.getWeightImag())))
+          return failure();
+        for (Value bias : {l.getBiasReal(), l.getBiasImag()})
+          if (bias && failed(same(op, bias, 0, wr, 1)))
+            return failure();
         return success();
       })
       .Case<SinusoidalPositionOp, SoftmaxOp, CausalMaskOp, RopeOp, ReluOp, SiluOp,

@@ -120,6 +120,283 @@ func.func @negative_sinusoidal_result(%x: tensor<1x8x64xf32>) {
 
 // -----
 
+func.func @negative_multiplicative_position_input_rank(%x: tensor<8x64xf32>, %t: tensor<16x64xf32>) {
+  // expected-error @+1 {{expected 'input' rank 3, got 2}}
+  %0 = tfm.multiplicative_position %x, %t : tensor<8x64xf32>, tensor<16x64xf32> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_multiplicative_position_table_rank(%x: tensor<2x8x64xf32>, %t: tensor<64xf32>) {
+  // expected-error @+1 {{expected 'table' rank 2, got 1}}
+  %0 = tfm.multiplicative_position %x, %t : tensor<2x8x64xf32>, tensor<64xf32> -> tensor<2x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_multiplicative_position_model_dim(%x: tensor<?x?x768xf32>, %t: tensor<1024x512xf32>) {
+  // expected-error @+1 {{expected 'table' dim 1 (model dim) to be 768 as in 'input', got 512}}
+  %0 = tfm.multiplicative_position %x, %t : tensor<?x?x768xf32>, tensor<1024x512xf32> -> tensor<?x?x768xf32>
+  return
+}
+
+// -----
+
+func.func @negative_multiplicative_position_too_long(%x: tensor<1x2048x64xf32>, %t: tensor<1024x64xf32>) {
+  // expected-error @+1 {{expected 'input' sequence length (dim 1) <= 1024 (the positions of 'table'), got 2048}}
+  %0 = tfm.multiplicative_position %x, %t : tensor<1x2048x64xf32>, tensor<1024x64xf32> -> tensor<1x2048x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_multiplicative_position_element_type(%x: tensor<1x8x64xf32>, %t: tensor<16x64xbf16>) {
+  // expected-error @+1 {{expected 'table' element type 'f32' as in 'input', got 'bf16'}}
+  %0 = tfm.multiplicative_position %x, %t : tensor<1x8x64xf32>, tensor<16x64xbf16> -> tensor<1x8x64xf32>
+  return
+}
+
+// -----
+
+/// A form next to a table would do nothing: it shapes only the sinusoid.
+func.func @negative_multiplicative_position_form_with_table(%x: tensor<1x8x64xf32>, %t: tensor<16x64xf32>) {
+  // expected-error @+1 {{expected no 'form', 'min_timescale' or 'max_timescale' with a 'table': they describe the sinusoid used without one}}
+  %0 = tfm.multiplicative_position %x, %t {form = #tfm.sinusoidal_form<concat>} : tensor<1x8x64xf32>, tensor<16x64xf32> -> tensor<1x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_multiplicative_position_min_timescale(%x: tensor<1x8x64xf32>) {
+  // expected-error @+1 {{expected 'min_timescale' > 0, got -2}}
+  %0 = tfm.multiplicative_position %x {form = #tfm.sinusoidal_form<concat>, min_timescale = -2.0 : f64} : tensor<1x8x64xf32> -> tensor<1x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_multiplicative_position_max_timescale(%x: tensor<1x8x64xf32>) {
+  // expected-error @+1 {{expected 'max_timescale' > 0, got 0}}
+  %0 = tfm.multiplicative_position %x {max_timescale = 0.0 : f64} : tensor<1x8x64xf32> -> tensor<1x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_multiplicative_position_result(%x: tensor<1x8x64xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<1x8x64xf32>' (inferred from the operands), got 'tensor<1x8x32xf32>'}}
+  %0 = tfm.multiplicative_position %x : tensor<1x8x64xf32> -> tensor<1x8x32xf32>
+  return
+}
+
+// -----
+
+func.func @negative_recursive_position_input_rank(%x: tensor<8x64xf32>, %p0: tensor<64xf32>, %w1: tensor<65x32xf32>, %b1: tensor<32xf32>, %w2: tensor<33x64xf32>, %b2: tensor<64xf32>) {
+  // expected-error @+1 {{expected 'input' rank 3, got 2}}
+  %0 = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 : tensor<8x64xf32>, tensor<64xf32>, tensor<65x32xf32>, tensor<32xf32>, tensor<33x64xf32>, tensor<64xf32> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_recursive_position_w1_rank(%x: tensor<1x8x64xf32>, %p0: tensor<64xf32>, %w1: tensor<65xf32>, %b1: tensor<32xf32>, %w2: tensor<33x64xf32>, %b2: tensor<64xf32>) {
+  // expected-error @+1 {{expected 'w1' rank 2, got 1}}
+  %0 = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 : tensor<1x8x64xf32>, tensor<64xf32>, tensor<65xf32>, tensor<32xf32>, tensor<33x64xf32>, tensor<64xf32> -> tensor<1x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_recursive_position_p0_size(%x: tensor<?x?x64xf32>, %p0: tensor<32xf32>, %w1: tensor<65x32xf32>, %b1: tensor<32xf32>, %w2: tensor<33x64xf32>, %b2: tensor<64xf32>) {
+  // expected-error @+1 {{expected 'p0' dim 0 (model dim) to be 64 as in 'input', got 32}}
+  %0 = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 : tensor<?x?x64xf32>, tensor<32xf32>, tensor<65x32xf32>, tensor<32xf32>, tensor<33x64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+/// The time enters h as one more input feature: w1 has a row for it.
+func.func @negative_recursive_position_w1_time_row(%x: tensor<?x?x64xf32>, %p0: tensor<64xf32>, %w1: tensor<64x32xf32>, %b1: tensor<32xf32>, %w2: tensor<33x64xf32>, %b2: tensor<64xf32>) {
+  // expected-error @+1 {{expected 'w1' dim 0 (the model dim and a time row) to be 64 + 1 = 65 as in 'input', got 64}}
+  %0 = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 : tensor<?x?x64xf32>, tensor<64xf32>, tensor<64x32xf32>, tensor<32xf32>, tensor<33x64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_recursive_position_hidden(%x: tensor<?x?x64xf32>, %p0: tensor<64xf32>, %w1: tensor<65x32xf32>, %b1: tensor<16xf32>, %w2: tensor<33x64xf32>, %b2: tensor<64xf32>) {
+  // expected-error @+1 {{expected 'b1' dim 0 (hidden dim) to be 32 as in 'w1', got 16}}
+  %0 = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 : tensor<?x?x64xf32>, tensor<64xf32>, tensor<65x32xf32>, tensor<16xf32>, tensor<33x64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_recursive_position_w2_time_row(%x: tensor<?x?x64xf32>, %p0: tensor<64xf32>, %w1: tensor<65x32xf32>, %b1: tensor<?xf32>, %w2: tensor<32x64xf32>, %b2: tensor<64xf32>) {
+  // expected-error @+1 {{expected 'w2' dim 0 (the hidden dim and a time row) to be 32 + 1 = 33 as in 'w1' and 'b1', got 32}}
+  %0 = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 : tensor<?x?x64xf32>, tensor<64xf32>, tensor<65x32xf32>, tensor<?xf32>, tensor<32x64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_recursive_position_w2_model_dim(%x: tensor<?x?x64xf32>, %p0: tensor<64xf32>, %w1: tensor<65x32xf32>, %b1: tensor<32xf32>, %w2: tensor<33x32xf32>, %b2: tensor<64xf32>) {
+  // expected-error @+1 {{expected 'w2' dim 1 (model dim) to be 64 as in 'input', got 32}}
+  %0 = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 : tensor<?x?x64xf32>, tensor<64xf32>, tensor<65x32xf32>, tensor<32xf32>, tensor<33x32xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_recursive_position_element_type(%x: tensor<?x?x64xf32>, %p0: tensor<64xf32>, %w1: tensor<65x32xf32>, %b1: tensor<32xf32>, %w2: tensor<33x64xf16>, %b2: tensor<64xf32>) {
+  // expected-error @+1 {{expected 'w2' element type 'f32' as in 'input', got 'f16'}}
+  %0 = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 : tensor<?x?x64xf32>, tensor<64xf32>, tensor<65x32xf32>, tensor<32xf32>, tensor<33x64xf16>, tensor<64xf32> -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_recursive_position_time_step(%x: tensor<?x?x64xf32>, %p0: tensor<64xf32>, %w1: tensor<65x32xf32>, %b1: tensor<32xf32>, %w2: tensor<33x64xf32>, %b2: tensor<64xf32>) {
+  // expected-error @+1 {{expected a finite 'time_step', got INF}}
+  %0 = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 {time_step = 0x7FF0000000000000 : f64} : tensor<?x?x64xf32>, tensor<64xf32>, tensor<65x32xf32>, tensor<32xf32>, tensor<33x64xf32>, tensor<64xf32> -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_embedding_ids_rank(%i: tensor<?xi32>, %t: tensor<100x64xf32>) {
+  // expected-error @+1 {{expected 'ids' rank 2, got 1}}
+  %0 = tfm.complex_embedding %i, %t, %t, %t : tensor<?xi32>, tensor<100x64xf32>, tensor<100x64xf32>, tensor<100x64xf32> -> tensor<?x128xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_embedding_ids_type(%i: tensor<?x?xf32>, %t: tensor<100x64xf32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = tfm.complex_embedding %i, %t, %t, %t : tensor<?x?xf32>, tensor<100x64xf32>, tensor<100x64xf32>, tensor<100x64xf32> -> tensor<?x?x128xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_embedding_table_rank(%i: tensor<?x?xi32>, %t: tensor<100x64xf32>, %p: tensor<100x64x1xf32>) {
+  // expected-error @+1 {{expected 'phase' rank 2, got 3}}
+  %0 = tfm.complex_embedding %i, %t, %t, %p : tensor<?x?xi32>, tensor<100x64xf32>, tensor<100x64xf32>, tensor<100x64x1xf32> -> tensor<?x?x128xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_embedding_vocabulary(%i: tensor<?x?xi32>, %t: tensor<100x64xf32>, %f: tensor<99x64xf32>) {
+  // expected-error @+1 {{expected 'frequency' dim 0 (vocabulary) to be 100 as in 'amplitude', got 99}}
+  %0 = tfm.complex_embedding %i, %t, %f, %t : tensor<?x?xi32>, tensor<100x64xf32>, tensor<99x64xf32>, tensor<100x64xf32> -> tensor<?x?x128xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_embedding_width(%i: tensor<?x?xi32>, %t: tensor<100x64xf32>, %p: tensor<100x32xf32>) {
+  // expected-error @+1 {{expected 'phase' dim 1 (embedding dim) to be 64 as in 'amplitude', got 32}}
+  %0 = tfm.complex_embedding %i, %t, %t, %p : tensor<?x?xi32>, tensor<100x64xf32>, tensor<100x64xf32>, tensor<100x32xf32> -> tensor<?x?x128xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_embedding_element_type(%i: tensor<?x?xi32>, %t: tensor<100x64xf32>, %f: tensor<100x64xf16>) {
+  // expected-error @+1 {{expected 'frequency' element type 'f32' as in 'amplitude', got 'f16'}}
+  %0 = tfm.complex_embedding %i, %t, %f, %t : tensor<?x?xi32>, tensor<100x64xf32>, tensor<100x64xf16>, tensor<100x64xf32> -> tensor<?x?x128xf32>
+  return
+}
+
+// -----
+
+/// The result holds the real and the imaginary parts: twice the table width.
+func.func @negative_complex_embedding_result(%i: tensor<?x?xi32>, %t: tensor<100x64xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<?x?x128xf32>' (inferred from the operands), got 'tensor<?x?x64xf32>'}}
+  %0 = tfm.complex_embedding %i, %t, %t, %t : tensor<?x?xi32>, tensor<100x64xf32>, tensor<100x64xf32>, tensor<100x64xf32> -> tensor<?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_embedding_first_position(%i: tensor<?x?xi32>, %t: tensor<100x64xf32>) {
+  // expected-error @+1 {{expected 'first_position' in [0, 2^30), got -1}}
+  %0 = tfm.complex_embedding %i, %t, %t, %t {first_position = -1 : i64} : tensor<?x?xi32>, tensor<100x64xf32>, tensor<100x64xf32>, tensor<100x64xf32> -> tensor<?x?x128xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_linear_weight_rank(%x: tensor<2x16xf32>, %w: tensor<8x4xf32>, %v: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'weight_imag' rank 2, got 1}}
+  %0 = tfm.complex_linear %x, %w, %v : tensor<2x16xf32>, tensor<8x4xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_linear_scalar_input(%x: tensor<f32>, %w: tensor<8x4xf32>) {
+  // expected-error @+1 {{expected 'input' rank >= 1, got 0}}
+  %0 = tfm.complex_linear %x, %w, %w : tensor<f32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_linear_weight_shapes(%x: tensor<2x16xf32>, %w: tensor<8x4xf32>, %v: tensor<8x5xf32>) {
+  // expected-error @+1 {{expected 'weight_imag' dim 1 (out features) to be 4 as in 'weight_real', got 5}}
+  %0 = tfm.complex_linear %x, %w, %v : tensor<2x16xf32>, tensor<8x4xf32>, tensor<8x5xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+/// A [real | imaginary] row has an even width.
+func.func @negative_complex_linear_odd_input(%x: tensor<?x15xf32>, %w: tensor<?x4xf32>) {
+  // expected-error @+1 {{expected 'input' last dim to be even (real and imaginary halves), got 15}}
+  %0 = tfm.complex_linear %x, %w, %w : tensor<?x15xf32>, tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_linear_in_features(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) {
+  // expected-error @+1 {{expected 'input' last dim to be 2 * 8 (real and imaginary halves of the weights' in features), got 8}}
+  %0 = tfm.complex_linear %x, %w, %w : tensor<2x8xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_linear_element_type(%x: tensor<2x16xf32>, %w: tensor<8x4xf32>, %v: tensor<8x4xbf16>) {
+  // expected-error @+1 {{expected 'weight_imag' element type 'f32' as in 'input', got 'bf16'}}
+  %0 = tfm.complex_linear %x, %w, %v : tensor<2x16xf32>, tensor<8x4xf32>, tensor<8x4xbf16> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_complex_linear_bias_size(%x: tensor<2x16xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>, %c: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'bias_imag' dim 0 (out features) to be 4 as in 'weight_real', got 8}}
+  %0 = tfm.complex_linear %x, %w, %w bias(%b, %c : tensor<4xf32>, tensor<8xf32>) : tensor<2x16xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+/// The result is [..., 2N]: real then imaginary out features.
+func.func @negative_complex_linear_result(%x: tensor<?x16xf32>, %w: tensor<8x4xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<?x8xf32>' (inferred from the operands), got 'tensor<?x4xf32>'}}
+  %0 = tfm.complex_linear %x, %w, %w : tensor<?x16xf32>, tensor<8x4xf32>, tensor<8x4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
 func.func @negative_layer_norm_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
   // expected-error @+1 {{expected 'epsilon' >= 0, got -1}}
   %0 = tfm.layer_norm %x, %g, %g {epsilon = -1.0 : f64} : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32>

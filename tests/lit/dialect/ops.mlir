@@ -38,6 +38,51 @@ func.func @positions(%x: tensor<?x?x768xf32>, %wpe: tensor<1024x768xf32>,
   return %0, %1, %2 : tensor<?x?x768xf32>, tensor<2x16x512xf16>, tensor<2x16x512xf16>
 }
 
+// CHECK-LABEL: func.func @multiplicative_position
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?x768xf32>, %[[P:.+]]: tensor<1024x768xf32>, %[[S:.+]]: tensor<2x16x512xf16>)
+func.func @multiplicative_position(%x: tensor<?x?x768xf32>, %p: tensor<1024x768xf32>,
+                                   %s: tensor<2x16x512xf16>) -> (tensor<?x?x768xf32>, tensor<2x16x512xf16>, tensor<2x16x512xf16>) {
+  // CHECK: tfm.multiplicative_position %[[X]], %[[P]] : tensor<?x?x768xf32>, tensor<1024x768xf32> -> tensor<?x?x768xf32>
+  %0 = tfm.multiplicative_position %x, %p : tensor<?x?x768xf32>, tensor<1024x768xf32> -> tensor<?x?x768xf32>
+  /// Without a table the sinusoid's attributes are optional and print only when given.
+  // CHECK: tfm.multiplicative_position %[[S]] : tensor<2x16x512xf16> -> tensor<2x16x512xf16>
+  %1 = tfm.multiplicative_position %s : tensor<2x16x512xf16> -> tensor<2x16x512xf16>
+  // CHECK: tfm.multiplicative_position %[[S]] {form = #tfm.sinusoidal_form<concat>, max_timescale = 1.000000e+05 : f64, min_timescale = 2.000000e+00 : f64} : tensor<2x16x512xf16> -> tensor<2x16x512xf16>
+  %2 = tfm.multiplicative_position %s {form = #tfm.sinusoidal_form<concat>, min_timescale = 2.0 : f64, max_timescale = 1.0e5 : f64} : tensor<2x16x512xf16> -> tensor<2x16x512xf16>
+  return %0, %1, %2 : tensor<?x?x768xf32>, tensor<2x16x512xf16>, tensor<2x16x512xf16>
+}
+
+// CHECK-LABEL: func.func @recursive_position
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?x768xf32>, %[[P0:.+]]: tensor<768xf32>, %[[W1:.+]]: tensor<769x64xf32>, %[[B1:.+]]: tensor<64xf32>, %[[W2:.+]]: tensor<65x768xf32>, %[[B2:.+]]: tensor<768xf32>, %[[Y:.+]]: tensor<2x?x?xbf16>, %[[Q0:.+]]: tensor<?xbf16>, %[[V1:.+]]: tensor<?x?xbf16>, %[[C1:.+]]: tensor<?xbf16>, %[[V2:.+]]: tensor<?x?xbf16>)
+func.func @recursive_position(%x: tensor<?x?x768xf32>, %p0: tensor<768xf32>, %w1: tensor<769x64xf32>,
+                              %b1: tensor<64xf32>, %w2: tensor<65x768xf32>, %b2: tensor<768xf32>,
+                              %y: tensor<2x?x?xbf16>, %q0: tensor<?xbf16>, %v1: tensor<?x?xbf16>,
+                              %c1: tensor<?xbf16>, %v2: tensor<?x?xbf16>) -> (tensor<?x?x768xf32>, tensor<2x?x?xbf16>) {
+  // CHECK: tfm.recursive_position %[[X]], %[[P0]], %[[W1]], %[[B1]], %[[W2]], %[[B2]] {time_step = 1.000000e-02 : f64} : tensor<?x?x768xf32>, tensor<768xf32>, tensor<769x64xf32>, tensor<64xf32>, tensor<65x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  %0 = tfm.recursive_position %x, %p0, %w1, %b1, %w2, %b2 {time_step = 0.01 : f64} : tensor<?x?x768xf32>, tensor<768xf32>, tensor<769x64xf32>, tensor<64xf32>, tensor<65x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  /// Dynamic model and hidden dims are checked at run time; time_step 1 is the default.
+  // CHECK: tfm.recursive_position %[[Y]], %[[Q0]], %[[V1]], %[[C1]], %[[V2]], %[[Q0]] : tensor<2x?x?xbf16>, tensor<?xbf16>, tensor<?x?xbf16>, tensor<?xbf16>, tensor<?x?xbf16>, tensor<?xbf16> -> tensor<2x?x?xbf16>
+  %1 = tfm.recursive_position %y, %q0, %v1, %c1, %v2, %q0 {time_step = 1.0 : f64} : tensor<2x?x?xbf16>, tensor<?xbf16>, tensor<?x?xbf16>, tensor<?xbf16>, tensor<?x?xbf16>, tensor<?xbf16> -> tensor<2x?x?xbf16>
+  return %0, %1 : tensor<?x?x768xf32>, tensor<2x?x?xbf16>
+}
+
+// CHECK-LABEL: func.func @complex_order
+// CHECK-SAME: (%[[IDS:.+]]: tensor<?x?xi32>, %[[R:.+]]: tensor<100x256xf32>, %[[W:.+]]: tensor<100x256xf32>, %[[T:.+]]: tensor<100x256xf32>, %[[IDS64:.+]]: tensor<2x9xi64>, %[[WR:.+]]: tensor<256x128xf32>, %[[WI:.+]]: tensor<256x128xf32>, %[[BR:.+]]: tensor<128xf32>, %[[BI:.+]]: tensor<128xf32>)
+func.func @complex_order(%ids: tensor<?x?xi32>, %r: tensor<100x256xf32>, %w: tensor<100x256xf32>,
+                         %t: tensor<100x256xf32>, %ids64: tensor<2x9xi64>, %wr: tensor<256x128xf32>,
+                         %wi: tensor<256x128xf32>, %br: tensor<128xf32>, %bi: tensor<128xf32>)
+    -> (tensor<2x9x512xf32>, tensor<?x?x256xf32>, tensor<?x?x256xf32>) {
+  // CHECK: %[[Z:.+]] = tfm.complex_embedding %[[IDS]], %[[R]], %[[W]], %[[T]] : tensor<?x?xi32>, tensor<100x256xf32>, tensor<100x256xf32>, tensor<100x256xf32> -> tensor<?x?x512xf32>
+  %z = tfm.complex_embedding %ids, %r, %w, %t : tensor<?x?xi32>, tensor<100x256xf32>, tensor<100x256xf32>, tensor<100x256xf32> -> tensor<?x?x512xf32>
+  // CHECK: tfm.complex_embedding %[[IDS64]], %[[R]], %[[W]], %[[T]] {first_position = 0 : i64} : tensor<2x9xi64>, tensor<100x256xf32>, tensor<100x256xf32>, tensor<100x256xf32> -> tensor<2x9x512xf32>
+  %z0 = tfm.complex_embedding %ids64, %r, %w, %t {first_position = 0 : i64} : tensor<2x9xi64>, tensor<100x256xf32>, tensor<100x256xf32>, tensor<100x256xf32> -> tensor<2x9x512xf32>
+  // CHECK: tfm.complex_linear %[[Z]], %[[WR]], %[[WI]] : tensor<?x?x512xf32>, tensor<256x128xf32>, tensor<256x128xf32> -> tensor<?x?x256xf32>
+  %0 = tfm.complex_linear %z, %wr, %wi : tensor<?x?x512xf32>, tensor<256x128xf32>, tensor<256x128xf32> -> tensor<?x?x256xf32>
+  // CHECK: tfm.complex_linear %[[Z]], %[[WR]], %[[WI]] bias(%[[BR]], %[[BI]] : tensor<128xf32>, tensor<128xf32>) : tensor<?x?x512xf32>, tensor<256x128xf32>, tensor<256x128xf32> -> tensor<?x?x256xf32>
+  %1 = tfm.complex_linear %z, %wr, %wi bias(%br, %bi : tensor<128xf32>, tensor<128xf32>) : tensor<?x?x512xf32>, tensor<256x128xf32>, tensor<256x128xf32> -> tensor<?x?x256xf32>
+  return %z0, %0, %1 : tensor<2x9x512xf32>, tensor<?x?x256xf32>, tensor<?x?x256xf32>
+}
+
 // CHECK-LABEL: func.func @norms
 func.func @norms(%x: tensor<?x?x768xf32>, %g: tensor<768xf32>, %b: tensor<768xf32>,
                  %v: tensor<4x?xbf16>, %gv: tensor<?xbf16>) -> (tensor<?x?x768xf32>, tensor<?x?x768xf32>, tensor<4x?xbf16>) {

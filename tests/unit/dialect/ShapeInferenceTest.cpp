@@ -201,6 +201,65 @@ TEST_F(ShapeInferenceTest, LinearEmbeddingAndPositions) {
   EXPECT_EQ(sinusoid.getType(), tensor({kDyn, kDyn, 768}));
 }
 
+/// The absolute encodings keep the input's type; the complex embedding and
+/// layer double their widths for the [real | imaginary] halves.
+TEST_F(ShapeInferenceTest, AbsoluteEncodingsAndComplexLayer) {
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  Value x = arg({kDyn, kDyn, 64});
+  auto product = createChecked<MultiplicativePositionOp>(
+      builder, loc, x, arg({128, 64}), SinusoidalFormKindAttr(), FloatAttr(), FloatAttr());
+  ASSERT_TRUE(succeeded(product));
+  EXPECT_EQ(product->getType(), x.getType());
+  expectVerifies(*product);
+  auto sinusoid = createChecked<MultiplicativePositionOp>(
+      builder, loc, x, Value(), SinusoidalFormKindAttr(), FloatAttr(), FloatAttr());
+  ASSERT_TRUE(succeeded(sinusoid));
+  EXPECT_EQ(sinusoid->getFormOrDefault(), SinusoidalFormKind::interleaved);
+  expectVerifies(*sinusoid);
+
+  // p0 [D], w1 [D + 1, H], b1 [H], w2 [H + 1, D], b2 [D]; time_step defaults.
+  auto floater = createChecked<RecursivePositionOp>(
+      builder, loc, x, arg({64}), arg({65, 16}), arg({16}), arg({17, 64}), arg({64}),
+      FloatAttr());
+  ASSERT_TRUE(succeeded(floater));
+  EXPECT_EQ(floater->getType(), x.getType());
+  EXPECT_EQ(floater->getTimeStep().convertToDouble(), 1.0);
+  expectVerifies(*floater);
+  auto noTimeRow = createChecked<RecursivePositionOp>(
+      builder, loc, x, arg({64}), arg({64, 16}), arg({16}), arg({17, 64}), arg({64}),
+      FloatAttr());
+  EXPECT_TRUE(failed(noTimeRow));
+  EXPECT_EQ(message, "'tfm.recursive_position' op expected 'w1' dim 0 (the model dim "
+                     "and a time row) to be 64 + 1 = 65 as in 'input', got 64");
+
+  Value ids = arg({kDyn, kDyn}, builder.getI64Type());
+  Value table = arg({100, kDyn});
+  auto words = createChecked<ComplexEmbeddingOp>(builder, loc, ids, table, arg({100, 32}),
+                                                 table, IntegerAttr());
+  ASSERT_TRUE(succeeded(words));
+  // The width comes from whichever table states it.
+  EXPECT_EQ(words->getType(), tensor({kDyn, kDyn, 64}));
+  EXPECT_EQ(words->getFirstPosition(), 1);
+
+  Value z = words->getResult();
+  Value w = arg({32, 24}), b = arg({24});
+  auto layer = createChecked<ComplexLinearOp>(builder, loc, z, w, w, b, b);
+  ASSERT_TRUE(succeeded(layer));
+  EXPECT_EQ(layer->getType(), tensor({kDyn, kDyn, 48}));
+  expectVerifies(*layer);
+  auto noBias = createChecked<ComplexLinearOp>(builder, loc, z, w, w, Value(), Value());
+  ASSERT_TRUE(succeeded(noBias));
+  EXPECT_EQ(noBias->getType(), tensor({kDyn, kDyn, 48}));
+  auto halfBias = createChecked<ComplexLinearOp>(builder, loc, z, w, w, b, Value());
+  EXPECT_TRUE(failed(halfBias));
+  EXPECT_EQ(message, "'tfm.complex_linear' op expected 'bias_real' and 'bias_imag' "
+                     "together, got only 'bias_real'");
+}
+
 TEST_F(ShapeInferenceTest, NormsKeepTheInputType) {
   Value x = arg({kDyn, kDyn, 768}, builder.getBF16Type());
   Value g = arg({768}, builder.getBF16Type());

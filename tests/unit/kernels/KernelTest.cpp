@@ -266,6 +266,215 @@ TEST(SinusoidalKernel, ConcatWithOddWidth) {
   checkSinusoidal(SinusoidalForm::Concat, 2.0, 1.0e5, {64, 7});
 }
 
+TEST(MultiplicativePositionKernel, MultipliesTableRows) {
+  KernelSpec spec;
+  spec.kind = KernelKind::MultiplicativePosition;
+  spec.hasTable = true;
+  Jit jit(spec);
+  const int positions = 130;
+  for (int d : {64, 80, 7}) {
+    for (int s : {1, 7, 129}) {
+      const int b = 2;
+      Buffer<float> x = randomBuffer({d, s, b});
+      Buffer<float> table = randomBuffer({d, positions});
+      Buffer<float> out = jit.run<float>({x, table}, {d, s, b});
+      Tensor want = oracle().eval("tfm.multiplicative_position %a0, %a1 : {T0}, {T1} -> {R}",
+                                  {toTensor(x), toTensor(table)}, {b, s, d},
+                                  ScalarType::F32);
+      expectMatches(out, want, sizes({{"d", d}, {"s", s}}));
+    }
+  }
+  // As learned_position: a sequence past the table is Halide's bounds error.
+  Buffer<float> x = randomBuffer({8, 20, 1});
+  Buffer<float> table = randomBuffer({8, 10});
+  EXPECT_THROW(jit.run<float>({x, table}, {8, 20, 1}), Halide::RuntimeError);
+}
+
+TEST(MultiplicativePositionKernel, MultipliesBothSinusoids) {
+  for (SinusoidalForm form : {SinusoidalForm::Interleaved, SinusoidalForm::Concat}) {
+    KernelSpec spec;
+    spec.kind = KernelKind::MultiplicativePosition;
+    spec.form = form;
+    spec.minTimescale = 2.0;
+    spec.maxTimescale = 5.0e4;
+    Jit jit(spec);
+    std::string op = std::string("tfm.multiplicative_position %a0 {form = #tfm.sinusoidal_form<") +
+                     (form == SinusoidalForm::Concat ? "concat" : "interleaved") +
+                     ">, min_timescale = " + f64Attr(spec.minTimescale) +
+                     ", max_timescale = " + f64Attr(spec.maxTimescale) + "} : {T0} -> {R}";
+    for (int d : {64, 63}) {
+      // Up to 4096 positions: angles of thousands of radians.
+      for (int s : {1, 7, 129, 4096}) {
+        const int b = s > 1000 ? 1 : 2;
+        Buffer<float> x = randomBuffer({d, s, b});
+        Buffer<float> out = jit.run<float>({x}, {d, s, b});
+        Tensor want = oracle().eval(op, {toTensor(x)}, {b, s, d}, ScalarType::F32);
+        expectMatches(out, want, sizes({{"D", d}, {"S", s}}));
+      }
+    }
+  }
+}
+
+/// The FLOATER scan against the evaluator's recursion in double, with
+/// FLOATER's own step (0.01) and a 5 times larger one. An f32 recursion
+/// carries its rounding from step to step, amplified by the dynamics: with
+/// these weights and T = 0.25 the positions grow to 3e4 in 129 steps and a
+/// plain f32 loop is 2e-2 off the f64 one, which is the recursion's
+/// conditioning, not the kernel's (the kernel tracks such a loop). At these
+/// steps it stays within the e2e tolerance, relative to max(1, |want|)
+/// since x + p_s can cancel to near 0.
+TEST(RecursivePositionKernel, ScansTheFloaterRecursion) {
+  for (double timeStep : {0.01, 0.05}) {
+    KernelSpec spec;
+    spec.kind = KernelKind::RecursivePosition;
+    spec.timeStep = timeStep;
+    Jit jit(spec);
+    std::string op = "tfm.recursive_position %a0, %a1, %a2, %a3, %a4, %a5 {time_step = " +
+                     f64Attr(timeStep) +
+                     "} : {T0}, {T1}, {T2}, {T3}, {T4}, {T5} -> {R}";
+    for (auto [d, h] : {std::pair{64, 32}, {7, 5}, {3, 16}}) {
+      Buffer<float> p0 = randomBuffer({d}, -1.f, 1.f);
+      Buffer<float> w1 = randomBuffer({h, d + 1}, -0.2f, 0.2f);
+      Buffer<float> b1 = randomBuffer({h}, -0.2f, 0.2f);
+      Buffer<float> w2 = randomBuffer({d, h + 1}, -0.2f, 0.2f);
+      Buffer<float> b2 = randomBuffer({d}, -0.2f, 0.2f);
+      for (int s : {1, 7, 129}) {
+        const int b = 2;
+        Buffer<float> x = randomBuffer({d, s, b});
+        Buffer<float> out = jit.run<float>({x, p0, w1, b1, w2, b2}, {d, s, b});
+        Tensor want = oracle().eval(
+            op,
+            {toTensor(x), toTensor(p0), toTensor(w1), toTensor(b1), toTensor(w2),
+             toTensor(b2)},
+            {b, s, d}, ScalarType::F32);
+        ASSERT_EQ(shapeOf(out), want.shape);
+        for (size_t i = 0; i < want.data.size(); ++i)
+          ASSERT_NEAR(out.data()[i], want.data[i], 1e-4 * std::max(1.0, std::fabs(want.data[i])))
+              << sizes({{"D", d}, {"H", h}, {"S", s}}) << " T=" << timeStep
+              << " at flat index " << i;
+      }
+    }
+  }
+}
+
+TEST(RecursivePositionKernel, NegativeParameterShapesAreErrors) {
+  KernelSpec spec;
+  spec.kind = KernelKind::RecursivePosition;
+  Jit jit(spec);
+  const int d = 8, h = 4, s = 5;
+  Buffer<float> x = randomBuffer({d, s, 1}), p0 = randomBuffer({d}),
+                b1 = randomBuffer({h}), w2 = randomBuffer({d, h + 1}),
+                b2 = randomBuffer({d});
+  // w1 without its time row: [D, H] instead of [D + 1, H].
+  Buffer<float> w1 = randomBuffer({h, d});
+  EXPECT_THROW(jit.run<float>({x, p0, w1, b1, w2, b2}, {d, s, 1}), Halide::RuntimeError);
+}
+
+template <typename IdT>
+void checkComplexEmbedding(ScalarType indexType, int64_t firstPosition) {
+  KernelSpec spec;
+  spec.kind = KernelKind::ComplexEmbedding;
+  spec.indexType = indexType;
+  spec.firstPosition = firstPosition;
+  Jit jit(spec);
+  const int vocab = 50, b = 2;
+  std::string op = "tfm.complex_embedding %a0, %a1, %a2, %a3 {first_position = " +
+                   std::to_string(firstPosition) +
+                   " : i64} : {T0}, {T1}, {T2}, {T3} -> {R}";
+  for (int d : {64, 7}) {
+    Buffer<float> amplitude = randomBuffer({d, vocab});
+    Buffer<float> frequency = randomBuffer({d, vocab}, -3.f, 3.f);
+    Buffer<float> phase = randomBuffer({d, vocab}, -10.f, 10.f);
+    for (int s : {1, 7, 129}) {
+      Buffer<IdT> ids(s, b);
+      std::uniform_int_distribution<int> pick(0, vocab - 1);
+      ids.for_each_value([&](IdT &v) { v = pick(rng()); });
+      Buffer<float> out = jit.run<float>({ids, amplitude, frequency, phase}, {2 * d, s, b});
+      Tensor want = oracle().eval(op,
+                                  {toTensor(ids, indexType), toTensor(amplitude),
+                                   toTensor(frequency), toTensor(phase)},
+                                  {b, s, 2 * d}, ScalarType::F32);
+      expectMatches(out, want, sizes({{"d", d}, {"s", s}}));
+    }
+  }
+  // Out-of-range ids (rejected by the runtime before a run) are clamped:
+  // never a read outside the tables.
+  const int d = 8;
+  Buffer<float> amplitude = randomBuffer({d, vocab}), frequency = randomBuffer({d, vocab}),
+                phase = randomBuffer({d, vocab});
+  Buffer<IdT> bad(3, 1), clamped(3, 1);
+  bad(0, 0) = -7;
+  bad(1, 0) = vocab + 100;
+  bad(2, 0) = std::numeric_limits<IdT>::max();
+  clamped(0, 0) = 0;
+  clamped(1, 0) = vocab - 1;
+  clamped(2, 0) = vocab - 1;
+  Buffer<float> out = jit.run<float>({bad, amplitude, frequency, phase}, {2 * d, 3, 1});
+  Buffer<float> want = jit.run<float>({clamped, amplitude, frequency, phase}, {2 * d, 3, 1});
+  for (int s = 0; s < 3; ++s)
+    for (int c = 0; c < 2 * d; ++c)
+      EXPECT_EQ(out(c, s, 0), want(c, s, 0)) << "s=" << s << " c=" << c;
+}
+
+TEST(ComplexEmbeddingKernel, RotatesRowsI32) {
+  checkComplexEmbedding<int32_t>(ScalarType::I32, 1);
+}
+TEST(ComplexEmbeddingKernel, RotatesRowsI64FromPositionZero) {
+  checkComplexEmbedding<int64_t>(ScalarType::I64, 0);
+}
+
+void checkComplexLinear(bool hasBias, const ScheduleParams &params) {
+  KernelSpec spec;
+  spec.kind = KernelKind::ComplexLinear;
+  spec.hasBias = hasBias;
+  if (!params.empty())
+    spec.schedules[attune_isa_name(attune::targets::cpu::isaOf(jitTarget()))] = params;
+  Jit jit(spec);
+  std::string op = hasBias ? "tfm.complex_linear %a0, %a1, %a2 bias(%a3, %a4 : {T3}, {T4})"
+                             " : {T0}, {T1}, {T2} -> {R}"
+                           : "tfm.complex_linear %a0, %a1, %a2 : {T0}, {T1}, {T2} -> {R}";
+  for (auto [k, n] : {std::pair{64, 80}, {5, 3}, {33, 70}}) {
+    for (int m : {1, 7, 129}) {
+      Buffer<float> x = randomBuffer({2 * k, m}), wr = randomBuffer({n, k}),
+                    wi = randomBuffer({n, k}), br = randomBuffer({n}), bi = randomBuffer({n});
+      std::vector<Halide::Buffer<>> in = {x, wr, wi};
+      std::vector<Tensor> args = {toTensor(x), toTensor(wr), toTensor(wi)};
+      if (hasBias) {
+        in.insert(in.end(), {br, bi});
+        args.insert(args.end(), {toTensor(br), toTensor(bi)});
+      }
+      Buffer<float> out = jit.run<float>(in, {2 * n, m});
+      Tensor want = oracle().eval(op, args, {m, 2 * n}, ScalarType::F32);
+      // A GEMM's rounding scales with its terms, not its result (which can
+      // cancel): |got - want| <= 1e-5 sum |terms| + 1e-6, as GemmKernelTest.
+      ASSERT_EQ(shapeOf(out), want.shape);
+      for (int row = 0; row < m; ++row)
+        for (int col = 0; col < 2 * n; ++col) {
+          const int o = col % n;
+          double terms = hasBias ? std::fabs(col < n ? br(o) : bi(o)) : 0.0;
+          for (int kk = 0; kk < k; ++kk)
+            terms += (std::fabs(x(kk, row)) + std::fabs(x(k + kk, row))) *
+                     (std::fabs(wr(o, kk)) + std::fabs(wi(o, kk)));
+          ASSERT_NEAR(out(col, row), want.data[row * 2 * n + col], 1e-5 * terms + 1e-6)
+              << sizes({{"K", k}, {"N", n}, {"M", m}}) << " at row " << row << " col " << col;
+        }
+    }
+  }
+}
+
+TEST(ComplexLinearKernel, ComplexProductOnRealImaginaryRows) {
+  checkComplexLinear(true, {});
+  checkComplexLinear(false, {});
+}
+
+/// The block weight is formed while packing panels: another panel width
+/// (a tuner's candidate) must split the real and imaginary halves the same.
+TEST(ComplexLinearKernel, NonDefaultScheduleCandidate) {
+  std::vector<ScheduleParams> candidates = detail::gemmScheduleCandidates(jitTarget());
+  ASSERT_GE(candidates.size(), 2u);
+  checkComplexLinear(true, candidates[candidates.size() / 2]);
+}
+
 //===----------------------------------------------------------------------===//
 // Norms
 //===----------------------------------------------------------------------===//
@@ -606,6 +815,22 @@ TEST(KernelSpecTest, SymbolNamesAreDistinctIdentifiers) {
   add([](KernelSpec &s) { s.kind = KernelKind::Attention; s.headDim = 64; s.causal = true; });
   add([](KernelSpec &s) { s.kind = KernelKind::Attention; s.headDim = 64; s.hasMask = true; });
   add([](KernelSpec &s) { s.kind = KernelKind::Attention; s.headDim = 64; s.scale = 0.125; });
+  add([](KernelSpec &s) { s.kind = KernelKind::MultiplicativePosition; });
+  add([](KernelSpec &s) { s.kind = KernelKind::MultiplicativePosition; s.hasTable = true; });
+  add([](KernelSpec &s) {
+    s.kind = KernelKind::MultiplicativePosition;
+    s.form = SinusoidalForm::Concat;
+  });
+  add([](KernelSpec &s) { s.kind = KernelKind::RecursivePosition; });
+  add([](KernelSpec &s) { s.kind = KernelKind::RecursivePosition; s.timeStep = 0.01; });
+  add([](KernelSpec &s) { s.kind = KernelKind::ComplexEmbedding; });
+  add([](KernelSpec &s) { s.kind = KernelKind::ComplexEmbedding; s.firstPosition = 0; });
+  add([](KernelSpec &s) {
+    s.kind = KernelKind::ComplexEmbedding;
+    s.indexType = ScalarType::I64;
+  });
+  add([](KernelSpec &s) { s.kind = KernelKind::ComplexLinear; });
+  add([](KernelSpec &s) { s.kind = KernelKind::ComplexLinear; s.hasBias = true; });
   std::set<std::string> names;
   for (const KernelSpec &spec : specs) {
     std::string name = spec.symbolName();
@@ -661,6 +886,36 @@ TEST(KernelSpecTest, NegativeBadSpecsReportErrors) {
   norm.elementType = ScalarType::I32;
   message = compileKernelObject(norm, {}, dir + "/bad.o");
   EXPECT_NE(message.find("expected a float element type"), std::string::npos) << message;
+
+  KernelSpec scan;
+  scan.kind = KernelKind::RecursivePosition;
+  scan.timeStep = NAN;
+  message = compileKernelObject(scan, {}, dir + "/bad.o");
+  EXPECT_NE(message.find("recursive_position: expected a finite time step"),
+            std::string::npos)
+      << message;
+
+  KernelSpec words;
+  words.kind = KernelKind::ComplexEmbedding;
+  words.firstPosition = -1;
+  message = compileKernelObject(words, {}, dir + "/bad.o");
+  EXPECT_NE(message.find("complex_embedding: expected a first position in [0, 2^30)"),
+            std::string::npos)
+      << message;
+  words.firstPosition = 1;
+  words.indexType = ScalarType::F32;
+  message = compileKernelObject(words, {}, dir + "/bad.o");
+  EXPECT_NE(message.find("expected index type i32 or i64, got f32"), std::string::npos)
+      << message;
+
+  KernelSpec product;
+  product.kind = KernelKind::MultiplicativePosition;
+  product.form = SinusoidalForm::Concat;
+  product.minTimescale = 0;
+  message = compileKernelObject(product, {}, dir + "/bad.o");
+  EXPECT_NE(message.find("expected min timescale > 0"), std::string::npos) << message;
+  product.hasTable = true; // the timescales are not read with a table
+  EXPECT_EQ(validateKernelSpec(product), "");
 
   KernelSpec add;
   add.kind = KernelKind::Binary;
