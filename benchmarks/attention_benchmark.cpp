@@ -21,7 +21,7 @@
 // libraries run at (benchmarks/Peak.h), measured at start, and
 // `run_peak_MB`: the resident memory one run adds (workspace and kernel
 // temporaries: the S x S scores of the unfused build), measured once per
-// row in a child process.
+// row in a fresh process (`--rss-probe`).
 //
 //   BM_Decode/<fused|unfused>/Sq:1/Sk:4096/H:32/D:128/T:<threads>
 //
@@ -52,6 +52,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -61,7 +62,6 @@
 #include <vector>
 
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -369,62 +369,59 @@ std::string checkShape(const std::string &modifier, int64_t seq, int64_t headDim
 }
 
 /// The resident memory (MB) one run of `variant` adds beyond its inputs and
-/// the opened library, measured in a forked child on a fresh copy of the
-/// library: its high-water mark after the run minus its resident size
-/// before. -1 when the child fails.
+/// the opened library: `--rss-probe` below, run as a fresh process (in this
+/// one, or a fork of it, the heap keeps pages other rows' runs freed, and
+/// a run reusing them adds nothing resident). -1 when the probe fails.
 double runPeakMegabytes(const std::string &variant, const std::string &modifier,
                         int64_t seq, int64_t headDim, bool causal) {
   static std::map<std::string, double> measured;
-  std::string key = variant + "/" + modifier + "/" + std::to_string(seq) + "/" +
-                    std::to_string(headDim) + "/" + std::to_string(causal);
+  std::string key = variant + ":" + (modifier.empty() ? "-" : modifier) + ":" +
+                    std::to_string(seq) + ":" + std::to_string(headDim) + ":" +
+                    std::to_string(int(causal));
   if (auto it = measured.find(key); it != measured.end())
     return it->second;
-  int fds[2];
-  if (::pipe(fds) != 0)
-    return measured[key] = -1;
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    double delta = -1;
-    // A library of its own: the parent's opened copies have thread pools
-    // whose threads do not exist here.
-    std::string name = "libattention_" + formName(modifier, causal, headDim) + "_" +
-                       variant + ".so";
-    fs::path copy = fs::temp_directory_path() /
-                    ("attune-bench-rss-" + std::to_string(::getpid()) + "-" + name);
-    std::error_code ec;
-    fs::copy_file(fs::path(ATTUNE_BENCHMARK_LIB_DIR) / name, copy,
-                  fs::copy_options::overwrite_existing, ec);
-    attune_model_t *model = nullptr;
-    if (!ec && attune_model_open(copy.c_str(), &model) == ATTUNE_OK &&
-        attune_model_set_num_threads(model, 1) == ATTUNE_OK) {
-      Problem p(seq, headDim, findForm(modifier));
-      long pages = 0, resident = 0;
-      if (FILE *statm = std::fopen("/proc/self/statm", "r")) {
-        if (std::fscanf(statm, "%ld %ld", &pages, &resident) != 2)
-          resident = 0;
-        std::fclose(statm);
-      }
-      const double before = double(resident) * double(::sysconf(_SC_PAGESIZE));
-      if (resident > 0 && p.run(model) == ATTUNE_OK) {
-        struct rusage usage;
-        ::getrusage(RUSAGE_SELF, &usage);
-        delta = (double(usage.ru_maxrss) * 1024.0 - before) / 1e6;
-      }
-    }
-    fs::remove(copy, ec);
-    ssize_t written = ::write(fds[1], &delta, sizeof delta);
-    (void)written;
-    ::_exit(0);
+  std::string command = "/proc/" + std::to_string(::getpid()) + "/exe --rss-probe=" + key;
+  double megabytes = -1;
+  if (FILE *probe = ::popen(command.c_str(), "r")) {
+    if (std::fscanf(probe, "%lf", &megabytes) != 1)
+      megabytes = -1;
+    if (::pclose(probe) != 0)
+      megabytes = -1;
   }
-  ::close(fds[1]);
-  double delta = -1;
-  if (pid < 0 || ::read(fds[0], &delta, sizeof delta) != ssize_t(sizeof delta))
-    delta = -1;
-  ::close(fds[0]);
-  if (pid > 0)
-    ::waitpid(pid, nullptr, 0);
-  return measured[key] = delta;
+  return measured[key] = megabytes;
+}
+
+/// `--rss-probe=variant:modifier:seq:headDim:causal`: opens the library,
+/// allocates the inputs, runs once on one thread and prints its resident
+/// high-water mark after the run minus its resident size before, in MB.
+int rssProbe(const std::string &spec) {
+  char variant[32] = {}, modifier[32] = {};
+  long long seq = 0, headDim = 0;
+  int causal = 0;
+  if (std::sscanf(spec.c_str(), "%31[^:]:%31[^:]:%lld:%lld:%d", variant, modifier, &seq,
+                  &headDim, &causal) != 5)
+    return 2;
+  std::string form = std::string(modifier) == "-" ? "" : modifier;
+  fs::path library = fs::path(ATTUNE_BENCHMARK_LIB_DIR) /
+                     ("libattention_" + formName(form, causal, headDim) + "_" + variant + ".so");
+  attune_model_t *model = nullptr;
+  if (attune_model_open(library.c_str(), &model) != ATTUNE_OK ||
+      attune_model_set_num_threads(model, 1) != ATTUNE_OK)
+    return 1;
+  Problem p(seq, headDim, findForm(form));
+  long pages = 0, resident = 0;
+  FILE *statm = std::fopen("/proc/self/statm", "r");
+  if (!statm || std::fscanf(statm, "%ld %ld", &pages, &resident) != 2)
+    return 1;
+  std::fclose(statm);
+  const double before = double(resident) * double(::sysconf(_SC_PAGESIZE));
+  if (p.run(model) != ATTUNE_OK)
+    return 1;
+  struct rusage usage;
+  ::getrusage(RUSAGE_SELF, &usage);
+  std::printf("%.3f\n", std::max(0.0, double(usage.ru_maxrss) * 1024.0 - before) / 1e6);
+  attune_model_close(model);
+  return 0;
 }
 
 /// checkShape's verdict, computed once per shape and thread count; the
@@ -659,6 +656,8 @@ void BM_Decode(benchmark::State &state, std::string variant, int64_t sq, int64_t
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc == 2 && std::string(argv[1]).rfind("--rss-probe=", 0) == 0)
+    return rssProbe(std::string(argv[1]).substr(std::strlen("--rss-probe=")));
   for (int threads : {1, 2})
     for (bool causal : {false, true})
       for (int64_t headDim : {64, 128})

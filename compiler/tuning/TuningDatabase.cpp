@@ -44,6 +44,9 @@ const char *kindKey(KernelKind kind) {
   case KernelKind::RecursivePosition: return "recursive_position";
   case KernelKind::ComplexEmbedding: return "complex_embedding";
   case KernelKind::ComplexLinear: return "complex_linear";
+  case KernelKind::ScoreBias: return "score_bias";
+  case KernelKind::ScoreValues: return "score_values";
+  case KernelKind::Rope: return "rope";
   }
   return "invalid";
 }
@@ -201,6 +204,17 @@ std::string tuningKey(const KernelSpec &spec) {
       key += "_mask";
     if (spec.hasKeyPadding)
       key += std::string("_kpm_") + mlirTypeName(spec.keyPaddingType);
+    break;
+  case KernelKind::ScoreBias:
+    // The modifiers change the loop (content terms read q and k); their
+    // parameters are values.
+    for (const codegen::ModifierSpec &modifier : spec.modifiers)
+      key += "_" + modifier.name;
+    break;
+  case KernelKind::ScoreValues:
+    break;
+  case KernelKind::Rope:
+    key += "_d" + std::to_string(spec.headDim) + (spec.rope.interleaved ? "_pairs" : "_halves");
     break;
   }
   return key;
