@@ -368,6 +368,30 @@ std::string checkShape(const std::string &modifier, int64_t seq, int64_t headDim
   return "";
 }
 
+/// Runs `problem` on `model` once untimed (the first run allocates the
+/// workspace, for unfused attention at S=4096 three 805 MB score tensors,
+/// and faults its pages in), then once per benchmark iteration. Returns the
+/// timed runs' wall time in seconds, or -1 after a failed run (the row is
+/// skipped with the runtime's message).
+template <typename ProblemT>
+double timeRuns(benchmark::State &state, ProblemT &problem, attune_model_t *model) {
+  auto fail = [&] {
+    gFailed = true;
+    state.SkipWithError(attune_status_message());
+    return -1.0;
+  };
+  if (problem.run(model) != ATTUNE_OK)
+    return fail();
+  auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    if (problem.run(model) != ATTUNE_OK)
+      return fail();
+    benchmark::DoNotOptimize(problem.o.data());
+    benchmark::ClobberMemory();
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 /// The resident memory (MB) one run of `variant` adds beyond its inputs and
 /// the opened library: `--rss-probe` below, run as a fresh process (in this
 /// one, or a fork of it, the heap keeps pages other rows' runs freed, and
@@ -457,23 +481,9 @@ void BM_Attention(benchmark::State &state, std::string variant,
   }
   attune_model_t *model = openModel(variant, modifier, causal, headDim, threads);
   Problem p(seq, headDim, findForm(modifier));
-  // One untimed run: the first one allocates the workspace (for unfused
-  // attention at S=4096, three 805 MB score tensors) and faults its pages in.
-  if (p.run(model) != ATTUNE_OK) {
-    gFailed = true;
-    state.SkipWithError(attune_status_message());
+  const double seconds = timeRuns(state, p, model);
+  if (seconds < 0)
     return;
-  }
-  auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) {
-    if (p.run(model) != ATTUNE_OK) {
-      gFailed = true;
-      state.SkipWithError(attune_status_message());
-      break;
-    }
-    benchmark::DoNotOptimize(p.o.data());
-    benchmark::ClobberMemory();
-  }
   double flops = 4.0 * kBatch * kHeads * double(seq) * double(seq) * headDim;
   if (causal)
     flops /= 2;
@@ -486,9 +496,7 @@ void BM_Attention(benchmark::State &state, std::string variant,
       pairs += std::min(double(i + 1), window);
     flops = 4.0 * kBatch * kHeads * pairs * headDim;
   }
-  std::chrono::duration<double> seconds =
-      std::chrono::steady_clock::now() - start;
-  attune::bench::setFlopCounters(state, flops, threads, seconds.count());
+  attune::bench::setFlopCounters(state, flops, threads, seconds);
   state.counters["run_peak_MB"] = runPeakMegabytes(variant, modifier, seq, headDim, causal);
 }
 
@@ -629,23 +637,10 @@ void BM_Decode(benchmark::State &state, std::string variant, int64_t sq, int64_t
   }
   attune_model_t *model = openModel(variant, "decode", false, kDecodeDim, threads);
   DecodeProblem p(sq, sk);
-  if (p.run(model) != ATTUNE_OK) {
-    gFailed = true;
-    state.SkipWithError(attune_status_message());
+  const double seconds = timeRuns(state, p, model);
+  if (seconds < 0)
     return;
-  }
-  auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) {
-    if (p.run(model) != ATTUNE_OK) {
-      gFailed = true;
-      state.SkipWithError(attune_status_message());
-      break;
-    }
-    benchmark::DoNotOptimize(p.o.data());
-    benchmark::ClobberMemory();
-  }
-  std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
-  const double perRun = seconds.count() / double(state.iterations());
+  const double perRun = seconds / double(state.iterations());
   const double kvBytes = 2.0 * kDecodeHeads * double(sk) * kDecodeDim * sizeof(float);
   const double readSeconds = kvBytes / measureReadBandwidth(threads);
   state.counters["kv_GBps"] = kvBytes / perRun / 1e9;

@@ -685,6 +685,17 @@ LogicalResult SiteMatcher::checkShapes() {
   auto q = cast<RankedTensorType>(match.query.getType()).getShape();
   SmallVector<int64_t> k = match.keyShape();
   auto v = cast<RankedTensorType>(match.value.getType()).getShape();
+  // The fused kernel is specialised on static head dims up to a bound;
+  // anything else stays the unfused chain, which compiles.
+  for (auto [name, dim] : {std::pair<StringRef, int64_t>{"q", q[3]}, {"v", v[3]}}) {
+    if (ShapedType::isDynamic(dim))
+      return fail("the head dim of " + name + " is dynamic; the fused kernel is "
+                  "specialised on a static one");
+    if (dim > attune::codegen::kMaxAttentionHeadDim)
+      return fail("the head dim of " + name + " is " + llvm::Twine(dim) +
+                  ", beyond the fused kernel's " +
+                  llvm::Twine(attune::codegen::kMaxAttentionHeadDim));
+  }
   if (!tfm::dimsAgree(q[3], k[3]))
     return fail("q and k have different head dimensions (" + llvm::Twine(q[3]) +
                 " and " + llvm::Twine(k[3]) + ")");

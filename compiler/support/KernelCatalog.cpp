@@ -225,6 +225,8 @@ std::string KernelSpec::symbolName() const {
     break;
   case KernelKind::Attention:
     name += "_d" + std::to_string(headDim) + "_scale" + exactDouble(scale);
+    if (valueDim > 0 && valueDim != headDim)
+      name += "_dv" + std::to_string(valueDim);
     if (causal)
       name += "_causal";
     if (hasMask)

@@ -143,6 +143,10 @@ struct RopeSpec {
   int64_t positionOffset = 0;
 };
 
+/// The largest q/k and value head dim the fused attention kernel takes; the
+/// fusion pass leaves attention with a larger (or a dynamic) one unfused.
+inline constexpr int64_t kMaxAttentionHeadDim = 1024;
+
 /// One kernel: a kind and the static parameters it is specialised on. Two
 /// equal specs are the same kernel; the compiler emits each once.
 struct KernelSpec {
@@ -169,6 +173,10 @@ struct KernelSpec {
   double scale = 1.0;                          // Attention
   bool causal = false, hasMask = false, hasKeyPadding = false;
   int64_t headDim = 0;                         // Attention (static)
+  /// Attention: the value head dim Dv when it differs from headDim (q and
+  /// k's), else 0. valueHeadDim() is Dv either way.
+  int64_t valueDim = 0;
+  int64_t valueHeadDim() const { return valueDim > 0 ? valueDim : headDim; }
   std::vector<ModifierSpec> modifiers;         // Attention, ScoreBias, ScoreValues
   bool hasContent = false; // ScoreBias: takes q and k for content terms, times scale
   RopeSpec rope;                               // Attention, Rope

@@ -198,6 +198,8 @@ std::string tuningKey(const KernelSpec &spec) {
   case KernelKind::Attention:
     // The scale is a value; the head dim sizes every tile.
     key += "_d" + std::to_string(spec.headDim);
+    if (spec.valueHeadDim() != spec.headDim)
+      key += "_dv" + std::to_string(spec.valueHeadDim());
     if (spec.causal)
       key += "_causal";
     if (spec.hasMask)

@@ -818,6 +818,20 @@ func.func @attention_sliding_window(%q: tensor<1x8x?x64xf32> {tfm.dim_names = ["
       {{1, 8, 5, 64}, {1, 2, 700, 64}, {1, 2, 700, 64}}},
      {},
      true},
+    // A value head dim other than q and k's (Dv = 80, D = 64): the tiled
+    // path, the decode path (Sq <= 16) and queries at the end of the keys.
+    {"attention_value_dim", R"mlir(
+func.func @attention_value_dim(%q: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "sq", ""]},
+                               %k: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                               %v: tensor<1x4x?x80xf32> {tfm.dim_names = ["", "", "sk", ""]}) -> tensor<1x4x?x80xf32> {
+  %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true} : tensor<1x4x?x64xf32>, tensor<1x4x?x64xf32>, tensor<1x4x?x80xf32> -> tensor<1x4x?x80xf32>
+  return %o : tensor<1x4x?x80xf32>
+})mlir",
+     {{{1, 4, 7, 64}, {1, 4, 7, 64}, {1, 4, 7, 80}},
+      {{1, 4, 129, 64}, {1, 4, 129, 64}, {1, 4, 129, 80}},
+      {{1, 4, 5, 64}, {1, 4, 300, 64}, {1, 4, 300, 80}}},
+     {},
+     true},
     // Shaw et al.: a content term on the scores and a value term on the
     // output, with tables shared by the heads; an encoder and a causal
     // decoder with 5 queries at the end of 300 keys.

@@ -63,7 +63,8 @@
 //               divides query_tile / V. Default 3 (R = 32), 2 (R = 16).
 //   key_unroll  keys of GEMM #1's register tile (score_vectors vectors x
 //               key_unroll accumulators). >= 1. Default 8 (R = 32), 6 (16).
-//   value_cols  output columns of GEMM #2's register tile: headDim, or a
+//   value_cols  output columns of GEMM #2's register tile (headDim here is
+//               Dv, the value head dim): headDim, or a
 //               multiple of V that divides headDim. Default (R = 32):
 //               headDim up to 6 V, else 4 V when that divides headDim, else
 //               headDim; (R = 16): 2 V when that divides headDim.
@@ -196,7 +197,8 @@ ScheduleParams toParams(const AttentionTiles &t) {
 
 /// The tiles `spec` asks for on `target`; fails on an invalid parameter.
 AttentionTiles chooseTiles(const KernelSpec &spec, const Target &target) {
-  const int headDim = static_cast<int>(spec.headDim);
+  // GEMM #2's tile is along the value head dim, the only dim a tile sizes.
+  const int headDim = static_cast<int>(spec.valueHeadDim());
   AttentionTiles t = defaultTiles(target, headDim, spec.causal);
   const ScheduleParams &params = scheduleFor(spec, target);
   auto get = [&](const char *name, int fallback, int64_t lo, int64_t hi) {
@@ -305,6 +307,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
                                   const AttentionTiles &t) {
   AttentionPipeline p;
   const int D = static_cast<int>(spec.headDim);
+  const int Dv = static_cast<int>(spec.valueHeadDim());
   const int KB = t.keyBlock;
   const Expr negInf = Expr(-std::numeric_limits<float>::infinity());
 
@@ -646,13 +649,13 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   // buffer rather than an out-of-bounds read.
   q.dim(0).set_bounds(0, D);
   k.dim(0).set_bounds(0, D);
-  v.dim(0).set_bounds(0, D);
+  v.dim(0).set_bounds(0, Dv);
   v.dim(1).set_extent(k.dim(1).extent());
   v.dim(2).set_extent(k.dim(2).extent());
   k.dim(3).set_extent(q.dim(3).extent());
   v.dim(3).set_extent(q.dim(3).extent());
   OutputImageParam o = p.out.output_buffer();
-  o.dim(0).set_bounds(0, D);
+  o.dim(0).set_bounds(0, Dv);
   o.dim(1).set_bounds(0, Sq);
   o.dim(2).set_bounds(0, H);
   o.dim(3).set_bounds(0, q.dim(3).extent());
@@ -670,12 +673,12 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   // Estimates for an autoscheduler baseline: BERT-base-like shapes.
   q.set_estimates({{0, D}, {0, 512}, {0, 12}, {0, 1}});
   k.set_estimates({{0, D}, {0, 512}, {0, 12}, {0, 1}});
-  v.set_estimates({{0, D}, {0, 512}, {0, 12}, {0, 1}});
+  v.set_estimates({{0, Dv}, {0, 512}, {0, 12}, {0, 1}});
   if (spec.hasMask)
     mask.set_estimates({{0, 512}, {0, 512}, {0, 12}, {0, 1}});
   if (spec.hasKeyPadding)
     keyPad.set_estimates({{0, 512}, {0, 1}});
-  p.out.set_estimates({{0, D}, {0, 512}, {0, 12}, {0, 1}});
+  p.out.set_estimates({{0, Dv}, {0, 512}, {0, 12}, {0, 1}});
   return p;
 }
 
@@ -899,7 +902,8 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 
 std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
                                                         const Target &target) {
-  const int D = static_cast<int>(std::max<int64_t>(spec.headDim, 1));
+  // The value head dim sizes GEMM #2's tiles.
+  const int D = static_cast<int>(std::max<int64_t>(spec.valueHeadDim(), 1));
   const AttentionTiles base = defaultTiles(target, D, spec.causal);
   const int V = base.vec, R = vectorRegisterCount(target);
   std::vector<ScheduleParams> out = {toParams(base)};
@@ -954,14 +958,16 @@ std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
 
 BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "attention");
-  if (spec.headDim <= 0 || spec.headDim > 1024)
-    failSpec("attention: expected a static headDim in [1, 1024], got " +
-             std::to_string(spec.headDim));
-  const int D = static_cast<int>(spec.headDim);
+  for (auto [name, dim] : {std::pair<const char *, int64_t>{"headDim", spec.headDim},
+                            {"value head dim", spec.valueHeadDim()}})
+    if (dim <= 0 || dim > kMaxAttentionHeadDim)
+      failSpec(std::string("attention: expected a static ") + name + " in [1, " +
+               std::to_string(kMaxAttentionHeadDim) + "], got " + std::to_string(dim));
   AttentionTiles tiles = chooseTiles(spec, target);
   AttentionPipeline p = defineAttention(spec, tiles);
-  // SCHEDULE (CPU targets only: the library has no GPU target.)
-  scheduleAttentionCPU(p, tiles, D);
+  // SCHEDULE (CPU targets only: the library has no GPU target.) The output
+  // and GEMM #2 run along the value head dim.
+  scheduleAttentionCPU(p, tiles, static_cast<int>(spec.valueHeadDim()));
   return {p.inputs, p.out};
 }
 

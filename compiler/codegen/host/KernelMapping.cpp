@@ -605,9 +605,9 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
       .Case<AttentionOp>([&](AttentionOp a) -> LogicalResult {
         ArrayRef<Monomial> q = dims(a.getQuery()), k = dims(a.getKey()),
                            v = dims(a.getValue());
-        if (!q[3].isConstant() || q[3] != v[3])
-          return a.emitOpError("expected a static head dimension shared by "
-                               "'query' and 'value', got ")
+        if (!q[3].isConstant() || !v[3].isConstant())
+          return a.emitOpError("expected static head dimensions of 'query' and "
+                               "'value', got ")
                  << q[3].str(shapes.symbolNames()) << " and "
                  << v[3].str(shapes.symbolNames());
         KernelSpec spec;
@@ -616,6 +616,8 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.scale = a.getScale().convertToDouble();
         spec.causal = a.getCausal();
         spec.headDim = q[3].factor;
+        if (v[3].factor != q[3].factor)
+          spec.valueDim = v[3].factor;
         SmallVector<BufferView, 6> args = {dense(a.getQuery()), dense(a.getKey()),
                                            dense(a.getValue())};
         if (Value mask = a.getMask()) {

@@ -718,3 +718,30 @@ func.func @negative_value_term_reused(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6
   %o = tfm.add %pv, %r : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
   return %o, %r : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>
 }
+
+// -----
+
+/// A dynamic head dim: the fused kernel is specialised on a static one, so
+/// the chain stays as it is (it compiles unfused).
+// CHECK-LABEL: func.func @negative_dynamic_head_dim
+// CHECK-NOT: tfm.attention
+func.func @negative_dynamic_head_dim(%q: tensor<1x2x6x?xf32>, %k: tensor<1x2x6x?xf32>, %v: tensor<1x2x6x16xf32>) -> tensor<1x2x6x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x6x?xf32>, tensor<1x2x6x?xf32> -> tensor<1x2x6x6xf32>
+  // expected-remark @+1 {{attention not fused: the head dim of q is dynamic; the fused kernel is specialised on a static one}}
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  return %o : tensor<1x2x6x16xf32>
+}
+
+// -----
+
+/// A value head dim beyond what the fused kernel takes.
+// CHECK-LABEL: func.func @negative_huge_value_head_dim
+// CHECK-NOT: tfm.attention
+func.func @negative_huge_value_head_dim(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x2048xf32>) -> tensor<1x2x6x2048xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x6xf32>
+  // expected-remark @+1 {{attention not fused: the head dim of v is 2048, beyond the fused kernel's 1024}}
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x2048xf32> -> tensor<1x2x6x2048xf32>
+  return %o : tensor<1x2x6x2048xf32>
+}
