@@ -292,6 +292,9 @@ struct AttentionPipeline {
       decodeRowAcc{"attn_decode_row_acc"};
   RDom rc, rcc;
   Func keyRotated;   // defined with rope: k rotated, once per call
+  Func queryRotated{"attn_q_rotated"}; // defined with rope: the tile's q rotated
+  bool ropeInterleaved = false;
+  int ropeHalf = 0; // rotary dims / 2
   RopeTables rope;   // defined with rope
   Var c{"c"}, d{"d"}, i{"i"}, jj{"jj"}, kb{"kb"}, h{"h"}, b{"b"};
   Func qScaled{"attn_q_scaled"}, scoreAcc{"attn_score_acc"},
@@ -354,10 +357,15 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   Expr qValue = f32(q(d, row, h, b));
   if (spec.rope.enabled) {
     p.rope = declareRopeTables(spec.rope);
+    p.ropeInterleaved = spec.rope.interleaved;
+    p.ropeHalf = static_cast<int>(spec.rope.rotaryDims / 2);
     const int32_t offset = static_cast<int32_t>(spec.rope.positionOffset);
-    qValue = ropeRotate(spec.rope, p.rope,
-                        [&](Expr e) { return f32(q(e, row, h, b)); }, d,
-                        row + diag + offset, D);
+    // Rotated along d (q's own layout: q and the tables load densely),
+    // then read transposed by qScaled as plain q is.
+    p.queryRotated(d, i, h, b) = ropeRotate(
+        spec.rope, p.rope, [&](Expr e) { return f32(q(e, row, h, b)); }, d,
+        row + diag + offset, D);
+    qValue = p.queryRotated(d, i, h, b);
     Var j("j"), g("g");
     p.keyRotated(d, j, g, b) = ropeRotate(
         spec.rope, p.rope, [&](Expr e) { return f32(k(e, j, g, b)); }, d,
@@ -684,10 +692,13 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
 
 // SCHEDULE
 void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
-                          int headDim) {
+                          int headDim, int valueDim) {
   Var &c = p.c, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h, &b = p.b;
   const int QT = t.queryTile, V = t.vec;
+  // Loops along the value head dim (the output, GEMM #2) and along q and k's.
   const TailStrategy headTail =
+      valueDim % V == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+  const TailStrategy qkTail =
       headDim % V == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
 
   // One task per (query tile, head, batch). The last tile is guarded; the
@@ -762,10 +773,22 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
     scheduleRopeTables(p.rope);
     std::vector<Var> args = p.keyRotated.args();
     Var gb("gb");
-    p.keyRotated.compute_root()
-        .fuse(args[2], args[3], gb)
-        .parallel(gb)
-        .vectorize(args[0], V, headTail);
+    p.keyRotated.compute_root().fuse(args[2], args[3], gb).parallel(gb);
+    p.queryRotated.compute_at(p.out, task);
+    // Split halves (LLaMA, NeoX): one loop per half of the rotary dims, so
+    // that each vector's partner and table rows are dense (d + R/2 or
+    // d - R/2, not a select between them per lane, which is a gather).
+    for (Func rotated : {p.keyRotated, p.queryRotated}) {
+      Var dim = rotated.args()[0];
+      if (!p.ropeInterleaved && p.ropeHalf % V == 0) {
+        Var dh("dh"), dl("dl");
+        rotated.split(dim, dh, dl, p.ropeHalf, TailStrategy::GuardWithIf)
+            .unroll(dh)
+            .vectorize(dl, V);
+      } else {
+        rotated.vectorize(dim, V, qkTail);
+      }
+    }
   }
 
   // Modifier bias of every distance the tile's scores span (about Sk + QT
@@ -967,7 +990,8 @@ BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
   AttentionPipeline p = defineAttention(spec, tiles);
   // SCHEDULE (CPU targets only: the library has no GPU target.) The output
   // and GEMM #2 run along the value head dim.
-  scheduleAttentionCPU(p, tiles, static_cast<int>(spec.valueHeadDim()));
+  scheduleAttentionCPU(p, tiles, static_cast<int>(spec.headDim),
+                       static_cast<int>(spec.valueHeadDim()));
   return {p.inputs, p.out};
 }
 
