@@ -426,9 +426,11 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   // Content terms, in the scaled base-2 units of the scores. Two ways,
   // chosen per term (see ContentFuncs):
   //  - lookup: x . table[r] for each row r once, per tile (query side) or
-  //    per call (key side), then one lookup per score. The lookup is a
-  //    gather (the row differs across the vector of query rows), cheap
-  //    enough when the row saturates within a short distance (Shaw's clip);
+  //    per call (key side), then one lookup per score: through a window per
+  //    vector of query rows on the query side (a dense load, see below), a
+  //    gather on the key side (the row differs across the vector of query
+  //    rows). For rows that saturate within a short distance (Shaw's clip,
+  //    narrow DeBERTa spans);
   //  - by distance: the table expanded to one row per distance u = i' - j,
   //    E(u) = table[row(-u)], and the term computed per key block as a
   //    second product beside GEMM #1, sum_d x_d E(i' - j, d): along the
@@ -486,7 +488,6 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
       // are the window's, V + 2 D_s per row per tile instead of one per
       // score.
       const int W = vectorWidth, Ds = static_cast<int>(c.saturation);
-      Var u("u");
       const Expr lane = i % W, first = i - lane;
       f.window = Func(name + "_window");
       f.window(i, u, h, b) = f.product(i, clamp(c.row(u - lane), 0, c.rows - 1), h, b);
