@@ -316,6 +316,19 @@ std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
 /// twice that of each other.
 constexpr double kRefTol = 1e-4, kPairTol = 2e-4;
 
+/// "" when `got` is within kRefTol of the reference `want`, else a message
+/// naming the library and the element.
+std::string compareWithReference(const char *variant, double got, double want,
+                                 int64_t head, int64_t row, int64_t col) {
+  if (std::fabs(got - want) <= kRefTol * (std::fabs(want) + 1))
+    return "";
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%s differs from the reference at head %lld row %lld col %lld: %.7g vs %.7g",
+                variant, (long long)head, (long long)row, (long long)col, got, want);
+  return buf;
+}
+
 /// Runs the fused and the unfused library once on the same inputs and
 /// compares them element by element, and both with referenceRow on a sample
 /// of rows of every head (first, last, middle, a few pseudo-random ones: the
@@ -352,17 +365,10 @@ std::string checkShape(const std::string &modifier, int64_t seq, int64_t headDim
       std::vector<double> want = referenceRow(p, bh, i, causal);
       for (int v = 0; v < 2; ++v)
         for (int64_t d = 0; d < D; ++d) {
-          double got = out[v][(bh * seq + i) * D + d];
-          if (!(std::fabs(got - want[d]) <=
-                kRefTol * (std::fabs(want[d]) + 1))) {
-            std::snprintf(
-                buf, sizeof buf,
-                "%s differs from the reference at head %lld row %lld col %lld: "
-                "%.7g vs %.7g",
-                variants[v], (long long)bh, (long long)i, (long long)d, got,
-                want[d]);
-            return buf;
-          }
+          if (std::string error = compareWithReference(
+                  variants[v], out[v][(bh * seq + i) * D + d], want[d], bh, i, d);
+              !error.empty())
+            return error;
         }
     }
   return "";
@@ -600,22 +606,15 @@ std::string checkDecode(int64_t sq, int64_t sk, int threads) {
       return std::string(variants[v]) + " failed: " + attune_status_message();
     out[v] = p.o;
   }
-  char buf[256];
   for (int64_t h = 0; h < kDecodeHeads; ++h)
     for (int64_t i = 0; i < sq; ++i) {
       std::vector<double> want = p.referenceRow(h, i);
       for (int v = 0; v < 2; ++v)
-        for (int64_t d = 0; d < kDecodeDim; ++d) {
-          double got = out[v][(h * sq + i) * kDecodeDim + d];
-          if (!(std::fabs(got - want[d]) <= kRefTol * (std::fabs(want[d]) + 1))) {
-            std::snprintf(buf, sizeof buf,
-                          "%s differs from the reference at head %lld row %lld col "
-                          "%lld: %.7g vs %.7g",
-                          variants[v], (long long)h, (long long)i, (long long)d, got,
-                          want[d]);
-            return buf;
-          }
-        }
+        for (int64_t d = 0; d < kDecodeDim; ++d)
+          if (std::string error = compareWithReference(
+                  variants[v], out[v][(h * sq + i) * kDecodeDim + d], want[d], h, i, d);
+              !error.empty())
+            return error;
     }
   return "";
 }

@@ -445,6 +445,14 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
     f.querySide = c.querySide;
     const std::string name = "attn_content" + std::to_string(term);
     Var r("r"), j("j"), u("u"), dd("dd");
+    // scale * offset_h . row(x) for each table row x (XL's v . r): the part
+    // of (q_i + offset) . table[row] that is the same for every query row.
+    auto offsetProduct = [&](const Var &x, const std::function<Expr(Expr)> &rowElement) {
+      Func product(name + "_offset");
+      RDom ro(0, D, "ro");
+      product(x, h) = sum(c.offset(ro, h) * rowElement(ro)) * contentScale;
+      return product;
+    };
     Expr keyValue = p.keyRotated.defined() ? Expr(p.keyRotated(p.rd, keyClamped, hk, b))
                                            : f32(k(p.rd, keyClamped, hk, b));
     f.byDistance = c.saturation < 0 || c.saturation > kLookupDistance;
@@ -458,9 +466,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
       f.product = Func(name + "_product");
       Expr init = 0.0f;
       if (c.offset.defined()) {
-        f.offsetProduct = Func(name + "_offset");
-        RDom ro(0, D, "ro");
-        f.offsetProduct(u, h) = sum(c.offset(ro, h) * f.table(u, ro, h)) * contentScale;
+        f.offsetProduct = offsetProduct(u, [&](Expr e) { return f.table(u, e, h); });
         init = f.offsetProduct(distance, h);
       }
       f.product(i, jj, kb, h, b) = init;
@@ -473,9 +479,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
       f.product = Func(name + "_q");
       Expr init = 0.0f;
       if (c.offset.defined()) {
-        f.offsetProduct = Func(name + "_offset");
-        RDom ro(0, D, "ro");
-        f.offsetProduct(r, h) = sum(c.offset(ro, h) * c.table(ro, h, r)) * contentScale;
+        f.offsetProduct = offsetProduct(r, [&](Expr e) { return c.table(e, h, r); });
         init = f.offsetProduct(r, h);
       }
       f.product(i, r, h, b) = init;
