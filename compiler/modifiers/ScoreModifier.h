@@ -191,6 +191,14 @@ public:
     return std::nullopt;
   }
 
+  /// The most keys the modifier defines scores for, if it limits them
+  /// (Transformer-XL's r has rows for distances up to max_distance). A
+  /// compiled library refuses longer key sequences, as it refuses a sequence
+  /// longer than a learned position table.
+  virtual std::optional<int64_t> maxKeys(const ModifierParams &params) const {
+    return std::nullopt;
+  }
+
   /// The value term, if the modifier has one.
   virtual std::optional<ValueTerm> valueTerm(const ModifierParams &params) const {
     return std::nullopt;

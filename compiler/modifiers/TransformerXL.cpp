@@ -36,7 +36,8 @@ public:
            "end of the keys and r's row t the projected sinusoidal encoding of "
            "distance max_distance - t (Transformer-XL's pos_seq order). "
            "Distances past either end of r take its nearest row: a causal model "
-           "masks the scores that would read past the last row (distance < 0).";
+           "masks the scores that would read past the last row (distance < 0), "
+           "and a compiled library refuses more than max_distance + 1 keys.";
   }
 
   std::vector<ParamSpec> params() const override {
@@ -64,6 +65,11 @@ public:
   }
 
   bool hasBias() const override { return false; }
+
+  // Keys past max_distance + 1 would read distances r has no row for.
+  std::optional<int64_t> maxKeys(const ModifierParams &params) const override {
+    return static_cast<int64_t>(params.at("max_distance")) + 1;
+  }
 
   std::vector<ContentTerm> contentTerms(const ModifierParams &) const override {
     return {{ContentTerm::Key, /*table=*/0, ContentTerm::HeadVector},

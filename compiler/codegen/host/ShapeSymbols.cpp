@@ -153,10 +153,19 @@ public:
 
   LogicalResult apply(Operation *op);
   /// Position tables (learned, multiplicative) bound the symbol of their S
-  /// dimension.
+  /// dimension, as score modifiers that limit the keys bound Sk.
   SmallVector<std::pair<unsigned, int64_t>> positionBounds;
 
 private:
+  /// Dimension `dim` of `keys` (the key length) is bounded by the score
+  /// modifier `dict` when it limits the keys (ScoreModifier::maxKeys).
+  void boundKeysByModifier(DictionaryAttr dict, Value keys, int64_t dim) {
+    tfm::ResolvedModifier modifier;
+    if (!tfm::parseModifier(dict, modifier).empty())
+      return; // the verifier reports it
+    if (std::optional<int64_t> bound = modifier.definition->maxKeys(modifier.params))
+      positionBounds.push_back({classes.node(keys, dim), *bound});
+  }
   static int64_t rank(Value v) {
     return cast<RankedTensorType>(v.getType()).getRank();
   }
@@ -296,6 +305,7 @@ LogicalResult ShapeRules::apply(Operation *op) {
             GeluOp>([&](auto u) { return sameShape(op, u.getInput(), u.getResult()); })
       .Case<ScoreBiasOp>([&](ScoreBiasOp sb) -> LogicalResult {
         Value s = sb.getInput();
+        boundKeysByModifier(sb.getModifier(), s, 3);
         if (failed(sameShape(op, s, sb.getResult())))
           return failure();
         Value q = sb.getQuery(), k = sb.getKey();
@@ -408,6 +418,9 @@ LogicalResult ShapeRules::apply(Operation *op) {
       .Case<AttentionOp>([&](AttentionOp a) -> LogicalResult {
         Value q = a.getQuery(), k = a.getKey(), v = a.getValue(),
               y = a.getResult();
+        if (ArrayAttr list = a.getModifiersAttr())
+          for (Attribute modifier : list)
+            boundKeysByModifier(cast<DictionaryAttr>(modifier), k, 2);
         if (rank(q) != 4 || rank(k) != 4 || rank(v) != 4 || rank(y) != 4)
           return a.emitOpError("expected rank-4 query, key, value and result");
         // B everywhere; H of q and result; Hkv, Sk of k and v; Sq; D; Dv.
