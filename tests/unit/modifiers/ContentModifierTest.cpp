@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/modifiers/ScoreModifier.h"
+#include "tests/unit/modifiers/ModifierTestSupport.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 
 #include "Halide.h"
@@ -32,17 +33,10 @@
 #include <vector>
 
 using namespace attune::modifiers;
+using attune::modifiers::testing::get;
+using attune::modifiers::testing::kInf;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-const ScoreModifier &get(const std::string &name) {
-  const ScoreModifier *modifier = lookupModifier(name);
-  if (!modifier)
-    throw std::runtime_error("no modifier " + name);
-  return *modifier;
-}
 
 std::vector<double> randomVector(size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -153,14 +147,16 @@ void expectKernelRowsMatch(const ScoreModifier &modifier, ModifierParams params,
     // The saturation hint holds where there is one.
     if (std::optional<int64_t> ds = modifier.saturationDistance(params, t))
       for (int delta = lo; delta <= hi; ++delta) {
-        if (delta >= *ds)
+        if (delta >= *ds) {
           ASSERT_EQ(modifier.referenceRow(params, t, delta),
                     modifier.referenceRow(params, t, *ds))
               << "term " << t << " delta " << delta;
-        if (delta <= -*ds)
+        }
+        if (delta <= -*ds) {
           ASSERT_EQ(modifier.referenceRow(params, t, delta),
                     modifier.referenceRow(params, t, -*ds))
               << "term " << t << " delta " << delta;
+        }
       }
   }
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/modifiers/ScoreModifier.h"
+#include "tests/unit/modifiers/ModifierTestSupport.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 
 #include "Halide.h"
@@ -21,17 +22,10 @@
 #include <vector>
 
 using namespace attune::modifiers;
+using attune::modifiers::testing::get;
+using attune::modifiers::testing::kInf;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-const ScoreModifier &get(const std::string &name) {
-  const ScoreModifier *modifier = lookupModifier(name);
-  if (!modifier)
-    throw std::runtime_error("no modifier " + name);
-  return *modifier;
-}
 
 /// `given` with defaults filled in; fails the test on a check error.
 ModifierParams checked(const ScoreModifier &modifier, ModifierParams given,
