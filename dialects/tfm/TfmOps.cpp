@@ -819,6 +819,116 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// SliceOp, ConcatOp, ArangeOp
+//===----------------------------------------------------------------------===//
+
+/// Reads a required integer attribute from a property that a builder may not
+/// have set yet (the generated getter would assert).
+static FailureOr<int64_t> requireInt(EmitFn emitError, StringRef name,
+                                     IntegerAttr attr) {
+  if (!attr)
+    return emitError() << "expected attribute '" << name << "', got none";
+  return attr.getInt();
+}
+
+static FailureOr<RankedTensorType> inferSlice(SliceOp::Adaptor op,
+                                              EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  if (failed(input))
+    return failure();
+  const auto &props = op.getProperties();
+  FailureOr<int64_t> axis = requireInt(emitError, "axis", props.axis);
+  FailureOr<int64_t> start = requireInt(emitError, "start", props.start);
+  FailureOr<int64_t> end = requireInt(emitError, "end", props.end);
+  if (failed(axis) || failed(start) || failed(end))
+    return failure();
+  int64_t step = props.step ? props.step.getInt() : 1;
+  int64_t rank = input->getRank();
+  if (*axis < 0 || *axis >= rank)
+    return emitError() << "expected 'axis' in [0, " << rank << "), got " << *axis;
+  int64_t dim = input->getDimSize(*axis);
+  if (ShapedType::isDynamic(dim))
+    return emitError() << "expected a static dim " << *axis
+                       << " of 'input' to slice, got ?";
+  if (step < 1)
+    return emitError() << "expected 'step' >= 1, got " << step;
+  if (*start < 0 || *start >= *end || *end > dim)
+    return emitError() << "expected 0 <= start < end <= " << dim
+                       << " (dim " << *axis << " of 'input'), got start "
+                       << *start << " and end " << *end;
+  SmallVector<int64_t> shape(input->getShape());
+  shape[*axis] = (*end - *start + step - 1) / step;
+  return RankedTensorType::get(shape, input->getElementType());
+}
+
+TFM_VERIFY_INFERRED(SliceOp, inferSlice)
+
+TFM_INFER_RETURN_TYPES(SliceOp, inferSlice)
+
+static FailureOr<RankedTensorType> inferConcat(ConcatOp::Adaptor op,
+                                               EmitFn emitError) {
+  ValueRange inputs = op.getInputs();
+  if (inputs.empty())
+    return emitError() << "expected at least one input, got none";
+  FailureOr<int64_t> axis = requireInt(emitError, "axis", op.getProperties().axis);
+  if (failed(axis))
+    return failure();
+  auto first = getRanked(emitError, "inputs", inputs.front());
+  if (failed(first))
+    return failure();
+  int64_t rank = first->getRank();
+  if (*axis < 0 || *axis >= rank)
+    return emitError() << "expected 'axis' in [0, " << rank << "), got " << *axis;
+  SmallVector<int64_t> shape(first->getShape());
+  for (auto [index, value] : llvm::enumerate(inputs.drop_front())) {
+    auto type = getRanked(emitError, "inputs", value);
+    if (failed(type))
+      return failure();
+    std::string name = "inputs #" + std::to_string(index + 1);
+    if (failed(checkRank(emitError, name, *type, rank)) ||
+        failed(checkElementType(emitError, name, *type, "inputs #0",
+                                first->getElementType())))
+      return failure();
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t got = type->getDimSize(d);
+      if (d == *axis) {
+        if (ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(got))
+          shape[d] = ShapedType::kDynamic;
+        else if (llvm::AddOverflow(shape[d], got, shape[d]))
+          return emitError() << "expected the joined dim " << d
+                             << " to fit in int64";
+        continue;
+      }
+      if (failed(checkDim(emitError, name, d, "not joined", got, "inputs #0",
+                          shape[d])))
+        return failure();
+      shape[d] = mergeDims(shape[d], got);
+    }
+  }
+  return RankedTensorType::get(shape, first->getElementType());
+}
+
+TFM_VERIFY_INFERRED(ConcatOp, inferConcat)
+
+TFM_INFER_RETURN_TYPES(ConcatOp, inferConcat)
+
+LogicalResult ArangeOp::verify() {
+  int64_t rank = getLike().getType().getRank();
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("expected 'axis' in [0, ") << rank << "), got " << axis;
+  // Exactly the counted dim, `?` included: a static length against a
+  // dynamic one would be a claim nothing checks.
+  RankedTensorType result = getResult().getType();
+  int64_t length = getLike().getType().getDimSize(axis);
+  if (result.getRank() != 1 || result.getDimSize(0) != length)
+    return emitOpError("expected result shape [")
+           << formatDim(length) << "] (dim " << axis << " of 'like'), got "
+           << formatShape(result.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // RepeatInterleaveOp
 //===----------------------------------------------------------------------===//
 

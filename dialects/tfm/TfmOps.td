@@ -479,6 +479,10 @@ class Tfm_UnaryOp<string mnemonic, string math, list<Trait> traits = []>
 
 def Tfm_ReluOp : Tfm_UnaryOp<"relu", "max(x, 0)">;
 def Tfm_SiluOp : Tfm_UnaryOp<"silu", "x * sigmoid(x)">;
+def Tfm_NegOp : Tfm_UnaryOp<"neg", "-x">;
+def Tfm_AbsOp : Tfm_UnaryOp<"abs", "|x|">;
+def Tfm_CosOp : Tfm_UnaryOp<"cos", "cos(x)">;
+def Tfm_SinOp : Tfm_UnaryOp<"sin", "sin(x)">;
 def Tfm_GeluOp : Tfm_UnaryOp<"gelu",
     "x/2 * (1 + erf(x/sqrt(2))) for approximate = none; x/2 * (1 + tanh("
     # "sqrt(2/pi) * (x + 0.044715 x^3))) for approximate = tanh"> {
@@ -566,6 +570,69 @@ def Tfm_TransposeOp : Tfm_PureOp<"transpose"> {
   let hasVerifier = 1;
   // Folds the identity permutation away.
   let hasFolder = 1;
+}
+
+def Tfm_SliceOp : Tfm_PureOp<"slice"> {
+  let summary = "a static, strided range of one axis";
+  let description = [{
+    `result[..., n, ...] = input[..., start + n * step, ...]` along `axis`,
+    for `n` in `[0, ceil((end - start) / step))`: numpy's
+    `x[..., start:end:step, ...]` with `0 <= start < end <= dim` and
+    `step >= 1`. The sliced axis must be static (the head dim, where
+    exporters write `rotate_half` and GPT-J's every-other-element split).
+
+    ```mlir
+    %x2 = tfm.slice %q {axis = 3 : i64, start = 32 : i64, end = 64 : i64}
+        : tensor<1x12x?x64xf32> -> tensor<1x12x?x32xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$axis, I64Attr:$start,
+                       I64Attr:$end, DefaultValuedAttr<I64Attr, "1">:$step);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfm_ConcatOp : Tfm_PureOp<"concat"> {
+  let summary = "join tensors along one axis";
+  let description = [{
+    `result` is `inputs` laid end to end along `axis`: its extent there is
+    the sum of theirs, every other dimension agrees, and so do the element
+    types. Code generation needs the joined axis static.
+
+    ```mlir
+    %r = tfm.concat %neg_x2, %x1 {axis = 3 : i64}
+        : tensor<1x12x?x32xf32>, tensor<1x12x?x32xf32> -> tensor<1x12x?x64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_ArangeOp : Tfm_Op<"arange", [Pure]> {
+  let summary = "positions along a dimension of another tensor";
+  let description = [{
+    `result[n] = start + n` for `n` in `[0, like.shape[axis])`: numpy's
+    `arange(start, start + like.shape[axis])`, sized by a dimension of
+    `like` (whose values are not read) so that a dynamic sequence length
+    stays tied to the tensor it counts. It is how position ids, RoPE's
+    angles and ALiBi's distances are computed from indices; the ONNX
+    pattern `Range(start, start + Shape(x)[axis], 1)`.
+
+    ```mlir
+    %pos = tfm.arange %x {axis = 1 : i64, start = 0 : i64}
+        : tensor<1x?x768xf32> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$like, I64Attr:$axis,
+                       DefaultValuedAttr<I64Attr, "0">:$start);
+  let results = (outs RankedTensorOf<[F32, F16, BF16, I32, I64]>:$result);
+  let assemblyFormat = "$like attr-dict `:` type($like) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def Tfm_RepeatInterleaveOp : Tfm_PureOp<"repeat_interleave"> {
