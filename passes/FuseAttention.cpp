@@ -16,6 +16,7 @@
 #include "dialects/tfm/TfmBuilders.h"
 #include "dialects/tfm/TfmOps.h"
 #include "dialects/tfm/TfmShapes.h"
+#include "passes/DimProvenance.h"
 #include "passes/PassUtils.h"
 #include "passes/Passes.h"
 
@@ -653,11 +654,12 @@ LogicalResult SiteMatcher::matchQueryKey(tfm::MatmulOp queryTimesKey) {
     attune::codegen::RopeSpec q = tfm::ropeOf(queryRope), k = tfm::ropeOf(keyRope);
     bool same = q.base == k.base && q.rotaryDims == k.rotaryDims &&
                 q.interleaved == k.interleaved && q.positionOffset == k.positionOffset;
-    auto queryShape = cast<RankedTensorType>(match.query.getType()).getShape();
-    auto keyShape = cast<RankedTensorType>(match.key.getType()).getShape();
+    // Without `align`, q's positions start where k's do, which is the
+    // fused op's alignment when Sq = Sk: statically, or because both
+    // lengths are one input's dimension (attune::provablySameDim).
     bool aligned = queryRope.getAlign() == keyRope.getInput() ||
-                   (!queryRope.getAlign() && !ShapedType::isDynamic(queryShape[2]) &&
-                    queryShape[2] == keyShape[2]);
+                   (!queryRope.getAlign() &&
+                    attune::provablySameDim(queryRope.getInput(), 2, keyRope.getInput(), 2));
     if (same && aligned) {
       match.rope = tfm::ropeDictionary(queryRope.getContext(), q);
       match.query = queryRope.getInput();

@@ -95,6 +95,64 @@ def FuseAttention : Pass<"tfm-fuse-attention"> {
   ];
 }
 
+def RaiseEncodings : Pass<"tfm-raise-encodings"> {
+  let summary = "Raise exporters' RoPE and ALiBi spellings to tfm.rope and tfm.score_bias";
+  let description = [{
+    Exporters write positional encodings as the model's Python code computes
+    them. This pass recognises two such spellings and replaces each with the
+    op that -tfm-fuse-attention folds into the attention kernel:
+
+    * RoPE in the split-halves layout (GPT-NeoX, LLaMA), written with
+      Hugging Face's `rotate_half`: `x * cos(A) + rotate_half(x) * sin(A)`,
+      `rotate_half(x) = concat(-x[..., R/2:], x[..., :R/2])`, angles `A =
+      concat(F, F)` with `F = positions[S, 1] * inv_freq[R/2]`, positions a
+      `tfm.arange` along x's sequence axis (plus a constant offset) and
+      `inv_freq` a constant equal to `base^(-2i/R)`. Becomes `tfm.rope x
+      {base, position_offset}`; a rotation of `x[..., :R]` concatenated
+      with `x[..., R:]` becomes `tfm.rope x {rotary_dims = R}`.
+    * ALiBi from an arange difference: `scores + m[h] * (j - i)` or
+      `scores - m[h] * |j - i|`, with i and j aranges along the query and key
+      axes of provably equal lengths and `m` the paper's slopes for some
+      `max_bias`. Becomes `tfm.score_bias {modifier = {kind = "alibi"}}`.
+
+    Constants are checked to f32 rounding (relative 1e-5); what matches in
+    structure but fails a check (scaled RoPE frequencies, other slopes,
+    positions of another length) stays as it was, with a remark
+    `RoPE not raised: <reason>` or `ALiBi not raised: <reason>`.
+
+    Before:
+
+    ```mlir
+    %pos = tfm.arange %q {axis = 2 : i64} : tensor<1x8x?x64xf32> -> tensor<?xf32>
+    %col = tfm.reshape %pos : tensor<?xf32> -> tensor<?x1xf32>
+    %f = tfm.mul %col, %inv_freq : tensor<?x1xf32>, tensor<32xf32> -> tensor<?x32xf32>
+    %a = tfm.concat %f, %f {axis = 1 : i64} : tensor<?x32xf32>, tensor<?x32xf32> -> tensor<?x64xf32>
+    %cos = tfm.cos %a : tensor<?x64xf32> -> tensor<?x64xf32>
+    %sin = tfm.sin %a : tensor<?x64xf32> -> tensor<?x64xf32>
+    %x1 = tfm.slice %q {axis = 3 : i64, start = 0 : i64, end = 32 : i64} : tensor<1x8x?x64xf32> -> tensor<1x8x?x32xf32>
+    %x2 = tfm.slice %q {axis = 3 : i64, start = 32 : i64, end = 64 : i64} : tensor<1x8x?x64xf32> -> tensor<1x8x?x32xf32>
+    %n = tfm.neg %x2 : tensor<1x8x?x32xf32> -> tensor<1x8x?x32xf32>
+    %h = tfm.concat %n, %x1 {axis = 3 : i64} : tensor<1x8x?x32xf32>, tensor<1x8x?x32xf32> -> tensor<1x8x?x64xf32>
+    %qc = tfm.mul %q, %cos : tensor<1x8x?x64xf32>, tensor<?x64xf32> -> tensor<1x8x?x64xf32>
+    %hs = tfm.mul %h, %sin : tensor<1x8x?x64xf32>, tensor<?x64xf32> -> tensor<1x8x?x64xf32>
+    %r = tfm.add %qc, %hs : tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32> -> tensor<1x8x?x64xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %r = tfm.rope %q {base = 1.000000e+04 : f64} : tensor<1x8x?x64xf32> -> tensor<1x8x?x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::attune::tfm::TfmDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numRaised", "num-raised", "Number of encodings raised">,
+    Statistic<"numNotRaised", "num-not-raised",
+              "Number of encodings recognised but not raised">,
+  ];
+}
+
 def DecomposeAttention : Pass<"tfm-decompose-attention"> {
   let summary = "Expand tfm.attention into matmul, scale, masks, softmax and matmul";
   let description = [{

@@ -1,4 +1,4 @@
-// RUN: rm -rf %t && attune-compile %s --emit=llvm -o %t.ll --dump-phases-to=%t && ls %t | FileCheck %s && FileCheck %s --input-file=%t/03-tfm-fuse-attention.mlir --check-prefix=FUSE
+// RUN: rm -rf %t && attune-compile %s --emit=llvm -o %t.ll --dump-phases-to=%t && ls %t | FileCheck %s && FileCheck %s --input-file=%t/04-tfm-fuse-attention.mlir --check-prefix=FUSE
 
 /// --dump-phases-to writes one numbered file per phase, in the order they
 /// ran: the input, each graph pass, the host code, its memory plan, the
@@ -7,12 +7,13 @@
 // CHECK:      00-input.mlir
 // CHECK-NEXT: 01-canonicalize.mlir
 // CHECK-NEXT: 02-cse.mlir
-// CHECK-NEXT: 03-tfm-fuse-attention.mlir
-// CHECK-NEXT: 04-cse.mlir
-// CHECK-NEXT: 05-host-llvm.mlir
-// CHECK-NEXT: 06-memory-plan.txt
-// CHECK-NEXT: 07-tuning.txt
-// CHECK-NEXT: 08-llvm.ll
+// CHECK-NEXT: 03-tfm-raise-encodings.mlir
+// CHECK-NEXT: 04-tfm-fuse-attention.mlir
+// CHECK-NEXT: 05-cse.mlir
+// CHECK-NEXT: 06-host-llvm.mlir
+// CHECK-NEXT: 07-memory-plan.txt
+// CHECK-NEXT: 08-tuning.txt
+// CHECK-NEXT: 09-llvm.ll
 // CHECK-NOT: {{.}}
 
 // FUSE-LABEL: func.func @attention

@@ -141,12 +141,13 @@ TEST_F(PipelineTest, FusedPipelineDumpsEveryPass) {
   EXPECT_EQ(countAttention(*module), 1u);
   std::vector<std::string> expected = {
       "00-input.mlir", "01-canonicalize.mlir", "02-cse.mlir",
-      "03-tfm-fuse-attention.mlir", "04-cse.mlir", "report.json"};
+      "03-tfm-raise-encodings.mlir", "04-tfm-fuse-attention.mlir", "05-cse.mlir",
+      "report.json"};
   EXPECT_EQ(dir.list(), expected);
   // Each dump is the whole module after its pass: the input still has the
   // softmax, the dump after fusion has tfm.attention instead.
   EXPECT_NE(readFile(dir.file("00-input.mlir")).find("tfm.softmax"), std::string::npos);
-  std::string fused = readFile(dir.file("03-tfm-fuse-attention.mlir"));
+  std::string fused = readFile(dir.file("04-tfm-fuse-attention.mlir"));
   EXPECT_NE(fused.find("tfm.attention"), std::string::npos) << fused;
   EXPECT_NE(readFile(dir.file("report.json")).find("\"fused\""), std::string::npos);
 }

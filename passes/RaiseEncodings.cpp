@@ -1,0 +1,609 @@
+//===- RaiseEncodings.cpp - exporters' positional encodings to tfm ops ----===//
+//
+// Exporters do not write `tfm.rope` or an ALiBi modifier: they write what
+// the model's Python code computes, op by op. This pass recognises those
+// spellings and replaces each with the op attune's fusion and kernels know,
+// so that -tfm-fuse-attention folds it into the attention kernel:
+//
+//  * RoPE, split halves (GPT-NeoX, LLaMA: Hugging Face's `rotate_half`):
+//      x * cos(A) + rotate_half(x) * sin(A)
+//      rotate_half(x) = concat(-x[..., R/2:], x[..., :R/2])
+//      A = concat(F, F) on the last axis, F[s, i] = p_s * inv_freq[i]
+//    with p an arange along x's sequence axis (plus a constant offset) and
+//    inv_freq a constant equal to base^(-2i/R) for some base, which the
+//    pass reads off the constant. Becomes `tfm.rope x {base,
+//    position_offset}`; a rotation of x[..., :R] concatenated with
+//    x[..., R:] becomes `tfm.rope x {rotary_dims = R}` (partial rotary).
+//  * ALiBi from an arange difference (Press et al.; BLOOM, MPT):
+//      scores + m[h] * (j - i)   or   scores - m[h] * |j - i|
+//    with i and j aranges along the query and key axes, provably of one
+//    length, and m a constant equal to the paper's slopes for H heads and
+//    some max_bias. Becomes `tfm.score_bias {kind = "alibi"}`.
+//
+// Every check is exact on structure and on the constants (to f32 rounding):
+// a graph that only looks alike (other frequencies, llama3 scaling, slopes of
+// another sequence, positions of other lengths) is left as it is, and when
+// the structure matched but a check failed the op gets a remark
+// `<encoding> not raised: <reason>`, which the compile log shows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/tfm/TfmBuilders.h"
+#include "dialects/tfm/TfmOps.h"
+#include "passes/DimProvenance.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace attune {
+#define GEN_PASS_DEF_RAISEENCODINGS
+#include "passes/Passes.h.inc"
+} // namespace attune
+
+using namespace mlir;
+namespace tfm = attune::tfm;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// `%g`: short, and exact for the constants people write.
+std::string g(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
+/// `v` without the reshapes in front of it.
+Value stripReshapes(Value v) {
+  while (auto reshape = v.getDefiningOp<tfm::ReshapeOp>())
+    v = reshape.getInput();
+  return v;
+}
+
+/// The values of a float constant, in row-major order.
+std::optional<SmallVector<double>> constantValues(Value v) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<double> values;
+  for (const APFloat &x : attr.getValues<APFloat>())
+    values.push_back(x.convertToDouble());
+  return values;
+}
+
+/// A splat constant's value.
+std::optional<double> splatValue(Value v) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat())
+    return std::nullopt;
+  return attr.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// True when x and y agree to the rounding of the element type the graph
+/// computed them in (f32 at best; relative 1e-5 leaves room for the powers
+/// and divisions exporters compute constants with).
+bool close(double x, double y) {
+  return std::fabs(x - y) <= 1e-5 * std::max(std::fabs(x), std::fabs(y));
+}
+
+/// Exactly one dimension of `type` differs from 1: its index (the last one
+/// when all are 1).
+std::optional<int64_t> onlyNonUnitDim(RankedTensorType type) {
+  std::optional<int64_t> found;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.getDimSize(d) != 1) {
+      if (found)
+        return std::nullopt;
+      found = d;
+    }
+  if (!found && type.getRank() > 0)
+    found = type.getRank() - 1;
+  return found;
+}
+
+/// Positions: `tfm.arange like {axis, start}`, possibly plus an integral
+/// splat constant, possibly reshaped so that one axis carries them.
+struct Positions {
+  Value like;
+  int64_t axis = 0;
+  int64_t start = 0;
+  /// The axis of the (reshaped) value that carries the positions.
+  int64_t carrier = 0;
+};
+
+std::optional<Positions> matchPositions(Value v) {
+  std::optional<int64_t> carrier = onlyNonUnitDim(typeOf(v));
+  if (!carrier)
+    return std::nullopt;
+  Positions p;
+  p.carrier = *carrier;
+  v = stripReshapes(v);
+  while (auto add = v.getDefiningOp<tfm::AddOp>()) {
+    std::optional<double> c = splatValue(add.getRhs());
+    Value rest = add.getLhs();
+    if (!c) {
+      c = splatValue(add.getLhs());
+      rest = add.getRhs();
+    }
+    if (!c || *c != std::round(*c) || std::fabs(*c) > (1 << 30) ||
+        typeOf(rest).getRank() != typeOf(add.getResult()).getRank())
+      return std::nullopt;
+    p.start += static_cast<int64_t>(*c);
+    v = stripReshapes(rest);
+  }
+  auto arange = v.getDefiningOp<tfm::ArangeOp>();
+  if (!arange)
+    return std::nullopt;
+  p.like = arange.getLike();
+  p.axis = arange.getAxisAttr().getInt();
+  p.start += arange.getStartAttr().getInt();
+  return p;
+}
+
+/// `-x`: tfm.neg, or a multiply by the splat -1.
+Value matchNegation(Value v) {
+  if (auto neg = v.getDefiningOp<tfm::NegOp>())
+    return neg.getInput();
+  if (auto mul = v.getDefiningOp<tfm::MulOp>()) {
+    if (splatValue(mul.getRhs()) == -1.0 && mul.getLhs().getType() == mul.getType())
+      return mul.getLhs();
+    if (splatValue(mul.getLhs()) == -1.0 && mul.getRhs().getType() == mul.getType())
+      return mul.getRhs();
+  }
+  return {};
+}
+
+/// `x[..., start:end]` along the last axis, step 1.
+bool isLastAxisSlice(tfm::SliceOp s, Value x, int64_t start, int64_t end) {
+  return s && s.getInput() == x &&
+         s.getAxisAttr().getInt() == typeOf(x).getRank() - 1 &&
+         s.getStartAttr().getInt() == start && s.getEndAttr().getInt() == end &&
+         s.getStepAttr().getInt() == 1;
+}
+
+/// rotate_half(x) = concat(-x[..., h:2h], x[..., :h]) on the last axis of
+/// x [..., 2h]; returns x.
+Value matchRotateHalf(Value v) {
+  auto concat = v.getDefiningOp<tfm::ConcatOp>();
+  if (!concat || concat.getInputs().size() != 2)
+    return {};
+  int64_t rank = typeOf(v).getRank();
+  if (concat.getAxisAttr().getInt() != rank - 1)
+    return {};
+  Value negated = matchNegation(concat.getInputs()[0]);
+  auto upper = negated ? negated.getDefiningOp<tfm::SliceOp>() : tfm::SliceOp();
+  auto lower = concat.getInputs()[1].getDefiningOp<tfm::SliceOp>();
+  if (!upper || !lower)
+    return {};
+  Value x = lower.getInput();
+  int64_t width = typeOf(x).getDimSize(rank - 1);
+  if (ShapedType::isDynamic(width) || width % 2 != 0)
+    return {};
+  int64_t h = width / 2;
+  if (!isLastAxisSlice(lower, x, 0, h) || !isLastAxisSlice(upper, x, h, 2 * h))
+    return {};
+  return x;
+}
+
+/// The base with inv_freq[i] = base^(-2i/R), i < R/2, or a reason.
+FailureOr<double> inverseFrequencyBase(ArrayRef<double> invFreq, int64_t R,
+                                       std::string &why) {
+  if (invFreq.empty() || !close(invFreq[0], 1.0)) {
+    why = "the inverse frequencies do not start at 1 (base^0)";
+    return failure();
+  }
+  // One frequency fixes nothing: any base gives theta_0 = 1.
+  // The last frequency has the largest exponent, so its f32 rounding moves
+  // the base least; bases are integers in practice (10000, 500000), and one
+  // within f32 rounding of an integer is taken to be it.
+  double base = 10000.0;
+  if (size_t n = invFreq.size(); n > 1) {
+    if (!(invFreq[n - 1] > 0 && invFreq[n - 1] < 1)) {
+      why = "the inverse frequencies are not base^(-2i/R) for a base > 1";
+      return failure();
+    }
+    base = std::pow(invFreq[n - 1], -double(R) / (2.0 * double(n - 1)));
+    if (std::fabs(base - std::round(base)) <= 1e-6 * base)
+      base = std::round(base);
+  }
+  for (auto [i, f] : llvm::enumerate(invFreq))
+    if (!close(f, std::pow(base, -2.0 * double(i) / double(R)))) {
+      why = llvm::formatv("the inverse frequencies are not base^(-2i/R) for one "
+                          "base: the last gives base {0}, for which frequency {1} "
+                          "would be {2}, not {3} (a scaled RoPE, e.g. llama3's, "
+                          "is not tfm.rope)",
+                          g(base), i, g(std::pow(base, -2.0 * double(i) / double(R))), g(f))
+                .str();
+      return failure();
+    }
+  return base;
+}
+
+struct RopeMatch {
+  Value x;
+  double base = 10000.0;
+  int64_t offset = 0;
+};
+
+/// The angle table A[s, d] of a rotation of x [B, H, S, R]: concat(F, F) on
+/// the last axis with F[s, i] = p_s * inv_freq[i].
+LogicalResult matchAngles(Value angles, Value x, RopeMatch &out, std::string &why) {
+  int64_t R = typeOf(x).getDimSize(3);
+  auto concat = stripReshapes(angles).getDefiningOp<tfm::ConcatOp>();
+  if (!concat || concat.getInputs().size() != 2 ||
+      concat.getInputs()[0] != concat.getInputs()[1] ||
+      concat.getAxisAttr().getInt() != typeOf(concat.getResult()).getRank() - 1) {
+    why = "the angles are not concat(F, F) on the last axis (the split-halves "
+          "layout repeats each frequency at i and i + R/2)";
+    return failure();
+  }
+  auto product = concat.getInputs()[0].getDefiningOp<tfm::MulOp>();
+  if (!product) {
+    why = "the angles are not positions times inverse frequencies";
+    return failure();
+  }
+  for (auto [positions, frequencies] :
+       {std::pair(product.getLhs(), product.getRhs()),
+        std::pair(product.getRhs(), product.getLhs())}) {
+    std::optional<Positions> p = matchPositions(positions);
+    std::optional<SmallVector<double>> inv = constantValues(frequencies);
+    if (!p || !inv)
+      continue;
+    // Positions along the second-to-last axis of F, frequencies along its
+    // last: F[s, i] = p_s * inv_freq[i].
+    RankedTensorType pType = typeOf(positions), fType = typeOf(frequencies);
+    if (pType.getRank() < 2 || p->carrier != pType.getRank() - 2 ||
+        onlyNonUnitDim(fType) != fType.getRank() - 1 ||
+        static_cast<int64_t>(inv->size()) * 2 != R) {
+      why = "the angles are not an outer product of positions [S, 1] and R/2 "
+            "inverse frequencies";
+      return failure();
+    }
+    if (!attune::provablySameDim(p->like, p->axis, x, 2)) {
+      why = "the positions count another length than the sequence axis of the "
+            "rotated tensor";
+      return failure();
+    }
+    FailureOr<double> base = inverseFrequencyBase(*inv, R, why);
+    if (failed(base))
+      return failure();
+    out.base = *base;
+    out.offset = p->start;
+    return success();
+  }
+  why = "the angles are not an arange of positions times a constant of "
+        "inverse frequencies";
+  return failure();
+}
+
+/// `x * cos(A) + rotate_half(x) * sin(A)` at `add`, in any operand order.
+/// Returns failure with an empty `why` when `add` is not a rotation at all.
+FailureOr<RopeMatch> matchRope(tfm::AddOp add, std::string &why) {
+  if (typeOf(add.getResult()).getRank() != 4)
+    return failure();
+  for (auto [plain, rotated] : {std::pair(add.getLhs(), add.getRhs()),
+                                std::pair(add.getRhs(), add.getLhs())}) {
+    auto plainMul = plain.getDefiningOp<tfm::MulOp>();
+    auto rotatedMul = rotated.getDefiningOp<tfm::MulOp>();
+    if (!plainMul || !rotatedMul)
+      continue;
+    for (auto [half, sinTable] : {std::pair(rotatedMul.getLhs(), rotatedMul.getRhs()),
+                                  std::pair(rotatedMul.getRhs(), rotatedMul.getLhs())}) {
+      Value x = matchRotateHalf(half);
+      if (!x)
+        continue;
+      Value cosTable;
+      if (plainMul.getLhs() == x)
+        cosTable = plainMul.getRhs();
+      else if (plainMul.getRhs() == x)
+        cosTable = plainMul.getLhs();
+      else
+        continue;
+      // From here on it is a rotate_half rotation: say why when it is not
+      // one tfm.rope can be.
+      RankedTensorType xType = typeOf(x);
+      if (add.getType() != xType || plainMul.getType() != xType ||
+          rotatedMul.getType() != xType) {
+        why = "the cos and sin tables broadcast the rotated tensor to a new shape";
+        return failure();
+      }
+      auto cosOp = stripReshapes(cosTable).getDefiningOp<tfm::CosOp>();
+      auto sinOp = stripReshapes(sinTable).getDefiningOp<tfm::SinOp>();
+      if (!cosOp || !sinOp || stripReshapes(cosOp.getInput()) != stripReshapes(sinOp.getInput())) {
+        why = "the tables are not cos and sin of one angle tensor";
+        return failure();
+      }
+      // Tables [..., S, R] broadcast over batch and heads: 1 elsewhere.
+      RankedTensorType tableType = typeOf(cosTable);
+      for (int64_t d = 0; d + 2 < tableType.getRank(); ++d)
+        if (tableType.getDimSize(d) != 1) {
+          why = "the cos and sin tables differ across batch rows or heads";
+          return failure();
+        }
+      if (typeOf(sinTable) != tableType) {
+        why = "the cos and sin tables have different shapes";
+        return failure();
+      }
+      RopeMatch match;
+      match.x = x;
+      if (failed(matchAngles(cosOp.getInput(), x, match, why)))
+        return failure();
+      return match;
+    }
+  }
+  return failure();
+}
+
+/// ALiBi: scores + m[h] * (j - i), or scores - m[h] * |j - i|.
+struct AlibiMatch {
+  Value scores;
+  double maxBias = 8.0;
+  bool symmetric = false;
+};
+
+/// The paper's slope of head h of n (compiler/modifiers/Alibi.cpp).
+double paperSlope(double maxBias, int64_t n, int64_t h) {
+  int64_t c = 1;
+  while (c * 2 <= n)
+    c *= 2;
+  if (h < c)
+    return std::exp2(-maxBias * double(h + 1) / double(c));
+  return std::exp2(-maxBias * double(2 * (h - c) + 1) / double(2 * c));
+}
+
+/// j - i (sign +1), i - j (-1) or |j - i| (symmetric), from aranges of one
+/// start along the keys (last axis) and the queries (the one before) of
+/// scores [B, H, Sq, Sk].
+LogicalResult matchDistance(Value v, Value scores, int &sign, bool &symmetric,
+                            std::string &why) {
+  symmetric = false;
+  if (auto abs = v.getDefiningOp<tfm::AbsOp>()) {
+    symmetric = true;
+    v = abs.getInput();
+  }
+  auto sub = v.getDefiningOp<tfm::SubOp>();
+  if (!sub)
+    return failure();
+  std::optional<Positions> a = matchPositions(sub.getLhs());
+  std::optional<Positions> b = matchPositions(sub.getRhs());
+  if (!a || !b)
+    return failure();
+  int64_t rankA = typeOf(sub.getLhs()).getRank(), rankB = typeOf(sub.getRhs()).getRank();
+  bool aKeys = a->carrier == rankA - 1, bKeys = b->carrier == rankB - 1;
+  bool aQueries = rankA >= 2 && a->carrier == rankA - 2;
+  bool bQueries = rankB >= 2 && b->carrier == rankB - 2;
+  if (aKeys && bQueries)
+    sign = 1;
+  else if (aQueries && bKeys)
+    sign = -1;
+  else {
+    why = "the distance is not a difference of key positions (last axis) and "
+          "query positions (the axis before)";
+    return failure();
+  }
+  const Positions &keys = sign > 0 ? *a : *b, &queries = sign > 0 ? *b : *a;
+  if (keys.start != queries.start) {
+    why = "the key and query positions start at different offsets";
+    return failure();
+  }
+  if (!attune::provablySameDim(keys.like, keys.axis, scores, 3) ||
+      !attune::provablySameDim(queries.like, queries.axis, scores, 2)) {
+    why = "the positions count other lengths than the scores' query and key axes";
+    return failure();
+  }
+  // tfm's modifiers align queries to the end of the keys (j - (i + Sk -
+  // Sq)); the graph's j - i is that distance only when Sq = Sk.
+  if (!attune::provablySameDim(scores, 2, scores, 3)) {
+    why = "the query and key lengths may differ, and the graph's j - i is not "
+          "aligned to the end of the keys as tfm's modifiers are";
+    return failure();
+  }
+  return success();
+}
+
+FailureOr<AlibiMatch> matchAlibi(tfm::AddOp add, std::string &why) {
+  RankedTensorType type = typeOf(add.getResult());
+  if (type.getRank() != 4 || ShapedType::isDynamic(type.getDimSize(1)))
+    return failure();
+  const int64_t heads = type.getDimSize(1);
+  for (auto [scores, bias] : {std::pair(add.getLhs(), add.getRhs()),
+                              std::pair(add.getRhs(), add.getLhs())}) {
+    if (scores.getType() != type)
+      continue;
+    Value term = stripReshapes(bias);
+    double sign = 1.0;
+    if (Value negated = matchNegation(term)) {
+      sign = -1.0;
+      term = stripReshapes(negated);
+    }
+    auto product = term.getDefiningOp<tfm::MulOp>();
+    if (!product)
+      continue;
+    for (auto [slopes, distance] : {std::pair(product.getLhs(), product.getRhs()),
+                                    std::pair(product.getRhs(), product.getLhs())}) {
+      std::optional<SmallVector<double>> m = constantValues(slopes);
+      if (!m)
+        continue;
+      int distanceSign = 1;
+      bool symmetric = false;
+      std::string distanceWhy;
+      if (failed(matchDistance(distance, scores, distanceSign, symmetric, distanceWhy))) {
+        if (!distanceWhy.empty()) {
+          why = distanceWhy;
+          return failure();
+        }
+        continue;
+      }
+      // The slopes run along the heads: the product's axis 1 when aligned
+      // with the rank-4 scores, 1 everywhere else.
+      RankedTensorType slopeType = typeOf(slopes);
+      int64_t productRank = typeOf(product.getResult()).getRank();
+      int64_t headAxis = 1 - (4 - productRank) - (productRank - slopeType.getRank());
+      if (static_cast<int64_t>(m->size()) != heads ||
+          (heads > 1 && onlyNonUnitDim(slopeType) != headAxis) ||
+          typeOf(bias).getRank() > 4) {
+        why = "the slopes are not one per head along the heads axis";
+        return failure();
+      }
+      // bias_h = sign * m_h * f(delta): the paper's m_h (j - i), or
+      // -m_h |j - i| when symmetric.
+      double direction = symmetric ? -1.0 : double(distanceSign);
+      SmallVector<double> slope = llvm::map_to_vector(
+          *m, [&](double x) { return sign * direction * x; });
+      int64_t c = 1;
+      while (c * 2 <= heads)
+        c *= 2;
+      if (!(slope[0] > 0 && slope[0] < 1)) {
+        why = llvm::formatv("the slopes are not the paper's geometric sequence "
+                            "(head 0's is {0} for a bias of that direction)",
+                            g(slope[0]))
+                  .str();
+        return failure();
+      }
+      double maxBias = -double(c) * std::log2(slope[0]);
+      for (int64_t h = 0; h < heads; ++h)
+        if (!close(slope[h], paperSlope(maxBias, heads, h))) {
+          why = llvm::formatv("head {0}'s slope is {1}, not {2} as in the paper's "
+                              "geometric sequence for {3} heads with head 0's slope "
+                              "(max_bias {4})",
+                              h, g(slope[h]), g(paperSlope(maxBias, heads, h)), heads,
+                              g(maxBias))
+                    .str();
+          return failure();
+        }
+      AlibiMatch match;
+      match.scores = scores;
+      // max_bias is an integer in every model that uses ALiBi; snap the
+      // value read back from f32 slopes so the IR shows 8, not 7.9999997.
+      match.maxBias = std::fabs(maxBias - std::round(maxBias)) < 1e-4 ? std::round(maxBias)
+                                                                      : maxBias;
+      match.symmetric = symmetric;
+      return match;
+    }
+  }
+  return failure();
+}
+
+struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
+  using RaiseEncodingsBase::RaiseEncodingsBase;
+
+  void runOnOperation() override {
+    SmallVector<tfm::AddOp> adds;
+    getOperation()->walk([&](tfm::AddOp op) { adds.push_back(op); });
+    for (tfm::AddOp add : adds) {
+      std::string why;
+      FailureOr<RopeMatch> rope = matchRope(add, why);
+      if (succeeded(rope)) {
+        raiseRope(add, *rope);
+        continue;
+      }
+      if (!why.empty()) {
+        add.emitRemark("RoPE not raised: ") << why;
+        ++numNotRaised;
+        continue;
+      }
+      FailureOr<AlibiMatch> alibi = matchAlibi(add, why);
+      if (succeeded(alibi)) {
+        raiseAlibi(add, *alibi);
+        continue;
+      }
+      if (!why.empty()) {
+        add.emitRemark("ALiBi not raised: ") << why;
+        ++numNotRaised;
+      }
+    }
+    // Partial rotary: rope(x[..., :R]) joined with x[..., R:].
+    SmallVector<tfm::ConcatOp> concats;
+    getOperation()->walk([&](tfm::ConcatOp op) { concats.push_back(op); });
+    for (tfm::ConcatOp concat : concats)
+      raisePartialRope(concat);
+    eraseDeadOps();
+  }
+
+  void raiseRope(tfm::AddOp add, const RopeMatch &match) {
+    OpBuilder builder(add);
+    Builder b(add.getContext());
+    auto rope = tfm::RopeOp::create(
+        builder, add.getLoc(), add.getType(), match.x, /*align=*/Value(),
+        b.getF64FloatAttr(match.base), /*rotary_dims=*/IntegerAttr(),
+        b.getBoolAttr(false), b.getI64IntegerAttr(match.offset));
+    add.getResult().replaceAllUsesWith(rope.getResult());
+    ++numRaised;
+  }
+
+  void raiseAlibi(tfm::AddOp add, const AlibiMatch &match) {
+    OpBuilder builder(add);
+    Builder b(add.getContext());
+    SmallVector<NamedAttribute> entries = {
+        b.getNamedAttr("kind", b.getStringAttr("alibi")),
+        b.getNamedAttr("max_bias", b.getF64FloatAttr(match.maxBias))};
+    if (match.symmetric)
+      entries.push_back(b.getNamedAttr("symmetric", b.getBoolAttr(true)));
+    auto bias = tfm::ScoreBiasOp::create(
+        builder, add.getLoc(), add.getType(), match.scores, /*query=*/Value(),
+        /*key=*/Value(), /*modifier_operands=*/ValueRange(),
+        b.getDictionaryAttr(entries), /*scale=*/FloatAttr());
+    add.getResult().replaceAllUsesWith(bias.getResult());
+    ++numRaised;
+  }
+
+  /// concat(rope(x[..., :R]), x[..., R:]) on the last axis is
+  /// rope(x) {rotary_dims = R}.
+  void raisePartialRope(tfm::ConcatOp concat) {
+    if (concat.getInputs().size() != 2 || typeOf(concat.getResult()).getRank() != 4 ||
+        concat.getAxisAttr().getInt() != 3)
+      return;
+    auto rope = concat.getInputs()[0].getDefiningOp<tfm::RopeOp>();
+    auto rest = concat.getInputs()[1].getDefiningOp<tfm::SliceOp>();
+    if (!rope || !rest || rope.getAlign())
+      return;
+    auto rotated = rope.getInput().getDefiningOp<tfm::SliceOp>();
+    if (!rotated)
+      return;
+    Value x = rotated.getInput();
+    int64_t D = typeOf(x).getDimSize(3);
+    attune::codegen::RopeSpec spec = tfm::ropeOf(rope);
+    int64_t R = typeOf(rope.getInput()).getDimSize(3);
+    if (spec.rotaryDims != R || !isLastAxisSlice(rotated, x, 0, R) ||
+        !isLastAxisSlice(rest, x, R, D) || concat.getType() != typeOf(x))
+      return;
+    OpBuilder builder(concat);
+    Builder b(concat.getContext());
+    auto whole = tfm::RopeOp::create(
+        builder, concat.getLoc(), concat.getType(), x, /*align=*/Value(),
+        rope.getBaseAttr(), b.getI64IntegerAttr(R), rope.getInterleavedAttr(),
+        rope.getPositionOffsetAttr());
+    concat.getResult().replaceAllUsesWith(whole.getResult());
+    ++numRaised;
+  }
+
+  /// The tables and rotations the raised ops replaced, now unused.
+  void eraseDeadOps() {
+    bool erased = true;
+    while (erased) {
+      erased = false;
+      SmallVector<Operation *> dead;
+      getOperation()->walk([&](Operation *op) {
+        if (op->getNumResults() > 0 && op->use_empty() && isPure(op))
+          dead.push_back(op);
+      });
+      for (Operation *op : dead) {
+        op->erase();
+        erased = true;
+      }
+    }
+  }
+};
+
+} // namespace
