@@ -172,28 +172,66 @@ bool isLastAxisSlice(tfm::SliceOp s, Value x, int64_t start, int64_t end) {
          s.getStepAttr().getInt() == 1;
 }
 
+/// A rotation's partner term: the tensor x it rotates, and its layout.
+struct Rotation {
+  Value x;
+  bool interleaved = false;
+};
+
 /// rotate_half(x) = concat(-x[..., h:2h], x[..., :h]) on the last axis of
-/// x [..., 2h]; returns x.
-Value matchRotateHalf(Value v) {
+/// x [..., 2h] (the split-halves layout).
+std::optional<Rotation> matchRotateHalf(Value v) {
   auto concat = v.getDefiningOp<tfm::ConcatOp>();
   if (!concat || concat.getInputs().size() != 2)
-    return {};
+    return std::nullopt;
   int64_t rank = typeOf(v).getRank();
   if (concat.getAxisAttr().getInt() != rank - 1)
-    return {};
+    return std::nullopt;
   Value negated = matchNegation(concat.getInputs()[0]);
   auto upper = negated ? negated.getDefiningOp<tfm::SliceOp>() : tfm::SliceOp();
   auto lower = concat.getInputs()[1].getDefiningOp<tfm::SliceOp>();
   if (!upper || !lower)
-    return {};
+    return std::nullopt;
   Value x = lower.getInput();
   int64_t width = typeOf(x).getDimSize(rank - 1);
   if (ShapedType::isDynamic(width) || width % 2 != 0)
-    return {};
+    return std::nullopt;
   int64_t h = width / 2;
   if (!isLastAxisSlice(lower, x, 0, h) || !isLastAxisSlice(upper, x, h, 2 * h))
-    return {};
-  return x;
+    return std::nullopt;
+  return Rotation{x, /*interleaved=*/false};
+}
+
+/// GPT-J's rotate_every_two(x) = stack(-x[..., 1::2], x[..., ::2], -1)
+/// flattened: reshape(concat(reshape(-odd), reshape(even)) on a new last
+/// axis of 2) back to x's shape (the interleaved layout).
+std::optional<Rotation> matchRotateEveryTwo(Value v) {
+  auto flatten = v.getDefiningOp<tfm::ReshapeOp>();
+  if (!flatten)
+    return std::nullopt;
+  auto stack = flatten.getInput().getDefiningOp<tfm::ConcatOp>();
+  if (!stack || stack.getInputs().size() != 2)
+    return std::nullopt;
+  RankedTensorType stacked = typeOf(stack.getResult());
+  int64_t rank = stacked.getRank();
+  if (stack.getAxisAttr().getInt() != rank - 1 || stacked.getDimSize(rank - 1) != 2)
+    return std::nullopt;
+  Value negated = matchNegation(stripReshapes(stack.getInputs()[0]));
+  auto odd = negated ? negated.getDefiningOp<tfm::SliceOp>() : tfm::SliceOp();
+  auto even = stripReshapes(stack.getInputs()[1]).getDefiningOp<tfm::SliceOp>();
+  if (!odd || !even || odd.getInput() != even.getInput())
+    return std::nullopt;
+  Value x = even.getInput();
+  int64_t xRank = typeOf(x).getRank(), width = typeOf(x).getDimSize(xRank - 1);
+  if (ShapedType::isDynamic(width) || width % 2 != 0 || typeOf(v) != typeOf(x))
+    return std::nullopt;
+  auto strided = [&](tfm::SliceOp s, int64_t start) {
+    return s.getAxisAttr().getInt() == xRank - 1 && s.getStartAttr().getInt() == start &&
+           s.getStepAttr().getInt() == 2 && s.getEndAttr().getInt() >= width - 1;
+  };
+  if (!strided(even, 0) || !strided(odd, 1))
+    return std::nullopt;
+  return Rotation{x, /*interleaved=*/true};
 }
 
 /// The base with inv_freq[i] = base^(-2i/R), i < R/2, or a reason.
@@ -203,7 +241,6 @@ FailureOr<double> inverseFrequencyBase(ArrayRef<double> invFreq, int64_t R,
     why = "the inverse frequencies do not start at 1 (base^0)";
     return failure();
   }
-  // One frequency fixes nothing: any base gives theta_0 = 1.
   // The last frequency has the largest exponent, so its f32 rounding moves
   // the base least; bases are integers in practice (10000, 500000), and one
   // within f32 rounding of an integer is taken to be it.
@@ -232,37 +269,72 @@ FailureOr<double> inverseFrequencyBase(ArrayRef<double> invFreq, int64_t R,
 
 struct RopeMatch {
   Value x;
+  bool interleaved = false;
   double base = 10000.0;
   int64_t offset = 0;
 };
 
-/// The angle table A[s, d] of a rotation of x [B, H, S, R]: concat(F, F) on
-/// the last axis with F[s, i] = p_s * inv_freq[i].
-LogicalResult matchAngles(Value angles, Value x, RopeMatch &out, std::string &why) {
-  int64_t R = typeOf(x).getDimSize(3);
-  auto concat = stripReshapes(angles).getDefiningOp<tfm::ConcatOp>();
+/// `v` without a repeat_interleave by 2 of its last axis: how the
+/// interleaved layout repeats each frequency (GPT-J's duplicate_interleave),
+/// before or after the cos and sin.
+Value stripPairRepeat(Value v, bool &stripped) {
+  stripped = false;
+  auto repeat = stripReshapes(v).getDefiningOp<tfm::RepeatInterleaveOp>();
+  if (repeat && repeat.getRepeats() == 2 &&
+      static_cast<int64_t>(repeat.getAxis()) == typeOf(repeat.getResult()).getRank() - 1) {
+    stripped = true;
+    return repeat.getInput();
+  }
+  return v;
+}
+
+/// The frequencies F [S, R/2] under a cos or sin table of rotation layout
+/// `interleaved`: the table is f(A), A = concat(F, F) (split halves) or F
+/// with each column repeated twice (interleaved, the repeat before or after
+/// f). `Op` is tfm::CosOp or tfm::SinOp.
+template <typename Op>
+Value tableFrequencies(Value table, bool interleaved) {
+  bool repeatedOutside = false;
+  if (interleaved)
+    table = stripPairRepeat(table, repeatedOutside);
+  auto f = stripReshapes(table).getDefiningOp<Op>();
+  if (!f)
+    return {};
+  Value angles = stripReshapes(f.getInput());
+  if (interleaved) {
+    if (repeatedOutside)
+      return angles;
+    bool repeated = false;
+    Value inner = stripPairRepeat(angles, repeated);
+    return repeated ? stripReshapes(inner) : Value();
+  }
+  auto concat = angles.getDefiningOp<tfm::ConcatOp>();
   if (!concat || concat.getInputs().size() != 2 ||
       concat.getInputs()[0] != concat.getInputs()[1] ||
-      concat.getAxisAttr().getInt() != typeOf(concat.getResult()).getRank() - 1) {
-    why = "the angles are not concat(F, F) on the last axis (the split-halves "
-          "layout repeats each frequency at i and i + R/2)";
-    return failure();
-  }
-  auto product = concat.getInputs()[0].getDefiningOp<tfm::MulOp>();
+      concat.getAxisAttr().getInt() != typeOf(angles).getRank() - 1)
+    return {};
+  return stripReshapes(concat.getInputs()[0]);
+}
+
+/// F[s, i] = p_s * inv_freq[i] for a rotation of x [B, H, S, R].
+LogicalResult matchFrequencies(Value frequencies, Value x, RopeMatch &out,
+                               std::string &why) {
+  int64_t R = typeOf(x).getDimSize(3);
+  auto product = frequencies.getDefiningOp<tfm::MulOp>();
   if (!product) {
     why = "the angles are not positions times inverse frequencies";
     return failure();
   }
-  for (auto [positions, frequencies] :
+  for (auto [positions, constant] :
        {std::pair(product.getLhs(), product.getRhs()),
         std::pair(product.getRhs(), product.getLhs())}) {
     std::optional<Positions> p = matchPositions(positions);
-    std::optional<SmallVector<double>> inv = constantValues(frequencies);
+    std::optional<SmallVector<double>> inv = constantValues(constant);
     if (!p || !inv)
       continue;
     // Positions along the second-to-last axis of F, frequencies along its
     // last: F[s, i] = p_s * inv_freq[i].
-    RankedTensorType pType = typeOf(positions), fType = typeOf(frequencies);
+    RankedTensorType pType = typeOf(positions), fType = typeOf(constant);
     if (pType.getRank() < 2 || p->carrier != pType.getRank() - 2 ||
         onlyNonUnitDim(fType) != fType.getRank() - 1 ||
         static_cast<int64_t>(inv->size()) * 2 != R) {
@@ -287,8 +359,9 @@ LogicalResult matchAngles(Value angles, Value x, RopeMatch &out, std::string &wh
   return failure();
 }
 
-/// `x * cos(A) + rotate_half(x) * sin(A)` at `add`, in any operand order.
-/// Returns failure with an empty `why` when `add` is not a rotation at all.
+/// `x * cos(A) + rotate(x) * sin(A)` at `add`, in any operand order, with
+/// rotate_half (split halves) or rotate_every_two (interleaved). Returns
+/// failure with an empty `why` when `add` is not a rotation at all.
 FailureOr<RopeMatch> matchRope(tfm::AddOp add, std::string &why) {
   if (typeOf(add.getResult()).getRank() != 4)
     return failure();
@@ -298,46 +371,54 @@ FailureOr<RopeMatch> matchRope(tfm::AddOp add, std::string &why) {
     auto rotatedMul = rotated.getDefiningOp<tfm::MulOp>();
     if (!plainMul || !rotatedMul)
       continue;
-    for (auto [half, sinTable] : {std::pair(rotatedMul.getLhs(), rotatedMul.getRhs()),
-                                  std::pair(rotatedMul.getRhs(), rotatedMul.getLhs())}) {
-      Value x = matchRotateHalf(half);
-      if (!x)
+    for (auto [partner, sinTable] : {std::pair(rotatedMul.getLhs(), rotatedMul.getRhs()),
+                                     std::pair(rotatedMul.getRhs(), rotatedMul.getLhs())}) {
+      std::optional<Rotation> rotation = matchRotateHalf(partner);
+      if (!rotation)
+        rotation = matchRotateEveryTwo(partner);
+      if (!rotation)
         continue;
-      Value cosTable;
+      Value x = rotation->x, cosTable;
       if (plainMul.getLhs() == x)
         cosTable = plainMul.getRhs();
       else if (plainMul.getRhs() == x)
         cosTable = plainMul.getLhs();
       else
         continue;
-      // From here on it is a rotate_half rotation: say why when it is not
-      // one tfm.rope can be.
+      // From here on it is a rotation: say why when it is not one tfm.rope
+      // can be.
       RankedTensorType xType = typeOf(x);
       if (add.getType() != xType || plainMul.getType() != xType ||
           rotatedMul.getType() != xType) {
         why = "the cos and sin tables broadcast the rotated tensor to a new shape";
         return failure();
       }
-      auto cosOp = stripReshapes(cosTable).getDefiningOp<tfm::CosOp>();
-      auto sinOp = stripReshapes(sinTable).getDefiningOp<tfm::SinOp>();
-      if (!cosOp || !sinOp || stripReshapes(cosOp.getInput()) != stripReshapes(sinOp.getInput())) {
-        why = "the tables are not cos and sin of one angle tensor";
-        return failure();
-      }
       // Tables [..., S, R] broadcast over batch and heads: 1 elsewhere.
       RankedTensorType tableType = typeOf(cosTable);
+      if (typeOf(sinTable) != tableType) {
+        why = "the cos and sin tables have different shapes";
+        return failure();
+      }
       for (int64_t d = 0; d + 2 < tableType.getRank(); ++d)
         if (tableType.getDimSize(d) != 1) {
           why = "the cos and sin tables differ across batch rows or heads";
           return failure();
         }
-      if (typeOf(sinTable) != tableType) {
-        why = "the cos and sin tables have different shapes";
+      Value cosF = tableFrequencies<tfm::CosOp>(cosTable, rotation->interleaved);
+      Value sinF = tableFrequencies<tfm::SinOp>(sinTable, rotation->interleaved);
+      if (!cosF || cosF != sinF) {
+        why = rotation->interleaved
+                  ? "the tables are not cos and sin of one angle tensor with "
+                    "each frequency repeated twice (the interleaved layout of "
+                    "rotate_every_two)"
+                  : "the tables are not cos and sin of one angle tensor "
+                    "concat(F, F) (the split-halves layout of rotate_half)";
         return failure();
       }
       RopeMatch match;
       match.x = x;
-      if (failed(matchAngles(cosOp.getInput(), x, match, why)))
+      match.interleaved = rotation->interleaved;
+      if (failed(matchFrequencies(cosF, x, match, why)))
         return failure();
       return match;
     }
@@ -537,7 +618,7 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
     auto rope = tfm::RopeOp::create(
         builder, add.getLoc(), add.getType(), match.x, /*align=*/Value(),
         b.getF64FloatAttr(match.base), /*rotary_dims=*/IntegerAttr(),
-        b.getBoolAttr(false), b.getI64IntegerAttr(match.offset));
+        b.getBoolAttr(match.interleaved), b.getI64IntegerAttr(match.offset));
     add.getResult().replaceAllUsesWith(rope.getResult());
     ++numRaised;
   }

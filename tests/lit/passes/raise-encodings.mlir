@@ -168,6 +168,89 @@ func.func @different_angles(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
 
 // -----
 
+/// GPT-J's rotate_every_two: every other element, negated and stacked on a new
+/// last axis, flattened; sin and cos repeated pairwise (duplicate_interleave)
+/// after the sin and cos: tfm.rope in the interleaved layout.
+// CHECK-LABEL: func.func @rotate_every_two
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x2x?x8xf32>)
+// CHECK-NEXT: %[[R:.+]] = tfm.rope %[[Q]] {interleaved = true} : tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @rotate_every_two(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
+  %inv = arith.constant dense<[1.0, 0.1, 0.01, 0.001]> : tensor<4xf32>
+  %pos = tfm.arange %q {axis = 2 : i64} : tensor<1x2x?x8xf32> -> tensor<?xf32>
+  %col = tfm.reshape %pos : tensor<?xf32> -> tensor<?x1xf32>
+  %f = tfm.mul %col, %inv : tensor<?x1xf32>, tensor<4xf32> -> tensor<?x4xf32>
+  %s0 = tfm.sin %f : tensor<?x4xf32> -> tensor<?x4xf32>
+  %c0 = tfm.cos %f : tensor<?x4xf32> -> tensor<?x4xf32>
+  %sin = tfm.repeat_interleave %s0 {axis = 1 : i64, repeats = 2 : i64} : tensor<?x4xf32> -> tensor<?x8xf32>
+  %cos = tfm.repeat_interleave %c0 {axis = 1 : i64, repeats = 2 : i64} : tensor<?x4xf32> -> tensor<?x8xf32>
+  %even = tfm.slice %q {axis = 3 : i64, start = 0 : i64, end = 8 : i64, step = 2 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x4xf32>
+  %odd = tfm.slice %q {axis = 3 : i64, start = 1 : i64, end = 8 : i64, step = 2 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x4xf32>
+  %n = tfm.neg %odd : tensor<1x2x?x4xf32> -> tensor<1x2x?x4xf32>
+  %n1 = tfm.reshape %n : tensor<1x2x?x4xf32> -> tensor<1x2x?x4x1xf32>
+  %e1 = tfm.reshape %even : tensor<1x2x?x4xf32> -> tensor<1x2x?x4x1xf32>
+  %st = tfm.concat %n1, %e1 {axis = 4 : i64} : tensor<1x2x?x4x1xf32>, tensor<1x2x?x4x1xf32> -> tensor<1x2x?x4x2xf32>
+  %rot = tfm.reshape %st : tensor<1x2x?x4x2xf32> -> tensor<1x2x?x8xf32>
+  %qc = tfm.mul %q, %cos : tensor<1x2x?x8xf32>, tensor<?x8xf32> -> tensor<1x2x?x8xf32>
+  %rs = tfm.mul %rot, %sin : tensor<1x2x?x8xf32>, tensor<?x8xf32> -> tensor<1x2x?x8xf32>
+  %r = tfm.add %qc, %rs : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
+  return %r : tensor<1x2x?x8xf32>
+}
+
+// -----
+
+/// The same with the angles repeated before the sin and cos.
+// CHECK-LABEL: func.func @rotate_every_two_repeated_angles
+// CHECK-NEXT: %[[R:.+]] = tfm.rope %{{.+}} {interleaved = true}
+// CHECK-NEXT: return %[[R]]
+func.func @rotate_every_two_repeated_angles(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
+  %inv = arith.constant dense<[1.0, 0.1, 0.01, 0.001]> : tensor<4xf32>
+  %pos = tfm.arange %q {axis = 2 : i64} : tensor<1x2x?x8xf32> -> tensor<?xf32>
+  %col = tfm.reshape %pos : tensor<?xf32> -> tensor<?x1xf32>
+  %f = tfm.mul %col, %inv : tensor<?x1xf32>, tensor<4xf32> -> tensor<?x4xf32>
+  %a = tfm.repeat_interleave %f {axis = 1 : i64, repeats = 2 : i64} : tensor<?x4xf32> -> tensor<?x8xf32>
+  %sin = tfm.sin %a : tensor<?x8xf32> -> tensor<?x8xf32>
+  %cos = tfm.cos %a : tensor<?x8xf32> -> tensor<?x8xf32>
+  %even = tfm.slice %q {axis = 3 : i64, start = 0 : i64, end = 8 : i64, step = 2 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x4xf32>
+  %odd = tfm.slice %q {axis = 3 : i64, start = 1 : i64, end = 8 : i64, step = 2 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x4xf32>
+  %n = tfm.neg %odd : tensor<1x2x?x4xf32> -> tensor<1x2x?x4xf32>
+  %n1 = tfm.reshape %n : tensor<1x2x?x4xf32> -> tensor<1x2x?x4x1xf32>
+  %e1 = tfm.reshape %even : tensor<1x2x?x4xf32> -> tensor<1x2x?x4x1xf32>
+  %st = tfm.concat %n1, %e1 {axis = 4 : i64} : tensor<1x2x?x4x1xf32>, tensor<1x2x?x4x1xf32> -> tensor<1x2x?x4x2xf32>
+  %rot = tfm.reshape %st : tensor<1x2x?x4x2xf32> -> tensor<1x2x?x8xf32>
+  %qc = tfm.mul %q, %cos : tensor<1x2x?x8xf32>, tensor<?x8xf32> -> tensor<1x2x?x8xf32>
+  %rs = tfm.mul %rot, %sin : tensor<1x2x?x8xf32>, tensor<?x8xf32> -> tensor<1x2x?x8xf32>
+  %r = tfm.add %qc, %rs : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
+  return %r : tensor<1x2x?x8xf32>
+}
+
+// -----
+
+/// rotate_half (split halves) with tables repeated pairwise (interleaved): the
+/// layouts disagree, so it is not a rotation tfm.rope can be.
+// CHECK-LABEL: func.func @mixed_layouts
+// CHECK-NOT: tfm.rope
+func.func @mixed_layouts(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
+  %inv = arith.constant dense<[1.0, 0.1, 0.01, 0.001]> : tensor<4xf32>
+  %pos = tfm.arange %q {axis = 2 : i64} : tensor<1x2x?x8xf32> -> tensor<?xf32>
+  %col = tfm.reshape %pos : tensor<?xf32> -> tensor<?x1xf32>
+  %f = tfm.mul %col, %inv : tensor<?x1xf32>, tensor<4xf32> -> tensor<?x4xf32>
+  %a = tfm.repeat_interleave %f {axis = 1 : i64, repeats = 2 : i64} : tensor<?x4xf32> -> tensor<?x8xf32>
+  %sin = tfm.sin %a : tensor<?x8xf32> -> tensor<?x8xf32>
+  %cos = tfm.cos %a : tensor<?x8xf32> -> tensor<?x8xf32>
+  %x1 = tfm.slice %q {axis = 3 : i64, start = 0 : i64, end = 4 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x4xf32>
+  %x2 = tfm.slice %q {axis = 3 : i64, start = 4 : i64, end = 8 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x4xf32>
+  %n = tfm.neg %x2 : tensor<1x2x?x4xf32> -> tensor<1x2x?x4xf32>
+  %h = tfm.concat %n, %x1 {axis = 3 : i64} : tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32> -> tensor<1x2x?x8xf32>
+  %qc = tfm.mul %q, %cos : tensor<1x2x?x8xf32>, tensor<?x8xf32> -> tensor<1x2x?x8xf32>
+  %hs = tfm.mul %h, %sin : tensor<1x2x?x8xf32>, tensor<?x8xf32> -> tensor<1x2x?x8xf32>
+  // expected-remark @+1 {{RoPE not raised: the tables are not cos and sin of one angle tensor concat(F, F) (the split-halves layout of rotate_half)}}
+  %r = tfm.add %qc, %hs : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
+  return %r : tensor<1x2x?x8xf32>
+}
+
+// -----
+
 /// ALiBi as BLOOM-style code writes it: slopes [H, 1, 1] times j - i from two
 /// aranges of one length (q's sequence axis, which is also k's here).
 // CHECK-LABEL: func.func @alibi
