@@ -40,6 +40,9 @@ class Tfm_Op<string mnemonic, list<Trait> traits = []>
 
 def Tfm_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def Tfm_IndexTensor : RankedTensorOf<[I32, I64]>;
+/// Element-wise arithmetic: floats, and the integers index computations
+/// (position buckets, clipped distances) are written in.
+def Tfm_NumericTensor : RankedTensorOf<[F32, F16, BF16, I32, I64]>;
 /// Masks and conditions: i1, or integers where nonzero means true.
 def Tfm_PredTensor : RankedTensorOf<[I1, I8, I32, I64]>;
 
@@ -70,6 +73,24 @@ def Tfm_GeluApproxKind : I32EnumAttr<"GeluApproxKind",
   let genSpecializedAttr = 0;
 }
 def Tfm_GeluApproxAttr : EnumAttr<Tfm_Dialect, Tfm_GeluApproxKind, "gelu_approx"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tfm_Compare_Lt : I32EnumAttrCase<"lt", 0>;
+def Tfm_Compare_Le : I32EnumAttrCase<"le", 1>;
+def Tfm_Compare_Gt : I32EnumAttrCase<"gt", 2>;
+def Tfm_Compare_Ge : I32EnumAttrCase<"ge", 3>;
+def Tfm_Compare_Eq : I32EnumAttrCase<"eq", 4>;
+def Tfm_Compare_Ne : I32EnumAttrCase<"ne", 5>;
+def Tfm_ComparePredicateKind : I32EnumAttr<"ComparePredicateKind",
+    "the relation tfm.compare tests",
+    [Tfm_Compare_Lt, Tfm_Compare_Le, Tfm_Compare_Gt, Tfm_Compare_Ge,
+     Tfm_Compare_Eq, Tfm_Compare_Ne]> {
+  let cppNamespace = "::attune::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_ComparePredicateAttr
+    : EnumAttr<Tfm_Dialect, Tfm_ComparePredicateKind, "compare"> {
   let assemblyFormat = "`<` $value `>`";
 }
 

@@ -662,7 +662,28 @@ TFM_BINARY_OP_IMPL(AddOp)
 TFM_BINARY_OP_IMPL(SubOp)
 TFM_BINARY_OP_IMPL(MulOp)
 TFM_BINARY_OP_IMPL(DivOp)
+TFM_BINARY_OP_IMPL(MinimumOp)
+TFM_BINARY_OP_IMPL(MaximumOp)
 #undef TFM_BINARY_OP_IMPL
+
+static FailureOr<RankedTensorType> inferCompare(CompareOp::Adaptor op,
+                                                EmitFn emitError) {
+  auto lhs = getRanked(emitError, "lhs", op.getLhs());
+  auto rhs = getRanked(emitError, "rhs", op.getRhs());
+  if (failed(lhs) || failed(rhs) ||
+      failed(checkElementType(emitError, "rhs", *rhs, "lhs", lhs->getElementType())))
+    return failure();
+  auto shape = broadcastShapes(lhs->getShape(), rhs->getShape());
+  if (failed(shape))
+    return emitError() << "expected broadcast-compatible shapes, got 'lhs' "
+                       << formatShape(lhs->getShape()) << " and 'rhs' "
+                       << formatShape(rhs->getShape());
+  return RankedTensorType::get(*shape, IntegerType::get(lhs->getContext(), 1));
+}
+
+TFM_VERIFY_INFERRED(CompareOp, inferCompare)
+
+TFM_INFER_RETURN_TYPES(CompareOp, inferCompare)
 
 static FailureOr<RankedTensorType> inferWhere(WhereOp::Adaptor op,
                                               EmitFn emitError) {

@@ -426,25 +426,71 @@ def Tfm_MatmulOp : Tfm_PureOp<"matmul"> {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-class Tfm_BinaryOp<string mnemonic, string math>
+class Tfm_BinaryOp<string mnemonic, string math, Type tensor = Tfm_NumericTensor>
     : Tfm_PureOp<mnemonic, [SameOperandsAndResultElementType]> {
   let summary = "elementwise " # mnemonic # " with numpy broadcasting";
   let description = "`result = " # math # "`, broadcasting `lhs` and `rhs` "
     # "from the right as numpy does (a dimension of 1 stretches).\n\n"
     # "```mlir\n%y = tfm." # mnemonic # " %a, %b : tensor<?x12x?x?xf32>, "
     # "tensor<f32> -> tensor<?x12x?x?xf32>\n```";
-  let arguments = (ins Tfm_FloatTensor:$lhs, Tfm_FloatTensor:$rhs);
-  let results = (outs Tfm_FloatTensor:$result);
+  let arguments = (ins tensor:$lhs, tensor:$rhs);
+  let results = (outs tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
   let hasVerifier = 1;
 }
 
+// Integer add, sub and mul wrap around as two's complement (they compute
+// indices, which stay far from the limits).
 def Tfm_AddOp : Tfm_BinaryOp<"add", "lhs + rhs">;
 def Tfm_SubOp : Tfm_BinaryOp<"sub", "lhs - rhs">;
 def Tfm_MulOp : Tfm_BinaryOp<"mul", "lhs * rhs">;
-def Tfm_DivOp : Tfm_BinaryOp<"div", "lhs / rhs">;
+// Floats only: integer division rounds differently in PyTorch (floor) and
+// ONNX (toward zero); a model divides floats and casts.
+def Tfm_DivOp : Tfm_BinaryOp<"div", "lhs / rhs", Tfm_FloatTensor>;
+def Tfm_MinimumOp : Tfm_BinaryOp<"minimum", "min(lhs, rhs) (NaN if either is NaN)">;
+def Tfm_MaximumOp : Tfm_BinaryOp<"maximum", "max(lhs, rhs) (NaN if either is NaN)">;
+
+def Tfm_CompareOp : Tfm_PureOp<"compare"> {
+  let summary = "element-wise comparison with numpy broadcasting";
+  let description = [{
+    `result = lhs <predicate> rhs` as i1, broadcasting `lhs` and `rhs` from
+    the right as numpy does; `lhs` and `rhs` have one element type. A
+    comparison with NaN is false, except `ne`, which is true. ONNX's Less,
+    Greater, Equal, LessOrEqual and GreaterOrEqual.
+
+    ```mlir
+    %small = tfm.compare %n, %c8 {predicate = #tfm.compare<lt>}
+        : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+    ```
+  }];
+  let arguments = (ins Tfm_NumericTensor:$lhs, Tfm_NumericTensor:$rhs,
+                       Tfm_ComparePredicateAttr:$predicate);
+  let results = (outs RankedTensorOf<[I1]>:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfm_CastOp : Tfm_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "convert elements to another type";
+  let description = [{
+    The element type of `result`, value by value: float to integer rounds
+    toward zero (C, ONNX Cast, PyTorch's `.to(torch.long)`), saturating at
+    the integer's range, with NaN giving 0; integer to float and float to
+    float round to nearest; i1 converts to 0 or 1, and anything converts to
+    i1 as `!= 0`.
+
+    ```mlir
+    %f = tfm.cast %n : tensor<?x?xi64> -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16, I1, I32, I64]>:$input);
+  let results = (outs RankedTensorOf<[F32, F16, BF16, I1, I32, I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
 
 def Tfm_WhereOp : Tfm_PureOp<"where"> {
   let summary = "elementwise select with numpy broadcasting";
@@ -457,9 +503,9 @@ def Tfm_WhereOp : Tfm_PureOp<"where"> {
         : tensor<1x1x?x?xi1>, tensor<f32>, tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
     ```
   }];
-  let arguments = (ins Tfm_PredTensor:$condition, Tfm_FloatTensor:$on_true,
-                       Tfm_FloatTensor:$on_false);
-  let results = (outs Tfm_FloatTensor:$result);
+  let arguments = (ins Tfm_PredTensor:$condition, Tfm_NumericTensor:$on_true,
+                       Tfm_NumericTensor:$on_false);
+  let results = (outs Tfm_NumericTensor:$result);
   let assemblyFormat = [{
     $condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,`
     type($on_true) `,` type($on_false) `->` type($result)
@@ -467,20 +513,22 @@ def Tfm_WhereOp : Tfm_PureOp<"where"> {
   let hasVerifier = 1;
 }
 
-class Tfm_UnaryOp<string mnemonic, string math, list<Trait> traits = []>
+class Tfm_UnaryOp<string mnemonic, string math, list<Trait> traits = [],
+                  Type tensor = Tfm_FloatTensor>
     : Tfm_PureOp<mnemonic, !listconcat([SameOperandsAndResultType], traits)> {
   let summary = "elementwise " # mnemonic;
   let description = "`result = " # math # "`.\n\n```mlir\n%y = tfm." # mnemonic
     # " %x : tensor<?x?x3072xf32> -> tensor<?x?x3072xf32>\n```";
-  let arguments = (ins Tfm_FloatTensor:$input);
-  let results = (outs Tfm_FloatTensor:$result);
+  let arguments = (ins tensor:$input);
+  let results = (outs tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
 def Tfm_ReluOp : Tfm_UnaryOp<"relu", "max(x, 0)">;
 def Tfm_SiluOp : Tfm_UnaryOp<"silu", "x * sigmoid(x)">;
-def Tfm_NegOp : Tfm_UnaryOp<"neg", "-x">;
-def Tfm_AbsOp : Tfm_UnaryOp<"abs", "|x|">;
+def Tfm_NegOp : Tfm_UnaryOp<"neg", "-x (integers wrap)", [], Tfm_NumericTensor>;
+def Tfm_AbsOp : Tfm_UnaryOp<"abs", "|x| (integers wrap)", [], Tfm_NumericTensor>;
+def Tfm_LogOp : Tfm_UnaryOp<"log", "ln(x): -inf at 0, NaN below">;
 def Tfm_CosOp : Tfm_UnaryOp<"cos", "cos(x)">;
 def Tfm_SinOp : Tfm_UnaryOp<"sin", "sin(x)">;
 def Tfm_GeluOp : Tfm_UnaryOp<"gelu",
