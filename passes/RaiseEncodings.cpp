@@ -32,6 +32,7 @@
 #include "dialects/tfm/TfmOps.h"
 #include "passes/DimProvenance.h"
 #include "passes/Passes.h"
+#include "compiler/modifiers/ScoreModifier.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -40,7 +41,10 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -52,6 +56,7 @@ namespace attune {
 
 using namespace mlir;
 namespace tfm = attune::tfm;
+namespace modifiers = attune::modifiers;
 
 namespace {
 
@@ -576,6 +581,435 @@ FailureOr<AlibiMatch> matchAlibi(tfm::AddOp add, std::string &why) {
   return failure();
 }
 
+//===----------------------------------------------------------------------===//
+// T5: a table looked up by buckets computed from positions
+//===----------------------------------------------------------------------===//
+
+/// Evaluates a value computed from positions and constants only (no model
+/// input, no weight) at one query i and key j, in the element types the
+/// graph computes in: f32 values are rounded to f32 after every op, integers
+/// are exact, float-to-integer casts round toward zero. An axis of size 1
+/// broadcasts; of the last two axes, the one before last carries i and the
+/// last j (numpy's alignment against scores [..., Sq, Sk]); every other
+/// axis must be 1. This is how exporters write bucket ids, whatever ops
+/// they spell the buckets with; the pass reads the function off the graph
+/// instead of matching one spelling of it.
+class PositionFunction {
+public:
+  /// A coordinate and whether it is the query's (i) or the key's (j).
+  struct Coord {
+    int64_t value = 0;
+    bool query = false;
+  };
+
+  /// The value at query i, key j: one evaluation of the function.
+  std::optional<double> evaluate(Value v, Coord i, Coord j) {
+    memo.clear();
+    return at(v, i, j);
+  }
+
+private:
+  std::optional<double> at(Value v, Coord i, Coord j) {
+    RankedTensorType type = typeOf(v);
+    int64_t rank = type.getRank();
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (type.getDimSize(d) != 1)
+        return fail(v, "has a third non-unit axis");
+    if (rank < 1 || type.getDimSize(rank - 1) == 1)
+      j = Coord();
+    if (rank < 2 || type.getDimSize(rank - 2) == 1)
+      i = Coord();
+    Key key{v.getAsOpaquePointer(), i.value, i.query, j.value, j.query};
+    if (auto it = memo.find(key); it != memo.end())
+      return it->second;
+    std::optional<double> result = compute(v, i, j);
+    if (result)
+      memo[key] = *result;
+    return result;
+  }
+
+public:
+  /// The aranges reached, with the coordinate that indexed each.
+  struct Arange {
+    tfm::ArangeOp op;
+    bool query = false;
+  };
+  SmallVector<Arange> aranges;
+  std::string why;
+
+private:
+  /// Values shared within one evaluation (the ids are a DAG).
+  using Key = std::tuple<const void *, int64_t, bool, int64_t, bool>;
+  std::map<Key, double> memo;
+
+  std::optional<double> fail(Value v, StringRef what) {
+    if (why.empty()) {
+      std::string name = v.getDefiningOp() ? v.getDefiningOp()->getName().getStringRef().str()
+                                           : std::string("a function argument");
+      why = "the bucket ids depend on " + name + ", which " + what.str();
+    }
+    return std::nullopt;
+  }
+
+  static double round(Type type, double x) {
+    if (type.isF32())
+      return static_cast<double>(static_cast<float>(x));
+    return x;
+  }
+
+  std::optional<double> compute(Value v, Coord i, Coord j) {
+    Type type = typeOf(v).getElementType();
+    if (!type.isF32() && !type.isInteger())
+      return fail(v, "computes in " + llvm::formatv("{0}", type).str() +
+                         " (f32 and integers are read)");
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return fail(v, "is not computed from positions");
+    if (auto arange = dyn_cast<tfm::ArangeOp>(def)) {
+      if (!llvm::any_of(aranges, [&](const Arange &a) {
+            return a.op == arange && a.query == j.query;
+          }))
+        aranges.push_back({arange, j.query});
+      return double(arange.getStartAttr().getInt() + j.value);
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense || !dense.isSplat())
+        return fail(v, "is a constant that is not a splat");
+      if (auto fp = dyn_cast<DenseFPElementsAttr>(dense))
+        return fp.getSplatValue<APFloat>().convertToDouble();
+      return double(dense.getSplatValue<APInt>().getSExtValue());
+    }
+    if (auto reshape = dyn_cast<tfm::ReshapeOp>(def))
+      return throughReshape(reshape, i, j);
+    auto operand = [&](Value x) { return at(x, i, j); };
+    auto unary = [&](Value x, auto f) -> std::optional<double> {
+      std::optional<double> a = operand(x);
+      if (!a)
+        return std::nullopt;
+      return round(type, f(*a));
+    };
+    auto binary = [&](Value l, Value r, auto f) -> std::optional<double> {
+      std::optional<double> a = operand(l), b = operand(r);
+      if (!a || !b)
+        return std::nullopt;
+      return round(type, f(*a, *b));
+    };
+    if (auto op = dyn_cast<tfm::AddOp>(def))
+      return binary(op.getLhs(), op.getRhs(), [](double a, double b) { return a + b; });
+    if (auto op = dyn_cast<tfm::SubOp>(def))
+      return binary(op.getLhs(), op.getRhs(), [](double a, double b) { return a - b; });
+    if (auto op = dyn_cast<tfm::MulOp>(def))
+      return binary(op.getLhs(), op.getRhs(), [](double a, double b) { return a * b; });
+    if (auto op = dyn_cast<tfm::DivOp>(def))
+      return binary(op.getLhs(), op.getRhs(), [](double a, double b) { return a / b; });
+    if (auto op = dyn_cast<tfm::MinimumOp>(def))
+      return binary(op.getLhs(), op.getRhs(), [](double a, double b) {
+        return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+      });
+    if (auto op = dyn_cast<tfm::MaximumOp>(def))
+      return binary(op.getLhs(), op.getRhs(), [](double a, double b) {
+        return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+      });
+    if (auto op = dyn_cast<tfm::NegOp>(def))
+      return unary(op.getInput(), [](double a) { return -a; });
+    if (auto op = dyn_cast<tfm::AbsOp>(def))
+      return unary(op.getInput(), [](double a) { return std::fabs(a); });
+    if (auto op = dyn_cast<tfm::LogOp>(def))
+      return unary(op.getInput(), [](double a) {
+        return double(std::log(static_cast<float>(a)));
+      });
+    if (auto op = dyn_cast<tfm::CompareOp>(def)) {
+      std::optional<double> a = operand(op.getLhs()), b = operand(op.getRhs());
+      if (!a || !b)
+        return std::nullopt;
+      switch (op.getPredicate()) {
+      case tfm::ComparePredicateKind::lt: return double(*a < *b);
+      case tfm::ComparePredicateKind::le: return double(*a <= *b);
+      case tfm::ComparePredicateKind::gt: return double(*a > *b);
+      case tfm::ComparePredicateKind::ge: return double(*a >= *b);
+      case tfm::ComparePredicateKind::eq: return double(*a == *b);
+      case tfm::ComparePredicateKind::ne: return double(*a != *b);
+      }
+      return std::nullopt;
+    }
+    if (auto op = dyn_cast<tfm::CastOp>(def)) {
+      std::optional<double> a = operand(op.getInput());
+      if (!a)
+        return std::nullopt;
+      if (type.isInteger(1))
+        return double(*a != 0);
+      if (type.isInteger()) {
+        // Toward zero, saturating, NaN to 0 (tfm.cast's definition).
+        if (std::isnan(*a))
+          return 0.0;
+        double limit = std::ldexp(1.0, type.getIntOrFloatBitWidth() - 1);
+        return std::clamp(std::trunc(*a), -limit, limit - 1);
+      }
+      return round(type, *a);
+    }
+    if (auto op = dyn_cast<tfm::WhereOp>(def)) {
+      std::optional<double> c = operand(op.getCondition());
+      if (!c)
+        return std::nullopt;
+      return operand(*c != 0 ? op.getOnTrue() : op.getOnFalse());
+    }
+    return fail(v, "is not an element-wise op of positions and constants");
+  }
+
+  /// A reshape that keeps the non-unit axes in order (an arange [S] made a
+  /// column [S, 1] or a row [1, S], ids [S, S] given a leading 1): each
+  /// keeps its coordinate.
+  std::optional<double> throughReshape(tfm::ReshapeOp reshape, Coord i, Coord j) {
+    RankedTensorType in = typeOf(reshape.getInput()), out = reshape.getType();
+    auto nonUnit = [](RankedTensorType t) {
+      SmallVector<int64_t> axes;
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        if (t.getDimSize(d) != 1)
+          axes.push_back(d);
+      return axes;
+    };
+    SmallVector<int64_t> inAxes = nonUnit(in), outAxes = nonUnit(out);
+    if (inAxes.size() != outAxes.size())
+      return fail(reshape.getResult(), "merges or splits axes");
+    // The coordinate each non-unit output axis carries, moved to the
+    // input's axis in the same place.
+    Coord inI, inJ;
+    for (auto [inAxis, outAxis] : llvm::zip(inAxes, outAxes)) {
+      if (in.getDimSize(inAxis) != out.getDimSize(outAxis))
+        return fail(reshape.getResult(), "merges or splits axes");
+      Coord c = outAxis == out.getRank() - 1 ? j : i;
+      if (inAxis == in.getRank() - 1)
+        inJ = c;
+      else if (inAxis == in.getRank() - 2)
+        inI = c;
+      else
+        return fail(reshape.getResult(), "moves positions off the last two axes");
+    }
+    return at(reshape.getInput(), inI, inJ);
+  }
+};
+
+struct T5Match {
+  Value scores, table, rest;
+  int64_t buckets = 0, maxDistance = 0;
+  bool bidirectional = true;
+};
+
+/// The bucket T5 gives distance `delta` (compiler/modifiers' t5, read
+/// through its reference with an identity table).
+int64_t t5Bucket(const modifiers::ScoreModifier &t5, int64_t buckets,
+                 int64_t maxDistance, bool bidirectional, int64_t delta,
+                 const std::vector<double> &identity) {
+  modifiers::ModifierParams params = {{"num_buckets", double(buckets)},
+                                      {"max_distance", double(maxDistance)},
+                                      {"bidirectional", bidirectional ? 1.0 : 0.0}};
+  modifiers::ReferenceOperand table{identity.data(), {buckets, 1}};
+  return static_cast<int64_t>(t5.referenceBias(params, {table}, 1, 0, delta));
+}
+
+/// The T5 parameters whose buckets are `observed` at distances -L..L
+/// (observed[L + delta]), or a reason.
+FailureOr<T5Match> fitT5(ArrayRef<int64_t> observed, int64_t L, int64_t buckets,
+                         std::string &why) {
+  const modifiers::ScoreModifier *t5 = modifiers::lookupModifier("t5");
+  std::vector<double> identity(buckets);
+  for (int64_t b = 0; b < buckets; ++b)
+    identity[b] = double(b);
+  for (bool bidirectional : {true, false}) {
+    int64_t side = bidirectional ? buckets / 2 : buckets, exact = side / 2;
+    if (bidirectional && buckets < 4)
+      continue;
+    // Buckets fall as max_distance grows, at every distance: the
+    // max_distances that give each observed bucket form an interval, and
+    // the answer is in all of them.
+    int64_t lo = exact + 1, hi = int64_t(1) << 20;
+    auto bucket = [&](int64_t md, int64_t delta) {
+      return t5Bucket(*t5, buckets, md, bidirectional, delta, identity);
+    };
+    // The side whose distances grow: keys after the query when
+    // bidirectional, before it when causal.
+    const int64_t sign = bidirectional ? 1 : -1;
+    for (int64_t n = exact; n <= L && lo <= hi; ++n) {
+      int64_t want = observed[L + sign * n];
+      // First md whose bucket is <= want, and first whose bucket is < want.
+      auto firstBelow = [&](int64_t bound, bool strict) {
+        int64_t a = lo, b = hi + 1;
+        while (a < b) {
+          int64_t mid = a + (b - a) / 2;
+          int64_t got = bucket(mid, sign * n);
+          if (strict ? got < bound : got <= bound)
+            b = mid;
+          else
+            a = mid + 1;
+        }
+        return a;
+      };
+      int64_t from = firstBelow(want, false), to = firstBelow(want, true) - 1;
+      lo = std::max(lo, from);
+      hi = std::min(hi, to);
+    }
+    if (lo > hi)
+      continue;
+    // Any max_distance left gives the same buckets up to L; if they
+    // saturate by then, at every distance. Prefer the roundest one, which
+    // is what a model's config says (128, not 121).
+    int64_t best = lo;
+    for (int64_t md = lo; md <= hi && md < lo + 4096; ++md)
+      if (llvm::countr_zero(uint64_t(md)) > llvm::countr_zero(uint64_t(best)))
+        best = md;
+    bool saturated = bucket(best, sign * L) == side - 1 + (bidirectional ? side : 0);
+    bool matches = saturated;
+    for (int64_t delta = -L; matches && delta <= L; ++delta)
+      matches = bucket(best, delta) == observed[L + delta];
+    if (!matches)
+      continue;
+    T5Match match;
+    match.buckets = buckets;
+    match.maxDistance = best;
+    match.bidirectional = bidirectional;
+    return match;
+  }
+  why = llvm::formatv("the bucket ids are a function of j - i but not T5's for "
+                      "{0} buckets (bidirectional or causal) and any max_distance "
+                      "up to {1}",
+                      buckets, L)
+            .str();
+  return failure();
+}
+
+/// The distances the pass reads bucket ids at: T5 saturates by its
+/// max_distance (128 in every released checkpoint).
+constexpr int64_t kT5ProbeDistance = 4096;
+
+/// scores + bias, bias[b, h, i, j] = table[ids(i, j), h] with ids computed
+/// from positions only: an embedding of the table by the ids, its last
+/// axis (the heads) moved to axis 1 by a transpose, reshapes adding unit
+/// axes. Either operand of the add may be a sum whose one term is that
+/// bias (Hugging Face adds the mask to the position bias first).
+FailureOr<T5Match> matchT5(tfm::AddOp add, std::string &why) {
+  RankedTensorType type = typeOf(add.getResult());
+  if (type.getRank() != 4 || ShapedType::isDynamic(type.getDimSize(1)))
+    return failure();
+  auto lookupOf = [&](Value bias) -> tfm::EmbeddingOp {
+    // Axis meanings from the lookup's result [..., Sq, Sk, H] to the bias,
+    // which must end [H, Sq, Sk] with every other axis 1.
+    enum Meaning { Unit, Query, Key, Head };
+    Value v = bias;
+    SmallVector<Value> chain;
+    while (isa_and_nonnull<tfm::ReshapeOp, tfm::TransposeOp>(v.getDefiningOp())) {
+      chain.push_back(v);
+      v = v.getDefiningOp()->getOperand(0);
+    }
+    auto lookup = v.getDefiningOp<tfm::EmbeddingOp>();
+    if (!lookup)
+      return {};
+    RankedTensorType ids = typeOf(lookup.getIds());
+    if (ids.getRank() < 2)
+      return {};
+    SmallVector<Meaning> meaning;
+    for (int64_t d = 0; d < ids.getRank(); ++d)
+      meaning.push_back(d == ids.getRank() - 2 ? Query : d == ids.getRank() - 1 ? Key : Unit);
+    meaning.push_back(Head);
+    for (Value step : llvm::reverse(chain)) {
+      if (auto t = step.getDefiningOp<tfm::TransposeOp>()) {
+        SmallVector<Meaning> permuted;
+        for (int64_t p : t.getPermutation())
+          permuted.push_back(meaning[p]);
+        meaning = permuted;
+        continue;
+      }
+      // A reshape keeps the non-unit axes in order.
+      SmallVector<Meaning> kept;
+      for (auto [d, m] : llvm::enumerate(meaning))
+        if (typeOf(step.getDefiningOp()->getOperand(0)).getDimSize(d) != 1)
+          kept.push_back(m);
+      RankedTensorType out = typeOf(step);
+      meaning.assign(out.getRank(), Unit);
+      size_t next = 0;
+      for (int64_t d = 0; d < out.getRank(); ++d)
+        if (out.getDimSize(d) != 1) {
+          if (next == kept.size())
+            return {};
+          meaning[d] = kept[next++];
+        }
+      if (next != kept.size())
+        return {};
+    }
+    RankedTensorType biasType = typeOf(bias);
+    int64_t r = biasType.getRank();
+    for (int64_t d = 0; d < r; ++d) {
+      Meaning want = d == r - 3 ? Head : d == r - 2 ? Query : d == r - 1 ? Key : Unit;
+      bool unitHere = biasType.getDimSize(d) == 1;
+      if (meaning[d] != want && !(unitHere && (meaning[d] == Unit || want == Unit)))
+        return {};
+    }
+    return lookup;
+  };
+  for (auto [scores, bias] : {std::pair(add.getLhs(), add.getRhs()),
+                              std::pair(add.getRhs(), add.getLhs())}) {
+    if (scores.getType() != type)
+      continue;
+    // The bias itself, or one term of a sum.
+    SmallVector<std::pair<Value, Value>> candidates = {{bias, Value()}};
+    if (auto sum = bias.getDefiningOp<tfm::AddOp>())
+      candidates.append({{sum.getLhs(), sum.getRhs()}, {sum.getRhs(), sum.getLhs()}});
+    for (auto [term, rest] : candidates) {
+      tfm::EmbeddingOp lookup = lookupOf(term);
+      if (!lookup)
+        continue;
+      RankedTensorType table = typeOf(lookup.getTable());
+      if (table.getDimSize(1) != type.getDimSize(1) ||
+          table.getElementType() != type.getElementType() ||
+          ShapedType::isDynamic(table.getDimSize(0))) {
+        why = "the looked-up table is not [buckets, H] of the scores' heads and type";
+        return failure();
+      }
+      // Bucket ids at j = i + delta for query L (every delta), then for
+      // queries 0, 3 and 1021 at every delta that leaves j >= 0: the same at
+      // each, or they are not a function of the distance.
+      const int64_t L = kT5ProbeDistance;
+      PositionFunction ids;
+      SmallVector<int64_t> observed(2 * L + 1);
+      for (int64_t i0 : {L, int64_t(0), int64_t(3), int64_t(1021)}) {
+        for (int64_t delta = -std::min(L, i0); delta <= L; ++delta) {
+          std::optional<double> id =
+              ids.evaluate(lookup.getIds(), {i0, /*query=*/true}, {i0 + delta, false});
+          if (!id) {
+            why = ids.why;
+            return failure();
+          }
+          int64_t bucket = static_cast<int64_t>(*id);
+          if (i0 != L && bucket != observed[L + delta]) {
+            why = "the bucket ids are not a function of the distance j - i";
+            return failure();
+          }
+          observed[L + delta] = bucket;
+        }
+      }
+      for (PositionFunction::Arange a : ids.aranges)
+        if (!attune::provablySameDim(a.op.getLike(), a.op.getAxisAttr().getInt(), scores,
+                                     a.query ? 2 : 3)) {
+          why = "the positions count other lengths than the scores' query and key axes";
+          return failure();
+        }
+      if (!attune::provablySameDim(scores, 2, scores, 3)) {
+        why = "the query and key lengths may differ, and the graph's j - i is not "
+              "aligned to the end of the keys as tfm's modifiers are";
+        return failure();
+      }
+      FailureOr<T5Match> match = fitT5(observed, L, table.getDimSize(0), why);
+      if (failed(match))
+        return failure();
+      match->scores = scores;
+      match->table = lookup.getTable();
+      match->rest = rest;
+      return match;
+    }
+  }
+  return failure();
+}
+
 struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
   using RaiseEncodingsBase::RaiseEncodingsBase;
 
@@ -601,6 +1035,16 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
       }
       if (!why.empty()) {
         add.emitRemark("ALiBi not raised: ") << why;
+        ++numNotRaised;
+        continue;
+      }
+      FailureOr<T5Match> t5 = matchT5(add, why);
+      if (succeeded(t5)) {
+        raiseT5(add, *t5);
+        continue;
+      }
+      if (!why.empty()) {
+        add.emitRemark("T5 bias not raised: ") << why;
         ++numNotRaised;
       }
     }
@@ -636,6 +1080,24 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
         /*key=*/Value(), /*modifier_operands=*/ValueRange(),
         b.getDictionaryAttr(entries), /*scale=*/FloatAttr());
     add.getResult().replaceAllUsesWith(bias.getResult());
+    ++numRaised;
+  }
+
+  void raiseT5(tfm::AddOp add, const T5Match &match) {
+    OpBuilder builder(add);
+    Builder b(add.getContext());
+    DictionaryAttr modifier = b.getDictionaryAttr(
+        {b.getNamedAttr("kind", b.getStringAttr("t5")),
+         b.getNamedAttr("num_buckets", b.getI64IntegerAttr(match.buckets)),
+         b.getNamedAttr("max_distance", b.getI64IntegerAttr(match.maxDistance)),
+         b.getNamedAttr("bidirectional", b.getBoolAttr(match.bidirectional))});
+    Value biased = tfm::ScoreBiasOp::create(
+        builder, add.getLoc(), add.getType(), match.scores, /*query=*/Value(),
+        /*key=*/Value(), ValueRange{match.table}, modifier, /*scale=*/FloatAttr());
+    // What else the graph added with the bias (the mask) stays an add.
+    if (match.rest)
+      biased = tfm::AddOp::create(builder, add.getLoc(), add.getType(), biased, match.rest);
+    add.getResult().replaceAllUsesWith(biased);
     ++numRaised;
   }
 
