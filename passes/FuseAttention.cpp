@@ -879,6 +879,25 @@ std::string formatLocation(Location loc) {
   return text;
 }
 
+/// What -tfm-raise-encodings did, as the ops it marked say (see
+/// kRaisedFromAttr): one entry per encoding raised or left as written.
+llvm::json::Array encodingRecords(Operation *root) {
+  llvm::json::Array encodings;
+  root->walk([&](Operation *op) {
+    for (auto [name, raised] : {std::pair(attune::kRaisedFromAttr, true),
+                                std::pair(attune::kNotRaisedAttr, false)})
+      if (auto text = op->getAttrOfType<StringAttr>(name)) {
+        auto [encoding, detail] = text.getValue().split(": ");
+        encodings.push_back(llvm::json::Object{
+            {"location", formatLocation(op->getLoc())},
+            {"encoding", encoding},
+            {"raised", raised},
+            {raised ? "from" : "reason", detail}});
+      }
+  });
+  return encodings;
+}
+
 llvm::json::Value toJSON(ArrayRef<SiteRecord> records) {
   llvm::json::Array sites;
   int64_t fused = 0;
@@ -913,6 +932,8 @@ struct FuseAttention final : attune::impl::FuseAttentionBase<FuseAttention> {
     // order, which keeps it deterministic.
     SmallVector<tfm::SoftmaxOp> sites;
     getOperation()->walk([&](tfm::SoftmaxOp op) { sites.push_back(op); });
+    // Before rewriting: fusion folds the raised ops into tfm.attention.
+    llvm::json::Array encodings = encodingRecords(getOperation());
 
     SmallVector<SiteRecord> records;
     llvm::DenseSet<Operation *> erased;
@@ -962,7 +983,11 @@ struct FuseAttention final : attune::impl::FuseAttentionBase<FuseAttention> {
           << reportFile << "': " << error.message();
       return signalPassFailure();
     }
-    os << llvm::formatv("{0:2}", toJSON(records)) << "\n";
+    llvm::json::Value report = toJSON(records);
+    // Only when there is something to say: the raising pass may not have run.
+    if (!encodings.empty())
+      report.getAsObject()->try_emplace("encodings", std::move(encodings));
+    os << llvm::formatv("{0:2}", report) << "\n";
   }
 };
 

@@ -15,6 +15,13 @@
 
 namespace attune {
 
+/// Discardable attributes -tfm-raise-encodings leaves for the fusion
+/// report (and anyone reading the IR): on an op it raised, the spelling it
+/// came from; on an op that had an encoding's structure but was not raised,
+/// the encoding and the reason.
+inline constexpr llvm::StringLiteral kRaisedFromAttr = "tfm.raised_from";
+inline constexpr llvm::StringLiteral kNotRaisedAttr = "tfm.not_raised";
+
 /// `arith.constant dense<value> : tensor<elementType>`: the scalar splat that
 /// DecomposeAttention writes for scales and fills, and that FuseAttention
 /// folds back into an attribute (it matches splat constants only).

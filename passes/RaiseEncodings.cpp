@@ -31,6 +31,7 @@
 #include "dialects/tfm/TfmBuilders.h"
 #include "dialects/tfm/TfmOps.h"
 #include "passes/DimProvenance.h"
+#include "passes/PassUtils.h"
 #include "passes/Passes.h"
 #include "compiler/modifiers/ScoreModifier.h"
 
@@ -1024,8 +1025,7 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
         continue;
       }
       if (!why.empty()) {
-        add.emitRemark("RoPE not raised: ") << why;
-        ++numNotRaised;
+        notRaised(add, "RoPE", why);
         continue;
       }
       FailureOr<AlibiMatch> alibi = matchAlibi(add, why);
@@ -1034,8 +1034,7 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
         continue;
       }
       if (!why.empty()) {
-        add.emitRemark("ALiBi not raised: ") << why;
-        ++numNotRaised;
+        notRaised(add, "ALiBi", why);
         continue;
       }
       FailureOr<T5Match> t5 = matchT5(add, why);
@@ -1043,10 +1042,8 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
         raiseT5(add, *t5);
         continue;
       }
-      if (!why.empty()) {
-        add.emitRemark("T5 bias not raised: ") << why;
-        ++numNotRaised;
-      }
+      if (!why.empty())
+        notRaised(add, "T5 bias", why);
     }
     // Partial rotary: rope(x[..., :R]) joined with x[..., R:].
     SmallVector<tfm::ConcatOp> concats;
@@ -1054,6 +1051,20 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
     for (tfm::ConcatOp concat : concats)
       raisePartialRope(concat);
     eraseDeadOps();
+  }
+
+  /// A remark, and the reason on the op for -tfm-fuse-attention's report.
+  void notRaised(Operation *op, StringRef encoding, const std::string &why) {
+    op->emitRemark() << encoding << " not raised: " << why;
+    op->setAttr(attune::kNotRaisedAttr,
+                StringAttr::get(op->getContext(), encoding + ": " + why));
+    ++numNotRaised;
+  }
+
+  /// Says on a raised op which spelling it came from, for the report.
+  void raised(Operation *op, StringRef from) {
+    op->setAttr(attune::kRaisedFromAttr, StringAttr::get(op->getContext(), from));
+    ++numRaised;
   }
 
   void raiseRope(tfm::AddOp add, const RopeMatch &match) {
@@ -1064,7 +1075,7 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
         b.getF64FloatAttr(match.base), /*rotary_dims=*/IntegerAttr(),
         b.getBoolAttr(match.interleaved), b.getI64IntegerAttr(match.offset));
     add.getResult().replaceAllUsesWith(rope.getResult());
-    ++numRaised;
+    raised(rope, match.interleaved ? "RoPE: rotate_every_two" : "RoPE: rotate_half");
   }
 
   void raiseAlibi(tfm::AddOp add, const AlibiMatch &match) {
@@ -1080,7 +1091,7 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
         /*key=*/Value(), /*modifier_operands=*/ValueRange(),
         b.getDictionaryAttr(entries), /*scale=*/FloatAttr());
     add.getResult().replaceAllUsesWith(bias.getResult());
-    ++numRaised;
+    raised(bias, "ALiBi: slopes times an arange difference");
   }
 
   void raiseT5(tfm::AddOp add, const T5Match &match) {
@@ -1095,10 +1106,10 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
         builder, add.getLoc(), add.getType(), match.scores, /*query=*/Value(),
         /*key=*/Value(), ValueRange{match.table}, modifier, /*scale=*/FloatAttr());
     // What else the graph added with the bias (the mask) stays an add.
+    raised(biased.getDefiningOp(), "T5 bias: a table looked up by bucket ids");
     if (match.rest)
       biased = tfm::AddOp::create(builder, add.getLoc(), add.getType(), biased, match.rest);
     add.getResult().replaceAllUsesWith(biased);
-    ++numRaised;
   }
 
   /// concat(rope(x[..., :R]), x[..., R:]) on the last axis is
@@ -1128,7 +1139,7 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
         rope.getBaseAttr(), b.getI64IntegerAttr(R), rope.getInterleavedAttr(),
         rope.getPositionOffsetAttr());
     concat.getResult().replaceAllUsesWith(whole.getResult());
-    ++numRaised;
+    raised(whole, "RoPE: partial rotary (a rotation of x[..., :R] joined with x[..., R:])");
   }
 
   /// The tables and rotations the raised ops replaced, now unused.

@@ -4,7 +4,7 @@
 /// heads, dynamic sequence: one tfm.rope, base read off the frequencies.
 // CHECK-LABEL: func.func @rotate_half
 // CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x2x?x8xf32>)
-// CHECK-NEXT: %[[R:.+]] = tfm.rope %[[Q]] : tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
+// CHECK-NEXT: %[[R:.+]] = tfm.rope %[[Q]] {tfm.raised_from = "RoPE: rotate_half"} : tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
 // CHECK-NEXT: return %[[R]]
 func.func @rotate_half(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
   %inv = arith.constant dense<[1.0, 0.1, 0.01, 0.001]> : tensor<4xf32>
@@ -32,7 +32,7 @@ func.func @rotate_half(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
 /// the negation written as a multiply by -1.
 // CHECK-LABEL: func.func @offset_base
 // CHECK: %[[Q:.+]] = tfm.transpose
-// CHECK-NEXT: %[[R:.+]] = tfm.rope %[[Q]] {base = 5.000000e+05 : f64, position_offset = 5 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
+// CHECK-NEXT: %[[R:.+]] = tfm.rope %[[Q]] {base = 5.000000e+05 : f64, position_offset = 5 : i64, tfm.raised_from = "RoPE: rotate_half"} : tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
 // CHECK-NEXT: return %[[R]]
 func.func @offset_base(%x: tensor<1x?x16xf32>, %w: tensor<16x16xf32>) -> tensor<1x2x?x8xf32> {
   %l = tfm.linear %x, %w : tensor<1x?x16xf32>, tensor<16x16xf32> -> tensor<1x?x16xf32>
@@ -66,7 +66,7 @@ func.func @offset_base(%x: tensor<1x?x16xf32>, %w: tensor<16x16xf32>) -> tensor<
 /// through by a slice and a concat: one tfm.rope with rotary_dims.
 // CHECK-LABEL: func.func @partial_rotary
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<1x2x?x16xf32>)
-// CHECK-NEXT: %[[R:.+]] = tfm.rope %[[X]] {rotary_dims = 8 : i64} : tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+// CHECK-NEXT: %[[R:.+]] = tfm.rope %[[X]] {rotary_dims = 8 : i64, tfm.raised_from = "RoPE: partial rotary (a rotation of x{{\[}}..., :R{{\]}} joined with x{{\[}}..., R:{{\]}})"} : tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
 // CHECK-NEXT: return %[[R]]
 func.func @partial_rotary(%x: tensor<1x2x?x16xf32>) -> tensor<1x2x?x16xf32> {
   %q = tfm.slice %x {axis = 3 : i64, start = 0 : i64, end = 8 : i64} : tensor<1x2x?x16xf32> -> tensor<1x2x?x8xf32>
@@ -173,7 +173,7 @@ func.func @different_angles(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
 /// after the sin and cos: tfm.rope in the interleaved layout.
 // CHECK-LABEL: func.func @rotate_every_two
 // CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x2x?x8xf32>)
-// CHECK-NEXT: %[[R:.+]] = tfm.rope %[[Q]] {interleaved = true} : tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
+// CHECK-NEXT: %[[R:.+]] = tfm.rope %[[Q]] {interleaved = true, tfm.raised_from = "RoPE: rotate_every_two"} : tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
 // CHECK-NEXT: return %[[R]]
 func.func @rotate_every_two(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
   %inv = arith.constant dense<[1.0, 0.1, 0.01, 0.001]> : tensor<4xf32>
@@ -201,7 +201,7 @@ func.func @rotate_every_two(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
 
 /// The same with the angles repeated before the sin and cos.
 // CHECK-LABEL: func.func @rotate_every_two_repeated_angles
-// CHECK-NEXT: %[[R:.+]] = tfm.rope %{{.+}} {interleaved = true}
+// CHECK-NEXT: %[[R:.+]] = tfm.rope %{{.+}} {interleaved = true, tfm.raised_from = "RoPE: rotate_every_two"}
 // CHECK-NEXT: return %[[R]]
 func.func @rotate_every_two_repeated_angles(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
   %inv = arith.constant dense<[1.0, 0.1, 0.01, 0.001]> : tensor<4xf32>
@@ -255,7 +255,7 @@ func.func @mixed_layouts(%q: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
 /// aranges of one length (q's sequence axis, which is also k's here).
 // CHECK-LABEL: func.func @alibi
 // CHECK: %[[S:.+]] = tfm.matmul
-// CHECK-NEXT: %[[B:.+]] = tfm.score_bias %[[S]] {modifier = {kind = "alibi", max_bias = 8.000000e+00 : f64}} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+// CHECK-NEXT: %[[B:.+]] = tfm.score_bias %[[S]] {modifier = {kind = "alibi", max_bias = 8.000000e+00 : f64}, tfm.raised_from = "ALiBi: slopes times an arange difference"} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
 // CHECK-NEXT: return %[[B]]
 func.func @alibi(%q: tensor<1x4x?x8xf32>) -> tensor<1x4x?x?xf32> {
   %s = tfm.matmul %q, %q {transpose_b = true} : tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x?xf32>
@@ -275,7 +275,7 @@ func.func @alibi(%q: tensor<1x4x?x8xf32>) -> tensor<1x4x?x?xf32> {
 /// Encoder ALiBi, -m |i - j|, with 6 heads (not a power of two: the paper's
 /// interleaved slopes) and max_bias 8, slopes [1, H, 1, 1].
 // CHECK-LABEL: func.func @alibi_symmetric
-// CHECK: tfm.score_bias %{{.+}} {modifier = {kind = "alibi", max_bias = 8.000000e+00 : f64, symmetric = true}}
+// CHECK: tfm.score_bias %{{.+}} {modifier = {kind = "alibi", max_bias = 8.000000e+00 : f64, symmetric = true}, tfm.raised_from = "ALiBi: slopes times an arange difference"}
 // CHECK-NOT: tfm.abs
 func.func @alibi_symmetric(%q: tensor<1x6x?x8xf32>) -> tensor<1x6x?x?xf32> {
   %s = tfm.matmul %q, %q {transpose_b = true} : tensor<1x6x?x8xf32>, tensor<1x6x?x8xf32> -> tensor<1x6x?x?xf32>

@@ -7,7 +7,7 @@
 // CHECK-LABEL: func.func @t5_encoder
 // CHECK-SAME: %[[T:[^:]+]]: tensor<32x4xf32>
 // CHECK: %[[S:.+]] = tfm.matmul
-// CHECK-NEXT: %[[B:.+]] = tfm.score_bias %[[S]] modifier_operands(%[[T]] : tensor<32x4xf32>) {modifier = {bidirectional = true, kind = "t5", max_distance = 128 : i64, num_buckets = 32 : i64}} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+// CHECK-NEXT: %[[B:.+]] = tfm.score_bias %[[S]] modifier_operands(%[[T]] : tensor<32x4xf32>) {modifier = {bidirectional = true, kind = "t5", max_distance = 128 : i64, num_buckets = 32 : i64}, tfm.raised_from = "T5 bias: a table looked up by bucket ids"} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
 // CHECK-NEXT: return %[[B]]
 func.func @t5_encoder(%q: tensor<1x4x?x8xf32>, %table: tensor<32x4xf32>) -> tensor<1x4x?x?xf32> {
   %s = tfm.matmul %q, %q {transpose_b = true} : tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x?xf32>
@@ -51,7 +51,7 @@ func.func @t5_encoder(%q: tensor<1x4x?x8xf32>, %table: tensor<32x4xf32>) -> tens
 /// stays an add after it.
 // CHECK-LABEL: func.func @t5_decoder_masked
 // CHECK-SAME: %[[M:[^:]+]]: tensor<1x1x1x?xf32>
-// CHECK: %[[B:.+]] = tfm.score_bias %{{.+}} modifier_operands(%{{.+}} : tensor<32x4xf32>) {modifier = {bidirectional = false, kind = "t5", max_distance = 128 : i64, num_buckets = 32 : i64}}
+// CHECK: %[[B:.+]] = tfm.score_bias %{{.+}} modifier_operands(%{{.+}} : tensor<32x4xf32>) {modifier = {bidirectional = false, kind = "t5", max_distance = 128 : i64, num_buckets = 32 : i64}, tfm.raised_from = "T5 bias: a table looked up by bucket ids"}
 // CHECK-NEXT: %[[Y:.+]] = tfm.add %[[B]], %[[M]]
 // CHECK-NEXT: return %[[Y]]
 func.func @t5_decoder_masked(%q: tensor<1x4x?x8xf32>, %table: tensor<32x4xf32>, %mask: tensor<1x1x1x?xf32>) -> tensor<1x4x?x?xf32> {
