@@ -112,10 +112,14 @@ enum class KernelKind {
   /// out[M, 2N], the complex product of tfm.complex_linear on [real |
   /// imaginary] rows. Schedule parameters as Linear's.
   ComplexLinear,
+  /// no inputs -> out[N] = start + n, cast to the element type (f32, f16,
+  /// bf16, i32 or i64). params: start. tfm.arange: N comes from the output
+  /// buffer, so the tensor the op counts is never read.
+  Arange,
 };
 
 enum class BinaryKind { Add, Sub, Mul, Div };
-enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu };
+enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu, Neg, Abs, Cos, Sin };
 enum class SinusoidalForm { Interleaved = 0, Concat = 1 };
 
 /// The free parameters of a kernel's schedule (register tile, query tile, key
@@ -170,6 +174,7 @@ struct KernelSpec {
   int64_t firstPosition = 1;                   // ComplexEmbedding
   double value = 0;                            // CausalMask fill
   int64_t repeats = 1;                         // RepeatInterleave
+  int64_t start = 0;                           // Arange
   double scale = 1.0;                          // Attention
   bool causal = false, hasMask = false, hasKeyPadding = false;
   int64_t headDim = 0;                         // Attention (static)
