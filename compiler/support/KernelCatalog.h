@@ -19,8 +19,10 @@
 // a transpose, 0 for a broadcast); CausalMask's input takes any strides,
 // though the host passes it dense. These kernels are fastest when every
 // input has stride 1 in dimension 0. Every other input must have stride 1 in
-// dimension 0 (outer strides are free), as must every output. Every buffer's dimensions start at min 0. A buffer that breaks
-// these rules, or is too small for the others (e.g. LearnedPosition with
+// dimension 0 (outer strides are free), as must every output. Every buffer's
+// dimensions start at min 0; its host pointer may point inside a tensor (a
+// slice's input, a concat operand's window of the result). A buffer that
+// breaks these rules, or is too small for the others (e.g. LearnedPosition with
 // S > P), makes the kernel return nonzero after calling halide_error; the
 // Halide runtime's default error handler aborts, so a library that must
 // survive bad input installs its own with halide_set_error_handler.
@@ -68,7 +70,10 @@ enum class KernelKind {
   Unary,
   /// in: x[Bt, Sq, Sk] -> out[Bt, Sq, Sk]; params: value
   CausalMask,
-  /// in: x (rank-d, arbitrary strides) -> out (rank-d, dense). Transposes.
+  /// in: x (rank-d, arbitrary strides) -> out (rank-d). Transposes and
+  /// broadcasts; slices (x starts inside its tensor, strided along the
+  /// axis) and concat (out is one operand's window of the result, with the
+  /// result's outer strides).
   Copy,
   /// in: x[O, n, I] -> out[O, n * repeats, I], out[o, i, j] = x[o, i / repeats, j]
   RepeatInterleave,
