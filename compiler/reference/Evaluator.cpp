@@ -271,6 +271,9 @@ private:
   llvm::Error evalReshape(tfm::ReshapeOp op);
   llvm::Error evalTranspose(tfm::TransposeOp op);
   llvm::Error evalRepeatInterleave(tfm::RepeatInterleaveOp op);
+  llvm::Error evalSlice(tfm::SliceOp op);
+  llvm::Error evalConcat(tfm::ConcatOp op);
+  llvm::Error evalArange(tfm::ArangeOp op);
   llvm::Error evalAttention(tfm::AttentionOp op);
   llvm::Error evalScoreBias(tfm::ScoreBiasOp op);
   llvm::Error evalScoreValues(tfm::ScoreValuesOp op);
@@ -418,6 +421,18 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::SiluOp o) {
         return evalUnary(o, [](double x) { return x / (1.0 + std::exp(-x)); });
       })
+      .Case([&](tfm::NegOp o) {
+        return evalUnary(o, [](double x) { return -x; });
+      })
+      .Case([&](tfm::AbsOp o) {
+        return evalUnary(o, [](double x) { return std::fabs(x); });
+      })
+      .Case([&](tfm::CosOp o) {
+        return evalUnary(o, [](double x) { return std::cos(x); });
+      })
+      .Case([&](tfm::SinOp o) {
+        return evalUnary(o, [](double x) { return std::sin(x); });
+      })
       .Case([&](tfm::GeluOp o) {
         if (o.getApproximate() == tfm::GeluApproxKind::tanh)
           return evalUnary(o, [](double x) {
@@ -435,6 +450,9 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::ReshapeOp o) { return evalReshape(o); })
       .Case([&](tfm::TransposeOp o) { return evalTranspose(o); })
       .Case([&](tfm::RepeatInterleaveOp o) { return evalRepeatInterleave(o); })
+      .Case([&](tfm::SliceOp o) { return evalSlice(o); })
+      .Case([&](tfm::ConcatOp o) { return evalConcat(o); })
+      .Case([&](tfm::ArangeOp o) { return evalArange(o); })
       .Case([&](tfm::AttentionOp o) { return evalAttention(o); })
       .Case([&](tfm::ScoreBiasOp o) { return evalScoreBias(o); })
       .Case([&](tfm::ScoreValuesOp o) { return evalScoreValues(o); })
@@ -943,6 +961,90 @@ llvm::Error Interpreter::evalRepeatInterleave(tfm::RepeatInterleaveOp op) {
     for (int64_t l = 0; l < L * repeats; ++l)
       std::copy_n(&in.data[(o * L + l / repeats) * inner], inner,
                   &out.data[(o * L * repeats + l) * inner]);
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalSlice(tfm::SliceOp op) {
+  const Tensor &in = get(op.getInput());
+  int64_t rank = static_cast<int64_t>(in.shape.size());
+  int64_t axis = op.getAxisAttr().getInt();
+  int64_t start = op.getStartAttr().getInt(), end = op.getEndAttr().getInt();
+  int64_t step = static_cast<int64_t>(op.getStep());
+  if (axis < 0 || axis >= rank)
+    return opError(op, llvm::formatv("axis {0} is out of range for rank {1}",
+                                     axis, rank));
+  int64_t L = in.shape[axis];
+  if (step < 1 || start < 0 || start >= end || end > L)
+    return opError(op, llvm::formatv("expected 0 <= start < end <= {0} and "
+                                     "step >= 1, got start {1}, end {2}, step {3}",
+                                     L, start, end, step));
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i)
+    outer *= in.shape[i];
+  for (int64_t i = axis + 1; i < rank; ++i)
+    inner *= in.shape[i];
+  int64_t n = (end - start + step - 1) / step;
+  std::vector<int64_t> shape = in.shape;
+  shape[axis] = n;
+  Tensor out = makeTensor(in.dtype, shape);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < n; ++k)
+      std::copy_n(&in.data[(o * L + start + k * step) * inner], inner,
+                  &out.data[(o * n + k) * inner]);
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalConcat(tfm::ConcatOp op) {
+  const Tensor &first = get(op.getInputs().front());
+  int64_t rank = static_cast<int64_t>(first.shape.size());
+  int64_t axis = op.getAxisAttr().getInt();
+  if (axis < 0 || axis >= rank)
+    return opError(op, llvm::formatv("axis {0} is out of range for rank {1}",
+                                     axis, rank));
+  std::vector<int64_t> shape = first.shape;
+  shape[axis] = 0;
+  for (auto [i, value] : llvm::enumerate(op.getInputs())) {
+    const Tensor &t = get(value);
+    bool agrees = t.shape.size() == first.shape.size();
+    for (int64_t d = 0; agrees && d < rank; ++d)
+      agrees = d == axis || t.shape[d] == first.shape[d];
+    if (!agrees)
+      return opError(op, "inputs #" + llvm::Twine(i) + " has shape " +
+                             shapeString(t.shape) + ", which does not join " +
+                             shapeString(first.shape) + " along axis " +
+                             llvm::Twine(axis));
+    shape[axis] += t.shape[axis];
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i)
+    outer *= shape[i];
+  for (int64_t i = axis + 1; i < rank; ++i)
+    inner *= shape[i];
+  Tensor out = makeTensor(first.dtype, shape);
+  int64_t placed = 0; // rows of the axis filled so far
+  for (Value value : op.getInputs()) {
+    const Tensor &t = get(value);
+    int64_t rows = t.shape[axis];
+    for (int64_t o = 0; o < outer; ++o)
+      std::copy_n(&t.data[o * rows * inner], rows * inner,
+                  &out.data[(o * shape[axis] + placed) * inner]);
+    placed += rows;
+  }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalArange(tfm::ArangeOp op) {
+  const Tensor &like = get(op.getLike());
+  int64_t axis = op.getAxisAttr().getInt();
+  if (axis < 0 || axis >= static_cast<int64_t>(like.shape.size()))
+    return opError(op, llvm::formatv("axis {0} is out of range for rank {1}",
+                                     axis, like.shape.size()));
+  // Integers are held as doubles, as every integer tensor is here (token
+  // ids), exactly up to 2^53.
+  int64_t start = static_cast<int64_t>(op.getStart());
+  Tensor out = makeTensor(ScalarType::F32, {like.shape[axis]});
+  for (int64_t n = 0; n < like.shape[axis]; ++n)
+    out.data[n] = static_cast<double>(start + n);
   return define(op, std::move(out));
 }
 

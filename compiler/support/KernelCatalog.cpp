@@ -76,6 +76,14 @@ const char *unaryName(UnaryKind kind) {
     return "gelu_tanh";
   case UnaryKind::Silu:
     return "silu";
+  case UnaryKind::Neg:
+    return "neg";
+  case UnaryKind::Abs:
+    return "abs";
+  case UnaryKind::Cos:
+    return "cos";
+  case UnaryKind::Sin:
+    return "sin";
   }
   return "unary_unknown";
 }
@@ -126,6 +134,8 @@ const char *kindName(KernelKind kind) {
     return "complex_embedding";
   case KernelKind::ComplexLinear:
     return "complex_linear";
+  case KernelKind::Arange:
+    return "arange";
   }
   return nullptr;
 }
@@ -247,6 +257,9 @@ std::string KernelSpec::symbolName() const {
   case KernelKind::Rope:
     name += "_d" + std::to_string(headDim) + ropeSuffix(rope) +
             (ropeAligned ? "_aligned" : "");
+    break;
+  case KernelKind::Arange:
+    name += "_start" + std::to_string(start);
     break;
   }
   // A negative rank or repeat count prints a '-': keep the identifier valid.
@@ -370,6 +383,8 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
     args.push_back({"out", e, 2});
     return args;
   }
+  case KernelKind::Arange:
+    return {{"out", e, 1}};
   }
   return {};
 }
@@ -476,6 +491,19 @@ std::string validateKernelSpec(const KernelSpec &spec) {
   case KernelKind::Rope:
     if (!spec.rope.enabled)
       return bad("expected rope parameters");
+    break;
+  case KernelKind::Arange:
+    if (spec.elementType == ScalarType::I8 || spec.elementType == ScalarType::Bool)
+      return bad(std::string("expected an f32, f16, bf16, i32 or i64 element type, got ") +
+                 scalarTypeName(spec.elementType));
+    // start + n is formed in 64 bits (n < 2^31), so it cannot overflow
+    // there; an i32 result wraps past 2^31 - 1, as int32 arithmetic does,
+    // but a start it cannot even hold is a mistake.
+    if (spec.start <= INT64_MIN / 2 || spec.start >= INT64_MAX / 2)
+      return bad("expected a start in (-2^62, 2^62), got " + std::to_string(spec.start));
+    if (spec.elementType == ScalarType::I32 &&
+        (spec.start < INT32_MIN || spec.start > INT32_MAX))
+      return bad("expected a start that fits i32, got " + std::to_string(spec.start));
     break;
   default:
     break;

@@ -19,8 +19,10 @@
 // a transpose, 0 for a broadcast); CausalMask's input takes any strides,
 // though the host passes it dense. These kernels are fastest when every
 // input has stride 1 in dimension 0. Every other input must have stride 1 in
-// dimension 0 (outer strides are free), as must every output. Every buffer's dimensions start at min 0. A buffer that breaks
-// these rules, or is too small for the others (e.g. LearnedPosition with
+// dimension 0 (outer strides are free), as must every output. Every buffer's
+// dimensions start at min 0; its host pointer may point inside a tensor (a
+// slice's input, a concat operand's window of the result). A buffer that
+// breaks these rules, or is too small for the others (e.g. LearnedPosition with
 // S > P), makes the kernel return nonzero after calling halide_error; the
 // Halide runtime's default error handler aborts, so a library that must
 // survive bad input installs its own with halide_set_error_handler.
@@ -68,7 +70,10 @@ enum class KernelKind {
   Unary,
   /// in: x[Bt, Sq, Sk] -> out[Bt, Sq, Sk]; params: value
   CausalMask,
-  /// in: x (rank-d, arbitrary strides) -> out (rank-d, dense). Transposes.
+  /// in: x (rank-d, arbitrary strides) -> out (rank-d). Transposes and
+  /// broadcasts; slices (x starts inside its tensor, strided along the
+  /// axis) and concat (out is one operand's window of the result, with the
+  /// result's outer strides).
   Copy,
   /// in: x[O, n, I] -> out[O, n * repeats, I], out[o, i, j] = x[o, i / repeats, j]
   RepeatInterleave,
@@ -112,10 +117,14 @@ enum class KernelKind {
   /// out[M, 2N], the complex product of tfm.complex_linear on [real |
   /// imaginary] rows. Schedule parameters as Linear's.
   ComplexLinear,
+  /// no inputs -> out[N] = start + n, cast to the element type (f32, f16,
+  /// bf16, i32 or i64). params: start. tfm.arange: N comes from the output
+  /// buffer, so the tensor the op counts is never read.
+  Arange,
 };
 
 enum class BinaryKind { Add, Sub, Mul, Div };
-enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu };
+enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu, Neg, Abs, Cos, Sin };
 enum class SinusoidalForm { Interleaved = 0, Concat = 1 };
 
 /// The free parameters of a kernel's schedule (register tile, query tile, key
@@ -170,6 +179,7 @@ struct KernelSpec {
   int64_t firstPosition = 1;                   // ComplexEmbedding
   double value = 0;                            // CausalMask fill
   int64_t repeats = 1;                         // RepeatInterleave
+  int64_t start = 0;                           // Arange
   double scale = 1.0;                          // Attention
   bool causal = false, hasMask = false, hasKeyPadding = false;
   int64_t headDim = 0;                         // Attention (static)

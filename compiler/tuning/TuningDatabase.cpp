@@ -47,6 +47,7 @@ const char *kindKey(KernelKind kind) {
   case KernelKind::ScoreBias: return "score_bias";
   case KernelKind::ScoreValues: return "score_values";
   case KernelKind::Rope: return "rope";
+  case KernelKind::Arange: return "arange";
   }
   return "invalid";
 }
@@ -67,6 +68,10 @@ const char *unaryKey(UnaryKind kind) {
   case UnaryKind::GeluErf: return "gelu_erf";
   case UnaryKind::GeluTanh: return "gelu_tanh";
   case UnaryKind::Silu: return "silu";
+  case UnaryKind::Neg: return "neg";
+  case UnaryKind::Abs: return "abs";
+  case UnaryKind::Cos: return "cos";
+  case UnaryKind::Sin: return "sin";
   }
   return "invalid";
 }
@@ -217,6 +222,8 @@ std::string tuningKey(const KernelSpec &spec) {
     break;
   case KernelKind::Rope:
     key += "_d" + std::to_string(spec.headDim) + (spec.rope.interleaved ? "_pairs" : "_halves");
+    break;
+  case KernelKind::Arange: // the start: a value
     break;
   }
   return key;

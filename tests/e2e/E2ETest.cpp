@@ -1291,6 +1291,98 @@ func.func @weightless(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
 }
 
 //===----------------------------------------------------------------------===//
+// Slices, joins and positions: RoPE as exporters write it
+//===----------------------------------------------------------------------===//
+
+/// Every new data-movement and position op in one library: rotate_half
+/// from two slices, a neg and a concat; the cos/sin table from an arange
+/// (at a KV-cache offset of 4090, so the angles reach thousands of
+/// radians), a reshape, a constant inverse frequency and a concat of the
+/// table with itself; q * cos + rotate_half(q) * sin. Around it: a strided
+/// slice under abs, joined with a one-column slice (an operand of width 1
+/// along the innermost axis); a concat along the head axis that is itself
+/// a function result (written straight into the caller's buffer by two
+/// calls); an arange with a negative start counting a computed tensor; an
+/// i32 arange used as embedding ids; an i64 arange past 2^32.
+const char *kRotateHalfRope = R"mlir(
+func.func @rotate_half_rope(%q: tensor<1x2x?x8xf32> {tfm.name = "q", tfm.dim_names = ["", "", "seq", ""]})
+    -> (tensor<1x2x?x8xf32>, tensor<1x2x?x5xf32>, tensor<1x4x?x8xf32>, tensor<?xf32>, tensor<?x8xf32>, tensor<?xi64>) {
+  %x1 = tfm.slice %q {axis = 3 : i64, start = 0 : i64, end = 4 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x4xf32>
+  %x2 = tfm.slice %q {axis = 3 : i64, start = 4 : i64, end = 8 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x4xf32>
+  %n2 = tfm.neg %x2 : tensor<1x2x?x4xf32> -> tensor<1x2x?x4xf32>
+  %rot = tfm.concat %n2, %x1 {axis = 3 : i64} : tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32> -> tensor<1x2x?x8xf32>
+  %pos = tfm.arange %q {axis = 2 : i64, start = 4090 : i64} : tensor<1x2x?x8xf32> -> tensor<?xf32>
+  %pos2 = tfm.reshape %pos : tensor<?xf32> -> tensor<?x1xf32>
+  %inv = arith.constant dense<[1.0, 0.1, 0.01, 0.001]> : tensor<4xf32>
+  %f = tfm.mul %pos2, %inv : tensor<?x1xf32>, tensor<4xf32> -> tensor<?x4xf32>
+  %emb = tfm.concat %f, %f {axis = 1 : i64} : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x8xf32>
+  %cos = tfm.cos %emb : tensor<?x8xf32> -> tensor<?x8xf32>
+  %sin = tfm.sin %emb : tensor<?x8xf32> -> tensor<?x8xf32>
+  %qc = tfm.mul %q, %cos : tensor<1x2x?x8xf32>, tensor<?x8xf32> -> tensor<1x2x?x8xf32>
+  %rs = tfm.mul %rot, %sin : tensor<1x2x?x8xf32>, tensor<?x8xf32> -> tensor<1x2x?x8xf32>
+  %out = tfm.add %qc, %rs : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
+  %odd = tfm.slice %q {axis = 3 : i64, start = 1 : i64, end = 8 : i64, step = 2 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x4xf32>
+  %a = tfm.abs %odd : tensor<1x2x?x4xf32> -> tensor<1x2x?x4xf32>
+  %last = tfm.slice %q {axis = 3 : i64, start = 7 : i64, end = 8 : i64} : tensor<1x2x?x8xf32> -> tensor<1x2x?x1xf32>
+  %a5 = tfm.concat %last, %a {axis = 3 : i64} : tensor<1x2x?x1xf32>, tensor<1x2x?x4xf32> -> tensor<1x2x?x5xf32>
+  %heads = tfm.concat %q, %out {axis = 1 : i64} : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x4x?x8xf32>
+  %rel = tfm.arange %a {axis = 2 : i64, start = -3 : i64} : tensor<1x2x?x4xf32> -> tensor<?xf32>
+  %ids = tfm.arange %q {axis = 2 : i64, start = 5 : i64} : tensor<1x2x?x8xf32> -> tensor<?xi32>
+  %table = tfm.weight "table" : tensor<32x8xf32>
+  %pe = tfm.embedding %table, %ids : tensor<32x8xf32>, tensor<?xi32> -> tensor<?x8xf32>
+  %big = tfm.arange %q {axis = 2 : i64, start = 5000000000 : i64} : tensor<1x2x?x8xf32> -> tensor<?xi64>
+  return %out, %a5, %heads, %rel, %pe, %big : tensor<1x2x?x8xf32>, tensor<1x2x?x5xf32>, tensor<1x4x?x8xf32>, tensor<?xf32>, tensor<?x8xf32>, tensor<?xi64>
+})mlir";
+
+/// |got - ref| <= 1e-5 + 1e-5 |ref| for floats; integers exactly.
+testing::AssertionResult closeToReference(const HostTensor &got, const Tensor &ref) {
+  if (got.shape != ref.shape)
+    return testing::AssertionFailure() << "shape " << shapeString({got.shape})
+                                       << " differs from the reference's "
+                                       << shapeString({ref.shape});
+  bool exact = got.dtype != ATTUNE_DTYPE_F32;
+  for (int64_t i = 0; i < static_cast<int64_t>(ref.data.size()); ++i) {
+    double g = got.get(i), r = ref.data[i];
+    double bound = exact ? 0 : 1e-5 + 1e-5 * std::abs(r);
+    if (!(std::abs(g - r) <= bound))
+      return testing::AssertionFailure()
+             << "flat index " << i << ": got " << g << ", reference " << r;
+  }
+  return testing::AssertionSuccess();
+}
+
+TEST(E2ESliceConcatArange, RotateHalfRopeMatchesReference) {
+  std::string error;
+  std::string library = compileModel("rotate_half_rope", kRotateHalfRope, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  std::mt19937 rng(77);
+  // Sequence lengths that are not multiples of a vector: tails everywhere.
+  for (int64_t seq : {5, 13, 1}) {
+    SCOPED_TRACE("seq " + std::to_string(seq));
+    std::vector<HostTensor> inputs = makeInputs(model.handle, {{1, 2, seq, 8}}, {}, rng);
+    std::vector<HostTensor> outputs = runModel(model.handle, inputs);
+    auto reference = referenceOutputs(model.handle, inputs);
+    ASSERT_TRUE(!!reference) << llvm::toString(reference.takeError());
+    ASSERT_EQ(reference->size(), outputs.size());
+    for (size_t i = 0; i < outputs.size(); ++i)
+      EXPECT_TRUE(closeToReference(outputs[i], (*reference)[i])) << "output " << i;
+    // The reference is independent of the kernels, but not of the IR: pin
+    // a few values by hand too. Output 3 counts from -3; output 5 from
+    // 5e9; output 2's first two heads are q itself.
+    ASSERT_EQ(outputs[3].shape, std::vector<int64_t>{seq});
+    for (int64_t n = 0; n < seq; ++n) {
+      EXPECT_EQ(outputs[3].get(n), double(n - 3));
+      EXPECT_EQ(outputs[5].get(n), 5e9 + double(n));
+    }
+    for (int64_t e = 0; e < 2 * seq * 8; ++e)
+      ASSERT_EQ(outputs[2].get(e), inputs[0].get(e)) << "heads, element " << e;
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // The absolute encodings: compile-time folding and bad input
 //===----------------------------------------------------------------------===//
 

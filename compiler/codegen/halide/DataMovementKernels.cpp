@@ -1,8 +1,9 @@
 //===- DataMovementKernels.cpp - copies, transposes, repeat-interleave ----===//
 //
 // Kernels that only move elements, so they take every element type (token
-// ids and masks move too). Copy is how the host materialises a transpose or
-// a broadcast: it reads any strides and writes a dense output.
+// ids and masks move too). Copy is how the host materialises a transpose, a
+// broadcast, a slice or one operand of a concat: it reads any strides and
+// writes an output dense innermost (a concat's is a window of its result).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,4 @@
-//===- ElementwiseKernels.cpp - binary, where, unary, causal mask ---------===//
+//===- ElementwiseKernels.cpp - binary, where, unary, mask, arange -------===//
 //
 // Pointwise kernels. Binary and Where read strided inputs (stride 0 where
 // the host broadcasts), so their inputs carry no stride constraint, and each
@@ -6,7 +6,8 @@
 // where Halide can emit vector loads instead of gathers. CausalMask accepts
 // any strides too, but the host always passes its input dense, so that case
 // is specialised as well. Unary reads a dense vector. Arithmetic is done in
-// f32 whatever the element type.
+// f32 whatever the element type. Arange reads nothing: its values are its
+// indices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -161,6 +162,21 @@ BuiltKernel buildUnaryKernel(const KernelSpec &spec, const Target &target) {
   case UnaryKind::Silu:
     value = v / (1.0f + exp(-v));
     break;
+  case UnaryKind::Neg:
+    value = -v;
+    break;
+  case UnaryKind::Abs:
+    value = abs(v);
+    break;
+  // Halide's exact sin and cos (libm's), not fast_sin/fast_cos: their
+  // arguments are RoPE angles, position times frequency, which reach the
+  // thousands where a polynomial without full range reduction drifts.
+  case UnaryKind::Cos:
+    value = cos(v);
+    break;
+  case UnaryKind::Sin:
+    value = sin(v);
+    break;
   default:
     failSpec("unary: unknown unary kind " +
              std::to_string(static_cast<int>(spec.unary)));
@@ -198,6 +214,22 @@ BuiltKernel buildCausalMaskKernel(const KernelSpec &spec, const Target &target) 
   // strides still work, through gathers.
   out.specialize(x.dim(0).stride() == 1);
   return {{x}, out};
+}
+
+BuiltKernel buildArangeKernel(const KernelSpec &spec, const Target &target) {
+  Var n("n");
+
+  // ALGORITHM
+  // In 64 bits, then one rounding to the element type: exact for integers
+  // and for floats up to their significand (2^24 for f32).
+  Func out("out");
+  out(n) = cast(toHalideType(spec.elementType),
+                Expr(static_cast<int64_t>(spec.start)) + cast<int64_t>(n));
+
+  // SCHEDULE
+  constrainOutput(out, {4096});
+  scheduleElementwiseCPU(out, {n}, target);
+  return {{}, out};
 }
 
 } // namespace attune::codegen::detail

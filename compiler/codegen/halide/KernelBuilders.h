@@ -44,6 +44,7 @@ BuiltKernel buildBinaryKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildWhereKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildUnaryKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildCausalMaskKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildArangeKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildCopyKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildRepeatInterleaveKernel(const KernelSpec &, const Halide::Target &);
 // MatmulKernels.cpp

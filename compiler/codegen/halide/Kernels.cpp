@@ -30,6 +30,10 @@ namespace attune::codegen {
 
 namespace detail {
 
+// A kind added to the enum without a builder must not build: -Wswitch is an
+// error here, not the warning -Wall makes it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
 BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
   std::string problem = validateKernelSpec(spec);
   if (!problem.empty())
@@ -79,11 +83,13 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
     return buildComplexEmbeddingKernel(spec, target);
   case KernelKind::ComplexLinear:
     return buildComplexLinearKernel(spec, target);
+  case KernelKind::Arange:
+    return buildArangeKernel(spec, target);
   }
-  // validateKernelSpec rejected every value outside the enum; a kind added
-  // to the enum without a builder is caught by -Wswitch at compile time.
+  // validateKernelSpec rejected every value outside the enum.
   failSpec("unknown kernel kind " + std::to_string(static_cast<int>(spec.kind)));
 }
+#pragma GCC diagnostic pop
 
 } // namespace detail
 

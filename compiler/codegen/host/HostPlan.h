@@ -107,7 +107,9 @@ struct Storage {
 
 /// One halide_buffer_t argument: a tensor's storage seen through extents
 /// and strides (in elements), innermost dimension first as Halide orders
-/// them. `tensor` is the storage root (reshapes resolved), or null with
+/// them, starting `offset` elements past the storage's first (a slice's
+/// start, a concat operand's place in the result); every dimension still
+/// has min 0. `tensor` is the storage root (reshapes resolved), or null with
 /// `outputIndex` set for a result copied into the caller's output.
 struct BufferView {
   mlir::Value tensor;
@@ -115,6 +117,7 @@ struct BufferView {
   ScalarType type = ScalarType::F32;
   llvm::SmallVector<Monomial, 4> extents;
   llvm::SmallVector<Monomial, 4> strides;
+  Monomial offset = Monomial::constant(0);
 };
 
 struct KernelCall {

@@ -207,6 +207,10 @@ LogicalResult KernelMapper::addCall(Operation *op, KernelSpec spec,
              << static_cast<int>(arg.type) << ", got "
              << view.extents.size() << " of type "
              << static_cast<int>(view.type);
+    if (view.offset.overflow)
+      return op->emitOpError("needs a buffer offset of more than 2^63 "
+                             "elements for argument '")
+             << arg.name << "'";
     for (const Monomial &m : llvm::concat<const Monomial>(view.extents,
                                                           view.strides))
       if (m.overflow || (m.isConstant() && m.factor > kMaxBufferElements))
@@ -494,13 +498,16 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.rank = args.back().extents.size();
         return addCall(op, spec, std::move(args));
       })
-      .Case<ReluOp, SiluOp, GeluOp>([&](auto u) {
+      .Case<ReluOp, SiluOp, GeluOp, NegOp, AbsOp, CosOp, SinOp>([&](auto u) {
         KernelSpec spec;
         spec.kind = KernelKind::Unary;
         spec.elementType = elementType(u.getResult());
-        spec.unary = UnaryKind::Relu;
-        if (isa<SiluOp>(op))
-          spec.unary = UnaryKind::Silu;
+        spec.unary = isa<SiluOp>(op)  ? UnaryKind::Silu
+                     : isa<NegOp>(op) ? UnaryKind::Neg
+                     : isa<AbsOp>(op) ? UnaryKind::Abs
+                     : isa<CosOp>(op) ? UnaryKind::Cos
+                     : isa<SinOp>(op) ? UnaryKind::Sin
+                                      : UnaryKind::Relu;
         if (auto gelu = dyn_cast<GeluOp>(op))
           spec.unary = gelu.getApproximate() == GeluApproxKind::tanh
                            ? UnaryKind::GeluTanh
@@ -584,6 +591,85 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.elementType = elementType(t.getResult());
         spec.rank = args.back().extents.size();
         return addCall(op, spec, std::move(args));
+      })
+      .Case<SliceOp>([&](SliceOp sl) {
+        // A copy whose input view starts at `start` along the axis and
+        // steps `step` rows of it at a time.
+        int64_t axis = sl.getAxisAttr().getInt();
+        ArrayRef<Monomial> outDims = dims(sl.getResult());
+        SmallVector<Monomial, 4> inStrides = denseStrides(dims(sl.getInput()));
+        BufferView in;
+        in.tensor = root(sl.getInput());
+        in.type = elementType(sl.getInput());
+        in.offset = Monomial::constant(sl.getStartAttr().getInt()) * inStrides[axis];
+        for (int64_t d = static_cast<int64_t>(outDims.size()) - 1; d >= 0; --d) {
+          in.extents.push_back(outDims[d]);
+          in.strides.push_back(d == axis ? Monomial::constant(static_cast<int64_t>(sl.getStep())) *
+                                               inStrides[d]
+                                         : inStrides[d]);
+        }
+        SmallVector<BufferView, 6> args = {in, dense(sl.getResult())};
+        collapseDims(args);
+        KernelSpec spec;
+        spec.kind = KernelKind::Copy;
+        spec.elementType = elementType(sl.getResult());
+        spec.rank = args.back().extents.size();
+        return addCall(op, spec, std::move(args));
+      })
+      .Case<ConcatOp>([&](ConcatOp c) -> LogicalResult {
+        // One copy per operand into the rows of the result it fills: the
+        // result's strides, the operand's extents, starting at the sum of
+        // the extents before it along the axis (static: ShapeSymbols
+        // demands it).
+        int64_t axis = c.getAxisAttr().getInt();
+        Value result = c.getResult();
+        SmallVector<Monomial, 4> outStrides = denseStrides(dims(result));
+        int64_t position = 0;
+        for (Value input : c.getInputs()) {
+          ArrayRef<Monomial> inDims = dims(input);
+          assert(inDims[axis].isConstant() &&
+                 "analyzeShapes demands a static joined dim");
+          BufferView out;
+          out.tensor = root(result);
+          out.type = elementType(result);
+          out.offset = Monomial::constant(position) * outStrides[axis];
+          for (int64_t d = static_cast<int64_t>(inDims.size()) - 1; d >= 0; --d) {
+            out.extents.push_back(inDims[d]);
+            out.strides.push_back(outStrides[d]);
+          }
+          position += inDims[axis].factor;
+          SmallVector<BufferView, 6> args = {dense(input), out};
+          collapseDims(args);
+          // An output must have stride 1 in dimension 0; collapseDims drops
+          // a dimension 0 of extent 1 (an operand one element wide along
+          // the innermost axis), which would leave the result's row stride
+          // there. A unit dimension in front restores it.
+          if (!isOne(args.back().strides.front()))
+            for (BufferView &view : args) {
+              view.extents.insert(view.extents.begin(), Monomial::constant(1));
+              view.strides.insert(view.strides.begin(), Monomial::constant(1));
+            }
+          KernelSpec spec;
+          spec.kind = KernelKind::Copy;
+          spec.elementType = elementType(result);
+          spec.rank = args.back().extents.size();
+          if (failed(addCall(op, spec, std::move(args))))
+            return failure();
+        }
+        return success();
+      })
+      .Case<ArangeOp>([&](ArangeOp a) -> LogicalResult {
+        // Only the result: the length is its buffer's extent, and `like`'s
+        // values are never read (nor kept alive for this op).
+        KernelSpec spec;
+        spec.kind = KernelKind::Arange;
+        spec.elementType = elementType(a.getResult());
+        spec.start = static_cast<int64_t>(a.getStart());
+        // A start the kernel refuses (one an i32 result cannot hold) is
+        // the op's error, not a kernel compile failure later.
+        if (std::string problem = validateKernelSpec(spec); !problem.empty())
+          return a.emitOpError("has no valid kernel: ") << problem;
+        return addCall(op, spec, {dense(a.getResult())});
       })
       .Case<RepeatInterleaveOp>([&](RepeatInterleaveOp r) {
         int64_t axis = static_cast<int64_t>(r.getAxis());

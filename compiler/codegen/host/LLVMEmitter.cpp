@@ -436,7 +436,7 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
       it->second = loadPointer(outputs, j);
     return it->second;
   };
-  auto hostPointer = [&](const BufferView &view) -> Value {
+  auto basePointer = [&](const BufferView &view) -> Value {
     if (!view.tensor)
       return outputPointer(view.outputIndex);
     auto it = hostOf.find(view.tensor);
@@ -464,6 +464,16 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
     }
     hostOf[view.tensor] = ptr;
     return ptr;
+  };
+  // The base is cached per tensor; the offset belongs to the view, so two
+  // views of one tensor (a concat's operands in its result) share the base.
+  auto hostPointer = [&](const BufferView &view) -> Value {
+    Value base = basePointer(view);
+    if (view.offset.isConstant() && view.offset.factor == 0)
+      return base;
+    Monomial bytes =
+        view.offset * Monomial::constant(scalarTypeBytes(view.type));
+    return byteOffset(base, monomial(bytes));
   };
 
   Value zero64 = constI(i64, 0), zero32 = constI(i32, 0);

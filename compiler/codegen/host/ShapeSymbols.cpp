@@ -139,6 +139,16 @@ public:
     return success();
   }
   int64_t staticOf(unsigned n) { return staticSize[find(n)]; }
+  /// Gives `n`'s class the static size `size`; fails on a different one.
+  LogicalResult setStatic(unsigned n, int64_t size, Operation *op) {
+    int64_t &known = staticSize[find(n)];
+    if (known >= 0 && known != size)
+      return op->emitOpError("expected equal dimensions by the op's shape "
+                             "rule, got ")
+             << known << " and " << size;
+    known = size;
+    return success();
+  }
 
 private:
   llvm::DenseMap<Value, unsigned> first;
@@ -152,6 +162,9 @@ public:
   explicit ShapeRules(DimClasses &classes) : classes(classes) {}
 
   LogicalResult apply(Operation *op);
+  /// Once every rule is applied: a concat's joined dim is the sum of its
+  /// operands', which is a size only when each of them is static.
+  LogicalResult resolveConcats();
   /// Position tables (learned, multiplicative) bound the symbol of their S
   /// dimension, as score modifiers that limit the keys bound Sk.
   SmallVector<std::pair<unsigned, int64_t>> positionBounds;
@@ -215,6 +228,7 @@ private:
   }
 
   DimClasses &classes;
+  SmallVector<tfm::ConcatOp> concats;
 };
 
 LogicalResult ShapeRules::apply(Operation *op) {
@@ -302,7 +316,30 @@ LogicalResult ShapeRules::apply(Operation *op) {
         return success();
       })
       .Case<SinusoidalPositionOp, SoftmaxOp, CausalMaskOp, RopeOp, ReluOp, SiluOp,
-            GeluOp>([&](auto u) { return sameShape(op, u.getInput(), u.getResult()); })
+            GeluOp, NegOp, AbsOp, CosOp, SinOp>(
+          [&](auto u) { return sameShape(op, u.getInput(), u.getResult()); })
+      .Case<SliceOp>([&](SliceOp sl) -> LogicalResult {
+        // Every dim but the sliced one, which is static on both sides
+        // (inferSlice, the op's verifier).
+        int64_t axis = sl.getAxisAttr().getInt();
+        for (int64_t d = 0; d < rank(sl.getInput()); ++d)
+          if (d != axis && failed(same(op, sl.getInput(), d, sl.getResult(), d)))
+            return failure();
+        return success();
+      })
+      .Case<ConcatOp>([&](ConcatOp c) -> LogicalResult {
+        // Every dim but the joined one; that one once all rules have run.
+        int64_t axis = c.getAxisAttr().getInt();
+        for (Value input : c.getInputs())
+          for (int64_t d = 0; d < rank(input); ++d)
+            if (d != axis && failed(same(op, input, d, c.getResult(), d)))
+              return failure();
+        concats.push_back(c);
+        return success();
+      })
+      .Case<ArangeOp>([&](ArangeOp a) {
+        return same(op, a.getLike(), a.getAxisAttr().getInt(), a.getResult(), 0);
+      })
       .Case<ScoreBiasOp>([&](ScoreBiasOp sb) -> LogicalResult {
         Value s = sb.getInput();
         boundKeysByModifier(sb.getModifier(), s, 3);
@@ -460,6 +497,47 @@ LogicalResult ShapeRules::apply(Operation *op) {
       });
 }
 
+LogicalResult ShapeRules::resolveConcats() {
+  // A joined dim can make another concat's operand static (through the
+  // classes it shares), so go round until nothing changes.
+  SmallVector<tfm::ConcatOp> pending = concats;
+  while (!pending.empty()) {
+    SmallVector<tfm::ConcatOp> left;
+    for (tfm::ConcatOp c : pending) {
+      int64_t axis = c.getAxisAttr().getInt();
+      int64_t sum = 0;
+      bool known = true;
+      for (Value input : c.getInputs()) {
+        int64_t size = classes.staticOf(classes.node(input, axis));
+        // The verifier bounds the static sum to int64; a `?` that shape
+        // analysis resolved is not bounded by it.
+        known &= size >= 0 && !llvm::AddOverflow(sum, size, sum);
+      }
+      if (!known) {
+        left.push_back(c);
+        continue;
+      }
+      if (failed(classes.setStatic(classes.node(c.getResult(), axis), sum, c)))
+        return failure();
+    }
+    if (left.size() == pending.size())
+      break;
+    pending = std::move(left);
+  }
+  if (pending.empty())
+    return success();
+  // Code generation places each operand at a static offset in the result.
+  tfm::ConcatOp c = pending.front();
+  int64_t axis = c.getAxisAttr().getInt();
+  for (auto [i, input] : llvm::enumerate(c.getInputs()))
+    if (classes.staticOf(classes.node(input, axis)) < 0)
+      return c.emitOpError("expected a static joined dim ")
+             << axis << " in every input for code generation, got ? in 'inputs #"
+             << i << "'";
+  return c.emitOpError("expected the joined dim ")
+         << axis << " to fit in int64";
+}
+
 } // namespace
 
 LogicalResult analyzeShapes(func::FuncOp func, ShapeInfo &info) {
@@ -521,6 +599,8 @@ LogicalResult analyzeShapes(func::FuncOp func, ShapeInfo &info) {
   for (Operation &op : body.without_terminator())
     if (failed(rules.apply(&op)))
       return failure();
+  if (failed(rules.resolveConcats()))
+    return failure();
 
   // Symbols in order of first appearance over the arguments; a class's name
   // is the first name any of its argument dimensions carries.

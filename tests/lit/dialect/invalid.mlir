@@ -620,6 +620,23 @@ func.func @negative_relu_result(%x: tensor<4xf32>) {
 
 // -----
 
+/// neg, abs, cos and sin are float ops, as the other unary ops.
+func.func @negative_cos_integer(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
+  %0 = tfm.cos %x : tensor<4xi32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @negative_neg_result(%x: tensor<4xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = tfm.neg %x : tensor<4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
 func.func @negative_softmax_axis(%x: tensor<1x12x?x?xf32>) {
   // expected-error @+1 {{expected 'axis' in [-4, 4), got 4}}
   %0 = tfm.softmax %x {axis = 4 : i64} : tensor<1x12x?x?xf32> -> tensor<1x12x?x?xf32>
@@ -747,6 +764,158 @@ func.func @negative_repeat_interleave_repeats(%x: tensor<1x2x?x64xf32>) {
 func.func @negative_repeat_interleave_result(%x: tensor<1x2x?x64xf32>) {
   // expected-error @+1 {{expected result type 'tensor<1x8x?x64xf32>' (inferred from the operands), got 'tensor<1x4x?x64xf32>'}}
   %0 = tfm.repeat_interleave %x {axis = 1 : i64, repeats = 4 : i64} : tensor<1x2x?x64xf32> -> tensor<1x4x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @negative_slice_axis(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{expected 'axis' in [0, 2), got 2}}
+  %0 = tfm.slice %x {axis = 2 : i64, start = 0 : i64, end = 4 : i64} : tensor<2x8xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+/// The sliced axis is a head dim, never the sequence: it must be static.
+func.func @negative_slice_dynamic_axis(%x: tensor<2x?xf32>) {
+  // expected-error @+1 {{expected a static dim 1 of 'input' to slice, got ?}}
+  %0 = tfm.slice %x {axis = 1 : i64, start = 0 : i64, end = 4 : i64} : tensor<2x?xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_slice_step(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{expected 'step' >= 1, got 0}}
+  %0 = tfm.slice %x {axis = 1 : i64, start = 0 : i64, end = 4 : i64, step = 0 : i64} : tensor<2x8xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_slice_end(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{expected 0 <= start < end <= 8 (dim 1 of 'input'), got start 4 and end 9}}
+  %0 = tfm.slice %x {axis = 1 : i64, start = 4 : i64, end = 9 : i64} : tensor<2x8xf32> -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+/// An empty slice is refused: no kernel or model needs one.
+func.func @negative_slice_empty(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{expected 0 <= start < end <= 8 (dim 1 of 'input'), got start 4 and end 4}}
+  %0 = tfm.slice %x {axis = 1 : i64, start = 4 : i64, end = 4 : i64} : tensor<2x8xf32> -> tensor<2x0xf32>
+  return
+}
+
+// -----
+
+/// ceil((8 - 1) / 2) = 4 elements: 1, 3, 5, 7.
+func.func @negative_slice_result(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<2x4xf32>' (inferred from the operands), got 'tensor<2x3xf32>'}}
+  %0 = tfm.slice %x {axis = 1 : i64, start = 1 : i64, end = 8 : i64, step = 2 : i64} : tensor<2x8xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @negative_slice_missing_end(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{requires attribute 'end'}}
+  %0 = tfm.slice %x {axis = 1 : i64, start = 1 : i64} : tensor<2x8xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+/// The custom form cannot spell an empty list; the generic one can.
+func.func @negative_concat_no_inputs() {
+  // expected-error @+1 {{expected at least one input, got none}}
+  %0 = "tfm.concat"() <{axis = 0 : i64}> : () -> tensor<2xf32>
+  return
+}
+
+// -----
+
+/// No negative axes: exporters' -1 is normalised before tfm.
+func.func @negative_concat_axis(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{expected 'axis' in [0, 2), got -1}}
+  %0 = tfm.concat %x, %x {axis = -1 : i64} : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+func.func @negative_concat_rank(%x: tensor<2x8xf32>, %y: tensor<8xf32>) {
+  // expected-error @+1 {{expected 'inputs #1' rank 2, got 1}}
+  %0 = tfm.concat %x, %y {axis = 1 : i64} : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+func.func @negative_concat_element_type(%x: tensor<2x8xf32>, %y: tensor<2x8xf16>) {
+  // expected-error @+1 {{expected 'inputs #1' element type 'f32' as in 'inputs #0', got 'f16'}}
+  %0 = tfm.concat %x, %y {axis = 1 : i64} : tensor<2x8xf32>, tensor<2x8xf16> -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+func.func @negative_concat_dim(%x: tensor<2x8xf32>, %y: tensor<3x8xf32>) {
+  // expected-error @+1 {{expected 'inputs #1' dim 0 (not joined) to be 2 as in 'inputs #0', got 3}}
+  %0 = tfm.concat %x, %y {axis = 1 : i64} : tensor<2x8xf32>, tensor<3x8xf32> -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+func.func @negative_concat_overflow(%x: tensor<4611686018427387904xf32>) {
+  // expected-error @+1 {{expected the joined dim 0 to fit in int64}}
+  %0 = tfm.concat %x, %x, %x {axis = 0 : i64} : tensor<4611686018427387904xf32>, tensor<4611686018427387904xf32>, tensor<4611686018427387904xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+/// ? + 3 is ?, whatever the other operand turns out to be.
+func.func @negative_concat_result(%x: tensor<2x?xf32>, %y: tensor<2x3xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<2x?xf32>' (inferred from the operands), got 'tensor<2x3xf32>'}}
+  %0 = tfm.concat %x, %y {axis = 1 : i64} : tensor<2x?xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @negative_arange_axis(%x: tensor<2x?xf32>) {
+  // expected-error @+1 {{expected 'axis' in [0, 2), got 2}}
+  %0 = tfm.arange %x {axis = 2 : i64} : tensor<2x?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+/// The length is exactly the counted dim: a static claim about a `?` would
+/// be checked by nothing.
+func.func @negative_arange_length(%x: tensor<2x?xf32>) {
+  // expected-error @+1 {{expected result shape [?] (dim 1 of 'like'), got [2]}}
+  %0 = tfm.arange %x {axis = 1 : i64} : tensor<2x?xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @negative_arange_rank(%x: tensor<2x?xf32>) {
+  // expected-error @+1 {{expected result shape [2] (dim 0 of 'like'), got [2, 1]}}
+  %0 = tfm.arange %x {axis = 0 : i64} : tensor<2x?xf32> -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @negative_arange_element_type(%x: tensor<2x?xf32>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2xi8>'}}
+  %0 = tfm.arange %x {axis = 0 : i64} : tensor<2x?xf32> -> tensor<2xi8>
   return
 }
 

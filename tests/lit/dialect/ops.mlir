@@ -168,6 +168,20 @@ func.func @unary(%x: tensor<?x?x3072xf32>, %h: tensor<2x8xf16>)
   return %0, %1, %2, %3 : tensor<?x?x3072xf32>, tensor<?x?x3072xf32>, tensor<?x?x3072xf32>, tensor<2x8xf16>
 }
 
+// CHECK-LABEL: func.func @neg_abs_cos_sin
+func.func @neg_abs_cos_sin(%x: tensor<1x12x?x32xf32>, %t: tensor<?x64xbf16>)
+    -> (tensor<1x12x?x32xf32>, tensor<1x12x?x32xf32>, tensor<?x64xbf16>, tensor<?x64xbf16>) {
+  // CHECK: tfm.neg %{{.+}} : tensor<1x12x?x32xf32> -> tensor<1x12x?x32xf32>
+  %0 = tfm.neg %x : tensor<1x12x?x32xf32> -> tensor<1x12x?x32xf32>
+  // CHECK: tfm.abs %{{.+}} : tensor<1x12x?x32xf32> -> tensor<1x12x?x32xf32>
+  %1 = tfm.abs %0 : tensor<1x12x?x32xf32> -> tensor<1x12x?x32xf32>
+  // CHECK: tfm.cos %{{.+}} : tensor<?x64xbf16> -> tensor<?x64xbf16>
+  %2 = tfm.cos %t : tensor<?x64xbf16> -> tensor<?x64xbf16>
+  // CHECK: tfm.sin %{{.+}} : tensor<?x64xbf16> -> tensor<?x64xbf16>
+  %3 = tfm.sin %t : tensor<?x64xbf16> -> tensor<?x64xbf16>
+  return %0, %1, %2, %3 : tensor<1x12x?x32xf32>, tensor<1x12x?x32xf32>, tensor<?x64xbf16>, tensor<?x64xbf16>
+}
+
 // CHECK-LABEL: func.func @softmax_and_causal_mask
 func.func @softmax_and_causal_mask(%s: tensor<1x12x?x?xf32>)
     -> (tensor<1x12x?x?xf32>, tensor<1x12x?x?xf32>, tensor<1x12x?x?xf32>) {
@@ -198,6 +212,35 @@ func.func @data_movement(%x: tensor<?x?x768xf32>, %k: tensor<1x2x?x64xf32>, %ids
   // CHECK: tfm.reshape %{{.+}} : tensor<?x?x12x64xf32> -> tensor<?x?x768xf32>
   %4 = tfm.reshape %0 : tensor<?x?x12x64xf32> -> tensor<?x?x768xf32>
   return %1, %2, %3, %4 : tensor<?x12x?x64xf32>, tensor<1x8x?x64xf32>, tensor<24xi32>, tensor<?x?x768xf32>
+}
+
+/// rotate_half as exporters write it, a GPT-J every-other-element split and
+/// the positions RoPE and ALiBi are computed from.
+// CHECK-LABEL: func.func @slice_concat_arange
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x12x?x64xf32>, %[[IDS:.+]]: tensor<2x?xi64>)
+func.func @slice_concat_arange(%q: tensor<1x12x?x64xf32>, %ids: tensor<2x?xi64>)
+    -> (tensor<1x12x?x64xf32>, tensor<1x12x?x32xf32>, tensor<2x?xi64>, tensor<?xf32>, tensor<?xi32>, tensor<2xbf16>) {
+  // CHECK: %[[X1:.+]] = tfm.slice %[[Q]] {axis = 3 : i64, end = 32 : i64, start = 0 : i64} : tensor<1x12x?x64xf32> -> tensor<1x12x?x32xf32>
+  %x1 = tfm.slice %q {axis = 3 : i64, start = 0 : i64, end = 32 : i64} : tensor<1x12x?x64xf32> -> tensor<1x12x?x32xf32>
+  %x2 = tfm.slice %q {axis = 3 : i64, start = 32 : i64, end = 64 : i64} : tensor<1x12x?x64xf32> -> tensor<1x12x?x32xf32>
+  /// The default step is not printed; another is.
+  // CHECK: tfm.slice %[[Q]] {axis = 3 : i64, end = 64 : i64, start = 1 : i64, step = 2 : i64} : tensor<1x12x?x64xf32> -> tensor<1x12x?x32xf32>
+  %odd = tfm.slice %q {axis = 3 : i64, start = 1 : i64, end = 64 : i64, step = 2 : i64} : tensor<1x12x?x64xf32> -> tensor<1x12x?x32xf32>
+  %n = tfm.neg %x2 : tensor<1x12x?x32xf32> -> tensor<1x12x?x32xf32>
+  // CHECK: %[[ROT:.+]] = tfm.concat %{{.+}}, %[[X1]] {axis = 3 : i64} : tensor<1x12x?x32xf32>, tensor<1x12x?x32xf32> -> tensor<1x12x?x64xf32>
+  %rot = tfm.concat %n, %x1 {axis = 3 : i64} : tensor<1x12x?x32xf32>, tensor<1x12x?x32xf32> -> tensor<1x12x?x64xf32>
+  /// Integers join too; a `?` in the joined dim makes the result's `?`.
+  // CHECK: tfm.concat %[[IDS]], %[[IDS]], %[[IDS]] {axis = 1 : i64} : tensor<2x?xi64>, tensor<2x?xi64>, tensor<2x?xi64> -> tensor<2x?xi64>
+  %ids3 = tfm.concat %ids, %ids, %ids {axis = 1 : i64} : tensor<2x?xi64>, tensor<2x?xi64>, tensor<2x?xi64> -> tensor<2x?xi64>
+  /// The default start is not printed; a negative one is.
+  // CHECK: tfm.arange %[[Q]] {axis = 2 : i64} : tensor<1x12x?x64xf32> -> tensor<?xf32>
+  %pos = tfm.arange %q {axis = 2 : i64} : tensor<1x12x?x64xf32> -> tensor<?xf32>
+  // CHECK: tfm.arange %[[ROT]] {axis = 2 : i64, start = -3 : i64} : tensor<1x12x?x64xf32> -> tensor<?xi32>
+  %rel = tfm.arange %rot {axis = 2 : i64, start = -3 : i64} : tensor<1x12x?x64xf32> -> tensor<?xi32>
+  /// `like` may be any ranked tensor; its values are not read.
+  // CHECK: tfm.arange %[[IDS]] {axis = 0 : i64, start = 1 : i64} : tensor<2x?xi64> -> tensor<2xbf16>
+  %b = tfm.arange %ids {axis = 0 : i64, start = 1 : i64} : tensor<2x?xi64> -> tensor<2xbf16>
+  return %rot, %odd, %ids3, %pos, %rel, %b : tensor<1x12x?x64xf32>, tensor<1x12x?x32xf32>, tensor<2x?xi64>, tensor<?xf32>, tensor<?xi32>, tensor<2xbf16>
 }
 
 // CHECK-LABEL: func.func @attention

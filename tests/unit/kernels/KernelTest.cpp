@@ -660,7 +660,11 @@ TEST(UnaryKernel, Activations) {
       {UnaryKind::Relu, "tfm.relu %a0 : {T0} -> {R}"},
       {UnaryKind::GeluErf, "tfm.gelu %a0 : {T0} -> {R}"},
       {UnaryKind::GeluTanh, "tfm.gelu %a0 {approximate = #tfm.gelu_approx<tanh>} : {T0} -> {R}"},
-      {UnaryKind::Silu, "tfm.silu %a0 : {T0} -> {R}"}};
+      {UnaryKind::Silu, "tfm.silu %a0 : {T0} -> {R}"},
+      {UnaryKind::Neg, "tfm.neg %a0 : {T0} -> {R}"},
+      {UnaryKind::Abs, "tfm.abs %a0 : {T0} -> {R}"},
+      {UnaryKind::Cos, "tfm.cos %a0 : {T0} -> {R}"},
+      {UnaryKind::Sin, "tfm.sin %a0 : {T0} -> {R}"}};
   for (const auto &[kind, op] : kinds) {
     KernelSpec spec;
     spec.kind = KernelKind::Unary;
@@ -681,6 +685,70 @@ TEST(UnaryKernel, Activations) {
       expectMatches(out, want, op + " " + sizes({{"n", n}}));
     }
   }
+}
+
+/// RoPE angles are position times frequency: thousands of radians at long
+/// context. cos and sin must be the correctly reduced functions there (an
+/// approximation such as Halide's fast_cos is off by far more than an ulp),
+/// so the result is within one f32 ulp of the oracle's, which is cos of the
+/// same f32 angle in double, rounded.
+TEST(UnaryKernel, CosSinOfLargeAngles) {
+  for (UnaryKind kind : {UnaryKind::Cos, UnaryKind::Sin}) {
+    KernelSpec spec;
+    spec.kind = KernelKind::Unary;
+    spec.unary = kind;
+    Jit jit(spec);
+    const int n = 8193;
+    Buffer<float> x(n);
+    // Positions 0..8192 at a unit frequency, then a few far past them.
+    x.for_each_element([&](int i) { x(i) = static_cast<float>(i); });
+    x(n - 3) = 1.0e5f;
+    x(n - 2) = -3.0e6f;
+    x(n - 1) = 12345.678f;
+    Buffer<float> out = jit.run<float>({x}, {n});
+    std::string op = kind == UnaryKind::Cos ? "tfm.cos %a0 : {T0} -> {R}"
+                                            : "tfm.sin %a0 : {T0} -> {R}";
+    Tensor want = oracle().eval(op, {toTensor(x)}, {n}, ScalarType::F32);
+    for (int i = 0; i < n; ++i)
+      ASSERT_LE(std::fabs(out(i) - want.data[i]), 0x1p-23)
+          << op << " at x = " << x(i) << ": got " << out(i) << ", want " << want.data[i];
+  }
+}
+
+/// out[n] = start + n in each element type, from a zero-input kernel whose
+/// length is its output buffer's: exact for integers and for f32 below
+/// 2^24; f16 and bf16 hold the oracle's value rounded to the type.
+template <typename T>
+void checkArange(ScalarType type) {
+  for (int64_t start : {int64_t(0), int64_t(-3), int64_t(4090)}) {
+    KernelSpec spec;
+    spec.kind = KernelKind::Arange;
+    spec.elementType = type;
+    spec.start = start;
+    Jit jit(spec);
+    const std::string op = "tfm.arange %a0 {axis = 0 : i64, start = " +
+                           std::to_string(start) + " : i64} : {T0} -> {R}";
+    for (int n : {1, 7, 129}) {
+      Buffer<T> out = jit.run<T>({}, {n});
+      Tensor like;
+      like.shape = {n};
+      like.data.assign(n, 0.0);
+      Tensor want = oracle().eval(op, {like}, {n}, type);
+      ASSERT_EQ(want.data.size(), static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i)
+        ASSERT_EQ(static_cast<double>(out(i)), static_cast<double>(T(want.data[i])))
+            << mlirTypeName(type) << " " << sizes({{"start", int(start)}, {"n", n}})
+            << " at " << i;
+    }
+  }
+}
+
+TEST(ArangeKernel, EveryElementType) {
+  checkArange<float>(ScalarType::F32);
+  checkArange<Halide::float16_t>(ScalarType::F16);
+  checkArange<Halide::bfloat16_t>(ScalarType::BF16);
+  checkArange<int32_t>(ScalarType::I32);
+  checkArange<int64_t>(ScalarType::I64);
 }
 
 TEST(CausalMaskKernel, FillsAboveShiftedDiagonal) {
@@ -831,6 +899,17 @@ TEST(KernelSpecTest, SymbolNamesAreDistinctIdentifiers) {
   });
   add([](KernelSpec &s) { s.kind = KernelKind::ComplexLinear; });
   add([](KernelSpec &s) { s.kind = KernelKind::ComplexLinear; s.hasBias = true; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Unary; s.unary = UnaryKind::Neg; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Unary; s.unary = UnaryKind::Abs; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Unary; s.unary = UnaryKind::Cos; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Unary; s.unary = UnaryKind::Sin; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Arange; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Arange; s.start = 3; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Arange; s.start = -3; });
+  add([](KernelSpec &s) {
+    s.kind = KernelKind::Arange;
+    s.elementType = ScalarType::I32;
+  });
   std::set<std::string> names;
   for (const KernelSpec &spec : specs) {
     std::string name = spec.symbolName();
@@ -865,6 +944,19 @@ TEST(KernelSpecTest, SignatureMatchesBuilderInputs) {
     EXPECT_EQ(kernel.inputs[i].type(), detail::toHalideType(sig[i].type));
   }
   EXPECT_EQ(kernel.output.dimensions(), sig.back().dimensions);
+
+  // Arange reads nothing: its one argument is the output.
+  KernelSpec arange;
+  arange.kind = KernelKind::Arange;
+  arange.elementType = ScalarType::I64;
+  sig = kernelSignature(arange);
+  ASSERT_EQ(sig.size(), 1u);
+  EXPECT_EQ(sig[0].name, "out");
+  EXPECT_EQ(sig[0].type, ScalarType::I64);
+  kernel = detail::buildKernel(arange, jitTarget());
+  EXPECT_TRUE(kernel.inputs.empty());
+  EXPECT_EQ(kernel.output.dimensions(), 1);
+  EXPECT_EQ(kernel.output.types().at(0), Halide::Int(64));
 }
 
 TEST(KernelSpecTest, NegativeBadSpecsReportErrors) {
@@ -916,6 +1008,25 @@ TEST(KernelSpecTest, NegativeBadSpecsReportErrors) {
   EXPECT_NE(message.find("expected min timescale > 0"), std::string::npos) << message;
   product.hasTable = true; // the timescales are not read with a table
   EXPECT_EQ(validateKernelSpec(product), "");
+
+  KernelSpec arange;
+  arange.kind = KernelKind::Arange;
+  arange.elementType = ScalarType::Bool;
+  message = compileKernelObject(arange, {}, dir + "/bad.o");
+  EXPECT_NE(message.find("arange: expected an f32, f16, bf16, i32 or i64 element type, got bool"),
+            std::string::npos)
+      << message;
+  arange.elementType = ScalarType::I32;
+  arange.start = int64_t(1) << 31;
+  message = compileKernelObject(arange, {}, dir + "/bad.o");
+  EXPECT_NE(message.find("arange: expected a start that fits i32, got 2147483648"),
+            std::string::npos)
+      << message;
+  arange.elementType = ScalarType::I64; // the same start is fine in 64 bits
+  EXPECT_EQ(validateKernelSpec(arange), "");
+  arange.start = INT64_MIN;
+  EXPECT_NE(validateKernelSpec(arange).find("expected a start in (-2^62, 2^62)"),
+            std::string::npos);
 
   KernelSpec add;
   add.kind = KernelKind::Binary;

@@ -423,6 +423,53 @@ TEST_F(EvaluatorTest, ReshapeTransposeRepeatInterleave) {
              0);
 }
 
+TEST_F(EvaluatorTest, SliceConcatNegAbs) {
+  parse(R"mlir(
+    func.func @f(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+      %a = tfm.slice %x {axis = 1 : i64, start = 1 : i64, end = 5 : i64, step = 2 : i64} : tensor<2x5xf32> -> tensor<2x2xf32>
+      %b = tfm.slice %x {axis = 0 : i64, start = 1 : i64, end = 2 : i64} : tensor<2x5xf32> -> tensor<1x5xf32>
+      %n = tfm.neg %a : tensor<2x2xf32> -> tensor<2x2xf32>
+      %m = tfm.abs %n : tensor<2x2xf32> -> tensor<2x2xf32>
+      %c = tfm.concat %n, %m, %a {axis = 1 : i64} : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x6xf32>
+      %d = tfm.slice %c {axis = 1 : i64, start = 1 : i64, end = 6 : i64} : tensor<2x6xf32> -> tensor<2x5xf32>
+      %e = tfm.concat %b, %d {axis = 0 : i64} : tensor<1x5xf32>, tensor<2x5xf32> -> tensor<3x5xf32>
+      %r = tfm.slice %e {axis = 0 : i64, start = 0 : i64, end = 3 : i64, step = 2 : i64} : tensor<3x5xf32> -> tensor<2x5xf32>
+      return %r : tensor<2x5xf32>
+    })mlir");
+  Tensor x = tensor({2, 5}, {0, 1, -2, 3, 4, 5, -6, 7, 8, 9});
+  // a = x[:, 1:5:2] = [[1 3] [-6 8]]; c = [-a | |a| | a] =
+  // [[-1 -3 1 3 1 3] [6 -8 6 8 -6 8]]; d = c[:, 1:]; e = [x[1] ; d];
+  // r = e[0:3:2] = rows 0 and 2.
+  expectNear(runOne("f", {x}), {2, 5}, {5, -6, 7, 8, 9, -8, 6, 8, -6, 8}, 0);
+}
+
+TEST_F(EvaluatorTest, ArangeCosSin) {
+  parse(R"mlir(
+    func.func @f(%x: tensor<?x3xf32>) -> (tensor<?xf32>, tensor<3xi32>, tensor<?xi64>, tensor<?xf32>, tensor<?xf32>) {
+      %p = tfm.arange %x {axis = 0 : i64, start = -2 : i64} : tensor<?x3xf32> -> tensor<?xf32>
+      %i = tfm.arange %x {axis = 1 : i64, start = 7 : i64} : tensor<?x3xf32> -> tensor<3xi32>
+      %l = tfm.arange %p {axis = 0 : i64, start = 5000000000 : i64} : tensor<?xf32> -> tensor<?xi64>
+      %c = tfm.cos %p : tensor<?xf32> -> tensor<?xf32>
+      %s = tfm.sin %p : tensor<?xf32> -> tensor<?xf32>
+      return %p, %i, %l, %c, %s : tensor<?xf32>, tensor<3xi32>, tensor<?xi64>, tensor<?xf32>, tensor<?xf32>
+    })mlir");
+  // x's values are never read: NaN changes nothing.
+  Tensor x = tensor({4, 3}, std::vector<double>(12, std::nan("")));
+  llvm::Expected<std::vector<Tensor>> out = run("f", {x});
+  ASSERT_TRUE(!!out) << llvm::toString(out.takeError());
+  ASSERT_EQ(out->size(), 5u);
+  expectNear((*out)[0], {4}, {-2, -1, 0, 1}, 0);
+  expectNear((*out)[1], {3}, {7, 8, 9}, 0);
+  EXPECT_EQ((*out)[1].dtype, ScalarType::I32);
+  expectNear((*out)[2], {4}, {5e9, 5e9 + 1, 5e9 + 2, 5e9 + 3}, 0);
+  EXPECT_EQ((*out)[2].dtype, ScalarType::I64);
+  // cos(1) = 0.5403023058681398, sin(2) = 0.9092974268256817.
+  expectNear((*out)[3], {4}, {-0.4161468365471424, 0.5403023058681398, 1, 0.5403023058681398},
+             0);
+  expectNear((*out)[4], {4}, {-0.9092974268256817, -0.8414709848078965, 0, 0.8414709848078965},
+             0);
+}
+
 TEST_F(EvaluatorTest, CausalMaskAlignsLastQueryWithLastKey) {
   parse(R"mlir(
     func.func @f(%s: tensor<2x3xf32>) -> tensor<2x3xf32> {
