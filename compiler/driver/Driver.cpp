@@ -157,6 +157,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   // Graph pipeline.
   pipeline::CompileOptions pipelineOptions;
   pipelineOptions.fuseAttention = options.fuseAttention;
+  pipelineOptions.raiseEncodings = options.raiseEncodings;
   pipelineOptions.fusionReportPath =
       options.fuseAttention ? options.fusionReportPath : std::string();
   PassManager pm(&context, ModuleOp::getOperationName());

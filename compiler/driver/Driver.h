@@ -45,6 +45,8 @@ struct DriverOptions {
   const targets::TargetBackend *target = nullptr;
 
   bool fuseAttention = true;
+  /// --no-raise-encodings turns it off (CompileOptions::raiseEncodings).
+  bool raiseEncodings = true;
   /// --fusion-report: every attention site as JSON ("" for none).
   std::string fusionReportPath;
   /// --dump-phases-to: one numbered file per phase ("" for none).

@@ -29,7 +29,8 @@ void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   if (options.fuseAttention) {
     // Exporters' spellings of RoPE and ALiBi become the ops fusion folds
     // into the kernel (after CSE: q's and k's rotations share one table).
-    pm.addPass(createRaiseEncodings());
+    if (options.raiseEncodings)
+      pm.addPass(createRaiseEncodings());
     // Fusion runs on the cleaned-up graph and before anything that would
     // lower the ops it matches; its report records every softmax site.
     FuseAttentionOptions fuseOptions;

@@ -22,6 +22,12 @@ struct CompileOptions {
   /// the model writes as tfm.attention is decomposed instead, so one model
   /// can be built both ways and compared.
   bool fuseAttention = true;
+  /// Raise exporters' spellings of RoPE, ALiBi and T5's bias to attune's
+  /// ops before fusing (tfm-raise-encodings). Off keeps them as written:
+  /// the raised ops compute RoPE's angles in double where an exporter's
+  /// graph rounds them to f32, so outputs move by up to about position *
+  /// 2^-24 rad, and a user comparing bit-closely with the graph may want it.
+  bool raiseEncodings = true;
   /// Where the fuse pass writes its JSON report of every softmax site; empty
   /// writes none. Ignored when fuseAttention is false (see
   /// writeFusionDisabledReport).
@@ -29,7 +35,8 @@ struct CompileOptions {
 };
 
 /// Adds the graph passes to `pm` (anchored on builtin.module), in order:
-///   canonicalize, cse, tfm-fuse-attention | tfm-decompose-attention, cse.
+///   canonicalize, cse, [tfm-raise-encodings, tfm-fuse-attention] |
+///   tfm-decompose-attention, cse.
 /// The verifier runs on the parsed module and after every pass (the pass
 /// manager's default), which is where shapes are checked: every tfm op infers
 /// its result type and the verifier compares it with the written one.

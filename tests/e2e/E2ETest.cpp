@@ -41,6 +41,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <fstream>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -1353,7 +1354,11 @@ testing::AssertionResult closeToReference(const HostTensor &got, const Tensor &r
 
 TEST(E2ESliceConcatArange, RotateHalfRopeMatchesReference) {
   std::string error;
-  std::string library = compileModel("rotate_half_rope", kRotateHalfRope, {}, error);
+  // As written: raised to tfm.rope, the rotation would not run the slice
+  // and concat kernels this test is for (RaisedEncodingsMatchTheGraph
+  // checks the raised form).
+  std::string library =
+      compileModel("rotate_half_rope", kRotateHalfRope, {"--no-raise-encodings"}, error);
   ASSERT_FALSE(library.empty()) << error;
   Model model;
   ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
@@ -1396,6 +1401,122 @@ const ModelCase *opCase(llvm::StringRef name) {
 /// A static sequence with constant FLOATER parameters leaves no scan in the
 /// graph the library is built from; a dynamic one keeps it. (OpTest checks
 /// that both compute what the reference does.)
+
+/// Exporter spellings that -tfm-raise-encodings raises (lit: passes/
+/// raise-then-fuse.mlir): a LLaMA-style rotate_half RoPE and BLOOM-style
+/// ALiBi from an arange difference, each around a causal attention, with q,
+/// k and v projected from one input so that their lengths are provably one.
+constexpr const char *kRotateHalfAttention = R"mlir(
+func.func @llama_style(%x: tensor<1x?x32xf32>, %wq: tensor<32x32xf32>, %wk: tensor<32x32xf32>, %wv: tensor<32x32xf32>) -> tensor<1x4x?x8xf32> {
+  %ql = tfm.linear %x, %wq : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %qs4 = tfm.reshape %ql : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %q = tfm.transpose %qs4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %kl = tfm.linear %x, %wk : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %ks4 = tfm.reshape %kl : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %k = tfm.transpose %ks4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %vl = tfm.linear %x, %wv : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %vs4 = tfm.reshape %vl : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %v = tfm.transpose %vs4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %inv = arith.constant dense<[1.0, 0.1, 0.01, 0.001]> : tensor<4xf32>
+  %pos = tfm.arange %x {axis = 1 : i64} : tensor<1x?x32xf32> -> tensor<?xf32>
+  %col = tfm.reshape %pos : tensor<?xf32> -> tensor<?x1xf32>
+  %f = tfm.mul %col, %inv : tensor<?x1xf32>, tensor<4xf32> -> tensor<?x4xf32>
+  %a = tfm.concat %f, %f {axis = 1 : i64} : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x8xf32>
+  %a4 = tfm.reshape %a : tensor<?x8xf32> -> tensor<1x1x?x8xf32>
+  %cos = tfm.cos %a4 : tensor<1x1x?x8xf32> -> tensor<1x1x?x8xf32>
+  %sin = tfm.sin %a4 : tensor<1x1x?x8xf32> -> tensor<1x1x?x8xf32>
+  %qq1 = tfm.slice %q {axis = 3 : i64, start = 0 : i64, end = 4 : i64} : tensor<1x4x?x8xf32> -> tensor<1x4x?x4xf32>
+  %qq2 = tfm.slice %q {axis = 3 : i64, start = 4 : i64, end = 8 : i64} : tensor<1x4x?x8xf32> -> tensor<1x4x?x4xf32>
+  %qqn = tfm.neg %qq2 : tensor<1x4x?x4xf32> -> tensor<1x4x?x4xf32>
+  %qqh = tfm.concat %qqn, %qq1 {axis = 3 : i64} : tensor<1x4x?x4xf32>, tensor<1x4x?x4xf32> -> tensor<1x4x?x8xf32>
+  %qqc = tfm.mul %q, %cos : tensor<1x4x?x8xf32>, tensor<1x1x?x8xf32> -> tensor<1x4x?x8xf32>
+  %qqs = tfm.mul %qqh, %sin : tensor<1x4x?x8xf32>, tensor<1x1x?x8xf32> -> tensor<1x4x?x8xf32>
+  %qqr = tfm.add %qqc, %qqs : tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x8xf32>
+  %kk1 = tfm.slice %k {axis = 3 : i64, start = 0 : i64, end = 4 : i64} : tensor<1x4x?x8xf32> -> tensor<1x4x?x4xf32>
+  %kk2 = tfm.slice %k {axis = 3 : i64, start = 4 : i64, end = 8 : i64} : tensor<1x4x?x8xf32> -> tensor<1x4x?x4xf32>
+  %kkn = tfm.neg %kk2 : tensor<1x4x?x4xf32> -> tensor<1x4x?x4xf32>
+  %kkh = tfm.concat %kkn, %kk1 {axis = 3 : i64} : tensor<1x4x?x4xf32>, tensor<1x4x?x4xf32> -> tensor<1x4x?x8xf32>
+  %kkc = tfm.mul %k, %cos : tensor<1x4x?x8xf32>, tensor<1x1x?x8xf32> -> tensor<1x4x?x8xf32>
+  %kks = tfm.mul %kkh, %sin : tensor<1x4x?x8xf32>, tensor<1x1x?x8xf32> -> tensor<1x4x?x8xf32>
+  %kkr = tfm.add %kkc, %kks : tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x8xf32>
+  %s = tfm.matmul %qqr, %kkr {transpose_b = true} : tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x?xf32>
+  %c = arith.constant dense<0.353553385> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<1x4x?x?xf32>, tensor<f32> -> tensor<1x4x?x?xf32>
+  %m = tfm.causal_mask %t : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x?x?xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x8xf32>
+  return %o : tensor<1x4x?x8xf32>
+}
+)mlir";
+
+constexpr const char *kArangeAlibiAttention = R"mlir(
+func.func @alibi_style(%x: tensor<1x?x32xf32>, %wq: tensor<32x32xf32>, %wk: tensor<32x32xf32>, %wv: tensor<32x32xf32>) -> tensor<1x4x?x8xf32> {
+  %ql = tfm.linear %x, %wq : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %qs4 = tfm.reshape %ql : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %q = tfm.transpose %qs4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %kl = tfm.linear %x, %wk : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %ks4 = tfm.reshape %kl : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %k = tfm.transpose %ks4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %vl = tfm.linear %x, %wv : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %vs4 = tfm.reshape %vl : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %v = tfm.transpose %vs4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x?xf32>
+  %c = arith.constant dense<0.353553385> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<1x4x?x?xf32>, tensor<f32> -> tensor<1x4x?x?xf32>
+  %pos = tfm.arange %x {axis = 1 : i64} : tensor<1x?x32xf32> -> tensor<?xf32>
+  %i = tfm.reshape %pos : tensor<?xf32> -> tensor<?x1xf32>
+  %j = tfm.reshape %pos : tensor<?xf32> -> tensor<1x?xf32>
+  %d = tfm.sub %j, %i : tensor<1x?xf32>, tensor<?x1xf32> -> tensor<?x?xf32>
+  %sl = arith.constant dense<[[[0.25]], [[0.0625]], [[0.015625]], [[0.00390625]]]> : tensor<4x1x1xf32>
+  %b = tfm.mul %sl, %d : tensor<4x1x1xf32>, tensor<?x?xf32> -> tensor<4x?x?xf32>
+  %u = tfm.add %t, %b : tensor<1x4x?x?xf32>, tensor<4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %m = tfm.causal_mask %u : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x?x?xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x8xf32>
+  return %o : tensor<1x4x?x8xf32>
+}
+)mlir";
+
+/// Compiled as the driver does by default (raised, then fused) against the
+/// evaluator on the graph as written, and the report says the encoding was
+/// raised and the attention fused. tfm.rope's angles are exact where the
+/// graph rounds position * inv_freq to f32 (about position * 2^-24 rad at
+/// these lengths, < 2e-5): 5e-5 + 1e-4 |ref| covers that and f32 attention.
+TEST(E2ERaisedEncodings, RaisedEncodingsMatchTheGraph) {
+  for (auto [name, ir] : {std::pair<const char *, const char *>{"rotate_half_attention", kRotateHalfAttention},
+                          {"arange_alibi_attention", kArangeAlibiAttention}}) {
+    SCOPED_TRACE(name);
+    std::string error, report = scratchFile(std::string(name) + ".fusion.json");
+    std::string library = compileModel(name, ir, {"--fusion-report=" + report}, error);
+    ASSERT_FALSE(library.empty()) << error;
+    std::ifstream in(report);
+    std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(json.find("\"raised\": true"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"fused\": 1,"), std::string::npos) << json;
+    Model model;
+    ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+        << attune_status_message();
+    std::mt19937 rng(31);
+    for (int64_t seq : {1, 19, 130}) {
+      SCOPED_TRACE("seq " + std::to_string(seq));
+      std::vector<HostTensor> inputs =
+          makeInputs(model.handle, {{1, seq, 32}, {32, 32}, {32, 32}, {32, 32}}, {}, rng);
+      std::vector<HostTensor> outputs = runModel(model.handle, inputs);
+      auto reference = referenceOutputs(model.handle, inputs);
+      ASSERT_TRUE(!!reference) << llvm::toString(reference.takeError());
+      ASSERT_EQ(reference->size(), outputs.size());
+      const Tensor &want = (*reference)[0];
+      ASSERT_EQ(outputs[0].shape, want.shape);
+      double worst = 0;
+      for (int64_t e = 0; e < static_cast<int64_t>(want.data.size()); ++e) {
+        double err = std::abs(outputs[0].get(e) - want.data[e]);
+        worst = std::max(worst, err / (5e-5 + 1e-4 * std::abs(want.data[e])));
+      }
+      EXPECT_LE(worst, 1.0) << "worst error over the bound";
+    }
+  }
+}
+
 TEST(E2EFold, StaticFloaterTableIsEvaluatedAtCompileTime) {
   std::string error;
   const ModelCase *folded = opCase("recursive_position_folded");

@@ -77,6 +77,11 @@ static cl::opt<bool>
     noFuseAttention("no-fuse-attention",
                     cl::desc("Build attention unfused (decomposes tfm.attention)"),
                     cl::cat(compileCategory));
+static cl::opt<bool> noRaiseEncodings(
+    "no-raise-encodings",
+    cl::desc("Keep exporters' RoPE, ALiBi and T5-bias spellings as written "
+             "instead of raising them to tfm.rope and score modifiers"),
+    cl::cat(compileCategory));
 static cl::opt<std::string>
     fusionReport("fusion-report",
                  cl::desc("Write every attention site, fused or not and why, "
@@ -207,6 +212,7 @@ int validateOptions(ValidatedOptions &valid) {
   d.outputFile = outputFile;
   d.target = valid.target.get();
   d.fuseAttention = !noFuseAttention;
+  d.raiseEncodings = !noRaiseEncodings;
   d.fusionReportPath = fusionReport;
   d.dumpPhasesTo = dumpPhasesTo;
   d.weightsFile = weightsFile;
