@@ -238,8 +238,13 @@ struct AttentionMatch {
   bool causal = false;
   Value keyPaddingMask;
   SmallVector<MaskTerm> masks;
-  /// Score modifiers' biases, nearest the softmax first (the walk's order).
-  SmallVector<tfm::ScoreBiasOp> modifiers;
+  /// Score modifiers' biases, nearest the softmax first (the walk's order),
+  /// each with the product of the scales between it and the softmax (1
+  /// unless the modifier only has content terms, which may be scaled along
+  /// with the scores).
+  SmallVector<std::pair<tfm::ScoreBiasOp, double>> modifiers;
+  /// The splat scales peelScale took off q and off k before their matmul.
+  double queryScale = 1.0, keyScale = 1.0;
   /// The `rope` of the fused op, when q and k were rotated alike.
   DictionaryAttr rope;
 
@@ -281,7 +286,7 @@ private:
   /// folding them into the scale (q*c · k = c · (q·k)). Stops at a value
   /// with another user: that value is still needed, and the fused op can
   /// simply take it scaled.
-  Value peelScale(Value operand);
+  Value peelScale(Value operand, double &factor);
 
   RankedTensorType scoresType;
 };
@@ -309,7 +314,7 @@ LogicalResult SiteMatcher::run() {
 
 LogicalResult SiteMatcher::matchModifierTerms(tfm::MatmulOp queryTimesKey) {
   bool valueTermFound = false;
-  for (tfm::ScoreBiasOp bias : match.modifiers) {
+  for (auto [bias, scaledAlong] : match.modifiers) {
     tfm::ResolvedModifier modifier;
     if (!tfm::parseModifier(bias.getModifier(), modifier).empty())
       return fail("tfm.score_bias has an invalid modifier");
@@ -321,15 +326,25 @@ LogicalResult SiteMatcher::matchModifierTerms(tfm::MatmulOp queryTimesKey) {
           bias.getKey() != queryTimesKey.getRhs() || !queryTimesKey.getTransposeB())
         return fail("the content terms of modifier '" + kind +
                     "' read other rows than the q and k of the scores");
-      // The graph's scale is a constant of the element type: equal up to
-      // its rounding.
+      // The term reads q and k as the matmul does, after any scale on them,
+      // and is scaled along with the scores by what follows it: on q's side
+      // that is its own scale * the scale on q * scaledAlong, and the fused
+      // op gives it match.scale (which also counts k's). Each side must come
+      // out as the scores' scale. The graph's scale is a constant of the
+      // element type: equal up to its rounding.
       double scale = bias.getScale() ? bias.getScale()->convertToDouble() : 0.0;
       Type elementType = scoresType.getElementType();
       double epsilon = elementType.isF32() ? 0x1p-23 : elementType.isF16() ? 0x1p-10 : 0x1p-7;
-      if (std::fabs(scale - match.scale) > 2 * epsilon * std::fabs(match.scale))
-        return fail("the content terms of modifier '" + kind + "' are scaled by " +
-                    formatNumber(scale) + ", the scores by " +
-                    formatNumber(match.scale) + "; tfm.attention scales both alike");
+      for (const attune::modifiers::ContentTerm &term :
+           modifier.definition->contentTerms(modifier.params)) {
+        bool querySide = term.side == attune::modifiers::ContentTerm::Query;
+        double effective =
+            scale * scaledAlong * (querySide ? match.queryScale : match.keyScale);
+        if (std::fabs(effective - match.scale) > 4 * epsilon * std::fabs(match.scale))
+          return fail("the content terms of modifier '" + kind + "' are scaled by " +
+                      formatNumber(effective) + ", the scores by " +
+                      formatNumber(match.scale) + "; tfm.attention scales both alike");
+      }
     }
     // A value term is in the fused op whenever the modifier is: the graph
     // must have it, with the same modifier and tables.
@@ -551,11 +566,16 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
     }
 
     if (auto bias = dyn_cast<tfm::ScoreBiasOp>(def)) {
-      if (scaleBelow != 1.0)
+      // A bias term is added after the scale; content terms (q . table)
+      // scale like q . k, so a modifier with only those may sit above it.
+      tfm::ResolvedModifier modifier;
+      bool biasTerm = !tfm::parseModifier(bias.getModifier(), modifier).empty() ||
+                      modifier.definition->hasBias();
+      if (scaleBelow != 1.0 && biasTerm)
         return fail("the score modifier's bias is scaled along with the "
                     "scores (tfm.score_bias before the scale); tfm.attention "
                     "adds it after the scale");
-      match.modifiers.push_back(bias);
+      match.modifiers.push_back({bias, scaleBelow});
       current = bias.getInput();
       continue;
     }
@@ -578,19 +598,20 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
   }
 }
 
-Value SiteMatcher::peelScale(Value operand) {
+Value SiteMatcher::peelScale(Value operand, double &factor) {
   while (operand.hasOneUse()) {
     Operation *def = operand.getDefiningOp();
     if (auto mul = dyn_cast_or_null<tfm::MulOp>(def)) {
       Value other;
-      std::optional<double> factor = getSplatFloat(mul.getRhs());
-      if (factor)
+      std::optional<double> c = getSplatFloat(mul.getRhs());
+      if (c)
         other = mul.getLhs();
-      else if ((factor = getSplatFloat(mul.getLhs())))
+      else if ((c = getSplatFloat(mul.getLhs())))
         other = mul.getRhs();
-      if (!factor || other.getType() != mul.getType())
+      if (!c || other.getType() != mul.getType())
         break;
-      match.scale *= *factor;
+      match.scale *= *c;
+      factor *= *c;
       operand = other;
       continue;
     }
@@ -599,6 +620,7 @@ Value SiteMatcher::peelScale(Value operand) {
       if (!divisor || *divisor == 0 || div.getLhs().getType() != div.getType())
         break;
       match.scale /= *divisor;
+      factor /= *divisor;
       operand = div.getLhs();
       continue;
     }
@@ -610,8 +632,8 @@ Value SiteMatcher::peelScale(Value operand) {
 LogicalResult SiteMatcher::matchQueryKey(tfm::MatmulOp queryTimesKey) {
   if (queryTimesKey.getTransposeA())
     return fail("the matmul of q and k transposes q");
-  match.query = peelScale(queryTimesKey.getLhs());
-  Value key = peelScale(queryTimesKey.getRhs());
+  match.query = peelScale(queryTimesKey.getLhs(), match.queryScale);
+  Value key = peelScale(queryTimesKey.getRhs(), match.keyScale);
   if (!queryTimesKey.getTransposeB()) {
     auto transpose = key.getDefiningOp<tfm::TransposeOp>();
     if (!transpose)
@@ -625,7 +647,7 @@ LogicalResult SiteMatcher::matchQueryKey(tfm::MatmulOp queryTimesKey) {
                   llvm::Twine(permutation.size()) + ", expected rank 4");
     SmallVector<int64_t> keyPermutation{permutation[0], permutation[1],
                                         permutation[3], permutation[2]};
-    key = peelScale(transpose.getInput());
+    key = peelScale(transpose.getInput(), match.keyScale);
     if (!llvm::equal(keyPermutation, ArrayRef<int64_t>{0, 1, 2, 3}))
       match.keyPermutation = std::move(keyPermutation);
   }
@@ -807,7 +829,7 @@ FailureOr<tfm::AttentionOp> rewrite(const AttentionMatch &match,
     // Modifiers in the order the scores met them.
     SmallVector<Attribute> modifiers;
     SmallVector<Value> modifierOperands;
-    for (tfm::ScoreBiasOp bias : llvm::reverse(match.modifiers)) {
+    for (tfm::ScoreBiasOp bias : llvm::make_first_range(llvm::reverse(match.modifiers))) {
       modifiers.push_back(bias.getModifier());
       llvm::append_range(modifierOperands, bias.getModifierOperands());
     }

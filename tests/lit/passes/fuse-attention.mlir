@@ -745,3 +745,42 @@ func.func @negative_huge_value_head_dim(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2
   %o = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x2048xf32> -> tensor<1x2x6x2048xf32>
   return %o : tensor<1x2x6x2048xf32>
 }
+
+// -----
+
+/// Shaw's content term added before the scale, (q.k + q.R) / sqrt(d), as
+/// code that scales the logits last writes it: a modifier with only
+/// content terms scales along with q.k, so it fuses with the scale after.
+// CHECK-LABEL: func.func @content_before_scale
+// CHECK: tfm.attention {{.+}} {modifiers = [{kind = "shaw", max_distance = 2 : i64}], scale = 2.500000e-01 : f64}
+// CHECK-NOT: tfm.score_bias
+func.func @content_before_scale(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x16xf32>, %rk: tensor<5x16xf32>, %rv: tensor<5x16xf32>) -> tensor<1x2x6x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x6xf32>
+  %b = tfm.score_bias %s content(%q, %k : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>) modifier_operands(%rk, %rv : tensor<5x16xf32>, tensor<5x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 2 : i64}, scale = 1.0 : f64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %c = arith.constant dense<4.0> : tensor<f32>
+  %t = tfm.div %b, %c : tensor<1x2x6x6xf32>, tensor<f32> -> tensor<1x2x6x6xf32>
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %pv = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  %r = tfm.score_values %p modifier_operands(%rk, %rv : tensor<5x16xf32>, tensor<5x16xf32>)
+      {modifier = {kind = "shaw", max_distance = 2 : i64}} : tensor<1x2x6x6xf32> -> tensor<1x2x6x16xf32>
+  %o = tfm.add %pv, %r : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  return %o : tensor<1x2x6x16xf32>
+}
+
+// -----
+
+/// The same with ALiBi, which has a bias term: tfm.attention adds bias
+/// terms after the scale, so one above it is not fused.
+// CHECK-LABEL: func.func @negative_bias_before_scale
+// CHECK-NOT: tfm.attention
+func.func @negative_bias_before_scale(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x16xf32>) -> tensor<1x2x6x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x6xf32>
+  %b = tfm.score_bias %s {modifier = {kind = "alibi"}} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %c = arith.constant dense<4.0> : tensor<f32>
+  %t = tfm.div %b, %c : tensor<1x2x6x6xf32>, tensor<f32> -> tensor<1x2x6x6xf32>
+  // expected-remark @+1 {{attention not fused: the score modifier's bias is scaled along with the scores}}
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<1x2x6x6xf32> -> tensor<1x2x6x6xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+  return %o : tensor<1x2x6x16xf32>
+}
