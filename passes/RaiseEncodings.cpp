@@ -1011,6 +1011,231 @@ FailureOr<T5Match> matchT5(tfm::AddOp add, std::string &why) {
   return failure();
 }
 
+//===----------------------------------------------------------------------===//
+// Shaw et al.: relative embeddings gathered by clipped distance
+//===----------------------------------------------------------------------===//
+
+/// What an axis of a tensor in an attention graph stands for. An axis of
+/// size 1 is Unit whatever it came from.
+enum class Axis : char { Unit, Batch, Head, Query, Key, Dim, ValueDim };
+using Labels = SmallVector<Axis, 4>;
+
+/// `labels` for the shape of `v`, with size-1 axes made Unit.
+Labels labelled(Value v, ArrayRef<Axis> labels) {
+  Labels out(labels);
+  for (auto [d, size] : llvm::enumerate(typeOf(v).getShape()))
+    if (size == 1)
+      out[d] = Axis::Unit;
+  return out;
+}
+
+/// The labels of `to`, computed from `from` by the reshapes and transposes
+/// between them (`to`'s producers, followed through operand 0, must reach
+/// `from`); a reshape may only add or drop unit axes.
+std::optional<Labels> forwardLabels(Value from, Labels labels, Value to) {
+  SmallVector<Operation *> chain;
+  for (Value v = to; v != from;) {
+    Operation *def = v.getDefiningOp();
+    if (!isa_and_nonnull<tfm::ReshapeOp, tfm::TransposeOp>(def))
+      return std::nullopt;
+    chain.push_back(def);
+    v = def->getOperand(0);
+  }
+  for (Operation *op : llvm::reverse(chain)) {
+    if (auto t = dyn_cast<tfm::TransposeOp>(op)) {
+      Labels permuted;
+      for (int64_t p : t.getPermutation())
+        permuted.push_back(labels[p]);
+      labels = permuted;
+      continue;
+    }
+    Labels kept;
+    for (auto [d, label] : llvm::enumerate(labels))
+      if (typeOf(op->getOperand(0)).getDimSize(d) != 1)
+        kept.push_back(label);
+    RankedTensorType out = typeOf(op->getResult(0));
+    labels.assign(out.getRank(), Axis::Unit);
+    size_t next = 0;
+    for (int64_t d = 0; d < out.getRank(); ++d)
+      if (out.getDimSize(d) != 1) {
+        if (next == kept.size())
+          return std::nullopt;
+        labels[d] = kept[next++];
+      }
+    if (next != kept.size())
+      return std::nullopt;
+  }
+  return labels;
+}
+
+/// The first value up the reshapes and transposes from `v` (itself if none).
+Value stripLayout(Value v) {
+  while (isa_and_nonnull<tfm::ReshapeOp, tfm::TransposeOp>(v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  return v;
+}
+
+/// t2t's `_relative_attention_inner(x, y, z, transpose)` term: the rows of x
+/// [B, H, Sq, ·] (q or the probabilities) moved to a batch of queries,
+/// multiplied per query by embeddings z [Sq, Sk, ·] gathered from a table,
+/// and moved back: `term` [B, H, Sq, n] with n the key (transpose = true,
+/// the score term) or the value dim. Returns the lookup.
+tfm::EmbeddingOp matchRelativeTerm(Value term, Value x, bool scoreTerm) {
+  auto product = stripLayout(term).getDefiningOp<tfm::MatmulOp>();
+  if (!product || product.getTransposeA() || product.getTransposeB() != scoreTerm)
+    return {};
+  auto lookup = product.getRhs().getDefiningOp<tfm::EmbeddingOp>();
+  if (!lookup || typeOf(lookup.getIds()).getRank() != 2 ||
+      typeOf(product.getResult()).getRank() != 3)
+    return {};
+  // x's rows must reach the product as [Sq, heads, depth] and the lookup
+  // is [Sq, Sk, n]; the product is then [Sq, heads, n].
+  const Axis depth = scoreTerm ? Axis::Dim : Axis::Key;
+  const Axis last = scoreTerm ? Axis::Key : Axis::ValueDim;
+  std::optional<Labels> rows = forwardLabels(
+      x, labelled(x, {Axis::Batch, Axis::Head, Axis::Query, depth}), product.getLhs());
+  if (!rows || (*rows)[0] != Axis::Query || (*rows)[2] != depth ||
+      llvm::is_contained(ArrayRef<Axis>{Axis::Query, Axis::Key, Axis::Dim}, (*rows)[1]))
+    return {};
+  std::optional<Labels> out = forwardLabels(
+      product.getResult(),
+      labelled(product.getResult(), {Axis::Query, (*rows)[1], last}), term);
+  Labels want = labelled(term, {Axis::Batch, Axis::Head, Axis::Query, last});
+  if (!out || *out != want || typeOf(term).getRank() != 4)
+    return {};
+  return lookup;
+}
+
+/// The K of ids(i, j) = clip(j - i, -K, K) + K, table rows 2K + 1, checked
+/// as T5's ids are (PositionFunction), or a reason.
+FailureOr<int64_t> clippedDistance(tfm::EmbeddingOp lookup, Value scores,
+                                   StringRef table, std::string &why) {
+  int64_t rows = typeOf(lookup.getTable()).getDimSize(0);
+  if (ShapedType::isDynamic(rows) || rows % 2 == 0) {
+    why = ("the relative " + table + " table has an even or dynamic number of "
+           "rows, not 2K + 1").str();
+    return failure();
+  }
+  const int64_t K = rows / 2, L = std::max<int64_t>(4 * K, 64);
+  PositionFunction ids;
+  for (int64_t i0 : {L, int64_t(0), int64_t(7)})
+    for (int64_t delta = -std::min(L, i0); delta <= L; ++delta) {
+      std::optional<double> id =
+          ids.evaluate(lookup.getIds(), {i0, /*query=*/true}, {i0 + delta, false});
+      if (!id) {
+        why = ids.why;
+        return failure();
+      }
+      if (*id != double(std::clamp<int64_t>(delta, -K, K) + K)) {
+        why = llvm::formatv("the relative {0} table is looked up at row {1} for "
+                            "j - i = {2}, not clip(j - i, -{3}, {3}) + {3}",
+                            table, g(*id), delta, K)
+                  .str();
+        return failure();
+      }
+    }
+  for (PositionFunction::Arange a : ids.aranges)
+    if (!attune::provablySameDim(a.op.getLike(), a.op.getAxisAttr().getInt(), scores,
+                                 a.query ? 2 : 3)) {
+      why = "the positions count other lengths than the scores' query and key axes";
+      return failure();
+    }
+  if (!attune::provablySameDim(scores, 2, scores, 3)) {
+    why = "the query and key lengths may differ, and the graph's j - i is not "
+          "aligned to the end of the keys as tfm's modifiers are";
+    return failure();
+  }
+  return K;
+}
+
+struct ShawMatch {
+  tfm::AddOp scoreAdd, valueAdd;
+  tfm::MatmulOp scores;
+  Value keyTerm, valueTerm, probabilities, keyTable, valueTable;
+  int64_t maxDistance = 0;
+};
+
+/// Shaw's value term at `add` = P V + term(P, Rv), and its score term on the
+/// way from the softmax up to q k^T: logits = q k^T + term(q, Rk).
+FailureOr<ShawMatch> matchShaw(tfm::AddOp add, std::string &why) {
+  if (typeOf(add.getResult()).getRank() != 4)
+    return failure();
+  for (auto [pv, term] : {std::pair(add.getLhs(), add.getRhs()),
+                          std::pair(add.getRhs(), add.getLhs())}) {
+    auto product = pv.getDefiningOp<tfm::MatmulOp>();
+    auto softmax = product ? product.getLhs().getDefiningOp<tfm::SoftmaxOp>()
+                           : tfm::SoftmaxOp();
+    if (!softmax || product.getTransposeA() || product.getTransposeB() ||
+        term.getType() != add.getType())
+      continue;
+    tfm::EmbeddingOp valueLookup = matchRelativeTerm(term, softmax.getResult(), false);
+    if (!valueLookup)
+      continue;
+    // The score term, up the scores' chain of scales and masks.
+    ShawMatch match;
+    for (Value s = softmax.getInput(); !match.keyTerm;) {
+      Operation *def = s.getDefiningOp();
+      if (auto scoreAdd = dyn_cast_or_null<tfm::AddOp>(def)) {
+        for (auto [xy, keyTerm] : {std::pair(scoreAdd.getLhs(), scoreAdd.getRhs()),
+                                   std::pair(scoreAdd.getRhs(), scoreAdd.getLhs())}) {
+          auto scores = xy.getDefiningOp<tfm::MatmulOp>();
+          if (!scores || !scores.getTransposeB() || keyTerm.getType() != xy.getType())
+            continue;
+          if (tfm::EmbeddingOp keyLookup =
+                  matchRelativeTerm(keyTerm, scores.getLhs(), /*scoreTerm=*/true)) {
+            match.scoreAdd = scoreAdd;
+            match.scores = scores;
+            match.keyTerm = keyTerm;
+            match.keyTable = keyLookup.getTable();
+            FailureOr<int64_t> K = clippedDistance(keyLookup, xy, "key", why);
+            if (failed(K))
+              return failure();
+            match.maxDistance = *K;
+            break;
+          }
+        }
+        if (match.keyTerm)
+          break;
+      }
+      // Up through what exporters put between q k^T and the softmax.
+      if (isa_and_nonnull<tfm::MulOp, tfm::DivOp, tfm::AddOp>(def)) {
+        Value l = def->getOperand(0), r = def->getOperand(1);
+        s = l.getType() == s.getType() && !splatValue(l) ? l : r;
+      } else if (auto where = dyn_cast_or_null<tfm::WhereOp>(def)) {
+        s = splatValue(where.getOnTrue()) ? where.getOnFalse() : where.getOnTrue();
+      } else if (isa_and_nonnull<tfm::CausalMaskOp, tfm::ScoreBiasOp>(def)) {
+        s = def->getOperand(0);
+      } else {
+        why = "the value term gathers relative embeddings (Shaw's), but no score "
+              "term q . Rk[clip(j - i)] was found between the softmax and q k^T";
+        return failure();
+      }
+    }
+    FailureOr<int64_t> K = clippedDistance(valueLookup, match.scores.getResult(), "value", why);
+    if (failed(K))
+      return failure();
+    if (*K != match.maxDistance) {
+      why = llvm::formatv("the key and value tables clip at {0} and {1}; Shaw's "
+                          "attention clips both at one K",
+                          match.maxDistance, *K)
+                .str();
+      return failure();
+    }
+    Type element = typeOf(add.getResult()).getElementType();
+    if (typeOf(match.keyTable).getElementType() != element ||
+        typeOf(valueLookup.getTable()).getElementType() != element) {
+      why = "the relative tables' element type differs from the attention's";
+      return failure();
+    }
+    match.valueAdd = add;
+    match.valueTerm = term;
+    match.probabilities = softmax.getResult();
+    match.valueTable = valueLookup.getTable();
+    return match;
+  }
+  return failure();
+}
+
 struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
   using RaiseEncodingsBase::RaiseEncodingsBase;
 
@@ -1044,6 +1269,18 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
       }
       if (!why.empty())
         notRaised(add, "T5 bias", why);
+    }
+    // Shaw's: matched from its value term (the output), which finds the
+    // score term; after the loop above, whose patterns it does not overlap.
+    SmallVector<tfm::AddOp> outputs;
+    getOperation()->walk([&](tfm::AddOp op) { outputs.push_back(op); });
+    for (tfm::AddOp add : outputs) {
+      std::string why;
+      FailureOr<ShawMatch> shaw = matchShaw(add, why);
+      if (succeeded(shaw))
+        raiseShaw(*shaw);
+      else if (!why.empty())
+        notRaised(add, "Shaw", why);
     }
     // Partial rotary: rope(x[..., :R]) joined with x[..., R:].
     SmallVector<tfm::ConcatOp> concats;
@@ -1110,6 +1347,29 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
     if (match.rest)
       biased = tfm::AddOp::create(builder, add.getLoc(), add.getType(), biased, match.rest);
     add.getResult().replaceAllUsesWith(biased);
+  }
+
+  /// The score term becomes tfm.score_bias content(q, k) (scaled by 1: it
+  /// reads q as q k^T does), the value term tfm.score_values; fusion
+  /// folds the pair into tfm.attention's shaw modifier.
+  void raiseShaw(ShawMatch match) {
+    Builder b(match.valueAdd.getContext());
+    DictionaryAttr modifier =
+        b.getDictionaryAttr({b.getNamedAttr("kind", b.getStringAttr("shaw")),
+                             b.getNamedAttr("max_distance", b.getI64IntegerAttr(match.maxDistance))});
+    SmallVector<Value> tables = {match.keyTable, match.valueTable};
+    OpBuilder builder(match.scoreAdd);
+    Value xy = match.scores.getResult();
+    auto bias = tfm::ScoreBiasOp::create(
+        builder, match.scoreAdd.getLoc(), xy.getType(), xy, match.scores.getLhs(),
+        match.scores.getRhs(), tables, modifier, b.getF64FloatAttr(1.0));
+    match.scoreAdd.getResult().replaceAllUsesWith(bias.getResult());
+    raised(bias, "Shaw: relative embeddings gathered by clipped distance");
+    builder.setInsertionPoint(match.valueAdd);
+    auto values = tfm::ScoreValuesOp::create(builder, match.valueAdd.getLoc(),
+                                             match.valueTerm.getType(),
+                                             match.probabilities, tables, modifier);
+    match.valueTerm.replaceAllUsesWith(values.getResult());
   }
 
   /// concat(rope(x[..., :R]), x[..., R:]) on the last axis is
