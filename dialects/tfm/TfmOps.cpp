@@ -933,6 +933,36 @@ TFM_VERIFY_INFERRED(ConcatOp, inferConcat)
 
 TFM_INFER_RETURN_TYPES(ConcatOp, inferConcat)
 
+static FailureOr<RankedTensorType> inferGatherElements(GatherElementsOp::Adaptor op,
+                                                       EmitFn emitError) {
+  auto input = getRanked(emitError, "input", op.getInput());
+  auto indices = getRanked(emitError, "indices", op.getIndices());
+  if (failed(input) || failed(indices))
+    return failure();
+  FailureOr<int64_t> axis = requireInt(emitError, "axis", op.getProperties().axis);
+  if (failed(axis))
+    return failure();
+  int64_t rank = input->getRank();
+  if (*axis < 0 || *axis >= rank)
+    return emitError() << "expected 'axis' in [0, " << rank << "), got " << *axis;
+  if (failed(checkRank(emitError, "indices", *indices, rank)))
+    return failure();
+  SmallVector<int64_t> shape(indices->getShape());
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == *axis)
+      continue;
+    if (failed(checkDim(emitError, "indices", d, "not gathered", indices->getDimSize(d),
+                        "input", input->getDimSize(d))))
+      return failure();
+    shape[d] = mergeDims(shape[d], input->getDimSize(d));
+  }
+  return RankedTensorType::get(shape, input->getElementType());
+}
+
+TFM_VERIFY_INFERRED(GatherElementsOp, inferGatherElements)
+
+TFM_INFER_RETURN_TYPES(GatherElementsOp, inferGatherElements)
+
 LogicalResult ArangeOp::verify() {
   int64_t rank = getLike().getType().getRank();
   int64_t axis = getAxisAttr().getInt();

@@ -683,6 +683,30 @@ def Tfm_ArangeOp : Tfm_Op<"arange", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tfm_GatherElementsOp : Tfm_PureOp<"gather_elements"> {
+  let summary = "pick elements along one axis by an index tensor";
+  let description = [{
+    `result[..., n, ...] = input[..., indices[..., n, ...], ...]` along
+    `axis`, every other index taken as it is: PyTorch's `torch.gather` and
+    ONNX's GatherElements. `indices` has the rank of `input`, and the
+    result its shape; dimensions other than `axis` agree with `input`'s. An
+    index `k < 0` counts from the end (`k + dim`, as ONNX allows); one
+    outside `[-dim, dim)` is an error at run time. DeBERTa gathers its
+    content-to-position scores by relative distance this way.
+
+    ```mlir
+    %c2p = tfm.gather_elements %scores, %index {axis = 2 : i64}
+        : tensor<12x?x512xf32>, tensor<12x?x?xi64> -> tensor<12x?x?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Tfm_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices attr-dict `:` type($input) `,` type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tfm_RepeatInterleaveOp : Tfm_PureOp<"repeat_interleave"> {
   let summary = "repeat each slice along an axis (GQA key/value heads)";
   let description = [{
