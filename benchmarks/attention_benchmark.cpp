@@ -11,7 +11,8 @@
 //
 // the second for each position encoding's example (examples/attention/
 // attention_<modifier>.mlir: rope, alibi, t5, shaw, xl, deberta, window,
-// padding), with a GFLOPs rate counter of the useful work of plain
+// padding, and rope_exported and alibi_exported, the first two as exporters
+// write them), with a GFLOPs rate counter of the useful work of plain
 // attention: 4·B·H·S²·D flops per run, half when causal, and 4·B·H·D per
 // visible (query, key) pair for the sliding window, whose kernel skips the
 // key blocks outside it. (The content modifiers' own products, Transformer-
@@ -112,6 +113,11 @@ const ModifierForm kModifierForms[] = {
      {{512, kHeads, 64}, {512, kHeads, 64}}, false, 0.07216878364870322},
     {"window", "sliding_window", {{"window", 512}}, true, {}},
     {"padding", "", {}, false, {}, true},
+    // rope and alibi as exporters write them (rotate_half from slices,
+    // ALiBi from an arange difference): the default build raises them to
+    // the same fused kernel, the unfused one runs the graph as written.
+    {"rope_exported", "", {}, true, {}},
+    {"alibi_exported", "alibi", {}, true, {}},
 };
 
 /// `row` (D values) rotated at position `n` as LLaMA does (split halves,

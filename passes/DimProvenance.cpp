@@ -6,6 +6,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -125,9 +126,31 @@ std::pair<Value, int64_t> attune::dimSource(Value value, int64_t dim) {
   return {value, dim};
 }
 
+namespace {
+/// The name `tfm.dim_names` gives dimension `dim` of a function argument,
+/// or "" (the runtime requires dimensions of one name to be equal).
+StringRef argumentDimName(Value value, int64_t dim) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  auto func = arg ? dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp())
+                  : FunctionOpInterface();
+  if (!func || arg.getOwner() != &func.getFunctionBody().front())
+    return "";
+  auto names = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "tfm.dim_names");
+  if (!names || dim >= static_cast<int64_t>(names.size()))
+    return "";
+  auto name = dyn_cast<StringAttr>(names[dim]);
+  return name ? name.getValue() : "";
+}
+} // namespace
+
 bool attune::provablySameDim(Value x, int64_t a, Value y, int64_t b) {
   int64_t dx = dimOf(x, a), dy = dimOf(y, b);
   if (!ShapedType::isDynamic(dx) || !ShapedType::isDynamic(dy))
     return dx == dy;
-  return dimSource(x, a) == dimSource(y, b);
+  auto sx = dimSource(x, a), sy = dimSource(y, b);
+  if (sx == sy)
+    return true;
+  // Two inputs' dimensions of one name are one size: the runtime checks it.
+  StringRef nx = argumentDimName(sx.first, sx.second);
+  return !nx.empty() && nx == argumentDimName(sy.first, sy.second);
 }

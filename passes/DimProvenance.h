@@ -29,7 +29,9 @@ namespace attune {
 std::pair<mlir::Value, int64_t> dimSource(mlir::Value value, int64_t dim);
 
 /// True when dimension `a` of `x` and dimension `b` of `y` are equal for
-/// every input: both static and equal, or both dynamic with one source.
+/// every input: both static and equal, both dynamic with one source, or
+/// sources that are function arguments' dimensions of one name in
+/// `tfm.dim_names` (the runtime requires those equal).
 bool provablySameDim(mlir::Value x, int64_t a, mlir::Value y, int64_t b);
 
 } // namespace attune
