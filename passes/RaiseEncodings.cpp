@@ -439,14 +439,11 @@ struct AlibiMatch {
   bool symmetric = false;
 };
 
-/// The paper's slope of head h of n (compiler/modifiers/Alibi.cpp).
+/// The paper's slope of head h of n for `maxBias`: the alibi modifier's
+/// bias at distance 1.
 double paperSlope(double maxBias, int64_t n, int64_t h) {
-  int64_t c = 1;
-  while (c * 2 <= n)
-    c *= 2;
-  if (h < c)
-    return std::exp2(-maxBias * double(h + 1) / double(c));
-  return std::exp2(-maxBias * double(2 * (h - c) + 1) / double(2 * c));
+  return modifiers::lookupModifier("alibi")->referenceBias(
+      {{"max_bias", maxBias}, {"symmetric", 0.0}}, {}, n, h, 1);
 }
 
 /// j - i (sign +1), i - j (-1) or |j - i| (symmetric), from aranges of one
@@ -1242,34 +1239,12 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
   void runOnOperation() override {
     SmallVector<tfm::AddOp> adds;
     getOperation()->walk([&](tfm::AddOp op) { adds.push_back(op); });
-    for (tfm::AddOp add : adds) {
-      std::string why;
-      FailureOr<RopeMatch> rope = matchRope(add, why);
-      if (succeeded(rope)) {
-        raiseRope(add, *rope);
-        continue;
-      }
-      if (!why.empty()) {
-        notRaised(add, "RoPE", why);
-        continue;
-      }
-      FailureOr<AlibiMatch> alibi = matchAlibi(add, why);
-      if (succeeded(alibi)) {
-        raiseAlibi(add, *alibi);
-        continue;
-      }
-      if (!why.empty()) {
-        notRaised(add, "ALiBi", why);
-        continue;
-      }
-      FailureOr<T5Match> t5 = matchT5(add, why);
-      if (succeeded(t5)) {
-        raiseT5(add, *t5);
-        continue;
-      }
-      if (!why.empty())
-        notRaised(add, "T5 bias", why);
-    }
+    // Each add is tried as each encoding's root in turn; the first that
+    // raises it, or recognises it and says why not, ends the search.
+    for (tfm::AddOp add : adds)
+      (void)(attempt(add, matchRope, &RaiseEncodings::raiseRope, "RoPE") ||
+             attempt(add, matchAlibi, &RaiseEncodings::raiseAlibi, "ALiBi") ||
+             attempt(add, matchT5, &RaiseEncodings::raiseT5, "T5 bias"));
     // Shaw's: matched from its value term (the output), which finds the
     // score term; after the loop above, whose patterns it does not overlap.
     SmallVector<tfm::AddOp> outputs;
@@ -1288,6 +1263,21 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
     for (tfm::ConcatOp concat : concats)
       raisePartialRope(concat);
     eraseDeadOps();
+  }
+
+  /// Raises `add` when `match` matches it; true when it matched or had the
+  /// encoding's structure (a remark then says why it was not raised).
+  template <typename Match>
+  bool attempt(tfm::AddOp add, FailureOr<Match> (*match)(tfm::AddOp, std::string &),
+               void (RaiseEncodings::*raise)(tfm::AddOp, const Match &),
+               StringRef encoding) {
+    std::string why;
+    FailureOr<Match> found = match(add, why);
+    if (succeeded(found))
+      (this->*raise)(add, *found);
+    else if (!why.empty())
+      notRaised(add, encoding, why);
+    return succeeded(found) || !why.empty();
   }
 
   /// A remark, and the reason on the op for -tfm-fuse-attention's report.
