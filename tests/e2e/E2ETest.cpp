@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -1477,14 +1478,76 @@ func.func @alibi_style(%x: tensor<1x?x32xf32>, %wq: tensor<32x32xf32>, %wk: tens
 }
 )mlir";
 
+/// T5's bucketed bias as Hugging Face computes it (integer positions, a
+/// float log, casts, min and where), looked up and added with a mask.
+constexpr const char *kT5BucketAttention = R"mlir(
+func.func @t5_style(%x: tensor<1x?x32xf32>, %wq: tensor<32x32xf32>, %wk: tensor<32x32xf32>, %wv: tensor<32x32xf32>, %table: tensor<32x4xf32>, %mask: tensor<1x1x1x?xf32>) -> tensor<1x4x?x8xf32> {
+  %ql = tfm.linear %x, %wq : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %qs4 = tfm.reshape %ql : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %q = tfm.transpose %qs4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %kl = tfm.linear %x, %wk : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %ks4 = tfm.reshape %kl : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %k = tfm.transpose %ks4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %vl = tfm.linear %x, %wv : tensor<1x?x32xf32>, tensor<32x32xf32> -> tensor<1x?x32xf32>
+  %vs4 = tfm.reshape %vl : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %v = tfm.transpose %vs4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x?xf32>
+  %p = tfm.arange %x {axis = 1 : i64} : tensor<1x?x32xf32> -> tensor<?xi64>
+  %i = tfm.reshape %p : tensor<?xi64> -> tensor<?x1xi64>
+  %j = tfm.reshape %p : tensor<?xi64> -> tensor<1x?xi64>
+  %rp = tfm.sub %j, %i : tensor<1x?xi64>, tensor<?x1xi64> -> tensor<?x?xi64>
+  %zero = arith.constant dense<0> : tensor<i64>
+  %after = tfm.compare %rp, %zero {predicate = #tfm.compare<gt>} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  %afteri = tfm.cast %after : tensor<?x?xi1> -> tensor<?x?xi64>
+  %cside = arith.constant dense<16> : tensor<i64>
+  %off = tfm.mul %afteri, %cside : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi64>
+  %n = tfm.abs %rp : tensor<?x?xi64> -> tensor<?x?xi64>
+  %cex = arith.constant dense<8> : tensor<i64>
+  %small = tfm.compare %n, %cex {predicate = #tfm.compare<lt>} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  %nf = tfm.cast %n : tensor<?x?xi64> -> tensor<?x?xf32>
+  %cexf = arith.constant dense<8.0> : tensor<f32>
+  %ratio = tfm.div %nf, %cexf : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %lg = tfm.log %ratio : tensor<?x?xf32> -> tensor<?x?xf32>
+  %clog = arith.constant dense<2.772588722239781> : tensor<f32>
+  %q1 = tfm.div %lg, %clog : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %cspan = arith.constant dense<8.0> : tensor<f32>
+  %q2 = tfm.mul %q1, %cspan : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %q3 = tfm.cast %q2 : tensor<?x?xf32> -> tensor<?x?xi64>
+  %large = tfm.add %cex, %q3 : tensor<i64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %clast = arith.constant dense<15> : tensor<i64>
+  %large2 = tfm.minimum %large, %clast : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi64>
+  %within = tfm.where %small, %n, %large2 : tensor<?x?xi1>, tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %ids = tfm.add %off, %within : tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %vals = tfm.embedding %table, %ids : tensor<32x4xf32>, tensor<?x?xi64> -> tensor<?x?x4xf32>
+  %vt = tfm.transpose %vals {permutation = array<i64: 2, 0, 1>} : tensor<?x?x4xf32> -> tensor<4x?x?xf32>
+  %bias = tfm.reshape %vt : tensor<4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %bm = tfm.add %bias, %mask : tensor<1x4x?x?xf32>, tensor<1x1x1x?xf32> -> tensor<1x4x?x?xf32>
+  %y = tfm.add %s, %bm : tensor<1x4x?x?xf32>, tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %pr = tfm.softmax %y {axis = -1 : i64} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %o = tfm.matmul %pr, %v : tensor<1x4x?x?xf32>, tensor<1x4x?x8xf32> -> tensor<1x4x?x8xf32>
+  return %o : tensor<1x4x?x8xf32>
+}
+)mlir";
+
 /// Compiled as the driver does by default (raised, then fused) against the
 /// evaluator on the graph as written, and the report says the encoding was
 /// raised and the attention fused. tfm.rope's angles are exact where the
 /// graph rounds position * inv_freq to f32 (about position * 2^-24 rad at
 /// these lengths, < 2e-5): 5e-5 + 1e-4 |ref| covers that and f32 attention.
 TEST(E2ERaisedEncodings, RaisedEncodingsMatchTheGraph) {
-  for (auto [name, ir] : {std::pair<const char *, const char *>{"rotate_half_attention", kRotateHalfAttention},
-                          {"arange_alibi_attention", kArangeAlibiAttention}}) {
+  struct Case {
+    const char *name, *ir;
+    /// The inputs after x [1, seq, 32] and the three [32, 32] projections.
+    std::function<std::vector<std::vector<int64_t>>(int64_t)> more;
+  };
+  auto none = [](int64_t) { return std::vector<std::vector<int64_t>>{}; };
+  for (const Case &c :
+       {Case{"rotate_half_attention", kRotateHalfAttention, none},
+        Case{"arange_alibi_attention", kArangeAlibiAttention, none},
+        Case{"t5_bucket_attention", kT5BucketAttention, [](int64_t seq) {
+               return std::vector<std::vector<int64_t>>{{32, 4}, {1, 1, 1, seq}};
+             }}}) {
+    const char *name = c.name, *ir = c.ir;
     SCOPED_TRACE(name);
     std::string error, report = scratchFile(std::string(name) + ".fusion.json");
     std::string library = compileModel(name, ir, {"--fusion-report=" + report}, error);
@@ -1497,10 +1560,12 @@ TEST(E2ERaisedEncodings, RaisedEncodingsMatchTheGraph) {
     ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
         << attune_status_message();
     std::mt19937 rng(31);
-    for (int64_t seq : {1, 19, 130}) {
+    // 300: T5's buckets saturate past max_distance 128.
+    for (int64_t seq : {1, 19, 300}) {
       SCOPED_TRACE("seq " + std::to_string(seq));
-      std::vector<HostTensor> inputs =
-          makeInputs(model.handle, {{1, seq, 32}, {32, 32}, {32, 32}, {32, 32}}, {}, rng);
+      std::vector<std::vector<int64_t>> shapes = {{1, seq, 32}, {32, 32}, {32, 32}, {32, 32}};
+      llvm::append_range(shapes, c.more(seq));
+      std::vector<HostTensor> inputs = makeInputs(model.handle, shapes, {}, rng);
       std::vector<HostTensor> outputs = runModel(model.handle, inputs);
       auto reference = referenceOutputs(model.handle, inputs);
       ASSERT_TRUE(!!reference) << llvm::toString(reference.takeError());
