@@ -170,6 +170,50 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis;
 }
 
+bool isIntegerType(ScalarType type) {
+  return type == ScalarType::I32 || type == ScalarType::I64 || type == ScalarType::I8;
+}
+
+/// The element type of `op`'s result `index` (checked again by define).
+std::optional<ScalarType> resultType(Operation *op, unsigned index = 0) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(index).getType());
+  return type ? scalarTypeOf(type.getElementType()) : std::nullopt;
+}
+
+/// An integer tensor's element (a double holding an integer) as int64,
+/// saturating: INT64_MAX is held as 2^63, which int64 cannot hold.
+int64_t asInt64(double x) {
+  if (std::isnan(x))
+    return 0;
+  if (x >= 0x1p63)
+    return INT64_MAX;
+  if (x <= -0x1p63)
+    return INT64_MIN;
+  return static_cast<int64_t>(x);
+}
+
+/// `x` wrapped to the signed integer `type` (two's complement), as a double;
+/// exact up to 2^53, as every integer here.
+double wrapTo(int64_t x, ScalarType type) {
+  if (type == ScalarType::I32)
+    return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(x)));
+  if (type == ScalarType::I8)
+    return static_cast<int8_t>(static_cast<uint8_t>(static_cast<uint64_t>(x)));
+  return static_cast<double>(x);
+}
+
+/// `x` rounded to nearest even in the float `type` (f16, bf16; f32 is
+/// rounded by define), with infinities past the largest finite value.
+double roundToFloat(double x, ScalarType type) {
+  if (type != ScalarType::F16 && type != ScalarType::BF16)
+    return x;
+  llvm::APFloat value(x);
+  bool lostInfo;
+  value.convert(type == ScalarType::F16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+                llvm::APFloat::rmNearestTiesToEven, &lostInfo);
+  return value.convertToDouble();
+}
+
 /// One row `x` of D values rotated at position `n` by the rotary embedding
 /// `rope` (tfm.rope's description), in double.
 void ropeRow(const codegen::RopeSpec &rope, double n, double *x, int64_t D) {
@@ -263,9 +307,15 @@ private:
   llvm::Error evalRmsNorm(tfm::RmsNormOp op);
   llvm::Error evalLinear(tfm::LinearOp op);
   llvm::Error evalMatmul(tfm::MatmulOp op);
-  llvm::Error evalBinary(Operation *op, double (*fn)(double, double));
+  /// `fn` on floats; on an integer result, `intFn` on int64 and the result
+  /// wrapped to the type (an op without one is float-only).
+  llvm::Error evalBinary(Operation *op, double (*fn)(double, double),
+                         int64_t (*intFn)(int64_t, int64_t) = nullptr);
+  llvm::Error evalCompare(tfm::CompareOp op);
+  llvm::Error evalCast(tfm::CastOp op);
   llvm::Error evalWhere(tfm::WhereOp op);
-  llvm::Error evalUnary(Operation *op, double (*fn)(double));
+  llvm::Error evalUnary(Operation *op, double (*fn)(double),
+                        int64_t (*intFn)(int64_t) = nullptr);
   llvm::Error evalSoftmax(tfm::SoftmaxOp op);
   llvm::Error evalCausalMask(tfm::CausalMaskOp op);
   llvm::Error evalReshape(tfm::ReshapeOp op);
@@ -401,18 +451,44 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::RmsNormOp o) { return evalRmsNorm(o); })
       .Case([&](tfm::LinearOp o) { return evalLinear(o); })
       .Case([&](tfm::MatmulOp o) { return evalMatmul(o); })
+      // Integers wrap: the arithmetic is done on uint64, where it is
+      // defined to, and evalBinary narrows an i32 result.
       .Case([&](tfm::AddOp o) {
-        return evalBinary(o, [](double a, double b) { return a + b; });
+        return evalBinary(
+            o, [](double a, double b) { return a + b; },
+            [](int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); });
       })
       .Case([&](tfm::SubOp o) {
-        return evalBinary(o, [](double a, double b) { return a - b; });
+        return evalBinary(
+            o, [](double a, double b) { return a - b; },
+            [](int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); });
       })
       .Case([&](tfm::MulOp o) {
-        return evalBinary(o, [](double a, double b) { return a * b; });
+        return evalBinary(
+            o, [](double a, double b) { return a * b; },
+            [](int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); });
       })
       .Case([&](tfm::DivOp o) {
         return evalBinary(o, [](double a, double b) { return a / b; });
       })
+      .Case([&](tfm::MinimumOp o) {
+        return evalBinary(
+            o,
+            [](double a, double b) {
+              return std::isnan(a) || std::isnan(b) ? std::nan("") : std::min(a, b);
+            },
+            [](int64_t a, int64_t b) { return std::min(a, b); });
+      })
+      .Case([&](tfm::MaximumOp o) {
+        return evalBinary(
+            o,
+            [](double a, double b) {
+              return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b);
+            },
+            [](int64_t a, int64_t b) { return std::max(a, b); });
+      })
+      .Case([&](tfm::CompareOp o) { return evalCompare(o); })
+      .Case([&](tfm::CastOp o) { return evalCast(o); })
       .Case([&](tfm::WhereOp o) { return evalWhere(o); })
       .Case([&](tfm::ReluOp o) {
         // NaN propagates, as in max(x, 0) of IEEE maxNum's NaN-aware cousins.
@@ -422,10 +498,18 @@ llvm::Error Interpreter::eval(Operation *op) {
         return evalUnary(o, [](double x) { return x / (1.0 + std::exp(-x)); });
       })
       .Case([&](tfm::NegOp o) {
-        return evalUnary(o, [](double x) { return -x; });
+        return evalUnary(
+            o, [](double x) { return -x; },
+            [](int64_t x) { return int64_t(0 - uint64_t(x)); });
       })
       .Case([&](tfm::AbsOp o) {
-        return evalUnary(o, [](double x) { return std::fabs(x); });
+        // |INT_MIN| wraps to INT_MIN, as negation does.
+        return evalUnary(
+            o, [](double x) { return std::fabs(x); },
+            [](int64_t x) { return x < 0 ? int64_t(0 - uint64_t(x)) : x; });
+      })
+      .Case([&](tfm::LogOp o) {
+        return evalUnary(o, [](double x) { return std::log(x); });
       })
       .Case([&](tfm::CosOp o) {
         return evalUnary(o, [](double x) { return std::cos(x); });
@@ -763,8 +847,8 @@ llvm::Error Interpreter::evalMatmul(tfm::MatmulOp op) {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::evalBinary(Operation *op,
-                                    double (*fn)(double, double)) {
+llvm::Error Interpreter::evalBinary(Operation *op, double (*fn)(double, double),
+                                    int64_t (*intFn)(int64_t, int64_t)) {
   const Tensor &a = get(op->getOperand(0));
   const Tensor &b = get(op->getOperand(1));
   std::optional<std::vector<int64_t>> shape =
@@ -772,12 +856,91 @@ llvm::Error Interpreter::evalBinary(Operation *op,
   if (!shape)
     return opError(op, "cannot broadcast 'lhs' " + shapeString(a.shape) +
                            " with 'rhs' " + shapeString(b.shape));
+  std::optional<ScalarType> type = resultType(op);
+  bool integer = type && isIntegerType(*type);
+  if (integer && !intFn)
+    return opError(op, "expected a float element type, got " + llvm::Twine(mlirTypeName(*type)));
   std::vector<int64_t> sa = broadcastStrides(a.shape, *shape);
   std::vector<int64_t> sb = broadcastStrides(b.shape, *shape);
   Tensor out = makeTensor(ScalarType::F32, *shape);
-  for (int64_t i = 0, n = out.numElements(); i < n; ++i)
-    out.data[i] =
-        fn(a.data[offsetOf(i, *shape, sa)], b.data[offsetOf(i, *shape, sb)]);
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+    double x = a.data[offsetOf(i, *shape, sa)], y = b.data[offsetOf(i, *shape, sb)];
+    out.data[i] = integer ? wrapTo(intFn(asInt64(x), asInt64(y)), *type) : fn(x, y);
+  }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalCompare(tfm::CompareOp op) {
+  const Tensor &a = get(op.getLhs());
+  const Tensor &b = get(op.getRhs());
+  std::optional<std::vector<int64_t>> shape = broadcastShapes({a.shape, b.shape});
+  if (!shape)
+    return opError(op, "cannot broadcast 'lhs' " + shapeString(a.shape) +
+                           " with 'rhs' " + shapeString(b.shape));
+  std::vector<int64_t> sa = broadcastStrides(a.shape, *shape);
+  std::vector<int64_t> sb = broadcastStrides(b.shape, *shape);
+  tfm::ComparePredicateKind predicate = op.getPredicate();
+  // C++'s relations on doubles are tfm.compare's: false with a NaN, except
+  // !=. (Integers are exact as doubles up to 2^53.)
+  Tensor out = makeTensor(ScalarType::Bool, *shape);
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+    double x = a.data[offsetOf(i, *shape, sa)], y = b.data[offsetOf(i, *shape, sb)];
+    bool r = false;
+    switch (predicate) {
+    case tfm::ComparePredicateKind::lt:
+      r = x < y;
+      break;
+    case tfm::ComparePredicateKind::le:
+      r = x <= y;
+      break;
+    case tfm::ComparePredicateKind::gt:
+      r = x > y;
+      break;
+    case tfm::ComparePredicateKind::ge:
+      r = x >= y;
+      break;
+    case tfm::ComparePredicateKind::eq:
+      r = x == y;
+      break;
+    case tfm::ComparePredicateKind::ne:
+      r = x != y;
+      break;
+    }
+    out.data[i] = r ? 1.0 : 0.0;
+  }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalCast(tfm::CastOp op) {
+  const Tensor &in = get(op.getInput());
+  std::optional<ScalarType> to = resultType(op);
+  if (!to)
+    return opError(op, "unsupported element type in result type " +
+                           typeString(op.getResult().getType()));
+  bool fromFloat = !isIntegerType(in.dtype) && in.dtype != ScalarType::Bool;
+  Tensor out = makeTensor(*to, in.shape);
+  for (size_t i = 0; i < in.data.size(); ++i) {
+    double x = in.data[i];
+    double &y = out.data[i];
+    if (*to == ScalarType::Bool) {
+      y = x != 0 ? 1.0 : 0.0; // NaN is nonzero
+    } else if (isIntegerType(*to) && fromFloat) {
+      // Toward zero, saturating at the type's range; NaN is 0.
+      double lo = *to == ScalarType::I32 ? -0x1p31 : *to == ScalarType::I8 ? -0x1p7 : -0x1p63;
+      double hi = *to == ScalarType::I32  ? double(INT32_MAX)
+                  : *to == ScalarType::I8 ? double(INT8_MAX)
+                                          : double(INT64_MAX); // 2^63, as held
+      double t = std::trunc(x);
+      y = std::isnan(x) || t == 0 ? 0.0 // -0.0 too
+          : t <= lo               ? lo
+          : t >= -lo              ? hi
+                                  : t;
+    } else if (isIntegerType(*to)) {
+      y = wrapTo(asInt64(x), *to); // bool and integers: exact, or wrapped narrower
+    } else {
+      y = roundToFloat(x, *to); // f32 is rounded by define
+    }
+  }
   return define(op, std::move(out));
 }
 
@@ -802,10 +965,15 @@ llvm::Error Interpreter::evalWhere(tfm::WhereOp op) {
   return define(op, std::move(out));
 }
 
-llvm::Error Interpreter::evalUnary(Operation *op, double (*fn)(double)) {
+llvm::Error Interpreter::evalUnary(Operation *op, double (*fn)(double),
+                                   int64_t (*intFn)(int64_t)) {
   Tensor out = get(op->getOperand(0));
+  std::optional<ScalarType> type = resultType(op);
+  bool integer = type && isIntegerType(*type);
+  if (integer && !intFn)
+    return opError(op, "expected a float element type, got " + llvm::Twine(mlirTypeName(*type)));
   for (double &x : out.data)
-    x = fn(x);
+    x = integer ? wrapTo(intFn(asInt64(x)), *type) : fn(x);
   return define(op, std::move(out));
 }
 
