@@ -13,6 +13,7 @@
 
 #include "compiler/reference/Evaluator.h"
 #include "compiler/reference/AbsolutePositions.h"
+#include "compiler/reference/ElementSemantics.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
@@ -36,6 +37,9 @@
 using namespace mlir;
 using namespace attune;
 using namespace attune::reference;
+using attune::reference::detail::asInt64;
+using attune::reference::detail::isIntegerType;
+using attune::reference::detail::wrapTo;
 
 int64_t Tensor::numElements() const {
   // Shapes come from callers and IR; a count past int64 (or a negative
@@ -170,48 +174,10 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis;
 }
 
-bool isIntegerType(ScalarType type) {
-  return type == ScalarType::I32 || type == ScalarType::I64 || type == ScalarType::I8;
-}
-
 /// The element type of `op`'s result `index` (checked again by define).
 std::optional<ScalarType> resultType(Operation *op, unsigned index = 0) {
   auto type = dyn_cast<RankedTensorType>(op->getResult(index).getType());
   return type ? scalarTypeOf(type.getElementType()) : std::nullopt;
-}
-
-/// An integer tensor's element (a double holding an integer) as int64,
-/// saturating: INT64_MAX is held as 2^63, which int64 cannot hold.
-int64_t asInt64(double x) {
-  if (std::isnan(x))
-    return 0;
-  if (x >= 0x1p63)
-    return INT64_MAX;
-  if (x <= -0x1p63)
-    return INT64_MIN;
-  return static_cast<int64_t>(x);
-}
-
-/// `x` wrapped to the signed integer `type` (two's complement), as a double;
-/// exact up to 2^53, as every integer here.
-double wrapTo(int64_t x, ScalarType type) {
-  if (type == ScalarType::I32)
-    return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(x)));
-  if (type == ScalarType::I8)
-    return static_cast<int8_t>(static_cast<uint8_t>(static_cast<uint64_t>(x)));
-  return static_cast<double>(x);
-}
-
-/// `x` rounded to nearest even in the float `type` (f16, bf16; f32 is
-/// rounded by define), with infinities past the largest finite value.
-double roundToFloat(double x, ScalarType type) {
-  if (type != ScalarType::F16 && type != ScalarType::BF16)
-    return x;
-  llvm::APFloat value(x);
-  bool lostInfo;
-  value.convert(type == ScalarType::F16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
-                llvm::APFloat::rmNearestTiesToEven, &lostInfo);
-  return value.convertToDouble();
 }
 
 /// One row `x` of D values rotated at position `n` by the rotary embedding
@@ -879,34 +845,13 @@ llvm::Error Interpreter::evalCompare(tfm::CompareOp op) {
                            " with 'rhs' " + shapeString(b.shape));
   std::vector<int64_t> sa = broadcastStrides(a.shape, *shape);
   std::vector<int64_t> sb = broadcastStrides(b.shape, *shape);
-  tfm::ComparePredicateKind predicate = op.getPredicate();
-  // C++'s relations on doubles are tfm.compare's: false with a NaN, except
-  // !=. (Integers are exact as doubles up to 2^53.)
+  // Integers are exact as doubles up to 2^53.
   Tensor out = makeTensor(ScalarType::Bool, *shape);
   for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
-    double x = a.data[offsetOf(i, *shape, sa)], y = b.data[offsetOf(i, *shape, sb)];
-    bool r = false;
-    switch (predicate) {
-    case tfm::ComparePredicateKind::lt:
-      r = x < y;
-      break;
-    case tfm::ComparePredicateKind::le:
-      r = x <= y;
-      break;
-    case tfm::ComparePredicateKind::gt:
-      r = x > y;
-      break;
-    case tfm::ComparePredicateKind::ge:
-      r = x >= y;
-      break;
-    case tfm::ComparePredicateKind::eq:
-      r = x == y;
-      break;
-    case tfm::ComparePredicateKind::ne:
-      r = x != y;
-      break;
-    }
-    out.data[i] = r ? 1.0 : 0.0;
+    bool holds = reference::detail::compareElements(a.data[offsetOf(i, *shape, sa)],
+                                                    b.data[offsetOf(i, *shape, sb)],
+                                                    op.getPredicate());
+    out.data[i] = holds ? 1.0 : 0.0;
   }
   return define(op, std::move(out));
 }
@@ -917,30 +862,9 @@ llvm::Error Interpreter::evalCast(tfm::CastOp op) {
   if (!to)
     return opError(op, "unsupported element type in result type " +
                            typeString(op.getResult().getType()));
-  bool fromFloat = !isIntegerType(in.dtype) && in.dtype != ScalarType::Bool;
   Tensor out = makeTensor(*to, in.shape);
-  for (size_t i = 0; i < in.data.size(); ++i) {
-    double x = in.data[i];
-    double &y = out.data[i];
-    if (*to == ScalarType::Bool) {
-      y = x != 0 ? 1.0 : 0.0; // NaN is nonzero
-    } else if (isIntegerType(*to) && fromFloat) {
-      // Toward zero, saturating at the type's range; NaN is 0.
-      double lo = *to == ScalarType::I32 ? -0x1p31 : *to == ScalarType::I8 ? -0x1p7 : -0x1p63;
-      double hi = *to == ScalarType::I32  ? double(INT32_MAX)
-                  : *to == ScalarType::I8 ? double(INT8_MAX)
-                                          : double(INT64_MAX); // 2^63, as held
-      double t = std::trunc(x);
-      y = std::isnan(x) || t == 0 ? 0.0 // -0.0 too
-          : t <= lo               ? lo
-          : t >= -lo              ? hi
-                                  : t;
-    } else if (isIntegerType(*to)) {
-      y = wrapTo(asInt64(x), *to); // bool and integers: exact, or wrapped narrower
-    } else {
-      y = roundToFloat(x, *to); // f32 is rounded by define
-    }
-  }
+  for (size_t i = 0; i < in.data.size(); ++i)
+    out.data[i] = reference::detail::castElement(in.data[i], in.dtype, *to);
   return define(op, std::move(out));
 }
 
