@@ -13,6 +13,7 @@
 
 #include "compiler/reference/Evaluator.h"
 #include "compiler/reference/AbsolutePositions.h"
+#include "compiler/reference/ElementSemantics.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
@@ -36,6 +37,9 @@
 using namespace mlir;
 using namespace attune;
 using namespace attune::reference;
+using attune::reference::detail::asInt64;
+using attune::reference::detail::isIntegerType;
+using attune::reference::detail::wrapTo;
 
 int64_t Tensor::numElements() const {
   // Shapes come from callers and IR; a count past int64 (or a negative
@@ -170,6 +174,12 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis;
 }
 
+/// The element type of `op`'s result `index` (checked again by define).
+std::optional<ScalarType> resultType(Operation *op, unsigned index = 0) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(index).getType());
+  return type ? scalarTypeOf(type.getElementType()) : std::nullopt;
+}
+
 /// One row `x` of D values rotated at position `n` by the rotary embedding
 /// `rope` (tfm.rope's description), in double.
 void ropeRow(const codegen::RopeSpec &rope, double n, double *x, int64_t D) {
@@ -263,9 +273,15 @@ private:
   llvm::Error evalRmsNorm(tfm::RmsNormOp op);
   llvm::Error evalLinear(tfm::LinearOp op);
   llvm::Error evalMatmul(tfm::MatmulOp op);
-  llvm::Error evalBinary(Operation *op, double (*fn)(double, double));
+  /// `fn` on floats; on an integer result, `intFn` on int64 and the result
+  /// wrapped to the type (an op without one is float-only).
+  llvm::Error evalBinary(Operation *op, double (*fn)(double, double),
+                         int64_t (*intFn)(int64_t, int64_t) = nullptr);
+  llvm::Error evalCompare(tfm::CompareOp op);
+  llvm::Error evalCast(tfm::CastOp op);
   llvm::Error evalWhere(tfm::WhereOp op);
-  llvm::Error evalUnary(Operation *op, double (*fn)(double));
+  llvm::Error evalUnary(Operation *op, double (*fn)(double),
+                        int64_t (*intFn)(int64_t) = nullptr);
   llvm::Error evalSoftmax(tfm::SoftmaxOp op);
   llvm::Error evalCausalMask(tfm::CausalMaskOp op);
   llvm::Error evalReshape(tfm::ReshapeOp op);
@@ -401,18 +417,44 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::RmsNormOp o) { return evalRmsNorm(o); })
       .Case([&](tfm::LinearOp o) { return evalLinear(o); })
       .Case([&](tfm::MatmulOp o) { return evalMatmul(o); })
+      // Integers wrap: the arithmetic is done on uint64, where it is
+      // defined to, and evalBinary narrows an i32 result.
       .Case([&](tfm::AddOp o) {
-        return evalBinary(o, [](double a, double b) { return a + b; });
+        return evalBinary(
+            o, [](double a, double b) { return a + b; },
+            [](int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); });
       })
       .Case([&](tfm::SubOp o) {
-        return evalBinary(o, [](double a, double b) { return a - b; });
+        return evalBinary(
+            o, [](double a, double b) { return a - b; },
+            [](int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); });
       })
       .Case([&](tfm::MulOp o) {
-        return evalBinary(o, [](double a, double b) { return a * b; });
+        return evalBinary(
+            o, [](double a, double b) { return a * b; },
+            [](int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); });
       })
       .Case([&](tfm::DivOp o) {
         return evalBinary(o, [](double a, double b) { return a / b; });
       })
+      .Case([&](tfm::MinimumOp o) {
+        return evalBinary(
+            o,
+            [](double a, double b) {
+              return std::isnan(a) || std::isnan(b) ? std::nan("") : std::min(a, b);
+            },
+            [](int64_t a, int64_t b) { return std::min(a, b); });
+      })
+      .Case([&](tfm::MaximumOp o) {
+        return evalBinary(
+            o,
+            [](double a, double b) {
+              return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b);
+            },
+            [](int64_t a, int64_t b) { return std::max(a, b); });
+      })
+      .Case([&](tfm::CompareOp o) { return evalCompare(o); })
+      .Case([&](tfm::CastOp o) { return evalCast(o); })
       .Case([&](tfm::WhereOp o) { return evalWhere(o); })
       .Case([&](tfm::ReluOp o) {
         // NaN propagates, as in max(x, 0) of IEEE maxNum's NaN-aware cousins.
@@ -422,10 +464,18 @@ llvm::Error Interpreter::eval(Operation *op) {
         return evalUnary(o, [](double x) { return x / (1.0 + std::exp(-x)); });
       })
       .Case([&](tfm::NegOp o) {
-        return evalUnary(o, [](double x) { return -x; });
+        return evalUnary(
+            o, [](double x) { return -x; },
+            [](int64_t x) { return int64_t(0 - uint64_t(x)); });
       })
       .Case([&](tfm::AbsOp o) {
-        return evalUnary(o, [](double x) { return std::fabs(x); });
+        // |INT_MIN| wraps to INT_MIN, as negation does.
+        return evalUnary(
+            o, [](double x) { return std::fabs(x); },
+            [](int64_t x) { return x < 0 ? int64_t(0 - uint64_t(x)) : x; });
+      })
+      .Case([&](tfm::LogOp o) {
+        return evalUnary(o, [](double x) { return std::log(x); });
       })
       .Case([&](tfm::CosOp o) {
         return evalUnary(o, [](double x) { return std::cos(x); });
@@ -763,8 +813,8 @@ llvm::Error Interpreter::evalMatmul(tfm::MatmulOp op) {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::evalBinary(Operation *op,
-                                    double (*fn)(double, double)) {
+llvm::Error Interpreter::evalBinary(Operation *op, double (*fn)(double, double),
+                                    int64_t (*intFn)(int64_t, int64_t)) {
   const Tensor &a = get(op->getOperand(0));
   const Tensor &b = get(op->getOperand(1));
   std::optional<std::vector<int64_t>> shape =
@@ -772,12 +822,49 @@ llvm::Error Interpreter::evalBinary(Operation *op,
   if (!shape)
     return opError(op, "cannot broadcast 'lhs' " + shapeString(a.shape) +
                            " with 'rhs' " + shapeString(b.shape));
+  std::optional<ScalarType> type = resultType(op);
+  bool integer = type && isIntegerType(*type);
+  if (integer && !intFn)
+    return opError(op, "expected a float element type, got " + llvm::Twine(mlirTypeName(*type)));
   std::vector<int64_t> sa = broadcastStrides(a.shape, *shape);
   std::vector<int64_t> sb = broadcastStrides(b.shape, *shape);
   Tensor out = makeTensor(ScalarType::F32, *shape);
-  for (int64_t i = 0, n = out.numElements(); i < n; ++i)
-    out.data[i] =
-        fn(a.data[offsetOf(i, *shape, sa)], b.data[offsetOf(i, *shape, sb)]);
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+    double x = a.data[offsetOf(i, *shape, sa)], y = b.data[offsetOf(i, *shape, sb)];
+    out.data[i] = integer ? wrapTo(intFn(asInt64(x), asInt64(y)), *type) : fn(x, y);
+  }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalCompare(tfm::CompareOp op) {
+  const Tensor &a = get(op.getLhs());
+  const Tensor &b = get(op.getRhs());
+  std::optional<std::vector<int64_t>> shape = broadcastShapes({a.shape, b.shape});
+  if (!shape)
+    return opError(op, "cannot broadcast 'lhs' " + shapeString(a.shape) +
+                           " with 'rhs' " + shapeString(b.shape));
+  std::vector<int64_t> sa = broadcastStrides(a.shape, *shape);
+  std::vector<int64_t> sb = broadcastStrides(b.shape, *shape);
+  // Integers are exact as doubles up to 2^53.
+  Tensor out = makeTensor(ScalarType::Bool, *shape);
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+    bool holds = reference::detail::compareElements(a.data[offsetOf(i, *shape, sa)],
+                                                    b.data[offsetOf(i, *shape, sb)],
+                                                    op.getPredicate());
+    out.data[i] = holds ? 1.0 : 0.0;
+  }
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalCast(tfm::CastOp op) {
+  const Tensor &in = get(op.getInput());
+  std::optional<ScalarType> to = resultType(op);
+  if (!to)
+    return opError(op, "unsupported element type in result type " +
+                           typeString(op.getResult().getType()));
+  Tensor out = makeTensor(*to, in.shape);
+  for (size_t i = 0; i < in.data.size(); ++i)
+    out.data[i] = reference::detail::castElement(in.data[i], in.dtype, *to);
   return define(op, std::move(out));
 }
 
@@ -802,10 +889,15 @@ llvm::Error Interpreter::evalWhere(tfm::WhereOp op) {
   return define(op, std::move(out));
 }
 
-llvm::Error Interpreter::evalUnary(Operation *op, double (*fn)(double)) {
+llvm::Error Interpreter::evalUnary(Operation *op, double (*fn)(double),
+                                   int64_t (*intFn)(int64_t)) {
   Tensor out = get(op->getOperand(0));
+  std::optional<ScalarType> type = resultType(op);
+  bool integer = type && isIntegerType(*type);
+  if (integer && !intFn)
+    return opError(op, "expected a float element type, got " + llvm::Twine(mlirTypeName(*type)));
   for (double &x : out.data)
-    x = fn(x);
+    x = integer ? wrapTo(intFn(asInt64(x)), *type) : fn(x);
   return define(op, std::move(out));
 }
 

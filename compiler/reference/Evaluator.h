@@ -20,9 +20,11 @@
 namespace attune::reference {
 
 /// A dense row-major tensor. Values are held as double whatever the dtype
-/// (integers up to 2^53 are exact); `dtype` records the element type. Ops
-/// compute in double and round an f32 result to float, as the graph stores
-/// it (so a finite masking fill absorbs the score it is added to).
+/// (integers up to 2^53 are exact; i1 is 0 or 1); `dtype` records the
+/// element type. Ops compute in double and round an f32 result to float, as
+/// the graph stores it (so a finite masking fill absorbs the score it is
+/// added to); integer arithmetic is done in int64 and wrapped to the
+/// result's type, and tfm.cast rounds to its result type whatever it is.
 struct Tensor {
   ScalarType dtype = ScalarType::F32;
   std::vector<int64_t> shape;

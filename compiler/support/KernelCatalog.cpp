@@ -62,8 +62,30 @@ const char *binaryName(BinaryKind kind) {
     return "mul";
   case BinaryKind::Div:
     return "div";
+  case BinaryKind::Minimum:
+    return "minimum";
+  case BinaryKind::Maximum:
+    return "maximum";
   }
   return "binary_unknown";
+}
+
+const char *predicateName(ComparePredicate predicate) {
+  switch (predicate) {
+  case ComparePredicate::Lt:
+    return "lt";
+  case ComparePredicate::Le:
+    return "le";
+  case ComparePredicate::Gt:
+    return "gt";
+  case ComparePredicate::Ge:
+    return "ge";
+  case ComparePredicate::Eq:
+    return "eq";
+  case ComparePredicate::Ne:
+    return "ne";
+  }
+  return "predicate_unknown";
 }
 
 const char *unaryName(UnaryKind kind) {
@@ -84,6 +106,8 @@ const char *unaryName(UnaryKind kind) {
     return "cos";
   case UnaryKind::Sin:
     return "sin";
+  case UnaryKind::Log:
+    return "log";
   }
   return "unary_unknown";
 }
@@ -136,6 +160,10 @@ const char *kindName(KernelKind kind) {
     return "complex_linear";
   case KernelKind::Arange:
     return "arange";
+  case KernelKind::Compare:
+    return "compare";
+  case KernelKind::Cast:
+    return "cast";
   }
   return nullptr;
 }
@@ -261,6 +289,12 @@ std::string KernelSpec::symbolName() const {
   case KernelKind::Arange:
     name += "_start" + std::to_string(start);
     break;
+  case KernelKind::Compare:
+    name += std::string("_") + predicateName(predicate) + "_r" + std::to_string(rank);
+    break;
+  case KernelKind::Cast:
+    name += std::string("_from_") + scalarTypeName(sourceType);
+    break;
   }
   // A negative rank or repeat count prints a '-': keep the identifier valid.
   std::replace(name.begin(), name.end(), '-', 'm');
@@ -385,6 +419,10 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
   }
   case KernelKind::Arange:
     return {{"out", e, 1}};
+  case KernelKind::Compare:
+    return {{"lhs", e, spec.rank}, {"rhs", e, spec.rank}, {"out", ScalarType::Bool, spec.rank}};
+  case KernelKind::Cast:
+    return {{"x", spec.sourceType, 1}, {"out", e, 1}};
   }
   return {};
 }
@@ -394,6 +432,21 @@ namespace {
 /// Highest rank a strided elementwise kernel takes: the tfm dialect's models
 /// never go past 5-d, and Halide's buffers carry at most 16 dimensions.
 constexpr int kMaxRank = 8;
+
+bool isFloat(ScalarType type) {
+  return type == ScalarType::F32 || type == ScalarType::F16 || type == ScalarType::BF16;
+}
+
+/// The element types of tfm's arithmetic (Tfm_NumericTensor).
+bool isNumeric(ScalarType type) {
+  return isFloat(type) || type == ScalarType::I32 || type == ScalarType::I64;
+}
+
+/// tfm.cast's element types.
+bool isCastable(ScalarType type) { return isNumeric(type) || type == ScalarType::Bool; }
+
+const char *const kFloatTypes = "an f32, f16 or bf16";
+const char *const kNumericTypes = "an f32, f16, bf16, i32 or i64";
 
 } // namespace
 
@@ -409,6 +462,7 @@ std::string validateKernelSpec(const KernelSpec &spec) {
   switch (spec.kind) {
   case KernelKind::Binary:
   case KernelKind::Where:
+  case KernelKind::Compare:
   case KernelKind::Copy:
     if (spec.rank < 1 || spec.rank > kMaxRank)
       return bad("expected rank in [1, " + std::to_string(kMaxRank) + "], got " +
@@ -453,6 +507,41 @@ std::string validateKernelSpec(const KernelSpec &spec) {
   case KernelKind::Where:
     if (!validType(spec.condType))
       return bad("expected a known condition type");
+    if (!isNumeric(spec.elementType))
+      return bad(std::string("expected ") + kNumericTypes + " element type, got " +
+                 scalarTypeName(spec.elementType));
+    break;
+  case KernelKind::Binary: {
+    // Integer division rounds differently in PyTorch and ONNX; tfm.div is
+    // float-only, and so is its kernel.
+    bool integerOk = spec.binary != BinaryKind::Div;
+    if (!(integerOk ? isNumeric(spec.elementType) : isFloat(spec.elementType)))
+      return bad(std::string("expected ") + (integerOk ? kNumericTypes : kFloatTypes) +
+                 " element type for " + binaryName(spec.binary) + ", got " +
+                 scalarTypeName(spec.elementType));
+    break;
+  }
+  case KernelKind::Unary: {
+    // neg and abs wrap on integers; the rest are real functions.
+    bool integerOk = spec.unary == UnaryKind::Neg || spec.unary == UnaryKind::Abs;
+    if (!(integerOk ? isNumeric(spec.elementType) : isFloat(spec.elementType)))
+      return bad(std::string("expected ") + (integerOk ? kNumericTypes : kFloatTypes) +
+                 " element type for " + unaryName(spec.unary) + ", got " +
+                 scalarTypeName(spec.elementType));
+    break;
+  }
+  case KernelKind::Compare:
+    if (!isNumeric(spec.elementType))
+      return bad(std::string("expected ") + kNumericTypes + " element type, got " +
+                 scalarTypeName(spec.elementType));
+    if (static_cast<int>(spec.predicate) < 0 ||
+        static_cast<int>(spec.predicate) > static_cast<int>(ComparePredicate::Ne))
+      return bad("unknown predicate " + std::to_string(static_cast<int>(spec.predicate)));
+    break;
+  case KernelKind::Cast:
+    if (!isCastable(spec.sourceType) || !isCastable(spec.elementType))
+      return bad(std::string("expected f32, f16, bf16, bool, i32 or i64 on both sides, got ") +
+                 scalarTypeName(spec.sourceType) + " to " + scalarTypeName(spec.elementType));
     break;
   case KernelKind::LayerNorm:
   case KernelKind::RmsNorm:

@@ -14,8 +14,8 @@
 // transpose always becomes a Copy whose input has permuted strides, so
 // kernels never see a shape rule.
 //
-// Strides. The inputs of Binary and Where take any strides (the host passes
-// 0 for a broadcast dimension); Copy's input takes any strides (permuted for
+// Strides. The inputs of Binary, Compare and Where take any strides (the
+// host passes 0 for a broadcast dimension); Copy's input takes any strides (permuted for
 // a transpose, 0 for a broadcast); CausalMask's input takes any strides,
 // though the host passes it dense. These kernels are fastest when every
 // input has stride 1 in dimension 0. Every other input must have stride 1 in
@@ -61,12 +61,15 @@ enum class KernelKind {
   Matmul,
   /// in: x[N, L] -> out[N, L], softmax over L
   Softmax,
-  /// in: lhs, rhs (rank-d, output shape, broadcast by stride 0) -> out
+  /// in: lhs, rhs (rank-d, output shape, broadcast by stride 0) -> out.
+  /// Floats compute in f32; i32 and i64 (add, sub, mul, minimum, maximum)
+  /// in their own type, wrapping. params: binary
   Binary,
   /// in: cond (condType), onTrue, onFalse (rank-d, output shape, broadcast
-  /// by stride 0) -> out
+  /// by stride 0) -> out. Values of any numeric element type.
   Where,
-  /// in: x[N] -> out[N]
+  /// in: x[N] -> out[N]. Floats; neg and abs on i32 and i64 too (wrapping).
+  /// params: unary
   Unary,
   /// in: x[Bt, Sq, Sk] -> out[Bt, Sq, Sk]; params: value
   CausalMask,
@@ -121,10 +124,21 @@ enum class KernelKind {
   /// bf16, i32 or i64). params: start. tfm.arange: N comes from the output
   /// buffer, so the tensor the op counts is never read.
   Arange,
+  /// in: lhs, rhs of the element type (rank-d, output shape, broadcast by
+  /// stride 0) -> out of Bool (i1). params: predicate. tfm.compare: an i1
+  /// result, so a kind of its own rather than a Binary whose output type
+  /// would differ from its inputs'.
+  Compare,
+  /// in: x[N] of sourceType -> out[N] of the element type, value by value
+  /// (tfm.cast: float to int truncates and saturates, NaN to 0; to i1 is
+  /// != 0; int to narrower int wraps).
+  Cast,
 };
 
-enum class BinaryKind { Add, Sub, Mul, Div };
-enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu, Neg, Abs, Cos, Sin };
+enum class BinaryKind { Add, Sub, Mul, Div, Minimum, Maximum };
+enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu, Neg, Abs, Cos, Sin, Log };
+/// tfm.compare's relations; false with a NaN operand except Ne.
+enum class ComparePredicate { Lt, Le, Gt, Ge, Eq, Ne };
 enum class SinusoidalForm { Interleaved = 0, Concat = 1 };
 
 /// The free parameters of a kernel's schedule (register tile, query tile, key
@@ -167,6 +181,8 @@ struct KernelSpec {
   UnaryKind unary = UnaryKind::Relu;   // Unary
   ScalarType indexType = ScalarType::I32;      // Embedding, ComplexEmbedding ids
   ScalarType condType = ScalarType::Bool;      // Where condition
+  ComparePredicate predicate = ComparePredicate::Lt; // Compare
+  ScalarType sourceType = ScalarType::F32;     // Cast input
   ScalarType keyPaddingType = ScalarType::Bool; // Attention key padding
   bool transposeA = false, transposeB = false; // Matmul
   bool hasBias = false;                        // Linear, ComplexLinear

@@ -48,6 +48,8 @@ const char *kindKey(KernelKind kind) {
   case KernelKind::ScoreValues: return "score_values";
   case KernelKind::Rope: return "rope";
   case KernelKind::Arange: return "arange";
+  case KernelKind::Compare: return "compare";
+  case KernelKind::Cast: return "cast";
   }
   return "invalid";
 }
@@ -58,6 +60,8 @@ const char *binaryKey(BinaryKind kind) {
   case BinaryKind::Sub: return "sub";
   case BinaryKind::Mul: return "mul";
   case BinaryKind::Div: return "div";
+  case BinaryKind::Minimum: return "minimum";
+  case BinaryKind::Maximum: return "maximum";
   }
   return "invalid";
 }
@@ -72,6 +76,19 @@ const char *unaryKey(UnaryKind kind) {
   case UnaryKind::Abs: return "abs";
   case UnaryKind::Cos: return "cos";
   case UnaryKind::Sin: return "sin";
+  case UnaryKind::Log: return "log";
+  }
+  return "invalid";
+}
+
+const char *predicateKey(codegen::ComparePredicate predicate) {
+  switch (predicate) {
+  case codegen::ComparePredicate::Lt: return "lt";
+  case codegen::ComparePredicate::Le: return "le";
+  case codegen::ComparePredicate::Gt: return "gt";
+  case codegen::ComparePredicate::Ge: return "ge";
+  case codegen::ComparePredicate::Eq: return "eq";
+  case codegen::ComparePredicate::Ne: return "ne";
   }
   return "invalid";
 }
@@ -224,6 +241,12 @@ std::string tuningKey(const KernelSpec &spec) {
     key += "_d" + std::to_string(spec.headDim) + (spec.rope.interleaved ? "_pairs" : "_halves");
     break;
   case KernelKind::Arange: // the start: a value
+    break;
+  case KernelKind::Compare:
+    key += std::string("_") + predicateKey(spec.predicate) + "_r" + std::to_string(spec.rank);
+    break;
+  case KernelKind::Cast:
+    key += std::string("_from_") + mlirTypeName(spec.sourceType);
     break;
   }
   return key;

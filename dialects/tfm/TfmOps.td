@@ -480,8 +480,9 @@ def Tfm_CastOp : Tfm_Op<"cast", [Pure, SameOperandsAndResultShape]> {
     The element type of `result`, value by value: float to integer rounds
     toward zero (C, ONNX Cast, PyTorch's `.to(torch.long)`), saturating at
     the integer's range, with NaN giving 0; integer to float and float to
-    float round to nearest; i1 converts to 0 or 1, and anything converts to
-    i1 as `!= 0`.
+    float round to nearest (once, from the exact value); i64 to i32 wraps
+    (two's complement, as PyTorch and numpy); i1 converts to 0 or 1, and
+    anything converts to i1 as `!= 0`.
 
     ```mlir
     %f = tfm.cast %n : tensor<?x?xi64> -> tensor<?x?xf32>

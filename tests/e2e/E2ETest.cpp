@@ -50,6 +50,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -1385,6 +1386,158 @@ TEST(E2ESliceConcatArange, RotateHalfRopeMatchesReference) {
     }
     for (int64_t e = 0; e < 2 * seq * 8; ++e)
       ASSERT_EQ(outputs[2].get(e), inputs[0].get(e)) << "heads, element " << e;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Index computations: T5's relative position buckets as an exporter writes them
+//===----------------------------------------------------------------------===//
+
+/// Hugging Face T5's bidirectional bucket ids (num_buckets 32, max_distance
+/// 128) in integer and float ops, as tests/lit/passes/raise-t5.mlir's
+/// @t5_encoder spells them: positions from an arange of the input's seq
+/// axis, j - i, the after/before offset from a compare cast to i64, the
+/// log-spaced far buckets from an i64 -> f32 cast, log, a cast back
+/// (truncating; log(0) = -inf saturates and is then discarded by the where)
+/// and a minimum. The ids look up a [32, 4] table, moved to [1, H, S, S].
+/// Both the bias and the ids are outputs. Nothing adds the bias to scores,
+/// so tfm-raise-encodings leaves it alone and every op runs as a kernel.
+const char *kT5Buckets = R"mlir(
+func.func @t5_buckets(%x: tensor<1x?x8xf32> {tfm.name = "x", tfm.dim_names = ["", "seq", ""]})
+    -> (tensor<1x4x?x?xf32> {tfm.name = "bias"}, tensor<?x?xi64> {tfm.name = "buckets"}) {
+  %table = tfm.weight "relative_attention_bias" {std = 1.0 : f64} : tensor<32x4xf32>
+  %p = tfm.arange %x {axis = 1 : i64} : tensor<1x?x8xf32> -> tensor<?xi64>
+  %i = tfm.reshape %p : tensor<?xi64> -> tensor<?x1xi64>
+  %j = tfm.reshape %p : tensor<?xi64> -> tensor<1x?xi64>
+  %rp = tfm.sub %j, %i : tensor<1x?xi64>, tensor<?x1xi64> -> tensor<?x?xi64>
+  %zero = arith.constant dense<0> : tensor<i64>
+  %after = tfm.compare %rp, %zero {predicate = #tfm.compare<gt>} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  %afteri = tfm.cast %after : tensor<?x?xi1> -> tensor<?x?xi64>
+  %cside = arith.constant dense<16> : tensor<i64>
+  %off = tfm.mul %afteri, %cside : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi64>
+  %n = tfm.abs %rp : tensor<?x?xi64> -> tensor<?x?xi64>
+  %cex = arith.constant dense<8> : tensor<i64>
+  %small = tfm.compare %n, %cex {predicate = #tfm.compare<lt>} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  %nf = tfm.cast %n : tensor<?x?xi64> -> tensor<?x?xf32>
+  %cexf = arith.constant dense<8.0> : tensor<f32>
+  %ratio = tfm.div %nf, %cexf : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %lg = tfm.log %ratio : tensor<?x?xf32> -> tensor<?x?xf32>
+  %clog = arith.constant dense<2.772588722239781> : tensor<f32>
+  %q1 = tfm.div %lg, %clog : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %cspan = arith.constant dense<8.0> : tensor<f32>
+  %q2 = tfm.mul %q1, %cspan : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %q3 = tfm.cast %q2 : tensor<?x?xf32> -> tensor<?x?xi64>
+  %large = tfm.add %cex, %q3 : tensor<i64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %clast = arith.constant dense<15> : tensor<i64>
+  %large2 = tfm.minimum %large, %clast : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi64>
+  %within = tfm.where %small, %n, %large2 : tensor<?x?xi1>, tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %ids = tfm.add %off, %within : tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %vals = tfm.embedding %table, %ids : tensor<32x4xf32>, tensor<?x?xi64> -> tensor<?x?x4xf32>
+  %vt = tfm.transpose %vals {permutation = array<i64: 2, 0, 1>} : tensor<?x?x4xf32> -> tensor<4x?x?xf32>
+  %bias = tfm.reshape %vt : tensor<4x?x?xf32> -> tensor<1x4x?x?xf32>
+  return %bias, %ids : tensor<1x4x?x?xf32>, tensor<?x?xi64>
+}
+)mlir";
+
+/// T5Attention._relative_position_bucket of Hugging Face transformers
+/// (modeling_t5.py), bidirectional, line by line, with torch's float32:
+///
+///   relative_buckets = 0
+///   num_buckets //= 2
+///   relative_buckets += (relative_position > 0).to(torch.long) * num_buckets
+///   relative_position = torch.abs(relative_position)
+///   max_exact = num_buckets // 2
+///   is_small = relative_position < max_exact
+///   relative_position_if_large = max_exact + (
+///       torch.log(relative_position.float() / max_exact)
+///       / math.log(max_distance / max_exact)
+///       * (num_buckets - max_exact)
+///   ).to(torch.long)
+///   relative_position_if_large = torch.min(
+///       relative_position_if_large,
+///       torch.full_like(relative_position_if_large, num_buckets - 1))
+///   relative_buckets += torch.where(is_small, relative_position,
+///                                   relative_position_if_large)
+///
+/// The Python scalar math.log(...) meets a float32 tensor, so it is used as
+/// a float. The large branch is only formed where it is used: C++'s cast
+/// of log(0) = -inf would be undefined (torch's where discards it).
+int64_t huggingFaceT5Bucket(int64_t relativePosition, int64_t numBuckets,
+                            int64_t maxDistance) {
+  int64_t relativeBuckets = 0;
+  numBuckets /= 2;
+  relativeBuckets += (relativePosition > 0 ? 1 : 0) * numBuckets;
+  relativePosition = std::abs(relativePosition);
+  int64_t maxExact = numBuckets / 2;
+  bool isSmall = relativePosition < maxExact;
+  if (isSmall)
+    return relativeBuckets + relativePosition;
+  float scaled = std::log(static_cast<float>(relativePosition) / static_cast<float>(maxExact)) /
+                 static_cast<float>(std::log(double(maxDistance) / double(maxExact))) *
+                 static_cast<float>(numBuckets - maxExact);
+  int64_t ifLarge = maxExact + static_cast<int64_t>(scaled);
+  ifLarge = std::min(ifLarge, numBuckets - 1);
+  return relativeBuckets + ifLarge;
+}
+
+TEST(E2EIndexOps, T5BucketsMatchHuggingFaceAndReference) {
+  std::string error;
+  // The graph the library is built from keeps the index ops (nothing is
+  // raised), so the kernels are what this test checks.
+  std::string ir = graphIR("t5_buckets", kT5Buckets, {}, error);
+  ASSERT_FALSE(ir.empty()) << error;
+  EXPECT_NE(ir.find("tfm.compare"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tfm.log"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("tfm.score_bias"), std::string::npos) << ir;
+
+  std::string library = compileModel("t5_buckets", kT5Buckets, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  // The table, from the weights the library embeds.
+  const void *blob = nullptr;
+  size_t blobSize = 0;
+  ASSERT_EQ(attune_model_weights(model.handle, &blob, &blobSize), ATTUNE_OK);
+  auto lookup = attune::reference::weightsFromSafeTensors(blob, blobSize);
+  ASSERT_TRUE(!!lookup) << llvm::toString(lookup.takeError());
+  mlir::MLIRContext context;
+  auto tableType = mlir::RankedTensorType::get({32, 4}, mlir::Float32Type::get(&context));
+  llvm::Expected<Tensor> table = (*lookup)("relative_attention_bias", tableType);
+  ASSERT_TRUE(!!table) << llvm::toString(table.takeError());
+
+  std::mt19937 rng(5);
+  // 300 reaches distances past max_distance (128), where the buckets clamp.
+  for (int64_t seq : {7, 300}) {
+    SCOPED_TRACE("seq " + std::to_string(seq));
+    std::vector<HostTensor> inputs = makeInputs(model.handle, {{1, seq, 8}}, {}, rng);
+    std::vector<HostTensor> outputs = runModel(model.handle, inputs);
+    ASSERT_EQ(outputs.size(), 2u);
+    auto reference = referenceOutputs(model.handle, inputs);
+    ASSERT_TRUE(!!reference) << llvm::toString(reference.takeError());
+    ASSERT_EQ(reference->size(), 2u);
+    EXPECT_TRUE(closeToReference(outputs[0], (*reference)[0])) << "bias";
+    EXPECT_TRUE(closeToReference(outputs[1], (*reference)[1])) << "buckets";
+
+    const HostTensor &bias = outputs[0], &buckets = outputs[1];
+    ASSERT_EQ(buckets.shape, (std::vector<int64_t>{seq, seq}));
+    ASSERT_EQ(bias.shape, (std::vector<int64_t>{1, 4, seq, seq}));
+    std::set<int64_t> seen;
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t j = 0; j < seq; ++j) {
+        int64_t want = huggingFaceT5Bucket(j - i, 32, 128);
+        ASSERT_EQ(buckets.get(i * seq + j), double(want)) << "i " << i << ", j " << j;
+        seen.insert(want);
+        for (int64_t h = 0; h < 4; ++h)
+          ASSERT_EQ(bias.get((h * seq + i) * seq + j), table->data[want * 4 + h])
+              << "h " << h << ", i " << i << ", j " << j;
+      }
+    // The exact buckets on both sides; at 300 the log-spaced ones up to the
+    // clamp at num_buckets / 2 - 1 on each side.
+    EXPECT_TRUE(seen.count(0) && seen.count(6) && seen.count(16 + 6));
+    if (seq == 300) {
+      EXPECT_TRUE(seen.count(15) && seen.count(31) && seen.count(12)) << seen.size();
+    }
   }
 }
 

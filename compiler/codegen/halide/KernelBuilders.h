@@ -45,6 +45,8 @@ BuiltKernel buildWhereKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildUnaryKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildCausalMaskKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildArangeKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildCompareKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildCastKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildCopyKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildRepeatInterleaveKernel(const KernelSpec &, const Halide::Target &);
 // MatmulKernels.cpp

@@ -38,6 +38,24 @@ SmallVector<Monomial, 4> denseStrides(ArrayRef<Monomial> shape) {
 
 bool isOne(const Monomial &m) { return m.isConstant() && m.factor == 1; }
 
+ComparePredicate comparePredicate(tfm::ComparePredicateKind kind) {
+  switch (kind) {
+  case tfm::ComparePredicateKind::lt:
+    return ComparePredicate::Lt;
+  case tfm::ComparePredicateKind::le:
+    return ComparePredicate::Le;
+  case tfm::ComparePredicateKind::gt:
+    return ComparePredicate::Gt;
+  case tfm::ComparePredicateKind::ge:
+    return ComparePredicate::Ge;
+  case tfm::ComparePredicateKind::eq:
+    return ComparePredicate::Eq;
+  case tfm::ComparePredicateKind::ne:
+    return ComparePredicate::Ne;
+  }
+  llvm_unreachable("the attribute holds one of the enum's cases");
+}
+
 class KernelMapper {
 public:
   KernelMapper(func::FuncOp func, const ShapeInfo &shapes,
@@ -191,8 +209,11 @@ LogicalResult checkTypes(Operation *op) {
 
 LogicalResult KernelMapper::addCall(Operation *op, KernelSpec spec,
                                     SmallVector<BufferView, 6> args) {
-  // The catalogue is the contract with the kernel generator: check the
-  // arguments against it here, where the op can be named.
+  // The catalogue is the contract with the kernel generator: check the spec
+  // (element types per kind, parameters) and the arguments against it here,
+  // where the op can be named, not when the kernel fails to build.
+  if (std::string problem = validateKernelSpec(spec); !problem.empty())
+    return op->emitOpError("has no valid kernel: ") << problem;
   std::vector<KernelArg> signature = kernelSignature(spec);
   if (signature.size() != args.size())
     return op->emitOpError("internal error: kernel '")
@@ -467,14 +488,16 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
                        {flattenLeading(s.getInput(), 1),
                         flattenLeading(s.getResult(), 1)});
       })
-      .Case<AddOp, SubOp, MulOp, DivOp>([&](auto b) {
+      .Case<AddOp, SubOp, MulOp, DivOp, MinimumOp, MaximumOp>([&](auto b) {
         KernelSpec spec;
         spec.kind = KernelKind::Binary;
         spec.elementType = elementType(b.getResult());
-        spec.binary = isa<AddOp>(op)   ? BinaryKind::Add
-                      : isa<SubOp>(op) ? BinaryKind::Sub
-                      : isa<MulOp>(op) ? BinaryKind::Mul
-                                       : BinaryKind::Div;
+        spec.binary = isa<AddOp>(op)       ? BinaryKind::Add
+                      : isa<SubOp>(op)     ? BinaryKind::Sub
+                      : isa<MulOp>(op)     ? BinaryKind::Mul
+                      : isa<MinimumOp>(op) ? BinaryKind::Minimum
+                      : isa<MaximumOp>(op) ? BinaryKind::Maximum
+                                           : BinaryKind::Div;
         ArrayRef<Monomial> target = dims(b.getResult());
         SmallVector<BufferView, 6> args = {broadcastTo(b.getLhs(), target),
                                            broadcastTo(b.getRhs(), target),
@@ -482,6 +505,26 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         collapseDims(args);
         spec.rank = args.back().extents.size();
         return addCall(op, spec, std::move(args));
+      })
+      .Case<CompareOp>([&](CompareOp c) {
+        KernelSpec spec;
+        spec.kind = KernelKind::Compare;
+        spec.elementType = elementType(c.getLhs());
+        spec.predicate = comparePredicate(c.getPredicate());
+        ArrayRef<Monomial> target = dims(c.getResult());
+        SmallVector<BufferView, 6> args = {broadcastTo(c.getLhs(), target),
+                                           broadcastTo(c.getRhs(), target),
+                                           broadcastTo(c.getResult(), target)};
+        collapseDims(args);
+        spec.rank = args.back().extents.size();
+        return addCall(op, spec, std::move(args));
+      })
+      .Case<CastOp>([&](CastOp c) {
+        KernelSpec spec;
+        spec.kind = KernelKind::Cast;
+        spec.elementType = elementType(c.getResult());
+        spec.sourceType = elementType(c.getInput());
+        return addCall(op, spec, {flat1d(c.getInput()), flat1d(c.getResult())});
       })
       .Case<WhereOp>([&](WhereOp w) {
         KernelSpec spec;
@@ -498,7 +541,7 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.rank = args.back().extents.size();
         return addCall(op, spec, std::move(args));
       })
-      .Case<ReluOp, SiluOp, GeluOp, NegOp, AbsOp, CosOp, SinOp>([&](auto u) {
+      .Case<ReluOp, SiluOp, GeluOp, NegOp, AbsOp, CosOp, SinOp, LogOp>([&](auto u) {
         KernelSpec spec;
         spec.kind = KernelKind::Unary;
         spec.elementType = elementType(u.getResult());
@@ -507,6 +550,7 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
                      : isa<AbsOp>(op) ? UnaryKind::Abs
                      : isa<CosOp>(op) ? UnaryKind::Cos
                      : isa<SinOp>(op) ? UnaryKind::Sin
+                     : isa<LogOp>(op) ? UnaryKind::Log
                                       : UnaryKind::Relu;
         if (auto gelu = dyn_cast<GeluOp>(op))
           spec.unary = gelu.getApproximate() == GeluApproxKind::tanh
@@ -666,9 +710,7 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.elementType = elementType(a.getResult());
         spec.start = static_cast<int64_t>(a.getStart());
         // A start the kernel refuses (one an i32 result cannot hold) is
-        // the op's error, not a kernel compile failure later.
-        if (std::string problem = validateKernelSpec(spec); !problem.empty())
-          return a.emitOpError("has no valid kernel: ") << problem;
+        // the op's error (addCall), not a kernel compile failure later.
         return addCall(op, spec, {dense(a.getResult())});
       })
       .Case<RepeatInterleaveOp>([&](RepeatInterleaveOp r) {

@@ -316,7 +316,7 @@ LogicalResult ShapeRules::apply(Operation *op) {
         return success();
       })
       .Case<SinusoidalPositionOp, SoftmaxOp, CausalMaskOp, RopeOp, ReluOp, SiluOp,
-            GeluOp, NegOp, AbsOp, CosOp, SinOp>(
+            GeluOp, NegOp, AbsOp, CosOp, SinOp, LogOp, CastOp>(
           [&](auto u) { return sameShape(op, u.getInput(), u.getResult()); })
       .Case<SliceOp>([&](SliceOp sl) -> LogicalResult {
         // Every dim but the sliced one, which is static on both sides
@@ -400,7 +400,8 @@ LogicalResult ShapeRules::apply(Operation *op) {
           return failure();
         return same(op, b, bN, y, r - 1);
       })
-      .Case<AddOp, SubOp, MulOp, DivOp>([&](auto b) -> LogicalResult {
+      .Case<AddOp, SubOp, MulOp, DivOp, MinimumOp, MaximumOp, CompareOp>(
+          [&](auto b) -> LogicalResult {
         if (failed(broadcast(op, b.getLhs(), b.getResult())))
           return failure();
         return broadcast(op, b.getRhs(), b.getResult());

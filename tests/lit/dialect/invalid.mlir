@@ -620,7 +620,7 @@ func.func @negative_relu_result(%x: tensor<4xf32>) {
 
 // -----
 
-/// neg, abs, cos and sin are float ops, as the other unary ops.
+/// cos and sin are float ops, as the other unary ops but neg and abs.
 func.func @negative_cos_integer(%x: tensor<4xi32>) {
   // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi32>'}}
   %0 = tfm.cos %x : tensor<4xi32> -> tensor<4xi32>
@@ -632,6 +632,132 @@ func.func @negative_cos_integer(%x: tensor<4xi32>) {
 func.func @negative_neg_result(%x: tensor<4xf32>) {
   // expected-error @+1 {{requires the same type for all operands and results}}
   %0 = tfm.neg %x : tensor<4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+/// Integer division rounds differently in PyTorch and ONNX: div is float-only.
+func.func @negative_div_integer(%a: tensor<4xi64>, %b: tensor<4xi64>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
+  %0 = tfm.div %a, %b : tensor<4xi64>, tensor<4xi64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+/// Integers are not promoted: i32 + i64 is an error, as f32 + f16 is.
+func.func @negative_add_mixed_integers(%a: tensor<4xi32>, %b: tensor<4xi64>) {
+  // expected-error @+1 {{requires the same element type for all operands and results}}
+  %0 = tfm.add %a, %b : tensor<4xi32>, tensor<4xi64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+/// Arithmetic is on f32, f16, bf16, i32 and i64; i1 is a condition.
+func.func @negative_maximum_i1(%a: tensor<4xi1>, %b: tensor<4xi1>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
+  %0 = tfm.maximum %a, %b : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @negative_minimum_broadcast(%a: tensor<2x3xi64>, %b: tensor<2xi64>) {
+  // expected-error @+1 {{expected broadcast-compatible shapes, got 'lhs' [2, 3] and 'rhs' [2]}}
+  %0 = tfm.minimum %a, %b : tensor<2x3xi64>, tensor<2xi64> -> tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @negative_minimum_result(%a: tensor<?x1xi64>, %b: tensor<1x?xi64>) {
+  // expected-error @+1 {{expected result type 'tensor<?x?xi64>' (inferred from the operands), got 'tensor<?x1xi64>'}}
+  %0 = tfm.minimum %a, %b : tensor<?x1xi64>, tensor<1x?xi64> -> tensor<?x1xi64>
+  return
+}
+
+// -----
+
+func.func @negative_neg_i1(%x: tensor<4xi1>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
+  %0 = tfm.neg %x : tensor<4xi1> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+/// log is a real function: cast an integer to a float first.
+func.func @negative_log_integer(%x: tensor<4xi64>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
+  %0 = tfm.log %x : tensor<4xi64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+/// compare's operands have one element type: no implicit promotion.
+func.func @negative_compare_element_types(%a: tensor<4xi64>, %b: tensor<f32>) {
+  // expected-error @+1 {{expected 'rhs' element type 'i64' as in 'lhs', got 'f32'}}
+  %0 = tfm.compare %a, %b {predicate = #tfm.compare<lt>} : tensor<4xi64>, tensor<f32> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @negative_compare_result_not_i1(%a: tensor<4xi64>, %b: tensor<4xi64>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xi64>'}}
+  %0 = tfm.compare %a, %b {predicate = #tfm.compare<eq>} : tensor<4xi64>, tensor<4xi64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @negative_compare_broadcast(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+1 {{expected broadcast-compatible shapes, got 'lhs' [2, 3] and 'rhs' [4, 3]}}
+  %0 = tfm.compare %a, %b {predicate = #tfm.compare<gt>} : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<4x3xi1>
+  return
+}
+
+// -----
+
+func.func @negative_compare_result_shape(%a: tensor<2x1xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<2x3xi1>' (inferred from the operands), got 'tensor<2x1xi1>'}}
+  %0 = tfm.compare %a, %b {predicate = #tfm.compare<ne>} : tensor<2x1xf32>, tensor<3xf32> -> tensor<2x1xi1>
+  return
+}
+
+// -----
+
+/// A condition is not compared: i1 is not a numeric type.
+func.func @negative_compare_i1(%a: tensor<4xi1>, %b: tensor<4xi1>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi1>'}}
+  %0 = tfm.compare %a, %b {predicate = #tfm.compare<eq>} : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @negative_cast_shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{requires the same shape for all operands and results}}
+  %0 = tfm.cast %x : tensor<4xf32> -> tensor<8xi64>
+  return
+}
+
+// -----
+
+func.func @negative_cast_to_i8(%x: tensor<4xf32>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xi8>'}}
+  %0 = tfm.cast %x : tensor<4xf32> -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @negative_where_integer_values(%c: tensor<4xi1>, %t: tensor<4xi64>, %f: tensor<i32>) {
+  // expected-error @+1 {{expected 'on_false' element type 'i64' as in 'on_true', got 'i32'}}
+  %0 = tfm.where %c, %t, %f : tensor<4xi1>, tensor<4xi64>, tensor<i32> -> tensor<4xi64>
   return
 }
 

@@ -182,6 +182,73 @@ func.func @neg_abs_cos_sin(%x: tensor<1x12x?x32xf32>, %t: tensor<?x64xbf16>)
   return %0, %1, %2, %3 : tensor<1x12x?x32xf32>, tensor<1x12x?x32xf32>, tensor<?x64xbf16>, tensor<?x64xbf16>
 }
 
+// CHECK-LABEL: func.func @integer_arithmetic
+func.func @integer_arithmetic(%i: tensor<?x1xi64>, %j: tensor<1x?xi64>, %k: tensor<i64>, %n: tensor<4xi32>)
+    -> (tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<4xi32>, tensor<4xi32>) {
+  // CHECK: tfm.sub %{{.+}}, %{{.+}} : tensor<1x?xi64>, tensor<?x1xi64> -> tensor<?x?xi64>
+  %0 = tfm.sub %j, %i : tensor<1x?xi64>, tensor<?x1xi64> -> tensor<?x?xi64>
+  // CHECK: tfm.add %{{.+}}, %{{.+}} : tensor<i64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %1 = tfm.add %k, %0 : tensor<i64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  // CHECK: tfm.mul %{{.+}}, %{{.+}} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi64>
+  %2 = tfm.mul %1, %k : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi64>
+  // CHECK: tfm.neg %{{.+}} : tensor<4xi32> -> tensor<4xi32>
+  %3 = tfm.neg %n : tensor<4xi32> -> tensor<4xi32>
+  // CHECK: tfm.abs %{{.+}} : tensor<4xi32> -> tensor<4xi32>
+  %4 = tfm.abs %3 : tensor<4xi32> -> tensor<4xi32>
+  return %0, %1, %2, %3, %4 : tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<4xi32>, tensor<4xi32>
+}
+
+// CHECK-LABEL: func.func @minimum_maximum_log
+func.func @minimum_maximum_log(%x: tensor<?x8xf32>, %c: tensor<f32>, %n: tensor<?x?xi64>, %m: tensor<i64>, %h: tensor<8xbf16>)
+    -> (tensor<?x8xf32>, tensor<?x?xi64>, tensor<?x8xf32>, tensor<8xbf16>) {
+  // CHECK: tfm.minimum %{{.+}}, %{{.+}} : tensor<?x8xf32>, tensor<f32> -> tensor<?x8xf32>
+  %0 = tfm.minimum %x, %c : tensor<?x8xf32>, tensor<f32> -> tensor<?x8xf32>
+  // CHECK: tfm.maximum %{{.+}}, %{{.+}} : tensor<i64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %1 = tfm.maximum %m, %n : tensor<i64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  // CHECK: tfm.log %{{.+}} : tensor<?x8xf32> -> tensor<?x8xf32>
+  %2 = tfm.log %0 : tensor<?x8xf32> -> tensor<?x8xf32>
+  // CHECK: tfm.log %{{.+}} : tensor<8xbf16> -> tensor<8xbf16>
+  %3 = tfm.log %h : tensor<8xbf16> -> tensor<8xbf16>
+  return %0, %1, %2, %3 : tensor<?x8xf32>, tensor<?x?xi64>, tensor<?x8xf32>, tensor<8xbf16>
+}
+
+// CHECK-LABEL: func.func @compare
+func.func @compare(%n: tensor<?x?xi64>, %c: tensor<i64>, %x: tensor<2x1xf16>, %y: tensor<3xf16>)
+    -> (tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>) {
+  // CHECK: tfm.compare %{{.+}}, %{{.+}} {predicate = #tfm.compare<lt>} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  %0 = tfm.compare %n, %c {predicate = #tfm.compare<lt>} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  // CHECK: tfm.compare %{{.+}}, %{{.+}} {predicate = #tfm.compare<le>} : tensor<i64>, tensor<?x?xi64> -> tensor<?x?xi1>
+  %1 = tfm.compare %c, %n {predicate = #tfm.compare<le>} : tensor<i64>, tensor<?x?xi64> -> tensor<?x?xi1>
+  // CHECK: tfm.compare %{{.+}}, %{{.+}} {predicate = #tfm.compare<gt>} : tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi1>
+  %2 = tfm.compare %n, %n {predicate = #tfm.compare<gt>} : tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi1>
+  /// [2, 1] against [3] broadcasts to [2, 3].
+  // CHECK: tfm.compare %{{.+}}, %{{.+}} {predicate = #tfm.compare<ge>} : tensor<2x1xf16>, tensor<3xf16> -> tensor<2x3xi1>
+  %3 = tfm.compare %x, %y {predicate = #tfm.compare<ge>} : tensor<2x1xf16>, tensor<3xf16> -> tensor<2x3xi1>
+  // CHECK: tfm.compare %{{.+}}, %{{.+}} {predicate = #tfm.compare<eq>} : tensor<2x1xf16>, tensor<3xf16> -> tensor<2x3xi1>
+  %4 = tfm.compare %x, %y {predicate = #tfm.compare<eq>} : tensor<2x1xf16>, tensor<3xf16> -> tensor<2x3xi1>
+  // CHECK: tfm.compare %{{.+}}, %{{.+}} {predicate = #tfm.compare<ne>} : tensor<2x1xf16>, tensor<3xf16> -> tensor<2x3xi1>
+  %5 = tfm.compare %x, %y {predicate = #tfm.compare<ne>} : tensor<2x1xf16>, tensor<3xf16> -> tensor<2x3xi1>
+  return %0, %1, %2, %3, %4, %5 : tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>
+}
+
+// CHECK-LABEL: func.func @cast_and_integer_where
+func.func @cast_and_integer_where(%b: tensor<?x?xi1>, %n: tensor<?x?xi64>, %f: tensor<4xf32>, %h: tensor<4xf16>)
+    -> (tensor<?x?xi64>, tensor<?x?xf32>, tensor<4xi32>, tensor<4xbf16>, tensor<4xi1>, tensor<?x?xi64>) {
+  // CHECK: tfm.cast %{{.+}} : tensor<?x?xi1> -> tensor<?x?xi64>
+  %0 = tfm.cast %b : tensor<?x?xi1> -> tensor<?x?xi64>
+  // CHECK: tfm.cast %{{.+}} : tensor<?x?xi64> -> tensor<?x?xf32>
+  %1 = tfm.cast %n : tensor<?x?xi64> -> tensor<?x?xf32>
+  // CHECK: tfm.cast %{{.+}} : tensor<4xf32> -> tensor<4xi32>
+  %2 = tfm.cast %f : tensor<4xf32> -> tensor<4xi32>
+  // CHECK: tfm.cast %{{.+}} : tensor<4xf16> -> tensor<4xbf16>
+  %3 = tfm.cast %h : tensor<4xf16> -> tensor<4xbf16>
+  // CHECK: tfm.cast %{{.+}} : tensor<4xf32> -> tensor<4xi1>
+  %4 = tfm.cast %f : tensor<4xf32> -> tensor<4xi1>
+  // CHECK: tfm.where %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x?xi1>, tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %5 = tfm.where %b, %n, %0 : tensor<?x?xi1>, tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  return %0, %1, %2, %3, %4, %5 : tensor<?x?xi64>, tensor<?x?xf32>, tensor<4xi32>, tensor<4xbf16>, tensor<4xi1>, tensor<?x?xi64>
+}
+
 // CHECK-LABEL: func.func @softmax_and_causal_mask
 func.func @softmax_and_causal_mask(%s: tensor<1x12x?x?xf32>)
     -> (tensor<1x12x?x?xf32>, tensor<1x12x?x?xf32>, tensor<1x12x?x?xf32>) {

@@ -507,6 +507,99 @@ func.func @f(%x: tensor<2x?xf32>, %y: tensor<2x3xf32>) -> (tensor<2x?xf32>, tens
 }
 
 //===----------------------------------------------------------------------===//
+// Index computations: integers, compare, cast, log, minimum
+//===----------------------------------------------------------------------===//
+
+/// T5-style bucket arithmetic: compare is a Compare call whose i1 output
+/// is a one-byte-per-element buffer and whose operands broadcast by stride
+/// 0; cast is a Cast with its source type; i64 sub/minimum are Binary and
+/// i64 abs a Unary of the element type; log a float Unary; where takes an
+/// i1 condition and i64 values. The shape rules tie the `?`s of every op to
+/// the input's.
+TEST_F(HostCodegenTest, IndexOpsMapToKernels) {
+  const char *source = R"mlir(
+func.func @f(%x: tensor<?x4xf32> {tfm.dim_names = ["s", ""]}) -> (tensor<?x?xi64>, tensor<?x?xf32>) {
+  %p = tfm.arange %x {axis = 0 : i64} : tensor<?x4xf32> -> tensor<?xi64>
+  %i = tfm.reshape %p : tensor<?xi64> -> tensor<?x1xi64>
+  %j = tfm.reshape %p : tensor<?xi64> -> tensor<1x?xi64>
+  %rp = tfm.sub %j, %i : tensor<1x?xi64>, tensor<?x1xi64> -> tensor<?x?xi64>
+  %n = tfm.abs %rp : tensor<?x?xi64> -> tensor<?x?xi64>
+  %c8 = arith.constant dense<8> : tensor<i64>
+  %small = tfm.compare %n, %c8 {predicate = #tfm.compare<lt>} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  %nf = tfm.cast %n : tensor<?x?xi64> -> tensor<?x?xf32>
+  %lg = tfm.log %nf : tensor<?x?xf32> -> tensor<?x?xf32>
+  %q = tfm.cast %lg : tensor<?x?xf32> -> tensor<?x?xi64>
+  %big = tfm.minimum %q, %c8 : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi64>
+  %ids = tfm.where %small, %n, %big : tensor<?x?xi1>, tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  return %ids, %lg : tensor<?x?xi64>, tensor<?x?xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parse(source);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  host::ShapeInfo shapes;
+  ASSERT_TRUE(succeeded(host::analyzeShapes(func, shapes)));
+  ASSERT_EQ(shapes.symbols.size(), 1u); // every ? is s
+  host::KernelProgram program;
+  ASSERT_TRUE(succeeded(host::mapKernels(func, shapes, {}, program)));
+  std::vector<std::string> names = shapes.symbolNames();
+  auto str = [&](llvm::ArrayRef<host::Monomial> ms) {
+    std::string text;
+    for (const host::Monomial &m : ms)
+      text += (text.empty() ? "" : ",") + m.str(names);
+    return text;
+  };
+  // arange, sub, abs, compare, cast, log, cast, minimum, where.
+  ASSERT_EQ(program.calls.size(), 9u);
+  const KernelSpec &sub = program.calls[1].spec;
+  EXPECT_EQ(sub.kind, KernelKind::Binary);
+  EXPECT_EQ(sub.binary, BinaryKind::Sub);
+  EXPECT_EQ(sub.elementType, ScalarType::I64);
+  EXPECT_EQ(program.calls[2].spec.kind, KernelKind::Unary);
+  EXPECT_EQ(program.calls[2].spec.unary, UnaryKind::Abs);
+  EXPECT_EQ(program.calls[2].spec.elementType, ScalarType::I64);
+
+  const host::KernelCall &compare = program.calls[3];
+  EXPECT_EQ(compare.spec.kind, KernelKind::Compare);
+  EXPECT_EQ(compare.spec.predicate, ComparePredicate::Lt);
+  EXPECT_EQ(compare.spec.elementType, ScalarType::I64);
+  ASSERT_EQ(compare.args.size(), 3u);
+  EXPECT_EQ(compare.args[1].type, ScalarType::I64);
+  EXPECT_EQ(str(compare.args[1].strides), "0"); // the scalar 8, everywhere
+  EXPECT_EQ(compare.args[2].type, ScalarType::Bool);
+  EXPECT_EQ(str(compare.args[2].extents), "s*s");
+
+  const KernelSpec &toFloat = program.calls[4].spec, &toInt = program.calls[6].spec;
+  EXPECT_EQ(toFloat.kind, KernelKind::Cast);
+  EXPECT_EQ(toFloat.sourceType, ScalarType::I64);
+  EXPECT_EQ(toFloat.elementType, ScalarType::F32);
+  EXPECT_EQ(toInt.sourceType, ScalarType::F32);
+  EXPECT_EQ(toInt.elementType, ScalarType::I64);
+  EXPECT_EQ(program.calls[5].spec.unary, UnaryKind::Log);
+  EXPECT_EQ(program.calls[7].spec.binary, BinaryKind::Minimum);
+  EXPECT_EQ(program.calls[8].spec.kind, KernelKind::Where);
+  EXPECT_EQ(program.calls[8].spec.condType, ScalarType::Bool);
+  EXPECT_EQ(program.calls[8].spec.elementType, ScalarType::I64);
+
+  // %small takes one byte an element.
+  host::MemoryPlan plan = host::planMemory(program, shapes);
+  Value small = compare.args[2].tensor;
+  bool found = false;
+  for (const host::PlannedBuffer &buffer : plan.buffers)
+    if (buffer.value == small) {
+      found = true;
+      EXPECT_EQ(buffer.bytes.str(names), "s*s");
+    }
+  EXPECT_TRUE(found);
+
+  OwningOpRef<ModuleOp> lowered;
+  HostLoweringResult result;
+  ASSERT_TRUE(lower(source, lowered, result)) << errors;
+  llvm::LLVMContext llvmContext;
+  EXPECT_TRUE(translate(*lowered, llvmContext));
+}
+
+//===----------------------------------------------------------------------===//
 // An attention block
 //===----------------------------------------------------------------------===//
 

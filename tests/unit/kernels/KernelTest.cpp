@@ -535,6 +535,10 @@ const char *binaryOp(BinaryKind kind) {
     return "tfm.mul";
   case BinaryKind::Div:
     return "tfm.div";
+  case BinaryKind::Minimum:
+    return "tfm.minimum";
+  case BinaryKind::Maximum:
+    return "tfm.maximum";
   }
   return "?";
 }
@@ -910,6 +914,29 @@ TEST(KernelSpecTest, SymbolNamesAreDistinctIdentifiers) {
     s.kind = KernelKind::Arange;
     s.elementType = ScalarType::I32;
   });
+  // Integer element types, the new binary and unary kinds, compare's
+  // predicates and cast's two types.
+  add([](KernelSpec &s) { s.kind = KernelKind::Binary; s.rank = 2; s.elementType = ScalarType::I64; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Binary; s.rank = 2; s.binary = BinaryKind::Minimum; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Binary; s.rank = 2; s.binary = BinaryKind::Maximum; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Unary; s.unary = UnaryKind::Log; });
+  add([](KernelSpec &s) {
+    s.kind = KernelKind::Unary;
+    s.unary = UnaryKind::Abs;
+    s.elementType = ScalarType::I32;
+  });
+  add([](KernelSpec &s) { s.kind = KernelKind::Where; s.rank = 2; s.elementType = ScalarType::I64; });
+  for (ComparePredicate p : {ComparePredicate::Lt, ComparePredicate::Le, ComparePredicate::Gt,
+                             ComparePredicate::Ge, ComparePredicate::Eq, ComparePredicate::Ne})
+    add([&](KernelSpec &s) { s.kind = KernelKind::Compare; s.rank = 2; s.predicate = p; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Compare; s.rank = 3; s.elementType = ScalarType::I64; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Cast; s.sourceType = ScalarType::I64; });
+  add([](KernelSpec &s) { s.kind = KernelKind::Cast; s.elementType = ScalarType::I64; });
+  add([](KernelSpec &s) {
+    s.kind = KernelKind::Cast;
+    s.sourceType = ScalarType::Bool;
+    s.elementType = ScalarType::I64;
+  });
   std::set<std::string> names;
   for (const KernelSpec &spec : specs) {
     std::string name = spec.symbolName();
@@ -956,6 +983,33 @@ TEST(KernelSpecTest, SignatureMatchesBuilderInputs) {
   kernel = detail::buildKernel(arange, jitTarget());
   EXPECT_TRUE(kernel.inputs.empty());
   EXPECT_EQ(kernel.output.dimensions(), 1);
+  EXPECT_EQ(kernel.output.types().at(0), Halide::Int(64));
+
+  // Compare's output is i1 whatever its operands; Cast reads its source
+  // type and writes the element type.
+  KernelSpec compare;
+  compare.kind = KernelKind::Compare;
+  compare.elementType = ScalarType::I64;
+  compare.rank = 2;
+  sig = kernelSignature(compare);
+  ASSERT_EQ(sig.size(), 3u);
+  EXPECT_EQ(sig[2].type, ScalarType::Bool);
+  kernel = detail::buildKernel(compare, jitTarget());
+  ASSERT_EQ(kernel.inputs.size(), 2u);
+  EXPECT_EQ(kernel.inputs[0].type(), Halide::Int(64));
+  EXPECT_EQ(kernel.inputs[1].dimensions(), 2);
+  EXPECT_EQ(kernel.output.types().at(0), Halide::Bool());
+  KernelSpec cast;
+  cast.kind = KernelKind::Cast;
+  cast.sourceType = ScalarType::F32;
+  cast.elementType = ScalarType::I64;
+  sig = kernelSignature(cast);
+  ASSERT_EQ(sig.size(), 2u);
+  EXPECT_EQ(sig[0].type, ScalarType::F32);
+  EXPECT_EQ(sig[1].type, ScalarType::I64);
+  kernel = detail::buildKernel(cast, jitTarget());
+  ASSERT_EQ(kernel.inputs.size(), 1u);
+  EXPECT_EQ(kernel.inputs[0].type(), Halide::Float(32));
   EXPECT_EQ(kernel.output.types().at(0), Halide::Int(64));
 }
 
@@ -1027,6 +1081,48 @@ TEST(KernelSpecTest, NegativeBadSpecsReportErrors) {
   arange.start = INT64_MIN;
   EXPECT_NE(validateKernelSpec(arange).find("expected a start in (-2^62, 2^62)"),
             std::string::npos);
+
+  // Element types the kind does not define: integer division (PyTorch and
+  // ONNX round it differently), log of an integer, a comparison of i1,
+  // a cast from i8.
+  KernelSpec div;
+  div.kind = KernelKind::Binary;
+  div.binary = BinaryKind::Div;
+  div.rank = 2;
+  div.elementType = ScalarType::I32;
+  message = compileKernelObject(div, {}, dir + "/bad.o");
+  EXPECT_NE(message.find("binary: expected an f32, f16 or bf16 element type for div, got i32"),
+            std::string::npos)
+      << message;
+  div.binary = BinaryKind::Sub; // integers subtract
+  EXPECT_EQ(validateKernelSpec(div), "");
+  KernelSpec log;
+  log.kind = KernelKind::Unary;
+  log.unary = UnaryKind::Log;
+  log.elementType = ScalarType::I64;
+  EXPECT_NE(validateKernelSpec(log).find("unary: expected an f32, f16 or bf16 element type for "
+                                         "log, got i64"),
+            std::string::npos);
+  log.unary = UnaryKind::Neg; // integers negate
+  EXPECT_EQ(validateKernelSpec(log), "");
+  KernelSpec compare;
+  compare.kind = KernelKind::Compare;
+  compare.rank = 1;
+  compare.elementType = ScalarType::Bool;
+  EXPECT_NE(validateKernelSpec(compare).find("compare: expected an f32, f16, bf16, i32 or i64 "
+                                             "element type, got bool"),
+            std::string::npos);
+  compare.elementType = ScalarType::F32;
+  compare.predicate = static_cast<ComparePredicate>(6);
+  EXPECT_NE(validateKernelSpec(compare).find("compare: unknown predicate 6"), std::string::npos);
+  KernelSpec cast;
+  cast.kind = KernelKind::Cast;
+  cast.sourceType = ScalarType::I8;
+  message = compileKernelObject(cast, {}, dir + "/bad.o");
+  EXPECT_NE(message.find("cast: expected f32, f16, bf16, bool, i32 or i64 on both sides, got "
+                         "i8 to f32"),
+            std::string::npos)
+      << message;
 
   KernelSpec add;
   add.kind = KernelKind::Binary;

@@ -470,6 +470,182 @@ TEST_F(EvaluatorTest, ArangeCosSin) {
              0);
 }
 
+//===----------------------------------------------------------------------===//
+// Integers, compare, cast, log, minimum, maximum
+//===----------------------------------------------------------------------===//
+
+/// Every value equal, NaN to NaN, and the dtype: for integer, i1 and
+/// rounded results, which have no tolerance.
+void expectExact(const Tensor &actual, ScalarType dtype, llvm::ArrayRef<int64_t> shape,
+                 llvm::ArrayRef<double> expected) {
+  EXPECT_EQ(actual.dtype, dtype);
+  ASSERT_EQ(llvm::ArrayRef<int64_t>(actual.shape), shape);
+  ASSERT_EQ(actual.data.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(actual.data[i])) << "at flat index " << i;
+    } else {
+      EXPECT_EQ(actual.data[i], expected[i]) << "at flat index " << i;
+    }
+  }
+}
+
+TEST_F(EvaluatorTest, IntegerArithmeticWraps) {
+  parse(R"mlir(
+    func.func @f(%a: tensor<2x3xi32>, %b: tensor<3xi32>, %c: tensor<2xi64>)
+        -> (tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2xi64>) {
+      %s = tfm.add %a, %b : tensor<2x3xi32>, tensor<3xi32> -> tensor<2x3xi32>
+      %d = tfm.sub %a, %b : tensor<2x3xi32>, tensor<3xi32> -> tensor<2x3xi32>
+      %m = tfm.mul %a, %b : tensor<2x3xi32>, tensor<3xi32> -> tensor<2x3xi32>
+      %n = tfm.neg %a : tensor<2x3xi32> -> tensor<2x3xi32>
+      %v = tfm.abs %a : tensor<2x3xi32> -> tensor<2x3xi32>
+      %k = arith.constant dense<4294967296> : tensor<i64>
+      %w = tfm.mul %c, %k : tensor<2xi64>, tensor<i64> -> tensor<2xi64>
+      return %s, %d, %m, %n, %v, %w : tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2xi64>
+    })mlir");
+  const double kMax = 2147483647, kMin = -2147483648.0;
+  Tensor a = tensor({2, 3}, {kMax, kMin, 65536, -7, 0, 3}, ScalarType::I32);
+  Tensor b = tensor({3}, {1, 1, 65536}, ScalarType::I32);
+  Tensor c = tensor({2}, {3, -5}, ScalarType::I64);
+  llvm::Expected<std::vector<Tensor>> out = run("f", {a, b, c});
+  ASSERT_TRUE(!!out) << llvm::toString(out.takeError());
+  ASSERT_EQ(out->size(), 6u);
+  // b broadcasts along rows. INT_MAX + 1 and INT_MIN - 1 wrap; 65536^2 =
+  // 2^32 wraps to 0; 3 * 65536 = 196608 does not.
+  expectExact((*out)[0], ScalarType::I32, {2, 3}, {kMin, kMin + 1, 131072, -6, 1, 65539});
+  expectExact((*out)[1], ScalarType::I32, {2, 3}, {kMax - 1, kMax, 0, -8, -1, -65533});
+  expectExact((*out)[2], ScalarType::I32, {2, 3}, {kMax, kMin, 0, -7, 0, 196608});
+  // -INT_MIN and |INT_MIN| wrap to INT_MIN.
+  expectExact((*out)[3], ScalarType::I32, {2, 3}, {-kMax, kMin, -65536, 7, 0, -3});
+  expectExact((*out)[4], ScalarType::I32, {2, 3}, {kMax, kMin, 65536, 7, 0, 3});
+  // i64 does not wrap at 32 bits: 3 * 2^32 and -5 * 2^32.
+  expectExact((*out)[5], ScalarType::I64, {2}, {3 * 0x1p32, -5 * 0x1p32});
+}
+
+TEST_F(EvaluatorTest, MinimumMaximumPropagateNaN) {
+  parse(R"mlir(
+    func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>, %i: tensor<2x1xi64>, %j: tensor<3xi64>)
+        -> (tensor<4xf32>, tensor<4xf32>, tensor<2x3xi64>, tensor<2x3xi64>) {
+      %lo = tfm.minimum %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+      %hi = tfm.maximum %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+      %ilo = tfm.minimum %i, %j : tensor<2x1xi64>, tensor<3xi64> -> tensor<2x3xi64>
+      %ihi = tfm.maximum %i, %j : tensor<2x1xi64>, tensor<3xi64> -> tensor<2x3xi64>
+      return %lo, %hi, %ilo, %ihi : tensor<4xf32>, tensor<4xf32>, tensor<2x3xi64>, tensor<2x3xi64>
+    })mlir");
+  const double nan = std::nan("");
+  Tensor a = tensor({4}, {1, nan, -0.5, 3});
+  Tensor b = tensor({4}, {2, 0, nan, -kInf});
+  Tensor i = tensor({2, 1}, {-1, 10}, ScalarType::I64);
+  Tensor j = tensor({3}, {-4, 5, 10}, ScalarType::I64);
+  llvm::Expected<std::vector<Tensor>> out = run("f", {a, b, i, j});
+  ASSERT_TRUE(!!out) << llvm::toString(out.takeError());
+  ASSERT_EQ(out->size(), 4u);
+  expectExact((*out)[0], ScalarType::F32, {4}, {1, nan, nan, -kInf});
+  expectExact((*out)[1], ScalarType::F32, {4}, {2, nan, nan, 3});
+  expectExact((*out)[2], ScalarType::I64, {2, 3}, {-4, -1, -1, -4, 5, 10});
+  expectExact((*out)[3], ScalarType::I64, {2, 3}, {-1, 5, 10, 10, 10, 10});
+}
+
+TEST_F(EvaluatorTest, CompareEveryPredicate) {
+  parse(R"mlir(
+    func.func @f(%a: tensor<5xf32>, %b: tensor<f32>, %i: tensor<3xi32>, %j: tensor<2x1xi32>)
+        -> (tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<2x3xi1>) {
+      %lt = tfm.compare %a, %b {predicate = #tfm.compare<lt>} : tensor<5xf32>, tensor<f32> -> tensor<5xi1>
+      %le = tfm.compare %a, %b {predicate = #tfm.compare<le>} : tensor<5xf32>, tensor<f32> -> tensor<5xi1>
+      %gt = tfm.compare %a, %b {predicate = #tfm.compare<gt>} : tensor<5xf32>, tensor<f32> -> tensor<5xi1>
+      %ge = tfm.compare %a, %b {predicate = #tfm.compare<ge>} : tensor<5xf32>, tensor<f32> -> tensor<5xi1>
+      %eq = tfm.compare %a, %b {predicate = #tfm.compare<eq>} : tensor<5xf32>, tensor<f32> -> tensor<5xi1>
+      %ne = tfm.compare %a, %b {predicate = #tfm.compare<ne>} : tensor<5xf32>, tensor<f32> -> tensor<5xi1>
+      %ij = tfm.compare %i, %j {predicate = #tfm.compare<le>} : tensor<3xi32>, tensor<2x1xi32> -> tensor<2x3xi1>
+      return %lt, %le, %gt, %ge, %eq, %ne, %ij : tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<2x3xi1>
+    })mlir");
+  // Against 2: below, equal, NaN (false but for ne), above, -inf.
+  Tensor a = tensor({5}, {1, 2, std::nan(""), 3, -kInf});
+  Tensor b = tensor({}, {2});
+  Tensor i = tensor({3}, {-1, 0, 7}, ScalarType::I32);
+  Tensor j = tensor({2, 1}, {0, -2}, ScalarType::I32);
+  llvm::Expected<std::vector<Tensor>> out = run("f", {a, b, i, j});
+  ASSERT_TRUE(!!out) << llvm::toString(out.takeError());
+  ASSERT_EQ(out->size(), 7u);
+  expectExact((*out)[0], ScalarType::Bool, {5}, {1, 0, 0, 0, 1});
+  expectExact((*out)[1], ScalarType::Bool, {5}, {1, 1, 0, 0, 1});
+  expectExact((*out)[2], ScalarType::Bool, {5}, {0, 0, 0, 1, 0});
+  expectExact((*out)[3], ScalarType::Bool, {5}, {0, 1, 0, 1, 0});
+  expectExact((*out)[4], ScalarType::Bool, {5}, {0, 1, 0, 0, 0});
+  expectExact((*out)[5], ScalarType::Bool, {5}, {1, 0, 1, 1, 1});
+  // i[k] <= j[r]: row 0 against 0, row 1 against -2.
+  expectExact((*out)[6], ScalarType::Bool, {2, 3}, {1, 1, 0, 0, 0, 0});
+}
+
+TEST_F(EvaluatorTest, CastEdgeCases) {
+  parse(R"mlir(
+    func.func @f(%x: tensor<9xf32>, %n: tensor<4xi64>, %h: tensor<4xf32>, %m: tensor<2xi32>)
+        -> (tensor<9xi32>, tensor<9xi64>, tensor<9xi1>, tensor<4xf32>, tensor<4xi32>, tensor<4xbf16>, tensor<4xf16>, tensor<2xbf16>, tensor<9xf32>) {
+      %xi = tfm.cast %x : tensor<9xf32> -> tensor<9xi32>
+      %xl = tfm.cast %x : tensor<9xf32> -> tensor<9xi64>
+      %xb = tfm.cast %x : tensor<9xf32> -> tensor<9xi1>
+      %nf = tfm.cast %n : tensor<4xi64> -> tensor<4xf32>
+      %ni = tfm.cast %n : tensor<4xi64> -> tensor<4xi32>
+      %hb = tfm.cast %h : tensor<4xf32> -> tensor<4xbf16>
+      %hh = tfm.cast %h : tensor<4xf32> -> tensor<4xf16>
+      %mb = tfm.cast %m : tensor<2xi32> -> tensor<2xbf16>
+      %bf = tfm.cast %xb : tensor<9xi1> -> tensor<9xf32>
+      return %xi, %xl, %xb, %nf, %ni, %hb, %hh, %mb, %bf : tensor<9xi32>, tensor<9xi64>, tensor<9xi1>, tensor<4xf32>, tensor<4xi32>, tensor<4xbf16>, tensor<4xf16>, tensor<2xbf16>, tensor<9xf32>
+    })mlir");
+  const double nan = std::nan("");
+  const double kMax32 = 2147483647, kMin32 = -2147483648.0;
+  Tensor x = tensor({9}, {-2.7, 2.7, 0x1p40, -0x1p40, kInf, -kInf, nan, -0.5, 0x1p31});
+  Tensor n = tensor({4}, {16777217, 0x1p40 + 1, 0x1p32 + 5, 0x1p31}, ScalarType::I64);
+  // bf16 ties to even: 1 + 2^-8 down to 1, 1 + 3 * 2^-8 up to 1 + 2^-6;
+  // f16 overflows to inf from 65520 (halfway to 2^16).
+  Tensor h = tensor({4}, {1 + 0x1p-8, 1 + 3 * 0x1p-8, 65520, 1.0 / 3});
+  Tensor m = tensor({2}, {16842753, -16842753}, ScalarType::I32); // 2^24 + 2^16 + 1
+  llvm::Expected<std::vector<Tensor>> out = run("f", {x, n, h, m});
+  ASSERT_TRUE(!!out) << llvm::toString(out.takeError());
+  ASSERT_EQ(out->size(), 9u);
+  // Toward zero, saturating; NaN to 0; 2^31 is one past i32's range.
+  expectExact((*out)[0], ScalarType::I32, {9},
+              {-2, 2, kMax32, kMin32, kMax32, kMin32, 0, 0, kMax32});
+  // i64 holds +-2^40 and 2^31; its saturation (INT64_MAX, held as 2^63).
+  expectExact((*out)[1], ScalarType::I64, {9},
+              {-2, 2, 0x1p40, -0x1p40, 0x1p63, -0x1p63, 0, 0, 0x1p31});
+  // != 0: NaN is true, -0.5 too.
+  expectExact((*out)[2], ScalarType::Bool, {9}, {1, 1, 1, 1, 1, 1, 1, 1, 1});
+  // To nearest even: 2^24 + 1 is a tie and rounds down; 2^40 + 1 and
+  // 2^32 + 5 are nearer their lower neighbours.
+  expectExact((*out)[3], ScalarType::F32, {4}, {16777216, 0x1p40, 0x1p32, 0x1p31});
+  // Narrowing wraps: 2^32 + 5 -> 5, 2^31 -> -2^31.
+  expectExact((*out)[4], ScalarType::I32, {4}, {16777217, 1, 5, kMin32});
+  expectExact((*out)[5], ScalarType::BF16, {4}, {1, 1 + 0x1p-6, 65536, 0.333984375});
+  // f16 holds 1 + 2^-8 and 1 + 3 * 2^-8 (10 bits), not 1/3.
+  expectExact((*out)[6], ScalarType::F16, {4}, {1 + 0x1p-8, 1 + 3 * 0x1p-8, kInf, 0.333251953125});
+  // One rounding from the integer: 2^24 + 2^17, not the 2^24 that going
+  // through f32 (2^24 + 2^16, a bf16 tie) would give.
+  expectExact((*out)[7], ScalarType::BF16, {2}, {16908288, -16908288});
+  expectExact((*out)[8], ScalarType::F32, {9}, {1, 1, 1, 1, 1, 1, 1, 1, 1});
+}
+
+TEST_F(EvaluatorTest, LogAndIntegerWhere) {
+  parse(R"mlir(
+    func.func @f(%x: tensor<6xf32>, %c: tensor<6xi1>, %a: tensor<6xi64>, %b: tensor<i64>)
+        -> (tensor<6xf32>, tensor<6xi64>) {
+      %l = tfm.log %x : tensor<6xf32> -> tensor<6xf32>
+      %w = tfm.where %c, %a, %b : tensor<6xi1>, tensor<6xi64>, tensor<i64> -> tensor<6xi64>
+      return %l, %w : tensor<6xf32>, tensor<6xi64>
+    })mlir");
+  const double nan = std::nan("");
+  Tensor x = tensor({6}, {1, 2.718281828459045, 0, -0.0, -1, kInf});
+  Tensor c = tensor({6}, {1, 0, 1, 0, 1, 0}, ScalarType::Bool);
+  Tensor a = tensor({6}, {5, 6, 7, 8, 9, 0x1p40}, ScalarType::I64);
+  Tensor b = tensor({}, {-3}, ScalarType::I64);
+  llvm::Expected<std::vector<Tensor>> out = run("f", {x, c, a, b});
+  ASSERT_TRUE(!!out) << llvm::toString(out.takeError());
+  ASSERT_EQ(out->size(), 2u);
+  // ln(e) = 1 (to float); -inf at both zeros, NaN below.
+  expectExact((*out)[0], ScalarType::F32, {6}, {0, 1, -kInf, -kInf, nan, kInf});
+  expectExact((*out)[1], ScalarType::I64, {6}, {5, -3, 7, -3, 9, -3});
+}
+
 TEST_F(EvaluatorTest, CausalMaskAlignsLastQueryWithLastKey) {
   parse(R"mlir(
     func.func @f(%s: tensor<2x3xf32>) -> tensor<2x3xf32> {

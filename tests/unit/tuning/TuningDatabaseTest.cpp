@@ -102,6 +102,29 @@ TEST(TuningKey, SpellsStructureNotValues) {
   EXPECT_EQ(tuningKey(norm2), "layer_norm_f16");
 }
 
+/// The index kernels: integer element types, compare's predicate (the loop
+/// it runs) and cast's source type spell distinct keys.
+TEST(TuningKey, IndexKernels) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Binary;
+  spec.binary = attune::codegen::BinaryKind::Minimum;
+  spec.elementType = ScalarType::I64;
+  spec.rank = 2;
+  EXPECT_EQ(tuningKey(spec), "binary_i64_minimum_r2");
+  spec.kind = KernelKind::Compare;
+  spec.predicate = attune::codegen::ComparePredicate::Ge;
+  EXPECT_EQ(tuningKey(spec), "compare_i64_ge_r2");
+  spec = KernelSpec();
+  spec.kind = KernelKind::Cast;
+  spec.sourceType = ScalarType::Bool;
+  spec.elementType = ScalarType::I64;
+  EXPECT_EQ(tuningKey(spec), "cast_i64_from_i1");
+  spec = KernelSpec();
+  spec.kind = KernelKind::Unary;
+  spec.unary = attune::codegen::UnaryKind::Log;
+  EXPECT_EQ(tuningKey(spec), "unary_f32_log");
+}
+
 TEST(TuningDatabase, LookupAndApply) {
   auto db = TuningDatabase::parse(kGood, "db.json");
   ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
