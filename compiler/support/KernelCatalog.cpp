@@ -136,6 +136,8 @@ const char *kindName(KernelKind kind) {
     return "complex_linear";
   case KernelKind::Arange:
     return "arange";
+  case KernelKind::GatherElements:
+    return "gather_elements";
   }
   return nullptr;
 }
@@ -261,6 +263,9 @@ std::string KernelSpec::symbolName() const {
   case KernelKind::Arange:
     name += "_start" + std::to_string(start);
     break;
+  case KernelKind::GatherElements:
+    name += std::string("_idx_") + scalarTypeName(indexType);
+    break;
   }
   // A negative rank or repeat count prints a '-': keep the identifier valid.
   std::replace(name.begin(), name.end(), '-', 'm');
@@ -385,6 +390,8 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
   }
   case KernelKind::Arange:
     return {{"out", e, 1}};
+  case KernelKind::GatherElements:
+    return {{"x", e, 3}, {"indices", spec.indexType, 3}, {"out", e, 3}};
   }
   return {};
 }
@@ -437,6 +444,7 @@ std::string validateKernelSpec(const KernelSpec &spec) {
   switch (spec.kind) {
   case KernelKind::Embedding:
   case KernelKind::ComplexEmbedding:
+  case KernelKind::GatherElements:
     if (spec.indexType != ScalarType::I32 && spec.indexType != ScalarType::I64)
       return bad(std::string("expected index type i32 or i64, got ") +
                  scalarTypeName(spec.indexType));

@@ -121,6 +121,15 @@ enum class KernelKind {
   /// bf16, i32 or i64). params: start. tfm.arange: N comes from the output
   /// buffer, so the tensor the op counts is never read.
   Arange,
+  /// in: x[O, L, I] (3-d: x=i, y=l, z=o), indices[O, N, I] (of indexType)
+  /// -> out[O, N, I] = x[o, k', i], k = indices[o, n, i], k' = k + L when
+  /// k < 0. tfm.gather_elements: the host views a tensor of any rank as
+  /// [the dims before the axis, the axis, the dims after it], so the
+  /// gathered axis is always dimension 1 and the kernel has no axis
+  /// parameter. Any element type; indexType i32 or i64. An index outside
+  /// [-L, L) makes the kernel fail (halide_error naming gather_elements,
+  /// the flat position in indices and the range) and is never read.
+  GatherElements,
 };
 
 enum class BinaryKind { Add, Sub, Mul, Div };
@@ -165,7 +174,7 @@ struct KernelSpec {
   int rank = 0;                        // Binary, Where, Copy
   BinaryKind binary = BinaryKind::Add; // Binary
   UnaryKind unary = UnaryKind::Relu;   // Unary
-  ScalarType indexType = ScalarType::I32;      // Embedding, ComplexEmbedding ids
+  ScalarType indexType = ScalarType::I32; // Embedding, ComplexEmbedding ids; GatherElements
   ScalarType condType = ScalarType::Bool;      // Where condition
   ScalarType keyPaddingType = ScalarType::Bool; // Attention key padding
   bool transposeA = false, transposeB = false; // Matmul

@@ -48,6 +48,7 @@ const char *kindKey(KernelKind kind) {
   case KernelKind::ScoreValues: return "score_values";
   case KernelKind::Rope: return "rope";
   case KernelKind::Arange: return "arange";
+  case KernelKind::GatherElements: return "gather_elements";
   }
   return "invalid";
 }
@@ -224,6 +225,9 @@ std::string tuningKey(const KernelSpec &spec) {
     key += "_d" + std::to_string(spec.headDim) + (spec.rope.interleaved ? "_pairs" : "_halves");
     break;
   case KernelKind::Arange: // the start: a value
+    break;
+  case KernelKind::GatherElements:
+    key += std::string("_idx_") + mlirTypeName(spec.indexType);
     break;
   }
   return key;

@@ -47,6 +47,7 @@ BuiltKernel buildCausalMaskKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildArangeKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildCopyKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildRepeatInterleaveKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildGatherElementsKernel(const KernelSpec &, const Halide::Target &);
 // MatmulKernels.cpp
 BuiltKernel buildLinearKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildComplexLinearKernel(const KernelSpec &, const Halide::Target &);

@@ -85,6 +85,8 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
     return buildComplexLinearKernel(spec, target);
   case KernelKind::Arange:
     return buildArangeKernel(spec, target);
+  case KernelKind::GatherElements:
+    return buildGatherElementsKernel(spec, target);
   }
   // validateKernelSpec rejected every value outside the enum.
   failSpec("unknown kernel kind " + std::to_string(static_cast<int>(spec.kind)));
