@@ -128,7 +128,9 @@ enum class KernelKind {
   /// gathered axis is always dimension 1 and the kernel has no axis
   /// parameter. Any element type; indexType i32 or i64. An index outside
   /// [-L, L) makes the kernel fail (halide_error naming gather_elements,
-  /// the flat position in indices and the range) and is never read.
+  /// the flat position in indices, the index and the range) and is never
+  /// read: indices are checked in a pass of their own before the gather,
+  /// whose error is raised on the calling thread.
   GatherElements,
 };
 
