@@ -290,6 +290,7 @@ private:
   llvm::Error evalSlice(tfm::SliceOp op);
   llvm::Error evalConcat(tfm::ConcatOp op);
   llvm::Error evalArange(tfm::ArangeOp op);
+  llvm::Error evalGatherElements(tfm::GatherElementsOp op);
   llvm::Error evalAttention(tfm::AttentionOp op);
   llvm::Error evalScoreBias(tfm::ScoreBiasOp op);
   llvm::Error evalScoreValues(tfm::ScoreValuesOp op);
@@ -503,6 +504,7 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::SliceOp o) { return evalSlice(o); })
       .Case([&](tfm::ConcatOp o) { return evalConcat(o); })
       .Case([&](tfm::ArangeOp o) { return evalArange(o); })
+      .Case([&](tfm::GatherElementsOp o) { return evalGatherElements(o); })
       .Case([&](tfm::AttentionOp o) { return evalAttention(o); })
       .Case([&](tfm::ScoreBiasOp o) { return evalScoreBias(o); })
       .Case([&](tfm::ScoreValuesOp o) { return evalScoreValues(o); })
@@ -1137,6 +1139,52 @@ llvm::Error Interpreter::evalArange(tfm::ArangeOp op) {
   Tensor out = makeTensor(ScalarType::F32, {like.shape[axis]});
   for (int64_t n = 0; n < like.shape[axis]; ++n)
     out.data[n] = static_cast<double>(start + n);
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalGatherElements(tfm::GatherElementsOp op) {
+  const Tensor &in = get(op.getInput());
+  const Tensor &indices = get(op.getIndices());
+  int64_t rank = static_cast<int64_t>(in.shape.size());
+  int64_t axis = op.getAxisAttr().getInt();
+  if (axis < 0 || axis >= rank)
+    return opError(op, llvm::formatv("axis {0} is out of range for rank {1}",
+                                     axis, rank));
+  bool agrees = static_cast<int64_t>(indices.shape.size()) == rank;
+  for (int64_t d = 0; agrees && d < rank; ++d)
+    agrees = d == axis || indices.shape[d] == in.shape[d];
+  if (!agrees)
+    return opError(op, "indices of shape " + shapeString(indices.shape) +
+                           " do not match input of shape " +
+                           shapeString(in.shape) + " outside axis " +
+                           llvm::Twine(axis));
+  // Each output element reads the input at its own position with the axis
+  // coordinate replaced by the index there: [outer, N, inner] against
+  // [outer, L, inner], the other dims agreeing.
+  int64_t outer = 1, inner = 1, L = in.shape[axis], N = indices.shape[axis];
+  for (int64_t i = 0; i < axis; ++i)
+    outer *= in.shape[i];
+  for (int64_t i = axis + 1; i < rank; ++i)
+    inner *= in.shape[i];
+  Tensor out = makeTensor(in.dtype, indices.shape);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t p = (o * N + n) * inner + i;
+        double raw = indices.data[p];
+        // ONNX's GatherElements: k < 0 counts from the end.
+        if (!(raw >= -static_cast<double>(L) && raw < static_cast<double>(L)) ||
+            raw != std::floor(raw))
+          return opError(op, "index " + numberString(raw) + " at indices" +
+                                 indexString(p, indices.shape) +
+                                 " is outside [" + llvm::Twine(-L) + ", " +
+                                 llvm::Twine(L) + ") along axis " +
+                                 llvm::Twine(axis));
+        int64_t k = static_cast<int64_t>(raw);
+        if (k < 0)
+          k += L;
+        out.data[p] = in.data[(o * L + k) * inner + i];
+      }
   return define(op, std::move(out));
 }
 

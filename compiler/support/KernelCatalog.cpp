@@ -164,6 +164,8 @@ const char *kindName(KernelKind kind) {
     return "compare";
   case KernelKind::Cast:
     return "cast";
+  case KernelKind::GatherElements:
+    return "gather_elements";
   }
   return nullptr;
 }
@@ -295,6 +297,9 @@ std::string KernelSpec::symbolName() const {
   case KernelKind::Cast:
     name += std::string("_from_") + scalarTypeName(sourceType);
     break;
+  case KernelKind::GatherElements:
+    name += std::string("_idx_") + scalarTypeName(indexType);
+    break;
   }
   // A negative rank or repeat count prints a '-': keep the identifier valid.
   std::replace(name.begin(), name.end(), '-', 'm');
@@ -423,6 +428,8 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
     return {{"lhs", e, spec.rank}, {"rhs", e, spec.rank}, {"out", ScalarType::Bool, spec.rank}};
   case KernelKind::Cast:
     return {{"x", spec.sourceType, 1}, {"out", e, 1}};
+  case KernelKind::GatherElements:
+    return {{"x", e, 3}, {"indices", spec.indexType, 3}, {"out", e, 3}};
   }
   return {};
 }
@@ -491,6 +498,7 @@ std::string validateKernelSpec(const KernelSpec &spec) {
   switch (spec.kind) {
   case KernelKind::Embedding:
   case KernelKind::ComplexEmbedding:
+  case KernelKind::GatherElements:
     if (spec.indexType != ScalarType::I32 && spec.indexType != ScalarType::I64)
       return bad(std::string("expected index type i32 or i64, got ") +
                  scalarTypeName(spec.indexType));

@@ -133,6 +133,17 @@ enum class KernelKind {
   /// (tfm.cast: float to int truncates and saturates, NaN to 0; to i1 is
   /// != 0; int to narrower int wraps).
   Cast,
+  /// in: x[O, L, I] (3-d: x=i, y=l, z=o), indices[O, N, I] (of indexType)
+  /// -> out[O, N, I] = x[o, k', i], k = indices[o, n, i], k' = k + L when
+  /// k < 0. tfm.gather_elements: the host views a tensor of any rank as
+  /// [the dims before the axis, the axis, the dims after it], so the
+  /// gathered axis is always dimension 1 and the kernel has no axis
+  /// parameter. Any element type; indexType i32 or i64. An index outside
+  /// [-L, L) makes the kernel fail (halide_error naming gather_elements,
+  /// the flat position in indices, the index and the range) and is never
+  /// read: indices are checked in a pass of their own before the gather,
+  /// whose error is raised on the calling thread.
+  GatherElements,
 };
 
 enum class BinaryKind { Add, Sub, Mul, Div, Minimum, Maximum };
@@ -179,7 +190,7 @@ struct KernelSpec {
   int rank = 0;                        // Binary, Where, Copy
   BinaryKind binary = BinaryKind::Add; // Binary
   UnaryKind unary = UnaryKind::Relu;   // Unary
-  ScalarType indexType = ScalarType::I32;      // Embedding, ComplexEmbedding ids
+  ScalarType indexType = ScalarType::I32; // Embedding, ComplexEmbedding ids; GatherElements
   ScalarType condType = ScalarType::Bool;      // Where condition
   ComparePredicate predicate = ComparePredicate::Lt; // Compare
   ScalarType sourceType = ScalarType::F32;     // Cast input

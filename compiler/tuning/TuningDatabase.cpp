@@ -50,6 +50,7 @@ const char *kindKey(KernelKind kind) {
   case KernelKind::Arange: return "arange";
   case KernelKind::Compare: return "compare";
   case KernelKind::Cast: return "cast";
+  case KernelKind::GatherElements: return "gather_elements";
   }
   return "invalid";
 }
@@ -247,6 +248,9 @@ std::string tuningKey(const KernelSpec &spec) {
     break;
   case KernelKind::Cast:
     key += std::string("_from_") + mlirTypeName(spec.sourceType);
+    break;
+  case KernelKind::GatherElements:
+    key += std::string("_idx_") + mlirTypeName(spec.indexType);
     break;
   }
   return key;

@@ -1542,19 +1542,8 @@ TEST(E2EIndexOps, T5BucketsMatchHuggingFaceAndReference) {
 }
 
 //===----------------------------------------------------------------------===//
-// The absolute encodings: compile-time folding and bad input
+// Encodings as exporters write them, raised by tfm-raise-encodings
 //===----------------------------------------------------------------------===//
-
-/// The case of kOpCases named `name`, or null.
-const ModelCase *opCase(llvm::StringRef name) {
-  const ModelCase *found = std::find_if(std::begin(kOpCases), std::end(kOpCases),
-                                        [&](const ModelCase &c) { return name == c.name; });
-  return found == std::end(kOpCases) ? nullptr : found;
-}
-
-/// A static sequence with constant FLOATER parameters leaves no scan in the
-/// graph the library is built from; a dynamic one keeps it. (OpTest checks
-/// that both compute what the reference does.)
 
 /// Exporter spellings that -tfm-raise-encodings raises (lit: passes/
 /// raise-then-fuse.mlir): a LLaMA-style rotate_half RoPE and BLOOM-style
@@ -1734,6 +1723,113 @@ TEST(E2ERaisedEncodings, RaisedEncodingsMatchTheGraph) {
     }
   }
 }
+
+//===----------------------------------------------------------------------===//
+// gather_elements: DeBERTa's content-to-position scores as exporters write them
+//===----------------------------------------------------------------------===//
+
+/// Hugging Face's DebertaV2 disentangled_attention_bias, c2p half:
+///   c2p_att = matmul(query_layer, pos_key_layer.transpose(-1, -2))
+///   c2p_pos = clamp(relative_pos + att_span, 0, 2 att_span - 1)
+///   c2p_att = gather(c2p_att, dim=-1, index=c2p_pos.expand(...))
+/// with relative_pos[i, j] = i - j (build_relative_position) and att_span
+/// k = 4. The index is an input: the test computes it, since integer
+/// arithmetic is not what this checks.
+const char *kDebertaC2p = R"mlir(
+func.func @deberta_c2p(%q: tensor<1x4x?x16xf32> {tfm.name = "query_layer", tfm.dim_names = ["", "", "seq", ""]},
+                       %pos_key: tensor<1x4x8x16xf32> {tfm.name = "pos_key_layer"},
+                       %c2p_pos: tensor<1x4x?x?xi64> {tfm.name = "c2p_pos", tfm.dim_names = ["", "", "seq", "seq"]})
+    -> tensor<1x4x?x?xf32> {
+  %c2p = tfm.matmul %q, %pos_key {transpose_b = true} : tensor<1x4x?x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x?x8xf32>
+  %att = tfm.gather_elements %c2p, %c2p_pos {axis = 3 : i64} : tensor<1x4x?x8xf32>, tensor<1x4x?x?xi64> -> tensor<1x4x?x?xf32>
+  return %att : tensor<1x4x?x?xf32>
+})mlir";
+
+/// The library against the evaluator and against the definition written out
+/// as loops in double, at S = 7 and 130 (a sequence past every vector and
+/// task boundary); then with some indices given from the end (k - 2k), which
+/// must not change the result; then with one index out of range, which the
+/// run must refuse with the kernel's message, whatever the ISA level.
+TEST(E2EGatherElements, DebertaContentToPosition) {
+  std::string error;
+  std::string library = compileModel("deberta_c2p", kDebertaC2p, {}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  const int64_t H = 4, D = 16, span = 4;
+  std::mt19937 rng(2024);
+  for (int64_t S : {7, 130}) {
+    SCOPED_TRACE("S " + std::to_string(S));
+    std::vector<HostTensor> inputs =
+        makeInputs(model.handle, {{1, H, S, D}, {1, H, 2 * span, D}, {1, H, S, S}}, {}, rng);
+    HostTensor &index = inputs[2];
+    auto at = [&](int64_t h, int64_t i, int64_t j) { return (h * S + i) * S + j; };
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < S; ++i)
+        for (int64_t j = 0; j < S; ++j)
+          index.set(at(h, i, j), std::clamp<int64_t>(i - j + span, 0, 2 * span - 1));
+    std::vector<HostTensor> outputs = runModel(model.handle, inputs);
+    ASSERT_EQ(outputs.size(), 1u);
+    ASSERT_EQ(outputs[0].shape, (std::vector<int64_t>{1, H, S, S}));
+
+    auto reference = referenceOutputs(model.handle, inputs);
+    ASSERT_TRUE(!!reference) << llvm::toString(reference.takeError());
+    EXPECT_TRUE(allClose(outputs[0], (*reference)[0])) << "against the evaluator";
+
+    // c2p_att[h, i, j] = q[h, i, :] . pos_key[h, c2p_pos[h, i, j], :].
+    const HostTensor &q = inputs[0], &posKey = inputs[1];
+    Tensor loops;
+    loops.shape = {1, H, S, S};
+    loops.data.assign(H * S * S, 0.0);
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < S; ++i)
+        for (int64_t j = 0; j < S; ++j) {
+          int64_t r = std::clamp<int64_t>(i - j + span, 0, 2 * span - 1);
+          double dot = 0;
+          for (int64_t d = 0; d < D; ++d)
+            dot += q.get((h * S + i) * D + d) * posKey.get((h * 2 * span + r) * D + d);
+          loops.data[at(h, i, j)] = dot;
+        }
+    EXPECT_TRUE(allClose(outputs[0], loops)) << "against the loops";
+
+    // k and k - 2k name the same column.
+    for (int64_t e = 0; e < numElements(index.shape); e += 3)
+      index.set(e, index.get(e) - 2 * span);
+    std::vector<HostTensor> fromEnd = runModel(model.handle, inputs);
+    ASSERT_EQ(fromEnd.size(), 1u);
+    EXPECT_EQ(fromEnd[0].bytes, outputs[0].bytes) << "negative indices";
+
+    // One index past the table: the run fails, naming the op and the
+    // index, and reads nothing outside c2p.
+    int64_t bad = at(2, S - 1, 1);
+    index.set(bad, 2 * span);
+    HostTensor out = HostTensor::zeros(ATTUNE_DTYPE_F32, {1, H, S, S});
+    std::vector<attune_tensor_t> in = {inputs[0].view(), inputs[1].view(), inputs[2].view()};
+    attune_tensor_t outView = out.view();
+    EXPECT_EQ(attune_model_run(model.handle, in.data(), 3, &outView, 1), ATTUNE_INTERNAL);
+    std::string message = attune_status_message();
+    EXPECT_NE(message.find("gather_elements: indices element " + std::to_string(bad) +
+                           " is 8, outside [-8, 8)"),
+              std::string::npos)
+        << message;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The absolute encodings: compile-time folding and bad input
+//===----------------------------------------------------------------------===//
+
+/// The case of kOpCases named `name`, or null.
+const ModelCase *opCase(llvm::StringRef name) {
+  const ModelCase *found = std::find_if(std::begin(kOpCases), std::end(kOpCases),
+                                        [&](const ModelCase &c) { return name == c.name; });
+  return found == std::end(kOpCases) ? nullptr : found;
+}
+
+/// A static sequence with constant FLOATER parameters leaves no scan in the
+/// graph the library is built from; a dynamic one keeps it. (OpTest checks
+/// that both compute what the reference does.)
 
 TEST(E2EFold, StaticFloaterTableIsEvaluatedAtCompileTime) {
   std::string error;

@@ -49,6 +49,7 @@ BuiltKernel buildCompareKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildCastKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildCopyKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildRepeatInterleaveKernel(const KernelSpec &, const Halide::Target &);
+BuiltKernel buildGatherElementsKernel(const KernelSpec &, const Halide::Target &);
 // MatmulKernels.cpp
 BuiltKernel buildLinearKernel(const KernelSpec &, const Halide::Target &);
 BuiltKernel buildComplexLinearKernel(const KernelSpec &, const Halide::Target &);

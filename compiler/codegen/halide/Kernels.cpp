@@ -89,6 +89,8 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
     return buildCompareKernel(spec, target);
   case KernelKind::Cast:
     return buildCastKernel(spec, target);
+  case KernelKind::GatherElements:
+    return buildGatherElementsKernel(spec, target);
   }
   // validateKernelSpec rejected every value outside the enum.
   failSpec("unknown kernel kind " + std::to_string(static_cast<int>(spec.kind)));

@@ -730,6 +730,24 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
                        {viewAs(r.getInput(), {outer, in[axis], inner}),
                         viewAs(r.getResult(), {outer, out[axis], inner})});
       })
+      .Case<GatherElementsOp>([&](GatherElementsOp g) {
+        // Any rank as [before the axis, the axis, after it]: the kernel
+        // gathers along its dimension 1 (KernelCatalog.h). Off the axis
+        // input and indices agree (analyzeShapes), so outer and inner are
+        // the same products in all three views.
+        int64_t axis = g.getAxisAttr().getInt();
+        ArrayRef<Monomial> in = dims(g.getInput()), idx = dims(g.getIndices());
+        Monomial outer = product(idx.take_front(axis));
+        Monomial inner = product(idx.drop_front(axis + 1));
+        KernelSpec spec;
+        spec.kind = KernelKind::GatherElements;
+        spec.elementType = elementType(g.getResult());
+        spec.indexType = elementType(g.getIndices());
+        return addCall(op, spec,
+                       {viewAs(g.getInput(), {outer, in[axis], inner}),
+                        viewAs(g.getIndices(), {outer, idx[axis], inner}),
+                        viewAs(g.getResult(), {outer, idx[axis], inner})});
+      })
       .Case<AttentionOp>([&](AttentionOp a) -> LogicalResult {
         ArrayRef<Monomial> q = dims(a.getQuery()), k = dims(a.getKey()),
                            v = dims(a.getValue());

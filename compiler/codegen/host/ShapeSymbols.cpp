@@ -453,6 +453,19 @@ LogicalResult ShapeRules::apply(Operation *op) {
             return failure();
         return success();
       })
+      .Case<GatherElementsOp>([&](GatherElementsOp g) -> LogicalResult {
+        // The result has the indices' shape; off the axis, the input's
+        // dims are the same (inferGatherElements, the op's verifier). The
+        // axis's length in the input is free: it bounds the index values.
+        int64_t axis = g.getAxisAttr().getInt(), n = rank(g.getInput());
+        assert(axis >= 0 && axis < n && "verifier guarantees the axis");
+        if (failed(sameShape(op, g.getIndices(), g.getResult())))
+          return failure();
+        for (int64_t d = 0; d < n; ++d)
+          if (d != axis && failed(same(op, g.getInput(), d, g.getIndices(), d)))
+            return failure();
+        return success();
+      })
       .Case<AttentionOp>([&](AttentionOp a) -> LogicalResult {
         Value q = a.getQuery(), k = a.getKey(), v = a.getValue(),
               y = a.getResult();

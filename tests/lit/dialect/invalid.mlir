@@ -1047,6 +1047,73 @@ func.func @negative_arange_element_type(%x: tensor<2x?xf32>) {
 
 // -----
 
+/// No negative axes: exporters' -1 is normalised before tfm.
+func.func @negative_gather_elements_axis(%x: tensor<2x8xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+1 {{expected 'axis' in [0, 2), got -1}}
+  %0 = tfm.gather_elements %x, %i {axis = -1 : i64} : tensor<2x8xf32>, tensor<2x3xi64> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @negative_gather_elements_axis_rank(%x: tensor<2x8xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+1 {{expected 'axis' in [0, 2), got 2}}
+  %0 = tfm.gather_elements %x, %i {axis = 2 : i64} : tensor<2x8xf32>, tensor<2x3xi64> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+/// Indices are not broadcast: they have the input's rank.
+func.func @negative_gather_elements_indices_rank(%x: tensor<2x8xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{expected 'indices' rank 2, got 1}}
+  %0 = tfm.gather_elements %x, %i {axis = 1 : i64} : tensor<2x8xf32>, tensor<3xi64> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @negative_gather_elements_dim(%x: tensor<2x8xf32>, %i: tensor<4x3xi64>) {
+  // expected-error @+1 {{expected 'indices' dim 0 (not gathered) to be 2 as in 'input', got 4}}
+  %0 = tfm.gather_elements %x, %i {axis = 1 : i64} : tensor<2x8xf32>, tensor<4x3xi64> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+/// The result has the indices' shape and the input's element type.
+func.func @negative_gather_elements_result(%x: tensor<2x8xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+1 {{expected result type 'tensor<2x3xf32>' (inferred from the operands), got 'tensor<2x8xf32>'}}
+  %0 = tfm.gather_elements %x, %i {axis = 1 : i64} : tensor<2x8xf32>, tensor<2x3xi64> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_gather_elements_result_type(%x: tensor<2x8xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+1 {{expected result type 'tensor<2x3xf32>' (inferred from the operands), got 'tensor<2x3xi64>'}}
+  %0 = tfm.gather_elements %x, %i {axis = 1 : i64} : tensor<2x8xf32>, tensor<2x3xi64> -> tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @negative_gather_elements_index_type(%x: tensor<2x8xf32>, %i: tensor<2x3xf32>) {
+  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2x3xf32>'}}
+  %0 = tfm.gather_elements %x, %i {axis = 1 : i64} : tensor<2x8xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @negative_gather_elements_missing_axis(%x: tensor<2x8xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+1 {{requires attribute 'axis'}}
+  %0 = tfm.gather_elements %x, %i : tensor<2x8xf32>, tensor<2x3xi64> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
 /// Attention takes BHSD tensors; split heads first.
 func.func @negative_attention_query_rank(%q: tensor<1x?x768xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) {
   // expected-error @+1 {{expected 'query' rank 4, got 3}}

@@ -310,6 +310,23 @@ func.func @slice_concat_arange(%q: tensor<1x12x?x64xf32>, %ids: tensor<2x?xi64>)
   return %rot, %odd, %ids3, %pos, %rel, %b : tensor<1x12x?x64xf32>, tensor<1x12x?x32xf32>, tensor<2x?xi64>, tensor<?xf32>, tensor<?xi32>, tensor<2xbf16>
 }
 
+/// DeBERTa's c2p gather along the last axis (more indices than rows is
+/// fine: they pick), one along the first axis with i32 indices, and a
+/// static index dim that fixes a `?` of the input off the axis.
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-SAME: (%[[C2P:.+]]: tensor<1x12x?x8xf32>, %[[IDX:.+]]: tensor<1x12x?x?xi64>, %[[X:.+]]: tensor<?x4xi64>, %[[I:.+]]: tensor<3x4xi32>, %[[Y:.+]]: tensor<2x?xbf16>, %[[J:.+]]: tensor<2x5xi64>)
+func.func @gather_elements(%c2p: tensor<1x12x?x8xf32>, %idx: tensor<1x12x?x?xi64>, %x: tensor<?x4xi64>,
+                           %i: tensor<3x4xi32>, %y: tensor<2x?xbf16>, %j: tensor<2x5xi64>)
+    -> (tensor<1x12x?x?xf32>, tensor<3x4xi64>, tensor<2x5xbf16>) {
+  // CHECK: tfm.gather_elements %[[C2P]], %[[IDX]] {axis = 3 : i64} : tensor<1x12x?x8xf32>, tensor<1x12x?x?xi64> -> tensor<1x12x?x?xf32>
+  %0 = tfm.gather_elements %c2p, %idx {axis = 3 : i64} : tensor<1x12x?x8xf32>, tensor<1x12x?x?xi64> -> tensor<1x12x?x?xf32>
+  // CHECK: tfm.gather_elements %[[X]], %[[I]] {axis = 0 : i64} : tensor<?x4xi64>, tensor<3x4xi32> -> tensor<3x4xi64>
+  %1 = tfm.gather_elements %x, %i {axis = 0 : i64} : tensor<?x4xi64>, tensor<3x4xi32> -> tensor<3x4xi64>
+  // CHECK: tfm.gather_elements %[[Y]], %[[J]] {axis = 0 : i64} : tensor<2x?xbf16>, tensor<2x5xi64> -> tensor<2x5xbf16>
+  %2 = tfm.gather_elements %y, %j {axis = 0 : i64} : tensor<2x?xbf16>, tensor<2x5xi64> -> tensor<2x5xbf16>
+  return %0, %1, %2 : tensor<1x12x?x?xf32>, tensor<3x4xi64>, tensor<2x5xbf16>
+}
+
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x12x?x64xf32>, %[[K:[^:]+]]: tensor<1x12x?x64xf32>, %[[V:[^:]+]]: tensor<1x12x?x64xf32>
 func.func @attention(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>,

@@ -506,6 +506,68 @@ func.func @f(%x: tensor<2x?xf32>, %y: tensor<2x3xf32>) -> (tensor<2x?xf32>, tens
   EXPECT_EQ(shapes.abiDims(c), (std::vector<int64_t>{2, 6}));
 }
 
+/// gather_elements views every operand as [before the axis, the axis,
+/// after it]: axis 3 of [1, H, S, 2k] leaves an inner dim of 1, axis 1 an
+/// outer dim of 1 (the batch); the result has the indices' shape, whose
+/// dynamic dims the input's share off the axis, and the input's own axis
+/// length stays free.
+TEST_F(HostCodegenTest, GatherElementsViews) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%c2p: tensor<1x4x?x8xf32>, %index: tensor<1x4x?x?xi64>, %x: tensor<1x?x6xf32>,
+             %i: tensor<1x3x6xi32>) -> (tensor<1x4x?x?xf32>, tensor<1x3x6xf32>) {
+  %g = tfm.gather_elements %c2p, %index {axis = 3 : i64} : tensor<1x4x?x8xf32>, tensor<1x4x?x?xi64> -> tensor<1x4x?x?xf32>
+  %h = tfm.gather_elements %x, %i {axis = 1 : i64} : tensor<1x?x6xf32>, tensor<1x3x6xi32> -> tensor<1x3x6xf32>
+  return %g, %h : tensor<1x4x?x?xf32>, tensor<1x3x6xf32>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  host::ShapeInfo shapes;
+  ASSERT_TRUE(succeeded(host::analyzeShapes(func, shapes)));
+  // S (shared by c2p and index), the gathered length of index, x's rows.
+  ASSERT_EQ(shapes.symbols.size(), 3u);
+  host::KernelProgram program;
+  ASSERT_TRUE(succeeded(host::mapKernels(func, shapes, {}, program)));
+  std::vector<std::string> names = shapes.symbolNames();
+  auto str = [&](llvm::ArrayRef<host::Monomial> ms) {
+    std::string text;
+    for (const host::Monomial &m : ms)
+      text += (text.empty() ? "" : ",") + m.str(names);
+    return text;
+  };
+  ASSERT_EQ(program.calls.size(), 2u);
+  const host::KernelCall &g = program.calls[0];
+  EXPECT_EQ(g.spec.kind, KernelKind::GatherElements);
+  EXPECT_EQ(g.spec.elementType, ScalarType::F32);
+  EXPECT_EQ(g.spec.indexType, ScalarType::I64);
+  ASSERT_EQ(g.args.size(), 3u);
+  EXPECT_EQ(str(g.args[0].extents), "1,8,4*" + names[0]);
+  EXPECT_EQ(str(g.args[1].extents), "1," + names[1] + ",4*" + names[0]);
+  EXPECT_EQ(str(g.args[2].extents), "1," + names[1] + ",4*" + names[0]);
+  EXPECT_EQ(str(g.args[1].strides), "1,1," + names[1]);
+  EXPECT_EQ(program.storage.lookup(g.args[2].tensor).kind, host::Storage::Output);
+
+  const host::KernelCall &h = program.calls[1];
+  EXPECT_EQ(h.spec.indexType, ScalarType::I32);
+  EXPECT_EQ(str(h.args[0].extents), "6," + names[2] + ",1");
+  EXPECT_EQ(str(h.args[1].extents), "6,3,1");
+  EXPECT_EQ(str(h.args[2].extents), "6,3,1");
+
+  // And it lowers to verified LLVM IR.
+  OwningOpRef<ModuleOp> lowered;
+  HostLoweringResult result;
+  ASSERT_TRUE(lower(R"mlir(
+func.func @f(%c2p: tensor<1x4x?x8xf32>, %index: tensor<1x4x?x?xi64>) -> tensor<1x4x?x?xf32> {
+  %g = tfm.gather_elements %c2p, %index {axis = 3 : i64} : tensor<1x4x?x8xf32>, tensor<1x4x?x?xi64> -> tensor<1x4x?x?xf32>
+  return %g : tensor<1x4x?x?xf32>
+}
+)mlir",
+                    lowered, result))
+      << errors;
+  llvm::LLVMContext llvmContext;
+  EXPECT_TRUE(translate(*lowered, llvmContext));
+}
+
 //===----------------------------------------------------------------------===//
 // Index computations: integers, compare, cast, log, minimum
 //===----------------------------------------------------------------------===//

@@ -847,6 +847,102 @@ TEST(RepeatInterleaveKernel, RepeatsEachSlice) {
   }
 }
 
+/// tfm.gather_elements along `axis` of a row-major tensor of `shape`,
+/// through the kernel's [outer, axis, inner] view of the same dense data (as
+/// KernelMapping passes it): indices random in [-L, L) plus both ends, with
+/// `n` rows along the axis where the input has `shape[axis]`. One kernel
+/// runs every shape, as a dynamic length would.
+template <typename ElemT, typename IdT>
+void checkGather(Jit &jit, ScalarType elemType, ScalarType indexType,
+                 std::vector<int64_t> shape, int64_t axis, int n) {
+  auto volume = [](const std::vector<int64_t> &s, size_t from, size_t to) {
+    int prod = 1;
+    for (size_t d = from; d < to; ++d)
+      prod *= static_cast<int>(s[d]);
+    return prod;
+  };
+  const int outer = volume(shape, 0, axis), inner = volume(shape, axis + 1, shape.size());
+  const int L = static_cast<int>(shape[axis]);
+  std::vector<int64_t> idxShape = shape;
+  idxShape[axis] = n;
+  Buffer<ElemT> x(inner, L, outer);
+  std::uniform_int_distribution<int> value(-1000000, 1000000);
+  x.for_each_value([&](ElemT &v) { v = static_cast<ElemT>(value(rng()) / 1024.0); });
+  Buffer<IdT> idx(inner, n, outer);
+  std::uniform_int_distribution<int> pick(-L, L - 1);
+  idx.for_each_value([&](IdT &v) { v = static_cast<IdT>(pick(rng())); });
+  idx.data()[0] = static_cast<IdT>(-L);
+  idx.data()[idx.number_of_elements() - 1] = static_cast<IdT>(L - 1);
+  Buffer<ElemT> out = jit.run<ElemT>({x, idx}, {inner, n, outer});
+
+  // The oracle sees the tensors in their own rank.
+  Tensor xt = toTensor(x, elemType), it = toTensor(idx, indexType);
+  xt.shape = shape;
+  it.shape = idxShape;
+  const std::string op = "tfm.gather_elements %a0, %a1 {axis = " + std::to_string(axis) +
+                         " : i64} : {T0}, {T1} -> {R}";
+  Tensor want = oracle().eval(op, {xt, it}, idxShape, elemType);
+  std::string what = std::string(mlirTypeName(elemType)) + "/" + mlirTypeName(indexType) + " axis " +
+                     std::to_string(axis) + " " + sizes({{"L", L}, {"n", n}});
+  ASSERT_EQ(static_cast<size_t>(out.number_of_elements()), want.data.size()) << what;
+  for (size_t i = 0; i < want.data.size(); ++i)
+    ASSERT_EQ(static_cast<double>(out.data()[i]), want.data[i]) << what << " at " << i;
+}
+
+/// Axis 0 (outer 1), a middle axis, the last axis (inner 1: the
+/// specialised schedule), lengths 1, 7 and 129, more and fewer indices than
+/// rows; f32 and i64 elements, i32 and i64 indices.
+TEST(GatherElementsKernel, MatchesReferenceAlongEveryAxis) {
+  auto run = [](auto elem, auto id, ScalarType elemType, ScalarType indexType) {
+    using ElemT = decltype(elem);
+    using IdT = decltype(id);
+    KernelSpec spec;
+    spec.kind = KernelKind::GatherElements;
+    spec.elementType = elemType;
+    spec.indexType = indexType;
+    Jit jit(spec);
+    for (int L : {1, 7, 129}) {
+      for (int n : {1, 5, 130}) {
+        checkGather<ElemT, IdT>(jit, elemType, indexType, {L, 3, 20}, 0, n);
+        checkGather<ElemT, IdT>(jit, elemType, indexType, {2, 3, L, 9}, 2, n);
+        checkGather<ElemT, IdT>(jit, elemType, indexType, {2, 3, L}, 2, n);
+        if (::testing::Test::HasFatalFailure())
+          return;
+      }
+    }
+  };
+  run(float(), int64_t(), ScalarType::F32, ScalarType::I64);
+  run(float(), int32_t(), ScalarType::F32, ScalarType::I32);
+  run(int64_t(), int32_t(), ScalarType::I64, ScalarType::I32);
+}
+
+/// An index outside [-L, L) fails the kernel with a message naming it; it
+/// is never read. An i64 index 2^32 + 1, which a cast to 32 bits first
+/// would take for 1, is outside too.
+TEST(GatherElementsKernel, NegativeIndexOutOfRangeIsAnError) {
+  KernelSpec spec;
+  spec.kind = KernelKind::GatherElements;
+  spec.indexType = ScalarType::I64;
+  Jit jit(spec);
+  Buffer<float> x = randomBuffer({1, 4, 6});
+  for (int64_t bad : {int64_t(4), int64_t(-5), (int64_t(1) << 32) + 1}) {
+    Buffer<int64_t> idx(1, 3, 6);
+    idx.fill(0);
+    idx(0, 2, 4) = bad;
+    try {
+      jit.run<float>({x, idx}, {1, 3, 6});
+      ADD_FAILURE() << "index " << bad << " was accepted";
+    } catch (const Halide::RuntimeError &error) {
+      std::string message = error.what();
+      // Element (4 * 3 + 2) * 1 + 0 of the dense indices.
+      EXPECT_NE(message.find("gather_elements: indices element 14 is " + std::to_string(bad) +
+                             ", outside [-4, 4)"),
+                std::string::npos)
+          << message;
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Names, signatures and the AOT path
 //===----------------------------------------------------------------------===//
@@ -937,6 +1033,15 @@ TEST(KernelSpecTest, SymbolNamesAreDistinctIdentifiers) {
     s.sourceType = ScalarType::Bool;
     s.elementType = ScalarType::I64;
   });
+  add([](KernelSpec &s) { s.kind = KernelKind::GatherElements; });
+  add([](KernelSpec &s) {
+    s.kind = KernelKind::GatherElements;
+    s.indexType = ScalarType::I64;
+  });
+  add([](KernelSpec &s) {
+    s.kind = KernelKind::GatherElements;
+    s.elementType = ScalarType::BF16;
+  });
   std::set<std::string> names;
   for (const KernelSpec &spec : specs) {
     std::string name = spec.symbolName();
@@ -1011,6 +1116,23 @@ TEST(KernelSpecTest, SignatureMatchesBuilderInputs) {
   ASSERT_EQ(kernel.inputs.size(), 1u);
   EXPECT_EQ(kernel.inputs[0].type(), Halide::Float(32));
   EXPECT_EQ(kernel.output.types().at(0), Halide::Int(64));
+  // GatherElements: the indices have their own type.
+  KernelSpec gather;
+  gather.kind = KernelKind::GatherElements;
+  gather.elementType = ScalarType::F16;
+  gather.indexType = ScalarType::I64;
+  sig = kernelSignature(gather);
+  ASSERT_EQ(sig.size(), 3u);
+  kernel = detail::buildKernel(gather, jitTarget());
+  ASSERT_EQ(kernel.inputs.size(), 2u);
+  for (size_t i = 0; i < kernel.inputs.size(); ++i) {
+    EXPECT_EQ(kernel.inputs[i].name(), sig[i].name);
+    EXPECT_EQ(kernel.inputs[i].dimensions(), sig[i].dimensions);
+    EXPECT_EQ(kernel.inputs[i].type(), detail::toHalideType(sig[i].type));
+  }
+  EXPECT_EQ(kernel.inputs[1].type(), Halide::Int(64));
+  EXPECT_EQ(kernel.output.dimensions(), 3);
+  EXPECT_EQ(kernel.output.types().at(0), Halide::Float(16));
 }
 
 TEST(KernelSpecTest, NegativeBadSpecsReportErrors) {
@@ -1121,6 +1243,13 @@ TEST(KernelSpecTest, NegativeBadSpecsReportErrors) {
   message = compileKernelObject(cast, {}, dir + "/bad.o");
   EXPECT_NE(message.find("cast: expected f32, f16, bf16, bool, i32 or i64 on both sides, got "
                          "i8 to f32"),
+            std::string::npos)
+      << message;
+  KernelSpec gather;
+  gather.kind = KernelKind::GatherElements;
+  gather.indexType = ScalarType::F32;
+  message = compileKernelObject(gather, {}, dir + "/bad.o");
+  EXPECT_NE(message.find("gather_elements: expected index type i32 or i64, got f32"),
             std::string::npos)
       << message;
 

@@ -646,6 +646,57 @@ TEST_F(EvaluatorTest, LogAndIntegerWhere) {
   expectExact((*out)[1], ScalarType::I64, {6}, {5, -3, 7, -3, 9, -3});
 }
 
+/// x[a, b, c] = 100a + 10b + c, so each gathered value spells the position
+/// it was read from. Along the first, middle and last axis; negative
+/// indices count from the end; i32 and i64 indices; more indices than rows
+/// along the axis (some read twice) and fewer.
+TEST_F(EvaluatorTest, GatherElementsAlongEachAxis) {
+  parse(R"mlir(
+    func.func @f(%x: tensor<2x3x4xf32>, %i0: tensor<1x3x4xi64>, %i1: tensor<2x2x4xi32>,
+                 %i2: tensor<2x3x5xi64>) -> (tensor<1x3x4xf32>, tensor<2x2x4xf32>, tensor<2x3x5xf32>) {
+      %g0 = tfm.gather_elements %x, %i0 {axis = 0 : i64} : tensor<2x3x4xf32>, tensor<1x3x4xi64> -> tensor<1x3x4xf32>
+      %g1 = tfm.gather_elements %x, %i1 {axis = 1 : i64} : tensor<2x3x4xf32>, tensor<2x2x4xi32> -> tensor<2x2x4xf32>
+      %g2 = tfm.gather_elements %x, %i2 {axis = 2 : i64} : tensor<2x3x4xf32>, tensor<2x3x5xi64> -> tensor<2x3x5xf32>
+      return %g0, %g1, %g2 : tensor<1x3x4xf32>, tensor<2x2x4xf32>, tensor<2x3x5xf32>
+    }
+    func.func @ints(%x: tensor<3xi64>, %i: tensor<4xi32>) -> tensor<4xi64> {
+      %g = tfm.gather_elements %x, %i {axis = 0 : i64} : tensor<3xi64>, tensor<4xi32> -> tensor<4xi64>
+      return %g : tensor<4xi64>
+    })mlir");
+  Tensor x = tensor({2, 3, 4}, {});
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int c = 0; c < 4; ++c)
+        x.data.push_back(100 * a + 10 * b + c);
+  Tensor i0 = tensor({1, 3, 4}, {1, 0, -1, -2, 0, 0, 0, 0, 1, 1, 1, 1}, ScalarType::I64);
+  Tensor i1 = tensor({2, 2, 4}, {2, -1, 0, 1, -3, 1, 2, 0, 0, 0, 0, 0, -1, -2, -3, 2},
+                     ScalarType::I32);
+  // Every row of i2 is [3, -4, 0, -1, 2]: columns 3, 0, 0, 3, 2.
+  Tensor i2 = tensor({2, 3, 5}, {}, ScalarType::I64);
+  for (int row = 0; row < 6; ++row)
+    i2.data.insert(i2.data.end(), {3, -4, 0, -1, 2});
+  llvm::Expected<std::vector<Tensor>> out = run("f", {x, i0, i1, i2});
+  ASSERT_TRUE(!!out) << llvm::toString(out.takeError());
+  ASSERT_EQ(out->size(), 3u);
+  // Axis 0, rows 1 0 1 0 (-1 and -2 of 2) / all 0 / all 1.
+  expectNear((*out)[0], {1, 3, 4}, {100, 1, 102, 3, 10, 11, 12, 13, 120, 121, 122, 123}, 0);
+  // Axis 1 of 3: -1 -> 2, -2 -> 1, -3 -> 0.
+  expectNear((*out)[1], {2, 2, 4},
+             {20, 21, 2, 13, 0, 11, 22, 3, 100, 101, 102, 103, 120, 111, 102, 123}, 0);
+  std::vector<double> want2;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int c : {3, 0, 0, 3, 2})
+        want2.push_back(100 * a + 10 * b + c);
+  expectNear((*out)[2], {2, 3, 5}, want2, 0);
+
+  // Any element type moves: i64 values past 2^32, i32 indices.
+  Tensor got = runOne("ints", {tensor({3}, {5e9, -7, 42}, ScalarType::I64),
+                               tensor({4}, {2, -3, 1, -2}, ScalarType::I32)});
+  expectNear(got, {4}, {42, 5e9, -7, -7}, 0);
+  EXPECT_EQ(got.dtype, ScalarType::I64);
+}
+
 TEST_F(EvaluatorTest, CausalMaskAlignsLastQueryWithLastKey) {
   parse(R"mlir(
     func.func @f(%s: tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -850,6 +901,10 @@ protected:
       func.func @broadcast(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
         %y = tfm.add %a, %b : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>
         return %y : tensor<?xf32>
+      }
+      func.func @gather(%x: tensor<2x3xf32>, %i: tensor<2x?xi64>) -> tensor<2x?xf32> {
+        %y = tfm.gather_elements %x, %i {axis = 1 : i64} : tensor<2x3xf32>, tensor<2x?xi64> -> tensor<2x?xf32>
+        return %y : tensor<2x?xf32>
       })mlir");
     weights["wte"] = tensor({3, 2}, {0, 1, 2, 3, 4, 5});
   }
@@ -892,6 +947,20 @@ TEST_F(EvaluatorErrorTest, IdOutOfRange) {
       << err;
   err = runError("embed", {tensor({1, 1}, {-1}, ScalarType::I32)});
   EXPECT_NE(err.find("id -1"), std::string::npos) << err;
+}
+
+/// An index outside [-dim, dim) is the op's error, naming the index, where
+/// it sits in `indices` and the range; -dim itself is the first row.
+TEST_F(EvaluatorErrorTest, GatherIndexOutOfRange) {
+  Tensor x = pseudoRandom({2, 3}, 1);
+  std::string err = runError("gather", {x, tensor({2, 2}, {0, 1, 2, 3}, ScalarType::I64)});
+  EXPECT_NE(err.find("tfm.gather_elements"), std::string::npos) << err;
+  EXPECT_NE(err.find("index 3 at indices[1, 1] is outside [-3, 3) along axis 1"),
+            std::string::npos)
+      << err;
+  err = runError("gather", {x, tensor({2, 1}, {-3, -4}, ScalarType::I64)});
+  EXPECT_NE(err.find("index -4 at indices[1, 0] is outside [-3, 3)"), std::string::npos)
+      << err;
 }
 
 TEST_F(EvaluatorErrorTest, UnknownOp) {
