@@ -788,6 +788,24 @@ private:
   }
 };
 
+/// The positions a lookup's ids were computed from count the scores' query
+/// and key axes, and those are one length: the graph's j - i is then the
+/// distance tfm's modifiers use, j - (i + Sk - Sq).
+LogicalResult checkAligned(const PositionFunction &ids, Value scores, std::string &why) {
+  for (PositionFunction::Arange a : ids.aranges)
+    if (!attune::provablySameDim(a.op.getLike(), a.op.getAxisAttr().getInt(), scores,
+                                 a.query ? 2 : 3)) {
+      why = "the positions count other lengths than the scores' query and key axes";
+      return failure();
+    }
+  if (!attune::provablySameDim(scores, 2, scores, 3)) {
+    why = "the query and key lengths may differ, and the graph's j - i is not "
+          "aligned to the end of the keys as tfm's modifiers are";
+    return failure();
+  }
+  return success();
+}
+
 struct T5Match {
   Value scores, table, rest;
   int64_t buckets = 0, maxDistance = 0;
@@ -985,17 +1003,8 @@ FailureOr<T5Match> matchT5(tfm::AddOp add, std::string &why) {
           observed[L + delta] = bucket;
         }
       }
-      for (PositionFunction::Arange a : ids.aranges)
-        if (!attune::provablySameDim(a.op.getLike(), a.op.getAxisAttr().getInt(), scores,
-                                     a.query ? 2 : 3)) {
-          why = "the positions count other lengths than the scores' query and key axes";
-          return failure();
-        }
-      if (!attune::provablySameDim(scores, 2, scores, 3)) {
-        why = "the query and key lengths may differ, and the graph's j - i is not "
-              "aligned to the end of the keys as tfm's modifiers are";
+      if (failed(checkAligned(ids, scores, why)))
         return failure();
-      }
       FailureOr<T5Match> match = fitT5(observed, L, table.getDimSize(0), why);
       if (failed(match))
         return failure();
@@ -1131,17 +1140,8 @@ FailureOr<int64_t> clippedDistance(tfm::EmbeddingOp lookup, Value scores,
         return failure();
       }
     }
-  for (PositionFunction::Arange a : ids.aranges)
-    if (!attune::provablySameDim(a.op.getLike(), a.op.getAxisAttr().getInt(), scores,
-                                 a.query ? 2 : 3)) {
-      why = "the positions count other lengths than the scores' query and key axes";
-      return failure();
-    }
-  if (!attune::provablySameDim(scores, 2, scores, 3)) {
-    why = "the query and key lengths may differ, and the graph's j - i is not "
-          "aligned to the end of the keys as tfm's modifiers are";
+  if (failed(checkAligned(ids, scores, why)))
     return failure();
-  }
   return K;
 }
 
