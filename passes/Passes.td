@@ -96,10 +96,10 @@ def FuseAttention : Pass<"tfm-fuse-attention"> {
 }
 
 def RaiseEncodings : Pass<"tfm-raise-encodings"> {
-  let summary = "Raise exporters' RoPE and ALiBi spellings to tfm.rope and tfm.score_bias";
+  let summary = "Raise exporters' RoPE, ALiBi, T5 and Shaw spellings to tfm.rope and score modifiers";
   let description = [{
     Exporters write positional encodings as the model's Python code computes
-    them. This pass recognises two such spellings and replaces each with the
+    them. This pass recognises these spellings and replaces each with the
     op that -tfm-fuse-attention folds into the attention kernel:
 
     * RoPE in the split-halves layout (GPT-NeoX, LLaMA), written with
@@ -110,15 +110,32 @@ def RaiseEncodings : Pass<"tfm-raise-encodings"> {
       `inv_freq` a constant equal to `base^(-2i/R)`. Becomes `tfm.rope x
       {base, position_offset}`; a rotation of `x[..., :R]` concatenated
       with `x[..., R:]` becomes `tfm.rope x {rotary_dims = R}`.
+    * RoPE in the interleaved layout (GPT-J's `rotate_every_two`, tables
+      repeated pairwise): `tfm.rope {interleaved = true}`.
     * ALiBi from an arange difference: `scores + m[h] * (j - i)` or
       `scores - m[h] * |j - i|`, with i and j aranges along the query and key
       axes of provably equal lengths and `m` the paper's slopes for some
       `max_bias`. Becomes `tfm.score_bias {modifier = {kind = "alibi"}}`.
+    * T5's bias: a `[buckets, H]` table looked up (`tfm.embedding`) by ids
+      computed from positions only, moved to `[1, H, Sq, Sk]` and added to
+      the scores (alone or summed with a mask). The ids are evaluated as a
+      function of positions, checked to depend on `j - i` only, and T5's
+      `bidirectional` and `max_distance` fitted to them for distances up to
+      4096. Becomes `tfm.score_bias {modifier = {kind = "t5"}}`.
+    * Shaw et al. as tensor2tensor writes it: embeddings gathered by
+      `clip(j - i, -K, K) + K`, multiplied per query with q (added to
+      `q k^T`) and with the probabilities (added to `P V`). Becomes
+      `tfm.score_bias content(q, k)` and `tfm.score_values {kind = "shaw"}`.
+
+    Lengths count as equal when they are provably one: the same function
+    argument's dimension carried through shape-keeping ops, or argument
+    dimensions of one `tfm.dim_names` name.
 
     Constants are checked to f32 rounding (relative 1e-5); what matches in
     structure but fails a check (scaled RoPE frequencies, other slopes,
     positions of another length) stays as it was, with a remark
-    `RoPE not raised: <reason>` or `ALiBi not raised: <reason>`.
+    `<encoding> not raised: <reason>` and a `tfm.not_raised` attribute whose
+    reason -tfm-fuse-attention's report lists under `encodings`.
 
     Before:
 

@@ -12,19 +12,31 @@
 //    with p an arange along x's sequence axis (plus a constant offset) and
 //    inv_freq a constant equal to base^(-2i/R) for some base, which the
 //    pass reads off the constant. Becomes `tfm.rope x {base,
-//    position_offset}`; a rotation of x[..., :R] concatenated with
-//    x[..., R:] becomes `tfm.rope x {rotary_dims = R}` (partial rotary).
+//    position_offset}`; GPT-J's rotate_every_two (the interleaved layout,
+//    tables repeated pairwise) becomes `tfm.rope {interleaved}`; a rotation
+//    of x[..., :R] concatenated with x[..., R:] becomes `tfm.rope x
+//    {rotary_dims = R}` (partial rotary).
 //  * ALiBi from an arange difference (Press et al.; BLOOM, MPT):
 //      scores + m[h] * (j - i)   or   scores - m[h] * |j - i|
 //    with i and j aranges along the query and key axes, provably of one
 //    length, and m a constant equal to the paper's slopes for H heads and
 //    some max_bias. Becomes `tfm.score_bias {kind = "alibi"}`.
+//  * T5's bucketed bias: a [buckets, H] table looked up by ids computed
+//    from positions only and moved to the heads axis. The ids are read as a
+//    function (PositionFunction evaluates them, whatever ops spell them),
+//    checked to depend on j - i alone, and T5's parameters fitted to them.
+//    Becomes `tfm.score_bias {kind = "t5"}`.
+//  * Shaw et al. as tensor2tensor writes it: embeddings gathered by
+//    clip(j - i, -K, K) + K and multiplied per query with q (added to q k^T)
+//    and with the probabilities (added to P V). Becomes `tfm.score_bias
+//    content(q, k)` and `tfm.score_values {kind = "shaw"}`.
 //
 // Every check is exact on structure and on the constants (to f32 rounding):
 // a graph that only looks alike (other frequencies, llama3 scaling, slopes of
 // another sequence, positions of other lengths) is left as it is, and when
 // the structure matched but a check failed the op gets a remark
-// `<encoding> not raised: <reason>`, which the compile log shows.
+// `<encoding> not raised: <reason>` and a `tfm.not_raised` attribute that
+// -tfm-fuse-attention's report lists; raised ops carry `tfm.raised_from`.
 //
 //===----------------------------------------------------------------------===//
 
