@@ -83,7 +83,11 @@ LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &optio
   if (failed(host::emitHostCode(module, func, shapes, program, plan, emit,
                                 result.kernels)))
     return failure();
-  func.erase();
+  // The model's code is LLVM now; the module's other functions (a file may
+  // hold several models, --entry picks one) were not compiled, and their
+  // tfm ops cannot be translated to LLVM IR.
+  for (func::FuncOp other : llvm::to_vector(module.getOps<func::FuncOp>()))
+    other.erase();
   result.modelName = emit.modelName;
   return success();
 }

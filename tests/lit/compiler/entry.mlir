@@ -1,8 +1,13 @@
 // RUN: attune-compile %s --emit=host-mlir --entry=silu_model --name=my_model | FileCheck %s
 // RUN: not attune-compile %s --emit=host-mlir 2>&1 | FileCheck %s --check-prefix=AMBIGUOUS
+// RUN: attune-compile %s --entry=silu_model -o %t.so && attune-run %t.so --random-inputs --check-reference | FileCheck %s --check-prefix=LIB
 
 /// With several public functions, --entry picks the model and --name renames
 /// it in the library; without --entry the choice is an error, not a guess.
+/// The other functions are not compiled, and a library is built and runs
+/// (before, their tfm ops reached LLVM IR translation and failed it).
+
+// LIB: (|err| <= {{.+}}: ok)
 /// (Patterns use {{...}} where the embedded source IR would match itself.)
 
 // CHECK-NOT: @attune_unary_f32_{{relu}}
