@@ -194,6 +194,29 @@ Expr floatToInteger(const Expr &x, const Type &to) {
                 select(tooHigh, to.max(), select(tooLow, to.min(), truncated)));
 }
 
+/// The output and schedule of an element-wise kernel of two operands
+/// (Binary, Compare): `value` at `vars`, broadcast operands read through
+/// their strides.
+BuiltKernel finishTwoOperandKernel(ImageParam lhs, ImageParam rhs,
+                                   const std::vector<Var> &vars, const Expr &value,
+                                   const Target &target) {
+  const int rank = static_cast<int>(vars.size());
+  Func out("out");
+  out(vars) = value;
+
+  // SCHEDULE
+  std::vector<int> estimates = elementwiseEstimates(rank);
+  setInputEstimates(lhs, estimates);
+  setInputEstimates(rhs, estimates);
+  constrainOutput(out, estimates);
+  scheduleElementwiseCPU(out, vars, target);
+  // Same-shape operands, or a row broadcast over outer dimensions: both
+  // dense innermost, so the loads are vector loads. Specialised after the
+  // schedule, whose directives the specialisation inherits.
+  out.specialize(lhs.dim(0).stride() == 1 && rhs.dim(0).stride() == 1);
+  return {{lhs, rhs}, out};
+}
+
 } // namespace
 
 BuiltKernel buildBinaryKernel(const KernelSpec &spec, const Target &target) {
@@ -241,20 +264,7 @@ BuiltKernel buildBinaryKernel(const KernelSpec &spec, const Target &target) {
                std::to_string(static_cast<int>(spec.binary)));
     }
   }
-  Func out("out");
-  out(vars) = castToElement(spec, value);
-
-  // SCHEDULE
-  std::vector<int> estimates = elementwiseEstimates(rank);
-  setInputEstimates(lhs, estimates);
-  setInputEstimates(rhs, estimates);
-  constrainOutput(out, estimates);
-  scheduleElementwiseCPU(out, vars, target);
-  // Same-shape operands, or a row broadcast over outer dimensions: both
-  // dense innermost, so the loads are vector loads. Specialised after the
-  // schedule, whose directives the specialisation inherits.
-  out.specialize(lhs.dim(0).stride() == 1 && rhs.dim(0).stride() == 1);
-  return {{lhs, rhs}, out};
+  return finishTwoOperandKernel(lhs, rhs, vars, castToElement(spec, value), target);
 }
 
 BuiltKernel buildWhereKernel(const KernelSpec &spec, const Target &target) {
@@ -430,18 +440,7 @@ BuiltKernel buildCompareKernel(const KernelSpec &spec, const Target &target) {
     value = nan || a != b;
     break;
   }
-  Func out("out");
-  out(vars) = value;
-
-  // SCHEDULE
-  std::vector<int> estimates = elementwiseEstimates(rank);
-  setInputEstimates(lhs, estimates);
-  setInputEstimates(rhs, estimates);
-  constrainOutput(out, estimates);
-  scheduleElementwiseCPU(out, vars, target);
-  // Dense operands: vector loads (see buildBinaryKernel).
-  out.specialize(lhs.dim(0).stride() == 1 && rhs.dim(0).stride() == 1);
-  return {{lhs, rhs}, out};
+  return finishTwoOperandKernel(lhs, rhs, vars, value, target);
 }
 
 BuiltKernel buildCastKernel(const KernelSpec &spec, const Target &target) {
