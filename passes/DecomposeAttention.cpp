@@ -96,7 +96,8 @@ LogicalResult decompose(tfm::AttentionOp op) {
           builder, loc, x.getType(), x, align, builder.getF64FloatAttr(rope.base),
           builder.getI64IntegerAttr(rope.rotaryDims),
           builder.getBoolAttr(rope.interleaved),
-          builder.getI64IntegerAttr(rope.positionOffset));
+          builder.getI64IntegerAttr(rope.positionOffset),
+          tfm::ropeScalingDictionary(builder.getContext(), rope));
       built.push_back(rotated.getDefiningOp());
       return rotated;
     };

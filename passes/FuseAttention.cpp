@@ -674,8 +674,7 @@ LogicalResult SiteMatcher::matchQueryKey(tfm::MatmulOp queryTimesKey) {
   auto keyRope = match.key.getDefiningOp<tfm::RopeOp>();
   if (queryRope && keyRope && match.keyPermutation.empty() && !keyRope.getAlign()) {
     attune::codegen::RopeSpec q = tfm::ropeOf(queryRope), k = tfm::ropeOf(keyRope);
-    bool same = q.base == k.base && q.rotaryDims == k.rotaryDims &&
-                q.interleaved == k.interleaved && q.positionOffset == k.positionOffset;
+    bool same = q == k;
     // Without `align`, q's positions start where k's do, which is the
     // fused op's alignment when Sq = Sk: statically, or because both
     // lengths are one input's dimension (attune::provablySameDim).

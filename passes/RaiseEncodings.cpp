@@ -1312,7 +1312,8 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
     auto rope = tfm::RopeOp::create(
         builder, add.getLoc(), add.getType(), match.x, /*align=*/Value(),
         b.getF64FloatAttr(match.base), /*rotary_dims=*/IntegerAttr(),
-        b.getBoolAttr(match.interleaved), b.getI64IntegerAttr(match.offset));
+        b.getBoolAttr(match.interleaved), b.getI64IntegerAttr(match.offset),
+        /*scaling=*/DictionaryAttr());
     add.getResult().replaceAllUsesWith(rope.getResult());
     raised(rope, match.interleaved ? "RoPE: rotate_every_two" : "RoPE: rotate_half");
   }
@@ -1399,7 +1400,7 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
     auto whole = tfm::RopeOp::create(
         builder, concat.getLoc(), concat.getType(), x, /*align=*/Value(),
         rope.getBaseAttr(), b.getI64IntegerAttr(R), rope.getInterleavedAttr(),
-        rope.getPositionOffsetAttr());
+        rope.getPositionOffsetAttr(), rope.getScalingAttr());
     concat.getResult().replaceAllUsesWith(whole.getResult());
     raised(whole, "RoPE: partial rotary (a rotation of x[..., :R] joined with x[..., R:])");
   }

@@ -186,7 +186,7 @@ void ropeRow(const codegen::RopeSpec &rope, double n, double *x, int64_t D) {
   const int64_t R = rope.rotaryDims, half = R / 2;
   std::vector<double> in(x, x + D);
   for (int64_t i = 0; i < half; ++i) {
-    double theta = std::pow(rope.base, -2.0 * double(i) / double(R));
+    double theta = codegen::ropeInverseFrequency(rope, i);
     double c = std::cos(n * theta), s = std::sin(n * theta);
     int64_t a = rope.interleaved ? 2 * i : i;
     int64_t b = rope.interleaved ? 2 * i + 1 : i + half;

@@ -179,12 +179,67 @@ std::string sinusoidSuffix(const KernelSpec &spec) {
          exactDouble(spec.maxTimescale);
 }
 
+} // namespace
+
+std::string checkRopeScaling(const RopeSpec &rope) {
+  if (rope.scaling == RopeSpec::Scaling::None)
+    return "";
+  if (!(rope.factor >= 1.0) || !std::isfinite(rope.factor))
+    return "expected a rope scaling factor >= 1, got " + std::to_string(rope.factor);
+  if (rope.scaling == RopeSpec::Scaling::Llama3) {
+    if (!(rope.lowFreqFactor > 0) || !(rope.highFreqFactor > rope.lowFreqFactor) ||
+        !std::isfinite(rope.highFreqFactor))
+      return "expected llama3 rope scaling with 0 < low_freq_factor < "
+             "high_freq_factor, got " +
+             std::to_string(rope.lowFreqFactor) + " and " +
+             std::to_string(rope.highFreqFactor);
+    if (rope.originalMaxPositions <= 0)
+      return "expected llama3 rope scaling's original_max_positions > 0, got " +
+             std::to_string(rope.originalMaxPositions);
+  }
+  return "";
+}
+
+double ropeInverseFrequency(const RopeSpec &rope, int64_t i) {
+  double theta = std::pow(rope.base, -2.0 * double(i) / double(rope.rotaryDims));
+  switch (rope.scaling) {
+  case RopeSpec::Scaling::None:
+    return theta;
+  case RopeSpec::Scaling::Linear:
+    return theta / rope.factor;
+  case RopeSpec::Scaling::Llama3: {
+    double context = double(rope.originalMaxPositions);
+    double lowWavelength = context / rope.lowFreqFactor;
+    double highWavelength = context / rope.highFreqFactor;
+    double wavelength = 2.0 * M_PI / theta;
+    if (wavelength < highWavelength)
+      return theta;
+    if (wavelength > lowWavelength)
+      return theta / rope.factor;
+    double smooth = (context / wavelength - rope.lowFreqFactor) /
+                    (rope.highFreqFactor - rope.lowFreqFactor);
+    return (1.0 - smooth) * theta / rope.factor + smooth * theta;
+  }
+  }
+  return theta;
+}
+
+namespace {
+
 std::string ropeSuffix(const RopeSpec &rope) {
   if (!rope.enabled)
     return "";
+  std::string scaling;
+  if (rope.scaling == RopeSpec::Scaling::Linear)
+    scaling = "_linear" + exactDouble(rope.factor);
+  else if (rope.scaling == RopeSpec::Scaling::Llama3)
+    scaling = "_llama3_f" + exactDouble(rope.factor) + "_lo" +
+              exactDouble(rope.lowFreqFactor) + "_hi" +
+              exactDouble(rope.highFreqFactor) + "_n" +
+              std::to_string(rope.originalMaxPositions);
   return "_rope_base" + exactDouble(rope.base) + "_r" + std::to_string(rope.rotaryDims) +
          (rope.interleaved ? "_interleaved" : "_halves") + "_o" +
-         std::to_string(rope.positionOffset);
+         std::to_string(rope.positionOffset) + scaling;
 }
 
 /// "_<name>_<param><exact value>..." for each modifier, in order.
@@ -616,6 +671,8 @@ std::string validateKernelSpec(const KernelSpec &spec) {
     if (r.positionOffset < 0 || r.positionOffset > INT32_MAX / 2)
       return bad("expected a rope position offset in [0, 2^30), got " +
                  std::to_string(r.positionOffset));
+    if (std::string problem = checkRopeScaling(r); !problem.empty())
+      return bad(problem);
   }
   return "";
 }

@@ -175,7 +175,35 @@ struct RopeSpec {
   int64_t rotaryDims = 0;
   bool interleaved = false;
   int64_t positionOffset = 0;
+
+  /// Frequency scaling of long-context checkpoints (Hugging Face's
+  /// `rope_scaling`), applied to theta_i = base^(-2i/R): `Linear` divides
+  /// every theta_i by `factor` (positions interpolated); `Llama3` divides
+  /// the low frequencies (wavelength above originalMaxPositions /
+  /// lowFreqFactor) by `factor`, keeps the high ones (wavelength below
+  /// originalMaxPositions / highFreqFactor) and blends between, as
+  /// transformers' `_compute_llama3_parameters` does.
+  enum class Scaling { None, Linear, Llama3 };
+  Scaling scaling = Scaling::None;
+  double factor = 1.0;
+  double lowFreqFactor = 1.0, highFreqFactor = 4.0;
+  int64_t originalMaxPositions = 8192;
+
+  bool operator==(const RopeSpec &o) const {
+    return enabled == o.enabled && base == o.base && rotaryDims == o.rotaryDims &&
+           interleaved == o.interleaved && positionOffset == o.positionOffset &&
+           scaling == o.scaling && factor == o.factor &&
+           lowFreqFactor == o.lowFreqFactor && highFreqFactor == o.highFreqFactor &&
+           originalMaxPositions == o.originalMaxPositions;
+  }
 };
+
+/// theta_i of pair `i` of `rope`: base^(-2i/R) with its scaling applied, in
+/// double. The one definition the reference evaluator and the kernels use.
+double ropeInverseFrequency(const RopeSpec &rope, int64_t i);
+
+/// "" when `rope`'s scaling parameters are valid, else what is wrong.
+std::string checkRopeScaling(const RopeSpec &rope);
 
 /// The largest q/k and value head dim the fused attention kernel takes; the
 /// fusion pass leaves attention with a larger (or a dynamic) one unfused.

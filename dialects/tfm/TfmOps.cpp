@@ -1245,7 +1245,47 @@ std::string checkRope(const attune::codegen::RopeSpec &rope, int64_t headDim) {
        << rope.rotaryDims;
   else if (rope.positionOffset < 0 || rope.positionOffset >= (int64_t(1) << 30))
     os << "expected rope 'position_offset' in [0, 2^30), got " << rope.positionOffset;
+  else
+    os << attune::codegen::checkRopeScaling(rope);
   return text;
+}
+
+/// Reads a rope `scaling` dictionary into `out`; "" or what is wrong.
+std::string readRopeScaling(DictionaryAttr dict, attune::codegen::RopeSpec &out) {
+  using Scaling = attune::codegen::RopeSpec::Scaling;
+  auto kind = dict.getAs<StringAttr>("kind");
+  if (!kind)
+    return "expected rope 'scaling' to have a string 'kind' (linear or llama3)";
+  if (kind.getValue() == "linear")
+    out.scaling = Scaling::Linear;
+  else if (kind.getValue() == "llama3")
+    out.scaling = Scaling::Llama3;
+  else
+    return "expected rope scaling kind 'linear' or 'llama3', got '" +
+           kind.getValue().str() + "'";
+  for (NamedAttribute entry : dict) {
+    StringRef name = entry.getName().getValue();
+    auto number = dyn_cast<FloatAttr>(entry.getValue());
+    auto integer = dyn_cast<IntegerAttr>(entry.getValue());
+    bool llama3 = out.scaling == Scaling::Llama3;
+    if (name == "kind")
+      continue;
+    if (name == "factor" && number)
+      out.factor = number.getValueAsDouble();
+    else if (llama3 && name == "low_freq_factor" && number)
+      out.lowFreqFactor = number.getValueAsDouble();
+    else if (llama3 && name == "high_freq_factor" && number)
+      out.highFreqFactor = number.getValueAsDouble();
+    else if (llama3 && name == "original_max_positions" && integer)
+      out.originalMaxPositions = integer.getInt();
+    else
+      return "expected rope " + kind.getValue().str() + " scaling entries " +
+             (llama3 ? "factor, low_freq_factor, high_freq_factor (floats) and "
+                       "original_max_positions (integer)"
+                     : "factor (float)") +
+             ", got '" + name.str() + "'";
+  }
+  return "";
 }
 
 } // namespace
@@ -1270,9 +1310,14 @@ std::string attune::tfm::readRope(DictionaryAttr dict, int64_t headDim,
       out.interleaved = integer.getValue().getBoolValue();
     } else if (name == "position_offset" && integer && !isBool) {
       out.positionOffset = integer.getInt();
+    } else if (name == "scaling" && isa<DictionaryAttr>(value)) {
+      if (std::string problem = readRopeScaling(cast<DictionaryAttr>(value), out);
+          !problem.empty())
+        return problem;
     } else {
       os << "expected 'rope' entries base (float), rotary_dims (integer), "
-            "interleaved (bool) and position_offset (integer), got '"
+            "interleaved (bool), position_offset (integer) and scaling "
+            "(dictionary), got '"
          << name << "' = " << value;
       return text;
     }
@@ -1280,6 +1325,28 @@ std::string attune::tfm::readRope(DictionaryAttr dict, int64_t headDim,
   if (out.rotaryDims < 0) // dynamic head dim and no rotary_dims
     return "expected 'rope' to give rotary_dims when the head dim is dynamic";
   return checkRope(out, headDim);
+}
+
+DictionaryAttr attune::tfm::ropeScalingDictionary(MLIRContext *context,
+                                                  const attune::codegen::RopeSpec &rope) {
+  using Scaling = attune::codegen::RopeSpec::Scaling;
+  if (rope.scaling == Scaling::None)
+    return {};
+  Builder b(context);
+  SmallVector<NamedAttribute> entries = {
+      b.getNamedAttr("factor", b.getF64FloatAttr(rope.factor))};
+  if (rope.scaling == Scaling::Linear) {
+    entries.push_back(b.getNamedAttr("kind", b.getStringAttr("linear")));
+  } else {
+    entries.push_back(b.getNamedAttr("kind", b.getStringAttr("llama3")));
+    entries.push_back(
+        b.getNamedAttr("low_freq_factor", b.getF64FloatAttr(rope.lowFreqFactor)));
+    entries.push_back(
+        b.getNamedAttr("high_freq_factor", b.getF64FloatAttr(rope.highFreqFactor)));
+    entries.push_back(b.getNamedAttr("original_max_positions",
+                                     b.getI64IntegerAttr(rope.originalMaxPositions)));
+  }
+  return b.getDictionaryAttr(entries);
 }
 
 DictionaryAttr attune::tfm::ropeDictionary(MLIRContext *context,
@@ -1293,6 +1360,8 @@ DictionaryAttr attune::tfm::ropeDictionary(MLIRContext *context,
   if (rope.positionOffset != 0)
     entries.push_back(
         b.getNamedAttr("position_offset", b.getI64IntegerAttr(rope.positionOffset)));
+  if (DictionaryAttr scaling = ropeScalingDictionary(context, rope))
+    entries.push_back(b.getNamedAttr("scaling", scaling));
   return b.getDictionaryAttr(entries);
 }
 
@@ -1305,6 +1374,10 @@ attune::codegen::RopeSpec attune::tfm::ropeOf(RopeOp op) {
                         : cast<RankedTensorType>(op.getInput().getType()).getDimSize(3);
   rope.interleaved = op.getInterleaved();
   rope.positionOffset = op.getPositionOffset();
+  // The verifier reports a malformed dictionary; here it reads as far as
+  // it is valid.
+  if (DictionaryAttr scaling = op.getScalingAttr())
+    (void)readRopeScaling(scaling, rope);
   return rope;
 }
 
@@ -1338,6 +1411,11 @@ LogicalResult RopeOp::verify() {
                          << seq << ", got " << length;
   }
   attune::codegen::RopeSpec rope = ropeOf(*this);
+  if (DictionaryAttr scaling = getScalingAttr()) {
+    attune::codegen::RopeSpec check;
+    if (std::string problem = readRopeScaling(scaling, check); !problem.empty())
+      return emitError() << problem;
+  }
   if (ShapedType::isDynamic(headDim))
     headDim = -1;
   if (std::string problem = checkRope(rope, headDim); !problem.empty())

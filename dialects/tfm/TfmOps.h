@@ -44,7 +44,7 @@ resolveModifier(mlir::DictionaryAttr dict, mlir::TypeRange operandTypes,
                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 /// Reads tfm.attention's `rope` dictionary ({base, rotary_dims, interleaved,
-/// position_offset}, defaults as tfm.rope's; a missing rotary_dims is
+/// position_offset, scaling}, defaults as tfm.rope's; a missing rotary_dims is
 /// `headDim`) into `out`. Checks the entries' names, types and ranges when
 /// `headDim` is static (>= 0). Returns "" or a message naming the entry.
 std::string readRope(mlir::DictionaryAttr dict, int64_t headDim,
@@ -53,8 +53,14 @@ std::string readRope(mlir::DictionaryAttr dict, int64_t headDim,
 /// The same parameters, of a tfm.rope op (verified).
 codegen::RopeSpec ropeOf(RopeOp op);
 
+/// `rope`'s frequency scaling as tfm.rope's `scaling` dictionary; null
+/// when it has none.
+mlir::DictionaryAttr ropeScalingDictionary(mlir::MLIRContext *context,
+                                           const codegen::RopeSpec &rope);
+
 /// `rope` as tfm.attention's dictionary, readRope's inverse: base and
-/// rotary_dims always, interleaved and position_offset when not default.
+/// rotary_dims always, interleaved, position_offset and scaling when not
+/// default.
 mlir::DictionaryAttr ropeDictionary(mlir::MLIRContext *context,
                                     const codegen::RopeSpec &rope);
 

@@ -267,8 +267,21 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure]> {
     `rotate_half`). Dimensions from R on pass through. Angles are computed
     in double.
 
+    `scaling` rescales theta_i as long-context checkpoints do (Hugging
+    Face's `rope_scaling`): `{kind = "linear", factor = f}` uses
+    `theta_i / f`; `{kind = "llama3", factor = f, low_freq_factor = l,
+    high_freq_factor = h, original_max_positions = N}` uses, with wavelength
+    `w = 2 pi / theta_i`: `theta_i` when `w < N / h`, `theta_i / f` when
+    `w > N / l`, and `(1 - a) theta_i / f + a theta_i` with
+    `a = (N / w - l) / (h - l)` between (transformers'
+    `_compute_llama3_parameters`).
+
     ```mlir
     %qr = tfm.rope %q {base = 10000.0 : f64} : tensor<1x32x?x128xf32> -> tensor<1x32x?x128xf32>
+    %kr = tfm.rope %k {base = 500000.0 : f64, scaling = {kind = "llama3", factor = 8.0 : f64,
+                       low_freq_factor = 1.0 : f64, high_freq_factor = 4.0 : f64,
+                       original_max_positions = 8192 : i64}}
+        : tensor<1x8x?x128xf32> -> tensor<1x8x?x128xf32>
     ```
   }];
   let arguments = (ins Tfm_FloatTensor:$input,
@@ -276,7 +289,8 @@ def Tfm_RopeOp : Tfm_Op<"rope", [Pure]> {
                        DefaultValuedAttr<F64Attr, "10000.0">:$base,
                        OptionalAttr<I64Attr>:$rotary_dims,
                        DefaultValuedAttr<BoolAttr, "false">:$interleaved,
-                       DefaultValuedAttr<I64Attr, "0">:$position_offset);
+                       DefaultValuedAttr<I64Attr, "0">:$position_offset,
+                       OptionalAttr<DictionaryAttr>:$scaling);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $input (`align` `(` $align^ `:` type($align) `)`)?
@@ -784,7 +798,7 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
       DeBERTa-v2 when max_position > 0); use scale 1/sqrt(3d).
 
     Rotary embedding: `rope = {base, rotary_dims, interleaved,
-    position_offset}` (the attributes of tfm.rope, defaults as there)
+    position_offset, scaling}` (the attributes of tfm.rope, defaults as there)
     rotates q at positions `i + (Sk - Sq) + position_offset` and k at
     `j + position_offset` before the dot product, as tfm.rope does; the
     kernel rotates each tile as it loads it.

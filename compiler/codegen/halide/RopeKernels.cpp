@@ -22,7 +22,12 @@ RopeTables declareRopeTables(const RopeSpec &rope) {
   // position from (S / 64 + 64) x R/2 libm calls instead of S x R/2 (at
   // S = 512 those calls took a fifth of the attention's time).
   constexpr int kStep = 64;
-  Expr theta = pow(Expr(rope.base), cast<double>(-2 * t.pair) / Expr(double(R)));
+  // theta_i from the one definition the evaluator also uses (with the
+  // checkpoint's frequency scaling), embedded in the kernel as a table.
+  Buffer<double> inverseFrequency(R / 2, "rope_theta");
+  for (int i = 0; i < R / 2; ++i)
+    inverseFrequency(i) = ropeInverseFrequency(rope, i);
+  Expr theta = inverseFrequency(t.pair);
   Var a("rope_a"), r("rope_r");
   Func coarse("rope_coarse"), fine("rope_fine");
   coarse(t.pair, a) = Tuple(cos(cast<double>(a * kStep) * theta),

@@ -193,7 +193,7 @@ func.func @negative_rope_dynamic_head(%q: tensor<1x4x8x?xf32>) -> tensor<1x4x8x?
 // -----
 
 func.func @negative_attention_rope_entry(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
-  // expected-error @+1 {{expected 'rope' entries base (float), rotary_dims (integer), interleaved (bool) and position_offset (integer), got 'theta' = 1.000000e+04 : f64}}
+  // expected-error @+1 {{expected 'rope' entries base (float), rotary_dims (integer), interleaved (bool), position_offset (integer) and scaling (dictionary), got 'theta' = 1.000000e+04 : f64}}
   %o = tfm.attention %q, %q, %q {scale = 1.0 : f64, rope = {theta = 10000.0 : f64}}
       : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
@@ -348,4 +348,37 @@ func.func @negative_score_values_rank(%p: tensor<1x2x8x8xf32>, %rk: tensor<9x16x
   %r = tfm.score_values %p modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x16xf32>)
       {modifier = {kind = "shaw", max_distance = 4 : i64}} : tensor<1x2x8x8xf32> -> tensor<2x8x16xf32>
   return %r : tensor<2x8x16xf32>
+}
+
+// -----
+
+func.func @negative_rope_scaling_kind(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{expected rope scaling kind 'linear' or 'llama3', got 'dynamic'}}
+  %r = tfm.rope %q {scaling = {kind = "dynamic", factor = 2.0 : f64}} : tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %r : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+func.func @negative_rope_scaling_factor(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{expected a rope scaling factor >= 1, got 0.500000}}
+  %r = tfm.rope %q {scaling = {kind = "linear", factor = 0.5 : f64}} : tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %r : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+func.func @negative_rope_scaling_entry(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{expected rope linear scaling entries factor (float), got 'low_freq_factor'}}
+  %r = tfm.rope %q {scaling = {kind = "linear", factor = 2.0 : f64, low_freq_factor = 1.0 : f64}} : tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %r : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+func.func @negative_attention_rope_llama3_bands(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // expected-error @+1 {{expected llama3 rope scaling with 0 < low_freq_factor < high_freq_factor, got 4.000000 and 1.000000}}
+  %o = tfm.attention %q, %q, %q {scale = 1.0 : f64, rope = {base = 10000.0 : f64, scaling = {kind = "llama3", factor = 8.0 : f64, low_freq_factor = 4.0 : f64, high_freq_factor = 1.0 : f64, original_max_positions = 64 : i64}}}
+      : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
 }
