@@ -126,6 +126,10 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   if (!module)
     return fail("cannot compile '" + inputFile + "': it is not a valid tfm model");
   timer.done("parse+verify");
+  if (emit == Emit::Input) {
+    textOut << printOp(module->getOperation());
+    return "";
+  }
 
   std::optional<pipeline::PhaseDumper> dumper;
   if (!options.dumpPhasesTo.empty()) {

@@ -28,6 +28,7 @@ namespace attune::driver {
 
 /// What a compile writes.
 enum class Emit {
+  Input,    ///< the model as read, before any pass (an import's tfm IR)
   Mlir,     ///< tfm IR after the graph passes (text)
   HostMlir, ///< LLVM-dialect host code (text)
   Llvm,     ///< LLVM IR of the host code (text)

@@ -1,8 +1,11 @@
 //===- attune-compile.cpp - tfm model to native library -------------------===//
 //
 //   attune-compile model.mlir --target=cpu -o libblock.so
+//   attune-compile path/to/hf-checkpoint-folder -o libbert.so
 //
-// writes libblock.so, libblock.a and libblock.h. A thin main over the driver
+// writes libblock.so, libblock.a and libblock.h. A folder with config.json is
+// a Hugging Face checkpoint: it is imported to tfm IR (compiler/frontends/
+// HuggingFace.h) and compiled with the folder's safetensors as its weights. A thin main over the driver
 // library (compiler/driver): it parses flags, checks them before any input is
 // read, creates the target and hands everything to compileModel.
 //
@@ -12,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Driver.h"
+#include "compiler/frontends/HuggingFace.h"
 #include "compiler/pipeline/KernelCache.h"
 #include "compiler/targets/TargetBackend.h"
 #include "compiler/tuning/TuningDatabase.h"
@@ -49,7 +53,7 @@ namespace path = llvm::sys::path;
 static cl::OptionCategory compileCategory("attune-compile options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<model.mlir>"),
+                                      cl::desc("<model.mlir | checkpoint folder>"),
                                       cl::cat(compileCategory));
 static cl::opt<std::string>
     outputFile("o", cl::desc("Output file (library for --emit=lib; "
@@ -64,10 +68,11 @@ static cl::opt<std::string> targetName("target", cl::init("cpu"),
                                        cl::cat(compileCategory));
 static cl::opt<std::string>
     emitKind("emit", cl::init("lib"),
-             cl::desc("What to write: mlir (tfm IR after the graph passes), "
+             cl::desc("What to write: input (the model as read: a checkpoint "
+                      "folder's imported tfm IR), mlir (tfm IR after the graph passes), "
                       "host-mlir (LLVM-dialect host code), llvm (host LLVM "
                       "IR), obj (host object), lib (.so + .a + .h, default)"),
-             cl::value_desc("mlir|host-mlir|llvm|obj|lib"),
+             cl::value_desc("input|mlir|host-mlir|llvm|obj|lib"),
              cl::cat(compileCategory));
 static cl::opt<std::string>
     dumpPhasesTo("dump-phases-to",
@@ -156,7 +161,9 @@ struct ValidatedOptions {
 };
 
 int validateOptions(ValidatedOptions &valid) {
-  if (emitKind == "mlir")
+  if (emitKind == "input")
+    valid.driver.emit = Emit::Input;
+  else if (emitKind == "mlir")
     valid.driver.emit = Emit::Mlir;
   else if (emitKind == "host-mlir")
     valid.driver.emit = Emit::HostMlir;
@@ -168,7 +175,7 @@ int validateOptions(ValidatedOptions &valid) {
     valid.driver.emit = Emit::Lib;
   else
     return fail("unknown --emit value '" + emitKind +
-                "', expected one of mlir, host-mlir, llvm, obj, lib");
+                "', expected one of input, mlir, host-mlir, llvm, obj, lib");
   bool binaryEmit = valid.driver.emit == Emit::Obj || valid.driver.emit == Emit::Lib;
   if (binaryEmit && (outputFile.empty() || outputFile == "-"))
     return fail("--emit=" + emitKind + " needs an output file (-o FILE)");
@@ -260,9 +267,31 @@ int main(int argc, char **argv) {
   if (int rc = validateOptions(valid))
     return rc;
 
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
-  if (std::error_code ec = buffer.getError())
-    return fail("cannot read '" + inputFile + "': " + ec.message());
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = nullptr;
+  if (attune::frontends::isHuggingFaceFolder(inputFile)) {
+    if (splitInputFile)
+      return fail("--split-input-file takes a .mlir file, not a checkpoint folder");
+    auto imported = attune::frontends::importHuggingFace(inputFile);
+    if (!imported)
+      return fail("cannot import '" + inputFile +
+                  "': " + llvm::toString(imported.takeError()));
+    if (verbose)
+      llvm::errs() << "attune-compile: imported " << imported->summary << "\n";
+    // Diagnostics then point into the imported IR, which --dump-phases-to
+    // writes as its first phase.
+    llvm::SmallString<256> name(inputFile.getValue());
+    path::append(name, "imported.mlir");
+    buffer = llvm::MemoryBuffer::getMemBufferCopy(imported->ir, name);
+    if (valid.driver.weightsFile.empty())
+      valid.driver.weightsFile = inputFile;
+  } else {
+    if (fs::is_directory(inputFile))
+      return fail("'" + inputFile + "' is a directory without a config.json "
+                  "(expected a .mlir file or a Hugging Face checkpoint folder)");
+    buffer = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+    if (std::error_code ec = buffer.getError())
+      return fail("cannot read '" + inputFile + "': " + ec.message());
+  }
 
   // Text emits go to -o (stdout by default); binary emits write their own
   // files, and a ToolOutputFile would leave an empty one behind.

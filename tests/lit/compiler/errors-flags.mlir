@@ -10,7 +10,7 @@
 /// Bad flags and bad weights files are one clear error line each.
 
 // CUDA: attune-compile: error: target 'cuda' is not supported yet
-// EMIT: attune-compile: error: unknown --emit value 'exe', expected one of mlir, host-mlir, llvm, obj, lib
+// EMIT: attune-compile: error: unknown --emit value 'exe', expected one of input, mlir, host-mlir, llvm, obj, lib
 // NOOUT: attune-compile: error: --emit=lib needs an output file (-o FILE)
 // NOWEIGHTS: attune-compile: error: cannot bind weights from '{{.*}}does-not-exist.safetensors': cannot open weights file '{{.*}}does-not-exist.safetensors': {{[Nn]}}o such file or directory
 // SHAPE: attune-compile: error: cannot bind weights from '{{.*}}wrong_shape.safetensors': {{.*}}w{{.*}}
