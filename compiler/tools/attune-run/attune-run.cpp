@@ -38,28 +38,49 @@ using namespace llvm;
 using attune::ScalarType;
 using attune::reference::Tensor;
 
-static cl::opt<std::string> libraryPath(cl::Positional, cl::desc("<library.so>"),
-                                        cl::Required);
-static cl::opt<bool> randomInputs("random-inputs",
-                                  cl::desc("Fill every input not given by --input with "
-                                           "random values (ids within the table size)"));
-static cl::list<std::string> inputFiles(
-    "input", cl::desc("name=FILE: raw little-endian data for one input"));
-static cl::list<std::string> dimValues(
-    "dim", cl::desc("name=N: value of a dynamic dimension (default 8)"));
-static cl::opt<bool> checkReference(
-    "check-reference", cl::desc("Compare outputs with the reference evaluator"));
-static cl::opt<double> relTol("rtol", cl::init(1e-4),
-                            cl::desc("Relative tolerance of --check-reference"));
-static cl::opt<double> absTol("atol", cl::init(1e-5),
-                            cl::desc("Absolute tolerance of --check-reference"));
+// Every option is in this category, and main hides all others: the tool
+// links LLVM, whose hundreds of backend flags would otherwise bury these in
+// --help.
+static cl::OptionCategory runCategory("attune-run options");
+
+static cl::opt<std::string> libraryPath(cl::Positional,
+                                        cl::desc("<library.so>"), cl::Required,
+                                        cl::cat(runCategory));
+static cl::opt<bool>
+    randomInputs("random-inputs",
+                 cl::desc("Fill every input not given by --input with "
+                          "random values (ids within the table size)"),
+                 cl::cat(runCategory));
+static cl::list<std::string>
+    inputFiles("input", cl::desc("Raw little-endian data for one input"),
+               cl::value_desc("name=FILE"), cl::cat(runCategory));
+static cl::list<std::string>
+    dimValues("dim", cl::desc("Value of a dynamic dimension (default 8)"),
+              cl::value_desc("name=N"), cl::cat(runCategory));
+static cl::opt<bool>
+    checkReference("check-reference",
+                   cl::desc("Compare outputs with the reference evaluator"),
+                   cl::cat(runCategory));
+static cl::opt<double>
+    relTol("rtol", cl::init(1e-4),
+           cl::desc("Relative tolerance of --check-reference"),
+           cl::cat(runCategory));
+static cl::opt<double>
+    absTol("atol", cl::init(1e-5),
+           cl::desc("Absolute tolerance of --check-reference"),
+           cl::cat(runCategory));
 static cl::opt<unsigned> benchRuns("bench", cl::init(0),
-                                   cl::desc("Time N runs and print the median"));
+                                   cl::desc("Time N runs and print the median"),
+                                   cl::value_desc("N"), cl::cat(runCategory));
 static cl::opt<int> numThreads("num-threads", cl::init(0),
-                               cl::desc("Kernel threads (0: all cores)"));
-static cl::opt<unsigned> seed("seed", cl::init(1), cl::desc("Random input seed"));
+                               cl::desc("Kernel threads (0: all cores)"),
+                               cl::cat(runCategory));
+static cl::opt<unsigned> seed("seed", cl::init(1),
+                              cl::desc("Random input seed"),
+                              cl::cat(runCategory));
 static cl::opt<unsigned> printCount("print", cl::init(4),
-                                    cl::desc("Values of each output to print"));
+                                    cl::desc("Values of each output to print"),
+                                    cl::value_desc("N"), cl::cat(runCategory));
 
 namespace {
 
@@ -321,6 +342,7 @@ bool checkAgainstReference(attune_model_t *model, const std::vector<attune_tenso
 } // namespace
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "attune-run: run a library built by attune-compile\n");
 
   StringMap<int64_t> dims;

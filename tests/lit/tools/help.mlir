@@ -1,11 +1,20 @@
+// RUN: attune-run --help | FileCheck %s --check-prefix=RUNTOOL
 // RUN: attune-compile --help | FileCheck %s --check-prefix=COMPILE
 // RUN: attune-opt --help | FileCheck %s --check-prefix=OPT --implicit-check-not=--x86- --implicit-check-not=--amdgpu- --implicit-check-not=--instcombine-
 // RUN: attune-opt --help-hidden | FileCheck %s --check-prefix=OPT-HIDDEN
 
 /// --help lists what the tool does, not the flags of every LLVM backend
-/// linked into it. attune-compile lists its own category and LLVM's --help
-/// and --version, nothing else: the only headings are those two, checked
-/// from the top of the output to its end.
+/// linked into it. attune-run and attune-compile list their own category
+/// and LLVM's --help and --version, nothing else: the only headings are those
+/// two, checked from the top of the output to its end.
+
+// RUNTOOL:      OPTIONS:
+// RUNTOOL-EMPTY:
+// RUNTOOL-NEXT: Generic Options:
+// RUNTOOL-NOT:  {{^[^ ].*:$}}
+// RUNTOOL:      attune-run options:
+// RUNTOOL:        --dim=<name=N>
+// RUNTOOL-NOT:  {{^[^ ].*:$}}
 
 // COMPILE:      OPTIONS:
 // COMPILE-EMPTY:
