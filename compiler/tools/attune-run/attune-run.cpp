@@ -18,6 +18,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -141,11 +142,65 @@ private:
   std::unique_ptr<char[], Free> data;
 };
 
-/// Reads element i of a buffer as double (the dtypes attune runs today).
+/// f16 bits to float; exact (every f16 is a float).
+float halfToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  if (exponent == 0) {
+    // Zero or subnormal: mantissa * 2^-24, exact in float.
+    float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  uint32_t bits = exponent == 0x1f
+                      ? sign | 0x7f800000 | (mantissa << 13) // inf, NaN
+                      : sign | ((exponent + 112) << 23) | (mantissa << 13);
+  return llvm::bit_cast<float>(bits);
+}
+
+/// float to f16 bits, rounding to nearest even as the kernels' casts do.
+uint16_t floatToHalf(float f) {
+  uint32_t bits = llvm::bit_cast<uint32_t>(f);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  uint32_t magnitude = bits & 0x7fffffff;
+  if (magnitude > 0x7f800000)
+    return sign | 0x7e00; // NaN
+  if (magnitude >= 0x477ff000)
+    return sign | 0x7c00; // 65520 and up round to infinity
+  if (magnitude < 0x38800000) {
+    // Below f16's smallest normal (2^-14): a subnormal step is 2^-24, and
+    // the scaled value is exact, so nearbyint rounds it to nearest even.
+    float scaled = llvm::bit_cast<float>(magnitude) * 16777216.0f;
+    return sign | static_cast<uint16_t>(std::nearbyint(scaled));
+  }
+  // Round the 13 dropped mantissa bits to nearest even, then rebias the
+  // exponent from 127 to 15; a carry out of the mantissa bumps the exponent.
+  magnitude += 0xfff + ((magnitude >> 13) & 1);
+  return sign | static_cast<uint16_t>((magnitude - (112u << 23)) >> 13);
+}
+
+/// bf16 bits to float; exact (bf16 is float's upper half).
+float bf16ToFloat(uint16_t b) {
+  return llvm::bit_cast<float>(static_cast<uint32_t>(b) << 16);
+}
+
+/// float to bf16 bits, rounding to nearest even; NaN stays a (quiet) NaN.
+uint16_t floatToBf16(float f) {
+  uint32_t bits = llvm::bit_cast<uint32_t>(f);
+  if ((bits & 0x7fffffff) > 0x7f800000)
+    return static_cast<uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+/// Reads element i of a buffer as double.
 double readElement(const attune_tensor_t &t, int64_t i) {
   switch (t.dtype) {
   case ATTUNE_DTYPE_F32:
     return static_cast<const float *>(t.data)[i];
+  case ATTUNE_DTYPE_F16:
+    return halfToFloat(static_cast<const uint16_t *>(t.data)[i]);
+  case ATTUNE_DTYPE_BF16:
+    return bf16ToFloat(static_cast<const uint16_t *>(t.data)[i]);
   case ATTUNE_DTYPE_I32:
     return static_cast<const int32_t *>(t.data)[i];
   case ATTUNE_DTYPE_I64:
@@ -154,9 +209,9 @@ double readElement(const attune_tensor_t &t, int64_t i) {
     return static_cast<const int8_t *>(t.data)[i];
   case ATTUNE_DTYPE_BOOL:
     return static_cast<const uint8_t *>(t.data)[i];
-  default:
-    fail(Twine("dtype ") + attune_dtype_name(t.dtype) + " is not supported by attune-run");
   }
+  fail(Twine("dtype ") + attune_dtype_name(t.dtype) +
+       " is not supported by attune-run");
 }
 
 Tensor toReference(const attune_tensor_t &t) {
@@ -206,6 +261,12 @@ void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
     case ATTUNE_DTYPE_F32:
       reinterpret_cast<float *>(storage.get())[i] = normal(rng);
       break;
+    case ATTUNE_DTYPE_F16:
+      reinterpret_cast<uint16_t *>(storage.get())[i] = floatToHalf(normal(rng));
+      break;
+    case ATTUNE_DTYPE_BF16:
+      reinterpret_cast<uint16_t *>(storage.get())[i] = floatToBf16(normal(rng));
+      break;
     case ATTUNE_DTYPE_I32:
       reinterpret_cast<int32_t *>(storage.get())[i] = static_cast<int32_t>(ids(rng));
       break;
@@ -217,8 +278,6 @@ void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
       // Masks: mostly "keep", so no row is masked out entirely by chance.
       storage.get()[i] = (rng() % 8) != 0;
       break;
-    default:
-      fail(Twine("random inputs of dtype ") + attune_dtype_name(t.dtype) + " are not supported");
     }
   }
 }
