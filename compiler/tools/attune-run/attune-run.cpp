@@ -17,7 +17,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -227,6 +229,23 @@ Tensor toReference(const attune_tensor_t &t) {
   return r;
 }
 
+/// The value of a named dynamic dimension and what set it, so that a
+/// conflict can name both sides.
+struct DimBinding {
+  int64_t value;
+  std::string origin;
+};
+
+/// "a, b and c", or "none" for no names.
+std::string nameList(ArrayRef<std::string> names) {
+  if (names.empty())
+    return "none";
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return s;
+}
+
 /// One input's buffer, filled from a file or at random.
 void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
                Buffer &storage, const StringMap<std::string> &files,
@@ -404,20 +423,26 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "attune-run: run a library built by attune-compile\n");
 
-  StringMap<int64_t> dims;
+  // --dim seq=7 and --dim seq=9 together is a typo, not a choice; the same
+  // value twice is harmless.
+  StringMap<DimBinding> dims;
   for (const std::string &kv : dimValues) {
     auto [name, value] = StringRef(kv).split('=');
     int64_t v;
-    if (value.getAsInteger(10, v) || v < 0)
+    if (name.empty() || value.getAsInteger(10, v) || v < 0)
       fail("--dim expects name=N with N >= 0, got '" + kv + "'");
-    dims[name] = v;
+    auto [it, inserted] = dims.try_emplace(name, DimBinding{v, "--dim " + kv});
+    if (!inserted && it->second.value != v)
+      fail("dimension '" + name + "' is " + Twine(it->second.value) + " in " +
+           it->second.origin + " but " + Twine(v) + " in --dim " + kv);
   }
   StringMap<std::string> files;
   for (const std::string &kv : inputFiles) {
     auto [name, path] = StringRef(kv).split('=');
-    if (path.empty())
+    if (name.empty() || path.empty())
       fail("--input expects name=FILE, got '" + kv + "'");
-    files[name] = path.str();
+    if (!files.try_emplace(name, path.str()).second)
+      fail("input '" + name + "' is given by --input twice");
   }
 
   attune_model_t *model = nullptr;
@@ -432,9 +457,44 @@ int main(int argc, char **argv) {
   int32_t numOutputs = attune_model_num_outputs(model);
   std::vector<attune_tensor_t> inputs(numInputs);
   std::vector<attune_tensor_info_t> inputInfos(numInputs);
+  std::vector<std::string> inputNames, dimNames;
+  StringSet<> dimNameSet;
   for (int32_t i = 0; i < numInputs; ++i) {
     attune_tensor_info_t &info = inputInfos[i];
     check(attune_model_input_info(model, i, &info), "input info");
+    inputNames.push_back(info.name);
+    for (int32_t d = 0; d < info.rank; ++d)
+      if (info.dims[d] < 0 && info.dim_names[d] &&
+          dimNameSet.insert(info.dim_names[d]).second)
+        dimNames.push_back(info.dim_names[d]);
+  }
+
+  // A name the model lacks would otherwise be ignored and the run go ahead
+  // on random data or the default dimension; every such name is reported.
+  bool unknownName = false;
+  for (const std::string &kv : inputFiles) {
+    StringRef name = StringRef(kv).split('=').first;
+    if (is_contained(inputNames, name))
+      continue;
+    errs() << "attune-run: error: --input " << kv
+           << ": the model has no input '" << name << "'; its inputs are "
+           << nameList(inputNames) << "\n";
+    unknownName = true;
+  }
+  for (const std::string &kv : dimValues) {
+    StringRef name = StringRef(kv).split('=').first;
+    if (dimNameSet.contains(name))
+      continue;
+    errs() << "attune-run: error: --dim " << kv << ": the model has no dynamic "
+           << "dimension '" << name << "'; its dynamic dimensions are "
+           << nameList(dimNames) << "\n";
+    unknownName = true;
+  }
+  if (unknownName)
+    std::exit(1);
+
+  for (int32_t i = 0; i < numInputs; ++i) {
+    const attune_tensor_info_t &info = inputInfos[i];
     attune_tensor_t &t = inputs[i];
     t.dtype = info.dtype;
     t.rank = info.rank;
@@ -443,8 +503,8 @@ int main(int argc, char **argv) {
         t.shape[d] = info.dims[d];
         continue;
       }
-      auto it = dims.find(info.dim_names[d]);
-      t.shape[d] = it == dims.end() ? 8 : it->second;
+      auto it = dims.find(info.dim_names[d] ? info.dim_names[d] : "");
+      t.shape[d] = it == dims.end() ? 8 : it->second.value;
     }
   }
 
