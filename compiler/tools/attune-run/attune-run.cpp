@@ -1,16 +1,24 @@
 //===- attune-run.cpp - run a compiled attune library ---------------------===//
 //
 // Opens a library produced by attune-compile through the runtime's C API,
-// feeds it inputs (random, or raw little-endian files), prints a summary of
-// each output, optionally checks the outputs against the reference evaluator
-// run on the tfm IR the library carries, and optionally times it.
+// feeds it inputs (random, NumPy .npy files or raw little-endian files),
+// prints a summary of each output, optionally writes the outputs as .npy
+// files, checks them against the reference evaluator run on the tfm IR the
+// library carries, and times the model.
 //
-//   attune-run libblock.so --random-inputs --dim seq=128 --check-reference --bench 20
+//   attune-run libblock.so --random-inputs --dim seq=128 --check-reference
+//   attune-run libblock.so --input ids=@ids.npy --output out/ --bench 20
+//
+// A .npy input fixes the dynamic dimensions of its shape; --dim sets the
+// others. Every name on the command line is checked against the library's
+// inputs and dimensions, so a typo is an error listing the valid names rather
+// than a flag silently ignored.
 //
 //===----------------------------------------------------------------------===//
 
 #include "attune/runtime.h"
 #include "compiler/reference/Evaluator.h"
+#include "compiler/support/Npy.h"
 #include "dialects/tfm/TfmDialect.h"
 #include "dialects/tfm/TfmOps.h"
 
@@ -22,12 +30,15 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -40,6 +51,7 @@
 using namespace llvm;
 using attune::ScalarType;
 using attune::reference::Tensor;
+namespace npy = attune::npy;
 
 // Every option is in this category, and main hides all others: the tool
 // links LLVM, whose hundreds of backend flags would otherwise bury these in
@@ -54,12 +66,23 @@ static cl::opt<bool>
                  cl::desc("Fill every input not given by --input with "
                           "random values (ids within the table size)"),
                  cl::cat(runCategory));
-static cl::list<std::string>
-    inputFiles("input", cl::desc("Raw little-endian data for one input"),
-               cl::value_desc("name=FILE"), cl::cat(runCategory));
-static cl::list<std::string>
-    dimValues("dim", cl::desc("Value of a dynamic dimension (default 8)"),
-              cl::value_desc("name=N"), cl::cat(runCategory));
+static cl::list<std::string> inputSpecs(
+    "input",
+    cl::desc("Data for one input: @FILE.npy is a NumPy array of the input's "
+             "dtype (f32 for a bf16 input, rounded to nearest even) whose "
+             "shape sets the input's dynamic dimensions; FILE without @ is raw "
+             "little-endian data sized by --dim"),
+    cl::value_desc("name=@FILE.npy|name=FILE"), cl::cat(runCategory));
+static cl::list<std::string> dimValues(
+    "dim",
+    cl::desc("Value of a dynamic dimension no .npy input sets (default 8)"),
+    cl::value_desc("name=N"), cl::cat(runCategory));
+static cl::opt<std::string> outputDir(
+    "output",
+    cl::desc("Write each output to DIR/<output name>.npy, creating DIR if "
+             "missing; bf16 outputs are written as f32, which holds them "
+             "exactly (NumPy has no bf16)"),
+    cl::value_desc("DIR"), cl::cat(runCategory));
 static cl::opt<bool>
     checkReference("check-reference",
                    cl::desc("Compare outputs with the reference evaluator"),
@@ -229,12 +252,82 @@ Tensor toReference(const attune_tensor_t &t) {
   return r;
 }
 
+//===----------------------------------------------------------------------===//
+// Inputs from files, and the dimensions they fix
+//===----------------------------------------------------------------------===//
+
+/// The .npy element type a tensor of `dtype` is exchanged as. NumPy has no
+/// bf16, so bf16 travels as f32, which holds every bf16 value exactly.
+npy::ElementType npyTypeOf(attune_dtype_t dtype) {
+  switch (dtype) {
+  case ATTUNE_DTYPE_F32:
+  case ATTUNE_DTYPE_BF16:
+    return npy::ElementType::F32;
+  case ATTUNE_DTYPE_F16:
+    return npy::ElementType::F16;
+  case ATTUNE_DTYPE_I32:
+    return npy::ElementType::I32;
+  case ATTUNE_DTYPE_I64:
+    return npy::ElementType::I64;
+  case ATTUNE_DTYPE_I8:
+    return npy::ElementType::I8;
+  case ATTUNE_DTYPE_BOOL:
+    return npy::ElementType::Bool;
+  }
+  fail(Twine("dtype ") + attune_dtype_name(dtype) +
+       " is not supported by attune-run");
+}
+
+/// NumPy's name of `type`, for the astype() hint of a dtype mismatch.
+const char *numpyName(npy::ElementType type) {
+  switch (type) {
+  case npy::ElementType::F32:
+    return "np.float32";
+  case npy::ElementType::F16:
+    return "np.float16";
+  case npy::ElementType::F64:
+    return "np.float64";
+  case npy::ElementType::I32:
+    return "np.int32";
+  case npy::ElementType::I64:
+    return "np.int64";
+  case npy::ElementType::I8:
+    return "np.int8";
+  case npy::ElementType::U8:
+    return "np.uint8";
+  case npy::ElementType::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+/// Where one input's data comes from, as one --input gave it.
+struct InputSource {
+  std::string path;
+  /// name=@FILE: a .npy file, whose header is read before any shape is
+  /// fixed, because its shape sets dynamic dimensions.
+  bool isNpy = false;
+  npy::Header header;
+};
+
 /// The value of a named dynamic dimension and what set it, so that a
 /// conflict can name both sides.
 struct DimBinding {
   int64_t value;
   std::string origin;
 };
+
+/// The input's declared shape with dynamic dimensions by name: "[1, seq]".
+std::string declaredShape(const attune_tensor_info_t &info) {
+  std::string s = "[";
+  for (int32_t d = 0; d < info.rank; ++d) {
+    s += d ? ", " : "";
+    s += info.dims[d] >= 0   ? std::to_string(info.dims[d])
+         : info.dim_names[d] ? info.dim_names[d]
+                             : "?";
+  }
+  return s + "]";
+}
 
 /// "a, b and c", or "none" for no names.
 std::string nameList(ArrayRef<std::string> names) {
@@ -246,29 +339,105 @@ std::string nameList(ArrayRef<std::string> names) {
   return s;
 }
 
+/// Checks a .npy input's dtype and shape against the input's declaration
+/// and binds the dynamic dimensions its shape fixes.
+void bindNpyShape(const attune_tensor_info_t &info, const InputSource &source,
+                  StringMap<DimBinding> &dims) {
+  const npy::Header &header = source.header;
+  std::string what = "input '" + std::string(info.name) + "'";
+  std::string file = "'" + source.path + "'";
+  npy::ElementType want = npyTypeOf(info.dtype);
+  if (header.type != want) {
+    std::string is = info.dtype == ATTUNE_DTYPE_BF16
+                         ? "bf16, read from f32 since NumPy has no bf16;"
+                         : attune_dtype_name(info.dtype) + std::string(" but");
+    fail(what + " is " + is + " " + file + " holds " +
+         npy::elementTypeName(header.type) + " (" + npy::descr(header.type) +
+         "): save arr.astype(" + numpyName(want) + ")");
+  }
+  if (static_cast<int64_t>(header.shape.size()) != info.rank)
+    fail(what + " has shape " + declaredShape(info) + " (rank " +
+         Twine(info.rank) + "), " + file + " has shape " +
+         npy::shapeString(header.shape) + " (rank " +
+         Twine(header.shape.size()) + ")");
+  for (int32_t d = 0; d < info.rank; ++d) {
+    int64_t extent = header.shape[d];
+    if (info.dims[d] >= 0) {
+      if (extent != info.dims[d])
+        fail(what + " has shape " + declaredShape(info) + ", " + file +
+             " has shape " + npy::shapeString(header.shape) + ": dimension " +
+             Twine(d) + " must be " + Twine(info.dims[d]));
+      continue;
+    }
+    std::string origin =
+        file + " (" + what + " dimension " + std::to_string(d) + ")";
+    const char *name = info.dim_names[d] ? info.dim_names[d] : "";
+    auto [it, inserted] = dims.try_emplace(name, DimBinding{extent, origin});
+    if (!inserted && it->second.value != extent)
+      fail("dimension '" + Twine(name) + "' is " + Twine(it->second.value) +
+           " in " + it->second.origin + " but " + Twine(extent) + " in " +
+           origin);
+  }
+}
+
+/// Reads a .npy input into its buffer; a bf16 input is read as f32 and
+/// rounded.
+void readNpyInput(const attune_tensor_info_t &info, const InputSource &source,
+                  attune_tensor_t &t, Buffer &storage) {
+  std::string what = "input '" + std::string(info.name) + "'";
+  if (info.dtype != ATTUNE_DTYPE_BF16) {
+    if (std::string error =
+            npy::readData(source.path, source.header, storage.get());
+        !error.empty())
+      fail(what + ": " + error);
+    return;
+  }
+  Buffer f32;
+  f32.allocate(source.header.dataBytes, what + " as f32");
+  if (std::string error = npy::readData(source.path, source.header, f32.get());
+      !error.empty())
+    fail(what + ": " + error);
+  const float *from = reinterpret_cast<const float *>(f32.get());
+  uint16_t *to = reinterpret_cast<uint16_t *>(storage.get());
+  for (int64_t i = 0, n = numElements(t); i < n; ++i)
+    to[i] = floatToBf16(from[i]);
+}
+
 /// One input's buffer, filled from a file or at random.
 void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
-               Buffer &storage, const StringMap<std::string> &files,
-               int64_t indexBound, std::mt19937_64 &rng) {
+               Buffer &storage, const InputSource *source, int64_t indexBound,
+               std::mt19937_64 &rng) {
   size_t bytes = byteSize(t, "input '" + Twine(info.name) + "'");
   storage.allocate(bytes, "input '" + Twine(info.name) + "'");
   t.data = storage.get();
-  auto file = files.find(info.name);
-  if (file != files.end()) {
-    auto buffer = MemoryBuffer::getFile(file->second);
+  if (source && source->isNpy) {
+    assert(source->header.dataBytes ==
+               (info.dtype == ATTUNE_DTYPE_BF16 ? 2 * bytes : bytes) &&
+           "bindNpyShape set the input's shape from this header");
+    readNpyInput(info, *source, t, storage);
+    return;
+  }
+  if (source) {
+    auto buffer = MemoryBuffer::getFile(source->path);
     if (!buffer)
-      fail("cannot read input '" + Twine(info.name) + "' from '" + file->second +
-           "': " + buffer.getError().message());
+      fail("cannot read input '" + Twine(info.name) + "' from '" +
+           source->path + "': " + buffer.getError().message());
     if ((*buffer)->getBufferSize() != bytes)
-      fail("input '" + Twine(info.name) + "' file '" + file->second + "' has " +
-           Twine((*buffer)->getBufferSize()) + " bytes, expected " + Twine(bytes) +
-           " for shape " + shapeString(t) + " " + attune_dtype_name(t.dtype));
+      fail("input '" + Twine(info.name) + "' file '" + source->path + "' has " +
+           Twine((*buffer)->getBufferSize()) + " bytes, expected " +
+           Twine(bytes) + " for shape " + shapeString(t) + " " +
+           attune_dtype_name(t.dtype) +
+           (StringRef(source->path).ends_with(".npy")
+                ? " (a .npy file is given as --input " +
+                      std::string(info.name) + "=@FILE)"
+                : ""));
     std::memcpy(storage.get(), (*buffer)->getBufferStart(), bytes);
     return;
   }
   if (!randomInputs)
-    fail("no data for input '" + Twine(info.name) +
-         "': pass --input " + info.name + "=FILE or --random-inputs");
+    fail("no data for input '" + Twine(info.name) + "': pass --input " +
+         info.name + "=@FILE.npy, --input " + info.name +
+         "=FILE (raw bytes) or --random-inputs");
   int64_t n = numElements(t);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   // Integer inputs are ids unless the library says otherwise; keep them
@@ -298,6 +467,48 @@ void fillInput(const attune_tensor_info_t &info, attune_tensor_t &t,
       storage.get()[i] = (rng() % 8) != 0;
       break;
     }
+  }
+}
+
+/// Writes every output to `dir`/<name>.npy. Names are checked first, so a
+/// bad one leaves no partial set of files behind.
+void writeOutputs(attune_model_t *model,
+                  const std::vector<attune_tensor_t> &outputs, StringRef dir) {
+  std::vector<std::string> paths;
+  StringSet<> seen;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    attune_tensor_info_t info;
+    check(attune_model_output_info(model, static_cast<int32_t>(o), &info),
+          "output info");
+    StringRef name = info.name;
+    if (name.empty() || name == "." || name == ".." || name.contains('/'))
+      fail("--output: output name '" + name + "' cannot be a file name");
+    if (!seen.insert(name).second)
+      fail("--output: two outputs are named '" + name + "'");
+    SmallString<256> path(dir);
+    sys::path::append(path, name + ".npy");
+    paths.push_back(path.str().str());
+  }
+  if (std::error_code ec = sys::fs::create_directories(dir))
+    fail("--output: cannot create directory '" + dir + "': " + ec.message());
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const attune_tensor_t &t = outputs[o];
+    std::vector<int64_t> shape(t.shape, t.shape + t.rank);
+    const void *data = t.data;
+    Buffer widened;
+    if (t.dtype == ATTUNE_DTYPE_BF16) {
+      int64_t n = numElements(t);
+      widened.allocate(n * sizeof(float), "output as f32");
+      float *to = reinterpret_cast<float *>(widened.get());
+      for (int64_t i = 0; i < n; ++i)
+        to[i] = bf16ToFloat(static_cast<const uint16_t *>(t.data)[i]);
+      data = widened.get();
+    }
+    if (std::string error =
+            npy::writeFile(paths[o], npyTypeOf(t.dtype), shape, data);
+        !error.empty())
+      fail("--output: " + error);
+    outs() << "wrote '" << paths[o] << "'\n";
   }
 }
 
@@ -436,12 +647,15 @@ int main(int argc, char **argv) {
       fail("dimension '" + name + "' is " + Twine(it->second.value) + " in " +
            it->second.origin + " but " + Twine(v) + " in --dim " + kv);
   }
-  StringMap<std::string> files;
-  for (const std::string &kv : inputFiles) {
+  StringMap<InputSource> sources;
+  for (const std::string &kv : inputSpecs) {
     auto [name, path] = StringRef(kv).split('=');
+    InputSource source;
+    source.isNpy = path.consume_front("@");
     if (name.empty() || path.empty())
-      fail("--input expects name=FILE, got '" + kv + "'");
-    if (!files.try_emplace(name, path.str()).second)
+      fail("--input expects name=@FILE.npy or name=FILE, got '" + kv + "'");
+    source.path = path.str();
+    if (!sources.try_emplace(name, std::move(source)).second)
       fail("input '" + name + "' is given by --input twice");
   }
 
@@ -472,7 +686,7 @@ int main(int argc, char **argv) {
   // A name the model lacks would otherwise be ignored and the run go ahead
   // on random data or the default dimension; every such name is reported.
   bool unknownName = false;
-  for (const std::string &kv : inputFiles) {
+  for (const std::string &kv : inputSpecs) {
     StringRef name = StringRef(kv).split('=').first;
     if (is_contained(inputNames, name))
       continue;
@@ -493,6 +707,18 @@ int main(int argc, char **argv) {
   if (unknownName)
     std::exit(1);
 
+  // A .npy input's shape fixes the dynamic dimensions it has, so headers
+  // are read, and checked against each other and --dim, before any shape
+  // is set.
+  for (const attune_tensor_info_t &info : inputInfos) {
+    auto it = sources.find(info.name);
+    if (it == sources.end() || !it->second.isNpy)
+      continue;
+    if (std::string error = npy::readHeader(it->second.path, it->second.header);
+        !error.empty())
+      fail("input '" + Twine(info.name) + "': " + error);
+    bindNpyShape(info, it->second, dims);
+  }
   for (int32_t i = 0; i < numInputs; ++i) {
     const attune_tensor_info_t &info = inputInfos[i];
     attune_tensor_t &t = inputs[i];
@@ -521,7 +747,10 @@ int main(int argc, char **argv) {
   for (int32_t i = 0; i < numInputs; ++i) {
     const attune_tensor_info_t &info = inputInfos[i];
     attune_tensor_t &t = inputs[i];
-    fillInput(info, t, inputStorage[i], files, info.index_bound, rng);
+    auto source = sources.find(info.name);
+    fillInput(info, t, inputStorage[i],
+              source == sources.end() ? nullptr : &source->second,
+              info.index_bound, rng);
     outs() << "input '" << info.name << "' " << attune_dtype_name(t.dtype) << shapeString(t) << "\n";
   }
 
@@ -540,6 +769,10 @@ int main(int argc, char **argv) {
     check(attune_model_output_info(model, o, &info), "output info");
     printSummary(info.name, outputs[o]);
   }
+  // Written before the reference check, so a failing run leaves its outputs
+  // behind to look at.
+  if (!outputDir.empty())
+    writeOutputs(model, outputs, outputDir);
 
   bool ok = true;
   if (checkReference)

@@ -26,7 +26,7 @@
 
 // TOO-LONG: attune-run: error: output shape: input 'ids' dimension 1: seq = 9 exceeds the model's maximum 8
 
-// NO-DATA: attune-run: error: no data for input 'ids': pass --input ids=FILE or --random-inputs
+// NO-DATA: attune-run: error: no data for input 'ids': pass --input ids=@FILE.npy, --input ids=FILE (raw bytes) or --random-inputs
 
 // FILE-SIZE: attune-run: error: input 'ids' file '{{.*}}attune-run.mlir' has {{[0-9]+}} bytes, expected 28 for shape [1x7] i32
 

@@ -14,6 +14,8 @@
 // RUNTOOL-NOT:  {{^[^ ].*:$}}
 // RUNTOOL:      attune-run options:
 // RUNTOOL:        --dim=<name=N>
+// RUNTOOL:        --input=<name=@FILE.npy|name=FILE>
+// RUNTOOL:        --output=<DIR> {{.*}}bf16 outputs are written as f32
 // RUNTOOL-NOT:  {{^[^ ].*:$}}
 
 // COMPILE:      OPTIONS:
