@@ -57,9 +57,10 @@ std::string lookupDescr(const std::string &descrText, ElementType &out) {
   // '=' mean the same bytes.
   for (const DescrEntry &entry : kDescrs) {
     std::string_view known = entry.descr;
-    if (descrText == known || (known[0] == '|' && descrText.size() == 3 &&
-                               std::strchr("<>=", descrText[0]) &&
-                               descrText.compare(1, 2, known.substr(1)) == 0)) {
+    if (descrText == known ||
+        (known[0] == '|' && descrText.size() == 3 &&
+         std::string_view("<>=").find(descrText[0]) != std::string_view::npos &&
+         descrText.compare(1, 2, known.substr(1)) == 0)) {
       out = entry.type;
       return "";
     }
@@ -151,7 +152,8 @@ private:
   }
 
   void skipSpace() {
-    while (pos < text.size() && std::strchr(" \t\r\n", text[pos]))
+    while (pos < text.size() && std::string_view(" \t\r\n").find(text[pos]) !=
+                                    std::string_view::npos)
       ++pos;
   }
 

@@ -269,6 +269,17 @@ TEST(NpyTest, NegativeHeaderNotADict) {
   EXPECT_THAT(parseError(npyBytes("{'descr': '<f4', 'fortran_order': False, "
                                   "'shape': (2,)} junk")),
               HasSubstr("expected only spaces and a newline after the dict"));
+  // NUL padding is not Python whitespace.
+  EXPECT_THAT(parseError(npyBytes(std::string("{'descr': '<f4', "
+                                              "'fortran_order': False, "
+                                              "'shape': (0,)}\0\0",
+                                              57))),
+              HasSubstr("after the dict at offset 55, found byte 0"));
+  EXPECT_THAT(parseError(npyBytes(std::string("{'descr': '\0i1', "
+                                              "'fortran_order': False, "
+                                              "'shape': (0,)}",
+                                              55))),
+              HasSubstr("unsupported dtype descr"));
   EXPECT_THAT(parseError(npyBytes("{'descr: '<f4'")),
               HasSubstr("expected ':' after key 'descr: '"));
   EXPECT_THAT(parseError(npyBytes("{'descr")),
