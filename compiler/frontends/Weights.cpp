@@ -13,12 +13,12 @@
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
+#include "compiler/frontends/WeightFiles.h"
 #include "dialects/tfm/TfmOps.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -200,22 +200,12 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
   if (failure)
     return std::move(*failure);
 
-  std::unique_ptr<llvm::MemoryBuffer> file;
-  std::optional<SafeTensorsView> view;
+  std::optional<WeightFiles> files;
   if (!path.empty()) {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                    /*RequiresNullTerminator=*/false);
-    if (!buffer)
-      return makeError("cannot open weights file '" + path +
-                       "': " + buffer.getError().message());
-    file = std::move(*buffer);
-    llvm::Expected<SafeTensorsView> parsed =
-        SafeTensorsView::parse(file->getBufferStart(), file->getBufferSize());
-    if (!parsed)
-      return makeError("weights file '" + path +
-                       "': " + llvm::toString(parsed.takeError()));
-    view = std::move(*parsed);
+    llvm::Expected<WeightFiles> opened = WeightFiles::open(path);
+    if (!opened)
+      return opened.takeError();
+    files = std::move(*opened);
   }
 
   std::vector<SafeTensorData> tensors;
@@ -231,26 +221,26 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
     t.dtype = *dtype;
     t.shape.assign(type.getShape().begin(), type.getShape().end());
 
-    if (view) {
-      const SafeTensorEntry *entry = view->lookup(op.getName());
-      if (!entry)
-        return makeError("weights file '" + path + "' has no tensor '" +
+    if (files) {
+      std::optional<WeightFileTensor> found = files->lookup(op.getName());
+      if (!found)
+        return makeError(files->description() + " has no tensor '" +
                          op.getName() + "' (the IR declares " +
                          typeString(type) + ")");
+      const SafeTensorEntry *entry = found->entry;
       if (entry->dtype != *dtype)
         return makeError(llvm::formatv(
             "weights file '{0}': tensor '{1}' has dtype {2}, but the IR "
             "declares {3}",
-            path, op.getName(), safeTensorsDTypeName(entry->dtype),
+            found->file, op.getName(), safeTensorsDTypeName(entry->dtype),
             typeString(type)));
       if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
         return makeError(llvm::formatv(
             "weights file '{0}': tensor '{1}' has shape {2}, but the IR "
             "declares {3}",
-            path, op.getName(), shapeString(entry->shape),
+            found->file, op.getName(), shapeString(entry->shape),
             shapeString(type.getShape())));
-      const uint8_t *begin = view->dataStart() + entry->offset;
-      t.bytes.assign(begin, begin + entry->size);
+      t.bytes.assign(found->data, found->data + entry->size);
     } else {
       llvm::Expected<std::vector<uint8_t>> bytes =
           initialise(op, type, *dtype, seed);
