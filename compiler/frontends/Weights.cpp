@@ -1,11 +1,14 @@
 //===- Weights.cpp - binding tfm.weight ops to values ---------------------===//
 //
-// Weights either come from a safetensors file, checked tensor by tensor
-// against the IR, or are generated. Generated weights must be the same bits on
-// every machine and with every standard library, because examples, tests and
-// benchmarks compare numbers across builds: the generator (splitmix64 +
-// Box-Muller) is written out here rather than taken from <random>, whose
-// distributions are implementation-defined.
+// Weights either come from a checkpoint, checked tensor by tensor against
+// the IR, or are generated. A checkpoint binds as PyTorch wrote it: a weight
+// marked `transpose` reads nn.Linear's [out, in] as [in, out].
+//
+// Generated weights must be the same bits on every machine and with every
+// standard library, because examples, tests and benchmarks compare numbers
+// across builds: the generator (splitmix64 + Box-Muller) is written out here
+// rather than taken from <random>, whose distributions are
+// implementation-defined.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +24,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -166,6 +170,54 @@ llvm::Expected<std::vector<uint8_t>> initialise(tfm::WeightOp op,
   return encode(values, dtype);
 }
 
+/// Calls `copy(dst, src)` for the index of every element of a [rows, cols]
+/// tensor and where it goes: the same place, or with `transpose`, the place
+/// in the [cols, rows] transpose. The transpose runs in tiles so that both
+/// sides stay in cache for a large matrix.
+template <typename CopyFn>
+void forEachElement(int64_t rows, int64_t cols, bool transpose, CopyFn copy) {
+  if (!transpose) {
+    for (int64_t i = 0, e = rows * cols; i < e; ++i)
+      copy(i, i);
+    return;
+  }
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile)
+      for (int64_t i = i0, ie = std::min(i0 + kTile, rows); i < ie; ++i)
+        for (int64_t j = j0, je = std::min(j0 + kTile, cols); j < je; ++j)
+          copy(j * rows + i, i * cols + j);
+}
+
+/// The bytes of weight `ir` from file tensor `found`, which has its dtype:
+/// read element by element with memcpy, since a tensor may start at any byte
+/// of the file, and transposed if the weight asks.
+std::vector<uint8_t> readTensor(const WeightFileTensor &found, ScalarType ir,
+                                bool transpose) {
+  const SafeTensorEntry &entry = *found.entry;
+  const uint8_t *src = found.data;
+  if (entry.dtype == ir && !transpose)
+    return std::vector<uint8_t>(src, src + entry.size);
+
+  // A transposed weight is rank 2 (the verifier says so); anything else is
+  // copied as one row.
+  int64_t rows = 1, cols = 1;
+  for (int64_t d : entry.shape)
+    cols *= d;
+  if (transpose) {
+    rows = entry.shape[0];
+    cols = entry.shape[1];
+  }
+  size_t count = static_cast<size_t>(rows * cols);
+  size_t width = scalarTypeBytes(ir);
+  std::vector<uint8_t> out(count * width);
+  uint8_t *dst = out.data();
+  forEachElement(rows, cols, transpose, [&](int64_t d, int64_t s) {
+    std::memcpy(dst + width * d, src + width * s, width);
+  });
+  return out;
+}
+
 } // namespace
 
 llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
@@ -173,7 +225,7 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
                                                        uint64_t seed) {
   // Collect the distinct weights in order of first appearance.
   std::vector<tfm::WeightOp> weights;
-  llvm::StringMap<RankedTensorType> declared;
+  llvm::StringMap<std::pair<RankedTensorType, bool>> declared;
   std::optional<llvm::Error> failure;
   module.walk([&](tfm::WeightOp op) {
     if (failure)
@@ -185,14 +237,27 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
                           typeString(op.getResult().getType()));
       return WalkResult::interrupt();
     }
-    auto [it, inserted] = declared.try_emplace(op.getName(), type);
+    if (op.getTranspose() && type.getRank() != 2) {
+      // The verifier's rule, checked again because a module given here
+      // need not have been verified, and reading would index dims 0 and 1.
+      failure = makeError("weight '" + op.getName() +
+                          "': expected rank 2 with 'transpose', got " +
+                          typeString(type));
+      return WalkResult::interrupt();
+    }
+    auto [it, inserted] =
+        declared.try_emplace(op.getName(), type, op.getTranspose());
     if (inserted) {
       weights.push_back(op);
-    } else if (it->second != type) {
-      failure =
-          makeError("weight '" + op.getName() +
-                    "' is declared with two types: " + typeString(it->second) +
-                    " and " + typeString(type));
+    } else if (it->second.first != type) {
+      failure = makeError(
+          "weight '" + op.getName() + "' is declared with two types: " +
+          typeString(it->second.first) + " and " + typeString(type));
+      return WalkResult::interrupt();
+    } else if (it->second.second != op.getTranspose()) {
+      // One blob entry serves both, so they must agree on what it holds.
+      failure = makeError("weight '" + op.getName() +
+                          "' is declared both with and without 'transpose'");
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -234,13 +299,26 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
             "declares {3}",
             found->file, op.getName(), safeTensorsDTypeName(entry->dtype),
             typeString(type)));
-      if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
+      bool transpose = op.getTranspose();
+      if (!transpose &&
+          llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
         return makeError(llvm::formatv(
             "weights file '{0}': tensor '{1}' has shape {2}, but the IR "
             "declares {3}",
             found->file, op.getName(), shapeString(entry->shape),
             shapeString(type.getShape())));
-      t.bytes.assign(found->data, found->data + entry->size);
+      if (transpose) {
+        // The verifier allows `transpose` on rank 2 only.
+        llvm::SmallVector<int64_t, 2> fileShape = {type.getDimSize(1),
+                                                   type.getDimSize(0)};
+        if (llvm::ArrayRef<int64_t>(entry->shape) != llvm::ArrayRef(fileShape))
+          return makeError(llvm::formatv(
+              "weights file '{0}': tensor '{1}' has shape {2}, but the IR "
+              "declares {3} with 'transpose', so the file must hold {4}",
+              found->file, op.getName(), shapeString(entry->shape),
+              shapeString(type.getShape()), shapeString(fileShape)));
+      }
+      t.bytes = readTensor(*found, *dtype, transpose);
     } else {
       llvm::Expected<std::vector<uint8_t>> bytes =
           initialise(op, type, *dtype, seed);
