@@ -1,8 +1,10 @@
 //===- Weights.cpp - binding tfm.weight ops to values ---------------------===//
 //
 // Weights either come from a checkpoint, checked tensor by tensor against
-// the IR, or are generated. A checkpoint binds as PyTorch wrote it: a weight
-// marked `transpose` reads nn.Linear's [out, in] as [in, out].
+// the IR, or are generated. A checkpoint binds as PyTorch wrote it: an F16 or
+// BF16 tensor widens exactly to an f32 weight (converted here, bit by bit,
+// so the result does not depend on the host's float conversions), and a
+// weight marked `transpose` reads nn.Linear's [out, in] as [in, out].
 //
 // Generated weights must be the same bits on every machine and with every
 // standard library, because examples, tests and benchmarks compare numbers
@@ -170,6 +172,53 @@ llvm::Expected<std::vector<uint8_t>> initialise(tfm::WeightOp op,
   return encode(values, dtype);
 }
 
+/// IEEE binary16 to binary32. Every half is a float, so this is exact: a
+/// normal number moves its exponent to the new bias, a subnormal becomes a
+/// normal float, and inf and NaN keep their sign and payload (the quiet bit
+/// included), shifted up 13 places.
+float halfToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1f;
+  uint32_t mantissa = h & 0x3ff;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000 | (mantissa << 13);
+  } else if (exponent != 0) {
+    bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else {
+    // mantissa * 2^-24: shift the leading one up to the implicit bit's place
+    // (0x400), starting from the exponent of 2^-14, the smallest normal.
+    uint32_t floatExponent = 1 - 15 + 127;
+    while (!(mantissa & 0x400)) {
+      mantissa <<= 1;
+      --floatExponent;
+    }
+    bits = sign | (floatExponent << 23) | ((mantissa & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// bfloat16 is the top half of a binary32, so widening appends zero bits.
+float bfloat16ToFloat(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// Whether a file tensor of dtype `file` binds to a weight of element type
+/// `ir`: the same type, or F16 and BF16 widened to f32, which PyTorch
+/// checkpoints are often saved in. Nothing else converts: narrowing would
+/// round, and an integer to or from a float would change the values' meaning.
+bool binds(ScalarType file, ScalarType ir) {
+  return file == ir || (ir == ScalarType::F32 &&
+                        (file == ScalarType::F16 || file == ScalarType::BF16));
+}
+
 /// Calls `copy(dst, src)` for the index of every element of a [rows, cols]
 /// tensor and where it goes: the same place, or with `transpose`, the place
 /// in the [cols, rows] transpose. The transpose runs in tiles so that both
@@ -189,9 +238,9 @@ void forEachElement(int64_t rows, int64_t cols, bool transpose, CopyFn copy) {
           copy(j * rows + i, i * cols + j);
 }
 
-/// The bytes of weight `ir` from file tensor `found`, which has its dtype:
-/// read element by element with memcpy, since a tensor may start at any byte
-/// of the file, and transposed if the weight asks.
+/// The bytes of weight `ir` from file tensor `found`, which binds(): read
+/// element by element with memcpy, since a tensor may start at any byte of
+/// the file, widened and transposed as the weight asks.
 std::vector<uint8_t> readTensor(const WeightFileTensor &found, ScalarType ir,
                                 bool transpose) {
   const SafeTensorEntry &entry = *found.entry;
@@ -212,9 +261,22 @@ std::vector<uint8_t> readTensor(const WeightFileTensor &found, ScalarType ir,
   size_t width = scalarTypeBytes(ir);
   std::vector<uint8_t> out(count * width);
   uint8_t *dst = out.data();
-  forEachElement(rows, cols, transpose, [&](int64_t d, int64_t s) {
-    std::memcpy(dst + width * d, src + width * s, width);
-  });
+  auto widen = [&](float (*convert)(uint16_t)) {
+    forEachElement(rows, cols, transpose, [&](int64_t d, int64_t s) {
+      uint16_t half;
+      std::memcpy(&half, src + 2 * s, 2);
+      float f = convert(half);
+      std::memcpy(dst + 4 * d, &f, 4);
+    });
+  };
+  if (entry.dtype == ScalarType::F16 && ir == ScalarType::F32)
+    widen(halfToFloat);
+  else if (entry.dtype == ScalarType::BF16 && ir == ScalarType::F32)
+    widen(bfloat16ToFloat);
+  else
+    forEachElement(rows, cols, transpose, [&](int64_t d, int64_t s) {
+      std::memcpy(dst + width * d, src + width * s, width);
+    });
   return out;
 }
 
@@ -293,10 +355,10 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
                          op.getName() + "' (the IR declares " +
                          typeString(type) + ")");
       const SafeTensorEntry *entry = found->entry;
-      if (entry->dtype != *dtype)
+      if (!binds(entry->dtype, *dtype))
         return makeError(llvm::formatv(
             "weights file '{0}': tensor '{1}' has dtype {2}, but the IR "
-            "declares {3}",
+            "declares {3} (only F16 and BF16 convert, widening to f32)",
             found->file, op.getName(), safeTensorsDTypeName(entry->dtype),
             typeString(type)));
       bool transpose = op.getTranspose();

@@ -14,8 +14,10 @@ namespace attune {
 /// in order of first appearance) into one safetensors blob. With a
 /// `weightsPath` (a safetensors file, a sharded checkpoint's index, or a
 /// folder holding either: see WeightFiles::open), values come from the
-/// checkpoint, and a missing name, or a shape or dtype that differs from the
-/// IR, is an error naming the tensor and the file; without one, each weight
+/// checkpoint: an F16 or BF16 tensor widens exactly to an f32 weight, a
+/// weight marked `transpose` reads the file's [N, M] tensor as [M, N], and a
+/// missing name, another dtype or a shape that differs from the IR's is an
+/// error naming the tensor and the file. Without a path, each weight
 /// is initialised from its `init` attribute with a generator seeded by `seed`
 /// and the weight's name, so a model compiles to the same numbers on every
 /// machine.
