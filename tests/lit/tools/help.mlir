@@ -23,7 +23,7 @@
 // COMPILE-NEXT: Generic Options:
 // COMPILE-NOT:  {{^[^ ].*:$}}
 // COMPILE:      attune-compile options:
-// COMPILE:        --emit=<mlir|host-mlir|llvm|obj|lib>
+// COMPILE:        --emit=<input|mlir|host-mlir|llvm|obj|lib>
 // COMPILE-NOT:  {{^[^ ].*:$}}
 
 /// attune-opt is mlir-opt: its --help lists MLIR's flags and the passes,
