@@ -439,7 +439,10 @@ def main():
     import numpy as np
     import onnxruntime as ort
     import hf_fixtures
-    folders = list(a.folders) + ([minilm_folder()] if a.minilm else [])
+    # (folder, name): a folder is named by its directory, MiniLM's by the model.
+    folders = [(f, os.path.basename(os.path.abspath(f))) for f in a.folders]
+    if a.minilm:
+        folders.append((minilm_folder(), "all-MiniLM-L6-v2"))
     for tool in (a.compiler,) + (() if a.no_timing else (a.bench,)):
         if not os.path.exists(tool):
             sys.exit("compare_hf_ort: %s is missing: cmake --build build --target %s"
@@ -451,12 +454,10 @@ def main():
                "models": {}}
     ok = True
     timings, idle, commands = [], {"cpu_s": 0.0, "wall_s": 0.0}, []
-    for folder in folders:
+    for folder, name in folders:
         folder = os.path.abspath(folder)
         cfg = hf_fixtures.read_config(folder)
-        name = re.sub(r"[^A-Za-z0-9]+", "_", os.path.basename(folder.rstrip("/"))
-                      if os.path.basename(folder) != "model" else
-                      os.path.basename(os.path.dirname(folder)))
+        name = re.sub(r"[^A-Za-z0-9]+", "_", name)
         print("## %s (%s): %s" % (name, cfg.get("model_type"), folder), flush=True)
         compiled, unfused_sites = compile_folder(a, folder, out_dir, name)
         fusion = compiled["fusion"]
