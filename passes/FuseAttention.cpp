@@ -956,7 +956,24 @@ struct FuseAttention final : attune::impl::FuseAttentionBase<FuseAttention> {
     // Before rewriting: fusion folds the raised ops into tfm.attention.
     llvm::json::Array encodings = encodingRecords(getOperation());
 
+    // Attention the model already wrote as tfm.attention (a frontend that
+    // knows the architecture emits it so) is a site too, fused as written:
+    // without it a report of an imported model would list no sites at all.
     SmallVector<SiteRecord> records;
+    getOperation()->walk([&](tfm::AttentionOp op) {
+      SiteRecord record;
+      record.location = formatLocation(op.getLoc());
+      record.fused = true;
+      record.reason = "written as tfm.attention";
+      record.scale = op.getScale().convertToDouble();
+      record.causal = op.getCausal();
+      record.mask = op.getMask() && op.getKeyPaddingMask() ? "additive+key_padding"
+                    : op.getMask()                         ? "additive"
+                    : op.getKeyPaddingMask()               ? "key_padding"
+                                                           : "none";
+      records.push_back(std::move(record));
+    });
+
     llvm::DenseSet<Operation *> erased;
     for (tfm::SoftmaxOp softmax : sites) {
       if (erased.contains(softmax))

@@ -5,9 +5,19 @@
 // truncated or hostile file gives an error naming the tensor and the problem
 // instead of an out-of-bounds read.
 //
+// It accepts what the reference implementation (huggingface/safetensors,
+// `Metadata::validate` and `read_metadata`) accepts and rejects the rest:
+// a header of at most 100,000,000 bytes that is a JSON object, tensors whose
+// data_offsets, sorted, tile the data section from 0 to its last byte with
+// no gap, overlap or trailing bytes, and byte counts that match dtype and
+// shape. Stricter than the reference in two ways that only a broken writer
+// trips: a key may not appear twice in an object (serde keeps the last one),
+// and nesting is bounded before parsing (serde_json's own limit is 128).
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontends/SafeTensors.h"
+#include "compiler/frontends/BoundedJson.h"
 #include "compiler/frontends/Support.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -22,6 +32,7 @@
 #include <cassert>
 #include <cstring>
 #include <optional>
+#include <tuple>
 
 using namespace attune;
 
@@ -33,6 +44,16 @@ constexpr uint64_t kAlignment = 64;
 
 /// Names of the U8 tensors that fill alignment gaps (see writeSafeTensors).
 constexpr llvm::StringLiteral kPaddingPrefix = "__attune_padding_";
+
+/// The reference implementation's MAX_HEADER_SIZE: a real checkpoint's
+/// header is a few hundred kilobytes, so a larger length is corruption or an
+/// attack, rejected before any of it is read.
+constexpr uint64_t kMaxHeaderBytes = 100000000;
+
+/// A valid header nests three deep (header, tensor, shape); serde_json, which
+/// the reference reads headers with, stops at 128, so nothing it reads is
+/// refused here.
+constexpr unsigned kMaxHeaderDepth = 128;
 
 std::optional<ScalarType> parseDType(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<ScalarType>>(name)
@@ -55,10 +76,13 @@ bool isKnownUnsupportedDType(llvm::StringRef name) {
                             name);
 }
 
-/// Reads one entry of the header. `dataSize` bounds the offsets.
+/// Reads one entry of the header. `dataSize` bounds the offsets. A padding
+/// entry may also be U8, which attune has no use for as a tensor: its
+/// `dtype` is then left at F32, and the caller drops the entry once the
+/// offsets are checked.
 llvm::Expected<SafeTensorEntry> parseEntry(llvm::StringRef name,
                                            const llvm::json::Value &value,
-                                           uint64_t dataSize) {
+                                           uint64_t dataSize, bool isPadding) {
   auto fail = [&](const llvm::Twine &what) {
     return makeError("safetensors: tensor '" + name + "': " + what);
   };
@@ -77,13 +101,18 @@ llvm::Expected<SafeTensorEntry> parseEntry(llvm::StringRef name,
   if (!dtypeName)
     return fail("expected 'dtype' to be a string");
   std::optional<ScalarType> dtype = parseDType(*dtypeName);
-  if (!dtype) {
+  uint64_t elementBytes = dtype ? scalarTypeBytes(*dtype) : 0;
+  if (!dtype && isPadding && *dtypeName == "U8") {
+    entry.dtype = ScalarType::F32;
+    elementBytes = 1;
+  } else if (!dtype) {
     if (isKnownUnsupportedDType(*dtypeName))
       return fail("unsupported dtype '" + *dtypeName +
                   "' (expected F32, F16, BF16, I32, I64, I8 or BOOL)");
     return fail("unknown dtype '" + *dtypeName + "'");
+  } else {
+    entry.dtype = *dtype;
   }
-  entry.dtype = *dtype;
 
   // shape, with an overflow-checked element count
   const llvm::json::Value *shapeValue = object->get("shape");
@@ -107,7 +136,7 @@ llvm::Expected<SafeTensorEntry> parseEntry(llvm::StringRef name,
     count = next;
   }
   uint64_t bytes = 0;
-  if (overflow || __builtin_mul_overflow(count, scalarTypeBytes(*dtype), &bytes))
+  if (overflow || __builtin_mul_overflow(count, elementBytes, &bytes))
     return fail("shape " + shapeString(entry.shape) +
                 " overflows a 64-bit byte count");
 
@@ -173,6 +202,12 @@ llvm::Expected<SafeTensorsView> SafeTensorsView::parse(const void *data,
   uint64_t headerSize = 0;
   for (int i = 7; i >= 0; --i)
     headerSize = (headerSize << 8) | bytes[i];
+  // The bound comes first, as in the reference, so that a huge length is
+  // called what it is even when the file is as large as it claims.
+  if (headerSize > kMaxHeaderBytes)
+    return makeError(llvm::formatv("safetensors: header length {0} exceeds "
+                                   "the limit of {1} bytes",
+                                   headerSize, kMaxHeaderBytes));
   if (headerSize > size - 8)
     return makeError(llvm::formatv("safetensors: header length {0} runs past "
                                    "the end of the file ({1} bytes)",
@@ -180,19 +215,41 @@ llvm::Expected<SafeTensorsView> SafeTensorsView::parse(const void *data,
 
   llvm::StringRef headerText(reinterpret_cast<const char *>(bytes + 8),
                              headerSize);
-  llvm::Expected<llvm::json::Value> header = llvm::json::parse(headerText);
+  std::optional<JsonDuplicateKey> duplicate;
+  llvm::Expected<llvm::json::Value> header =
+      parseBoundedJson(headerText, kMaxHeaderDepth, duplicate);
   if (!header)
-    return makeError("safetensors: header is not valid JSON: " +
+    return makeError("safetensors: header " +
                      llvm::toString(header.takeError()));
   const llvm::json::Object *object = header->getAsObject();
   if (!object)
     return makeError("safetensors: expected the header to be a JSON object");
+  if (duplicate) {
+    if (duplicate->path.empty())
+      return makeError("safetensors: " +
+                       (duplicate->key == "__metadata__"
+                            ? std::string("'__metadata__'")
+                            : "tensor '" + duplicate->key + "'") +
+                       " appears twice in the header");
+    std::string where = duplicate->path[0] == "__metadata__"
+                            ? std::string("'__metadata__'")
+                            : "tensor '" + duplicate->path[0] + "'";
+    for (size_t i = 1; i < duplicate->path.size(); ++i)
+      where += ", in '" + duplicate->path[i] + "'";
+    return makeError("safetensors: " + where + ": key '" + duplicate->key +
+                     "' appears twice");
+  }
 
   SafeTensorsView view;
   view.dataOffset_ = 8 + headerSize;
   view.dataStart_ = bytes + view.dataOffset_;
   uint64_t dataSize = size - view.dataOffset_;
 
+  // Padding entries take part in the offset checks below, since they are
+  // what makes writeSafeTensors' aligned output tile the data section; they
+  // are dropped after.
+  std::vector<SafeTensorEntry> all;
+  std::vector<bool> isPadding;
   for (const auto &[key, value] : *object) {
     if (key == "__metadata__") {
       if (!value.getAsObject())
@@ -200,30 +257,81 @@ llvm::Expected<SafeTensorsView> SafeTensorsView::parse(const void *data,
             "safetensors: expected '__metadata__' to be a JSON object");
       continue;
     }
-    if (llvm::StringRef(key).starts_with(kPaddingPrefix))
-      continue; // alignment filler written by writeSafeTensors
-    llvm::Expected<SafeTensorEntry> entry = parseEntry(key, value, dataSize);
+    bool padding = llvm::StringRef(key).starts_with(kPaddingPrefix);
+    llvm::Expected<SafeTensorEntry> entry =
+        parseEntry(key, value, dataSize, padding);
     if (!entry)
       return entry.takeError();
-    view.entries_.push_back(std::move(*entry));
+    all.push_back(std::move(*entry));
+    isPadding.push_back(padding);
   }
 
-  // JSON objects have no order; present entries in file order so that
-  // everything derived from a view is deterministic.
-  llvm::sort(view.entries_,
-             [](const SafeTensorEntry &a, const SafeTensorEntry &b) {
-               return std::tie(a.offset, a.size, a.name) <
-                      std::tie(b.offset, b.size, b.name);
-             });
-  // Overlapping tensors would alias; the format forbids it, and a writer
-  // that produced it is broken, so say so rather than read shared bytes.
-  for (size_t i = 1; i < view.entries_.size(); ++i) {
-    const SafeTensorEntry &prev = view.entries_[i - 1];
-    const SafeTensorEntry &cur = view.entries_[i];
-    if (cur.size != 0 && prev.offset + prev.size > cur.offset)
-      return makeError("safetensors: tensor '" + cur.name +
-                       "' overlaps tensor '" + prev.name + "'");
+  // JSON objects have no order; sort by data_offsets, as the reference does,
+  // with the name last so that the order (and so every message below and
+  // everything derived from a view) is deterministic.
+  std::vector<size_t> order(all.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::sort(order, [&](size_t a, size_t b) {
+    return std::tie(all[a].offset, all[a].size, all[a].name) <
+           std::tie(all[b].offset, all[b].size, all[b].name);
+  });
+
+  // The tensors must tile the data section: each one begins where the one
+  // before it ends, the first at 0, and the last ends at the end of the file.
+  // This is the reference's rule; a gap would be bytes no tensor owns, and an
+  // overlap (an empty tensor inside another's range included) would alias.
+  auto range = [](const SafeTensorEntry &e) {
+    return llvm::formatv("[{0}, {1}]", e.offset, e.offset + e.size).str();
+  };
+  uint64_t cursor = 0;
+  for (auto [i, index] : llvm::enumerate(order)) {
+    const SafeTensorEntry &cur = all[index];
+    if (cur.offset > cursor) {
+      if (i == 0)
+        return makeError(llvm::formatv(
+            "safetensors: tensor '{0}': data_offsets {1} leave the first {2} "
+            "bytes of the data section to no tensor (tensors must tile it "
+            "from offset 0)",
+            cur.name, range(cur), cur.offset));
+      const SafeTensorEntry &prev = all[order[i - 1]];
+      return makeError(llvm::formatv(
+          "safetensors: tensor '{0}': data_offsets {1} leave a gap of {2} "
+          "bytes after tensor '{3}' (data_offsets {4}); tensors must tile "
+          "the data section without gaps",
+          cur.name, range(cur), cur.offset - cursor, prev.name, range(prev)));
+    }
+    if (cur.offset < cursor) {
+      // Everything before `cur` tiles [0, cursor) in sorted order, so the
+      // tensor before it is non-empty (an empty one would start at cursor,
+      // after cur) and holds cur's first byte: it is the one overlapped,
+      // wherever the two sit in the header. Checking every pair this way is
+      // what catches an overlap hidden behind an empty tensor between them.
+      const SafeTensorEntry &prev = all[order[i - 1]];
+      return makeError(llvm::formatv(
+          "safetensors: tensor '{0}' overlaps tensor '{1}': data_offsets {2} "
+          "start inside {3}",
+          cur.name, prev.name, range(cur), range(prev)));
+    }
+    cursor = cur.offset + cur.size;
   }
+  if (cursor != dataSize) {
+    // cursor < dataSize: every end was checked against dataSize.
+    if (order.empty())
+      return makeError(llvm::formatv("safetensors: the header lists no "
+                                     "tensors, but the data section has {0} "
+                                     "bytes",
+                                     dataSize));
+    const SafeTensorEntry &last = all[order.back()];
+    return makeError(llvm::formatv(
+        "safetensors: {0} trailing bytes after the last tensor '{1}' "
+        "(data_offsets {2}; the data section is {3} bytes)",
+        dataSize - cursor, last.name, range(last), dataSize));
+  }
+
+  for (size_t index : order)
+    if (!isPadding[index])
+      view.entries_.push_back(std::move(all[index]));
   for (auto [i, entry] : llvm::enumerate(view.entries_))
     view.index_[entry.name] = i;
   return view;
@@ -240,8 +348,10 @@ attune::writeSafeTensors(const std::vector<SafeTensorData> &tensors) {
   // so aligning them aligns every tensor within the whole buffer.
   std::vector<uint64_t> offsets;
   // The reference implementation (and so PyTorch and numpy users) rejects
-  // any gap between tensors, so each alignment gap is covered by a U8
-  // padding tensor that SafeTensorsView::parse hides again.
+  // any gap between tensors, and so does SafeTensorsView::parse, so each
+  // alignment gap is covered by a U8 padding tensor: the file tiles its data
+  // section like any other, and parse hides the padding again once the
+  // offsets are checked. U8 is allowed for those entries only.
   std::vector<std::pair<uint64_t, uint64_t>> padding; // [begin, end)
   uint64_t cursor = 0;
   for (const SafeTensorData &t : tensors) {

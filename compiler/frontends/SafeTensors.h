@@ -31,8 +31,16 @@ struct SafeTensorEntry {
 
 /// A parsed view over bytes the caller keeps alive. Every offset and size is
 /// checked against the buffer, so a corrupt file is an error, not a crash.
+/// The buffer need not be aligned, and neither need the tensors in it (files
+/// from other writers put them at any byte): read their data with memcpy.
 class SafeTensorsView {
 public:
+  /// Checks the rules of the format as the reference implementation does: a
+  /// header of at most 100,000,000 bytes holding a JSON object, no name
+  /// twice, data_offsets that tile the data section exactly (sorted, each
+  /// tensor starting where the one before ends, from 0 to the end of the
+  /// buffer) and match dtype and shape. Each error names the tensor and the
+  /// field at fault.
   static llvm::Expected<SafeTensorsView> parse(const void *data, size_t size);
   const SafeTensorEntry *lookup(llvm::StringRef name) const;
   const std::vector<SafeTensorEntry> &entries() const { return entries_; }

@@ -1,11 +1,16 @@
 //===- Weights.cpp - binding tfm.weight ops to values ---------------------===//
 //
-// Weights either come from a safetensors file, checked tensor by tensor
-// against the IR, or are generated. Generated weights must be the same bits on
-// every machine and with every standard library, because examples, tests and
-// benchmarks compare numbers across builds: the generator (splitmix64 +
-// Box-Muller) is written out here rather than taken from <random>, whose
-// distributions are implementation-defined.
+// Weights either come from a checkpoint, checked tensor by tensor against
+// the IR, or are generated. A checkpoint binds as PyTorch wrote it: an F16 or
+// BF16 tensor widens exactly to an f32 weight (converted here, bit by bit,
+// so the result does not depend on the host's float conversions), and a
+// weight marked `transpose` reads nn.Linear's [out, in] as [in, out].
+//
+// Generated weights must be the same bits on every machine and with every
+// standard library, because examples, tests and benchmarks compare numbers
+// across builds: the generator (splitmix64 + Box-Muller) is written out here
+// rather than taken from <random>, whose distributions are
+// implementation-defined.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,14 +18,15 @@
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
+#include "compiler/frontends/WeightFiles.h"
 #include "dialects/tfm/TfmOps.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -166,6 +172,114 @@ llvm::Expected<std::vector<uint8_t>> initialise(tfm::WeightOp op,
   return encode(values, dtype);
 }
 
+/// IEEE binary16 to binary32. Every half is a float, so this is exact: a
+/// normal number moves its exponent to the new bias, a subnormal becomes a
+/// normal float, and inf and NaN keep their sign and payload (the quiet bit
+/// included), shifted up 13 places.
+float halfToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exponent = (h >> 10) & 0x1f;
+  uint32_t mantissa = h & 0x3ff;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000 | (mantissa << 13);
+  } else if (exponent != 0) {
+    bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else {
+    // mantissa * 2^-24: shift the leading one up to the implicit bit's place
+    // (0x400), starting from the exponent of 2^-14, the smallest normal.
+    uint32_t floatExponent = 1 - 15 + 127;
+    while (!(mantissa & 0x400)) {
+      mantissa <<= 1;
+      --floatExponent;
+    }
+    bits = sign | (floatExponent << 23) | ((mantissa & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// bfloat16 is the top half of a binary32, so widening appends zero bits.
+float bfloat16ToFloat(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// Whether a file tensor of dtype `file` binds to a weight of element type
+/// `ir`: the same type, or F16 and BF16 widened to f32, which PyTorch
+/// checkpoints are often saved in. Nothing else converts: narrowing would
+/// round, and an integer to or from a float would change the values' meaning.
+bool binds(ScalarType file, ScalarType ir) {
+  return file == ir || (ir == ScalarType::F32 &&
+                        (file == ScalarType::F16 || file == ScalarType::BF16));
+}
+
+/// Calls `copy(dst, src)` for the index of every element of a [rows, cols]
+/// tensor and where it goes: the same place, or with `transpose`, the place
+/// in the [cols, rows] transpose. The transpose runs in tiles so that both
+/// sides stay in cache for a large matrix.
+template <typename CopyFn>
+void forEachElement(int64_t rows, int64_t cols, bool transpose, CopyFn copy) {
+  if (!transpose) {
+    for (int64_t i = 0, e = rows * cols; i < e; ++i)
+      copy(i, i);
+    return;
+  }
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile)
+      for (int64_t i = i0, ie = std::min(i0 + kTile, rows); i < ie; ++i)
+        for (int64_t j = j0, je = std::min(j0 + kTile, cols); j < je; ++j)
+          copy(j * rows + i, i * cols + j);
+}
+
+/// The bytes of weight `ir` from file tensor `found`, which binds(): read
+/// element by element with memcpy, since a tensor may start at any byte of
+/// the file, widened and transposed as the weight asks.
+std::vector<uint8_t> readTensor(const WeightFileTensor &found, ScalarType ir,
+                                bool transpose) {
+  const SafeTensorEntry &entry = *found.entry;
+  const uint8_t *src = found.data;
+  if (entry.dtype == ir && !transpose)
+    return std::vector<uint8_t>(src, src + entry.size);
+
+  // A transposed weight is rank 2 (the verifier says so); anything else is
+  // copied as one row.
+  int64_t rows = 1, cols = 1;
+  for (int64_t d : entry.shape)
+    cols *= d;
+  if (transpose) {
+    rows = entry.shape[0];
+    cols = entry.shape[1];
+  }
+  size_t count = static_cast<size_t>(rows * cols);
+  size_t width = scalarTypeBytes(ir);
+  std::vector<uint8_t> out(count * width);
+  uint8_t *dst = out.data();
+  auto widen = [&](float (*convert)(uint16_t)) {
+    forEachElement(rows, cols, transpose, [&](int64_t d, int64_t s) {
+      uint16_t half;
+      std::memcpy(&half, src + 2 * s, 2);
+      float f = convert(half);
+      std::memcpy(dst + 4 * d, &f, 4);
+    });
+  };
+  if (entry.dtype == ScalarType::F16 && ir == ScalarType::F32)
+    widen(halfToFloat);
+  else if (entry.dtype == ScalarType::BF16 && ir == ScalarType::F32)
+    widen(bfloat16ToFloat);
+  else
+    forEachElement(rows, cols, transpose, [&](int64_t d, int64_t s) {
+      std::memcpy(dst + width * d, src + width * s, width);
+    });
+  return out;
+}
+
 } // namespace
 
 llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
@@ -173,7 +287,7 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
                                                        uint64_t seed) {
   // Collect the distinct weights in order of first appearance.
   std::vector<tfm::WeightOp> weights;
-  llvm::StringMap<RankedTensorType> declared;
+  llvm::StringMap<std::pair<RankedTensorType, bool>> declared;
   std::optional<llvm::Error> failure;
   module.walk([&](tfm::WeightOp op) {
     if (failure)
@@ -185,14 +299,27 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
                           typeString(op.getResult().getType()));
       return WalkResult::interrupt();
     }
-    auto [it, inserted] = declared.try_emplace(op.getName(), type);
+    if (op.getTranspose() && type.getRank() != 2) {
+      // The verifier's rule, checked again because a module given here
+      // need not have been verified, and reading would index dims 0 and 1.
+      failure = makeError("weight '" + op.getName() +
+                          "': expected rank 2 with 'transpose', got " +
+                          typeString(type));
+      return WalkResult::interrupt();
+    }
+    auto [it, inserted] =
+        declared.try_emplace(op.getName(), type, op.getTranspose());
     if (inserted) {
       weights.push_back(op);
-    } else if (it->second != type) {
-      failure =
-          makeError("weight '" + op.getName() +
-                    "' is declared with two types: " + typeString(it->second) +
-                    " and " + typeString(type));
+    } else if (it->second.first != type) {
+      failure = makeError(
+          "weight '" + op.getName() + "' is declared with two types: " +
+          typeString(it->second.first) + " and " + typeString(type));
+      return WalkResult::interrupt();
+    } else if (it->second.second != op.getTranspose()) {
+      // One blob entry serves both, so they must agree on what it holds.
+      failure = makeError("weight '" + op.getName() +
+                          "' is declared both with and without 'transpose'");
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -200,22 +327,12 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
   if (failure)
     return std::move(*failure);
 
-  std::unique_ptr<llvm::MemoryBuffer> file;
-  std::optional<SafeTensorsView> view;
+  std::optional<WeightFiles> files;
   if (!path.empty()) {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                    /*RequiresNullTerminator=*/false);
-    if (!buffer)
-      return makeError("cannot open weights file '" + path +
-                       "': " + buffer.getError().message());
-    file = std::move(*buffer);
-    llvm::Expected<SafeTensorsView> parsed =
-        SafeTensorsView::parse(file->getBufferStart(), file->getBufferSize());
-    if (!parsed)
-      return makeError("weights file '" + path +
-                       "': " + llvm::toString(parsed.takeError()));
-    view = std::move(*parsed);
+    llvm::Expected<WeightFiles> opened = WeightFiles::open(path);
+    if (!opened)
+      return opened.takeError();
+    files = std::move(*opened);
   }
 
   std::vector<SafeTensorData> tensors;
@@ -231,26 +348,39 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
     t.dtype = *dtype;
     t.shape.assign(type.getShape().begin(), type.getShape().end());
 
-    if (view) {
-      const SafeTensorEntry *entry = view->lookup(op.getName());
-      if (!entry)
-        return makeError("weights file '" + path + "' has no tensor '" +
+    if (files) {
+      std::optional<WeightFileTensor> found = files->lookup(op.getName());
+      if (!found)
+        return makeError(files->description() + " has no tensor '" +
                          op.getName() + "' (the IR declares " +
                          typeString(type) + ")");
-      if (entry->dtype != *dtype)
+      const SafeTensorEntry *entry = found->entry;
+      if (!binds(entry->dtype, *dtype))
         return makeError(llvm::formatv(
             "weights file '{0}': tensor '{1}' has dtype {2}, but the IR "
-            "declares {3}",
-            path, op.getName(), safeTensorsDTypeName(entry->dtype),
+            "declares {3} (only F16 and BF16 convert, widening to f32)",
+            found->file, op.getName(), safeTensorsDTypeName(entry->dtype),
             typeString(type)));
-      if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
+      bool transpose = op.getTranspose();
+      if (!transpose &&
+          llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
         return makeError(llvm::formatv(
             "weights file '{0}': tensor '{1}' has shape {2}, but the IR "
             "declares {3}",
-            path, op.getName(), shapeString(entry->shape),
+            found->file, op.getName(), shapeString(entry->shape),
             shapeString(type.getShape())));
-      const uint8_t *begin = view->dataStart() + entry->offset;
-      t.bytes.assign(begin, begin + entry->size);
+      if (transpose) {
+        // The verifier allows `transpose` on rank 2 only.
+        llvm::SmallVector<int64_t, 2> fileShape = {type.getDimSize(1),
+                                                   type.getDimSize(0)};
+        if (llvm::ArrayRef<int64_t>(entry->shape) != llvm::ArrayRef(fileShape))
+          return makeError(llvm::formatv(
+              "weights file '{0}': tensor '{1}' has shape {2}, but the IR "
+              "declares {3} with 'transpose', so the file must hold {4}",
+              found->file, op.getName(), shapeString(entry->shape),
+              shapeString(type.getShape()), shapeString(fileShape)));
+      }
+      t.bytes = readTensor(*found, *dtype, transpose);
     } else {
       llvm::Expected<std::vector<uint8_t>> bytes =
           initialise(op, type, *dtype, seed);

@@ -12,11 +12,15 @@ namespace attune {
 
 /// Collects the values of every tfm.weight in `module` (deduplicated by name,
 /// in order of first appearance) into one safetensors blob. With a
-/// `weightsPath`, values come from that safetensors file and a missing name,
-/// or a shape or dtype that differs from the IR, is an error naming the
-/// tensor; without one, each weight is initialised from its `init` attribute
-/// with a generator seeded by `seed` and the weight's name, so a model
-/// compiles to the same numbers on every machine.
+/// `weightsPath` (a safetensors file, a sharded checkpoint's index, or a
+/// folder holding either: see WeightFiles::open), values come from the
+/// checkpoint: an F16 or BF16 tensor widens exactly to an f32 weight, a
+/// weight marked `transpose` reads the file's [N, M] tensor as [M, N], and a
+/// missing name, another dtype or a shape that differs from the IR's is an
+/// error naming the tensor and the file. Without a path, each weight
+/// is initialised from its `init` attribute with a generator seeded by `seed`
+/// and the weight's name, so a model compiles to the same numbers on every
+/// machine.
 llvm::Expected<std::string> materializeWeights(mlir::ModuleOp module,
                                                llvm::StringRef weightsPath,
                                                uint64_t seed = 0);

@@ -160,6 +160,11 @@ LogicalResult WeightOp::verify() {
   double stddev = getStd().convertToDouble();
   if (!(stddev >= 0.0))
     return emitOpError("expected 'std' >= 0, got ") << stddev;
+  // A transpose of anything but a matrix would need a permutation to say
+  // which one; checkpoints only ever need nn.Linear's.
+  if (getTranspose() && type.getRank() != 2)
+    return emitOpError("expected 'result' rank 2 with 'transpose', got ")
+           << type.getRank();
   return success();
 }
 

@@ -31,14 +31,25 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
 
     The result must have a static shape.
 
+    With `transpose` (rank 2 only), the file holds the `[N, M]` transpose of
+    the `[M, N]` result: PyTorch's `nn.Linear` stores its weight as
+    `[out, in]`, and `tfm.linear` takes `[in, out]`, so a checkpoint binds
+    without a transpose op in the graph. The weights are transposed once,
+    when the compiler reads the file; a compile without a file initialises
+    the `[M, N]` result as it would without the attribute.
+
     ```mlir
     %w = tfm.weight "h0.attn.c_attn.weight" : tensor<768x2304xf32>
     %g = tfm.weight "h0.ln_1.weight" {init = #tfm.init<ones>} : tensor<768xf32>
+    // The file holds [out, in] = [1536, 384]; the IR sees [in, out].
+    %q = tfm.weight "encoder.layer.0.intermediate.dense.weight" {transpose}
+        : tensor<384x1536xf32>
     ```
   }];
   let arguments = (ins StrAttr:$name,
                        DefaultValuedAttr<Tfm_InitAttr, "InitKind::normal">:$init,
-                       DefaultValuedAttr<F64Attr, "0.02">:$std);
+                       DefaultValuedAttr<F64Attr, "0.02">:$std,
+                       UnitAttr:$transpose);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
   let hasVerifier = 1;

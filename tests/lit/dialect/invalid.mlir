@@ -29,6 +29,16 @@ func.func @negative_weight_negative_std() {
 
 // -----
 
+/// `transpose` swaps the two dims of nn.Linear's [out, in]; other ranks
+/// would need a permutation.
+func.func @negative_weight_transpose_rank() {
+  // expected-error @+1 {{expected 'result' rank 2 with 'transpose', got 3}}
+  %0 = tfm.weight "w" {transpose} : tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
 func.func @negative_embedding_table_rank(%t: tensor<2x3x4xf32>, %i: tensor<?xi32>) {
   // expected-error @+1 {{expected 'table' rank 2, got 3}}
   %0 = tfm.embedding %t, %i : tensor<2x3x4xf32>, tensor<?xi32> -> tensor<?x4xf32>

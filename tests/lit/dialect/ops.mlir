@@ -15,6 +15,13 @@ func.func @weight() -> (tensor<768x2304xf32>, tensor<768xf32>, tensor<4xbf16>) {
   return %0, %1, %2 : tensor<768x2304xf32>, tensor<768xf32>, tensor<4xbf16>
 }
 
+// CHECK-LABEL: func.func @weight_transpose
+func.func @weight_transpose() -> tensor<384x1536xf32> {
+  // CHECK: tfm.weight "encoder.layer.0.intermediate.dense.weight" {transpose} : tensor<384x1536xf32>
+  %0 = tfm.weight "encoder.layer.0.intermediate.dense.weight" {transpose} : tensor<384x1536xf32>
+  return %0 : tensor<384x1536xf32>
+}
+
 // CHECK-LABEL: func.func @embedding
 // CHECK-SAME: (%[[T:.+]]: tensor<50257x768xf32>, %[[IDS:.+]]: tensor<?x?xi32>, %[[IDS64:.+]]: tensor<8xi64>)
 func.func @embedding(%table: tensor<50257x768xf32>, %ids: tensor<?x?xi32>,

@@ -11,11 +11,13 @@
 #include "compiler/reference/Evaluator.h"
 #include "dialects/tfm/TfmDialect.h"
 #include "dialects/tfm/TfmOps.h"
+#include "tests/unit/reference/SafeTensorsTestSupport.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -26,14 +28,9 @@
 #include <optional>
 
 using namespace attune;
+using namespace attune::testing;
 
 namespace {
-
-std::vector<uint8_t> floatBytes(std::vector<float> values) {
-  std::vector<uint8_t> bytes(values.size() * 4);
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
 
 std::vector<SafeTensorData> sampleTensors() {
   std::vector<SafeTensorData> tensors;
@@ -48,27 +45,6 @@ std::vector<SafeTensorData> sampleTensors() {
   tensors.push_back({"scalar", ScalarType::F32, {}, floatBytes({-0.5f})});
   tensors.push_back({"flags", ScalarType::Bool, {5}, {1, 0, 0, 1, 1}});
   return tensors;
-}
-
-/// A file with the given header text and `dataSize` zero bytes after it.
-std::string fileWithHeader(llvm::StringRef json, size_t dataSize) {
-  std::string out(8, '\0');
-  uint64_t n = json.size();
-  for (int i = 0; i < 8; ++i)
-    out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
-  out += json.str();
-  out.append(dataSize, '\0');
-  return out;
-}
-
-/// The error text of parsing `bytes` (empty and a test failure on success).
-std::string parseError(const std::string &bytes) {
-  auto view = SafeTensorsView::parse(bytes.data(), bytes.size());
-  if (view) {
-    ADD_FAILURE() << "expected a parse error";
-    return "";
-  }
-  return llvm::toString(view.takeError());
 }
 
 TEST(SafeTensorsTest, RoundTrip) {
@@ -212,9 +188,12 @@ TEST(SafeTensorsTest, HeaderLengthPastEnd) {
   EXPECT_NE(err.find("header length 100 runs past the end of the file"),
             std::string::npos)
       << err;
-  // A length near 2^64 must not wrap around in the bounds check.
+  // A length near 2^64 must not wrap around in the bounds check; it is
+  // first of all over the limit on header size.
   std::memset(&file[0], 0xff, 8);
-  EXPECT_NE(parseError(file).find("runs past the end"), std::string::npos);
+  EXPECT_NE(parseError(file).find("header length 18446744073709551615 "
+                                  "exceeds the limit"),
+            std::string::npos);
 }
 
 TEST(SafeTensorsTest, BadJson) {
@@ -284,6 +263,249 @@ TEST(SafeTensorsTest, ShapeSizeMismatch) {
       R"({"w":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,4]}})",
       4));
   EXPECT_NE(err.find("overflows"), std::string::npos) << err;
+}
+
+//===----------------------------------------------------------------------===//
+// The format's rules, one case each, as the reference implementation
+// (huggingface/safetensors) enforces them
+//===----------------------------------------------------------------------===//
+
+/// llvm::json::parse recurses once per level: a header of a million '[' must
+/// be refused by the scan before it, not overflow the stack inside it.
+TEST(SafeTensorsFormatTest, DeepNestingIsAnErrorNotACrash) {
+  std::string err = parseError(fileWithHeader(std::string(1000000, '['), 0));
+  EXPECT_NE(err.find("safetensors: header nests deeper than 128 arrays and "
+                     "objects (at byte 128)"),
+            std::string::npos)
+      << err;
+  err = parseError(fileWithHeader(std::string(129, '{'), 0));
+  EXPECT_NE(err.find("nests deeper than 128"), std::string::npos) << err;
+  // 128 levels is within the bound: the parser sees it, and says what is
+  // wrong with it instead.
+  err = parseError(
+      fileWithHeader(std::string(128, '[') + std::string(128, ']'), 0));
+  EXPECT_NE(err.find("expected the header to be a JSON object"),
+            std::string::npos)
+      << err;
+}
+
+/// Brackets inside strings do not nest, an escaped quote does not end the
+/// string, and an escaped backslash before a quote does.
+TEST(SafeTensorsFormatTest, BracketsInStringsAreNotNesting) {
+  std::string brackets(300, '[');
+  std::string json = R"({"__metadata__":{"a":")" + brackets + R"(","b":"\")" +
+                     brackets + R"(","c":"\\"},)" +
+                     R"("x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})";
+  std::string file = fileWithHeader(json, 4);
+  auto view = SafeTensorsView::parse(file.data(), file.size());
+  ASSERT_TRUE(static_cast<bool>(view)) << llvm::toString(view.takeError());
+  EXPECT_NE(view->lookup("x"), nullptr);
+}
+
+/// The reference's MAX_HEADER_SIZE, checked before anything is read, and
+/// before the check against the file size, so a huge length says so.
+TEST(SafeTensorsFormatTest, HeaderLengthOverTheLimit) {
+  std::string file = fileWithHeader("{}", 0);
+  uint64_t length = 100000001;
+  std::memcpy(&file[0], &length, 8);
+  std::string err = parseError(file);
+  EXPECT_NE(err.find("safetensors: header length 100000001 exceeds the limit "
+                     "of 100000000 bytes"),
+            std::string::npos)
+      << err;
+  // The limit itself is allowed: this one only runs past the end.
+  length = 100000000;
+  std::memcpy(&file[0], &length, 8);
+  err = parseError(file);
+  EXPECT_NE(err.find("header length 100000000 runs past the end of the file"),
+            std::string::npos)
+      << err;
+}
+
+/// llvm::json::parse keeps one of two equal keys; the reader must refuse
+/// instead of binding whichever copy survived.
+TEST(SafeTensorsFormatTest, DuplicateTensorName) {
+  const char *entry = R"({"dtype":"F32","shape":[1],"data_offsets":[0,4]})";
+  std::string err =
+      parseError(fileWithHeader(std::string(R"({"x":)") + entry + R"(,"y":)" +
+                                    entry + R"(,"x":)" + entry + "}",
+                                4));
+  EXPECT_NE(err.find("safetensors: tensor 'x' appears twice in the header"),
+            std::string::npos)
+      << err;
+  // The same name spelt with an escape is the same name.
+  err = parseError(fileWithHeader(
+      std::string(R"({"x.w":)") + entry + R"(,"\u0078.w":)" + entry + "}", 4));
+  EXPECT_NE(err.find("tensor 'x.w' appears twice"), std::string::npos) << err;
+  // A field twice inside one entry, and a metadata key twice.
+  err = parseError(fileWithHeader(
+      R"({"x":{"dtype":"F32","shape":[1],"dtype":"I32","data_offsets":[0,4]}})",
+      4));
+  EXPECT_NE(err.find("safetensors: tensor 'x': key 'dtype' appears twice"),
+            std::string::npos)
+      << err;
+  err = parseError(
+      fileWithHeader(R"({"__metadata__":{"format":"pt","format":"np"}})", 0));
+  EXPECT_NE(err.find("safetensors: '__metadata__': key 'format' appears twice"),
+            std::string::npos)
+      << err;
+  // Equal keys in different objects are not duplicates.
+  std::string file =
+      fileWithHeader(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                     R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                     8);
+  auto view = SafeTensorsView::parse(file.data(), file.size());
+  EXPECT_TRUE(static_cast<bool>(view)) << llvm::toString(view.takeError());
+}
+
+TEST(SafeTensorsFormatTest, GapBetweenTensors) {
+  std::string err = parseError(fileWithHeader(
+      R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+      R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+      12));
+  EXPECT_NE(err.find("safetensors: tensor 'b': data_offsets [8, 12] leave a "
+                     "gap of 4 bytes after tensor 'a' (data_offsets [0, 4])"),
+            std::string::npos)
+      << err;
+  // A gap before the first tensor.
+  err = parseError(fileWithHeader(
+      R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8));
+  EXPECT_NE(err.find("tensor 'a': data_offsets [4, 8] leave the first 4 "
+                     "bytes of the data section to no tensor"),
+            std::string::npos)
+      << err;
+}
+
+/// The tensors overlap although the header lists them apart, and, as the
+/// old pairwise check missed, with an empty tensor sorted between them.
+TEST(SafeTensorsFormatTest, OverlapWithANonNeighbour) {
+  std::string err = parseError(fileWithHeader(
+      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+      R"("b":{"dtype":"F32","shape":[2],"data_offsets":[16,24]},)"
+      R"("c":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+      24));
+  EXPECT_NE(err.find("safetensors: tensor 'c' overlaps tensor 'a': "
+                     "data_offsets [4, 12] start inside [0, 8]"),
+            std::string::npos)
+      << err;
+  err = parseError(fileWithHeader(
+      R"({"a":{"dtype":"F32","shape":[8],"data_offsets":[0,32]},)"
+      R"("e":{"dtype":"F32","shape":[0],"data_offsets":[16,16]},)"
+      R"("c":{"dtype":"F32","shape":[1],"data_offsets":[20,24]}})",
+      32));
+  EXPECT_NE(err.find("overlaps tensor 'a'"), std::string::npos) << err;
+}
+
+/// An empty tensor takes no bytes, but it still has a place: inside another
+/// tensor's range it is an overlap; at a boundary it is fine.
+TEST(SafeTensorsFormatTest, EmptyTensorInsideAnothersRange) {
+  std::string err = parseError(fileWithHeader(
+      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+      R"("e":{"dtype":"F32","shape":[0,3],"data_offsets":[4,4]}})",
+      8));
+  EXPECT_NE(err.find("safetensors: tensor 'e' overlaps tensor 'a': "
+                     "data_offsets [4, 4] start inside [0, 8]"),
+            std::string::npos)
+      << err;
+  std::string file = fileWithHeader(
+      R"({"e0":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},)"
+      R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+      R"("e1":{"dtype":"I64","shape":[3,0],"data_offsets":[8,8]}})",
+      8);
+  auto view = SafeTensorsView::parse(file.data(), file.size());
+  ASSERT_TRUE(static_cast<bool>(view)) << llvm::toString(view.takeError());
+  EXPECT_EQ(view->lookup("e1")->size, 0u);
+  EXPECT_EQ(view->lookup("e1")->shape, (std::vector<int64_t>{3, 0}));
+}
+
+TEST(SafeTensorsFormatTest, TrailingBytes) {
+  std::string file = writeSafeTensors(sampleTensors()) + "x";
+  std::string err = parseError(file);
+  EXPECT_NE(err.find("safetensors: 1 trailing bytes after the last tensor "
+                     "'flags'"),
+            std::string::npos)
+      << err;
+  err = parseError(fileWithHeader("{}", 4));
+  EXPECT_NE(err.find("the header lists no tensors, but the data section has "
+                     "4 bytes"),
+            std::string::npos)
+      << err;
+  // No tensors and no data is a valid, empty file.
+  file = fileWithHeader(R"({"__metadata__":{}})", 0);
+  auto view = SafeTensorsView::parse(file.data(), file.size());
+  ASSERT_TRUE(static_cast<bool>(view)) << llvm::toString(view.takeError());
+  EXPECT_TRUE(view->entries().empty());
+}
+
+/// Every dtype attune reads, through the writer and back, and as another
+/// writer lays them out: packed, so most start at an odd address.
+TEST(SafeTensorsFormatTest, EachDType) {
+  std::vector<SafeTensorData> tensors = {
+      {"f32", ScalarType::F32, {2}, floatBytes({1.5f, -2})},
+      {"f16", ScalarType::F16, {2}, {0x00, 0x3c, 0x00, 0xc0}},
+      {"bf16", ScalarType::BF16, {1}, {0x80, 0x3f}},
+      {"i64",
+       ScalarType::I64,
+       {1},
+       {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+      {"i32", ScalarType::I32, {1}, {7, 0, 0, 0}},
+      {"i8", ScalarType::I8, {3}, {0x80, 0x7f, 0x00}},
+      {"bool", ScalarType::Bool, {2}, {1, 0}},
+  };
+  std::string written = writeSafeTensors(tensors);
+  std::string packedHeader = "{";
+  std::string packedData;
+  for (const SafeTensorData &t : tensors) {
+    if (packedHeader.size() > 1)
+      packedHeader += ",";
+    packedHeader += llvm::formatv(
+        R"("{0}":{"dtype":"{1}","shape":[{2}],"data_offsets":[{3},{4}]})",
+        t.name, safeTensorsDTypeName(t.dtype), t.shape[0], packedData.size(),
+        packedData.size() + t.bytes.size());
+    packedData.append(t.bytes.begin(), t.bytes.end());
+  }
+  std::string packed = fileWithHeader(packedHeader + "}", 0) + packedData;
+  for (const std::string *file : {&written, &packed}) {
+    auto view = SafeTensorsView::parse(file->data(), file->size());
+    ASSERT_TRUE(static_cast<bool>(view)) << llvm::toString(view.takeError());
+    ASSERT_EQ(view->entries().size(), tensors.size());
+    for (const SafeTensorData &t : tensors) {
+      const SafeTensorEntry *e = view->lookup(t.name);
+      ASSERT_NE(e, nullptr) << t.name;
+      EXPECT_EQ(e->dtype, t.dtype) << t.name;
+      EXPECT_EQ(e->shape, t.shape) << t.name;
+      ASSERT_EQ(e->size, t.bytes.size()) << t.name;
+      EXPECT_EQ(0, std::memcmp(view->dataStart() + e->offset, t.bytes.data(),
+                               e->size))
+          << t.name;
+    }
+  }
+}
+
+/// U8 fills the writer's alignment gaps, so a padding entry may be U8; a
+/// tensor may not, since no attune type holds it.
+TEST(SafeTensorsFormatTest, U8OnlyForPadding) {
+  std::string file = fileWithHeader(
+      R"({"__attune_padding_0":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},)"
+      R"("x":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+      8);
+  auto view = SafeTensorsView::parse(file.data(), file.size());
+  ASSERT_TRUE(static_cast<bool>(view)) << llvm::toString(view.takeError());
+  ASSERT_EQ(view->entries().size(), 1u);
+  EXPECT_EQ(view->entries()[0].name, "x");
+  std::string err = parseError(fileWithHeader(
+      R"({"u":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})", 4));
+  EXPECT_NE(err.find("safetensors: tensor 'u': unsupported dtype 'U8'"),
+            std::string::npos)
+      << err;
+  // Padding is checked like any entry: it must still tile.
+  err = parseError(fileWithHeader(
+      R"({"__attune_padding_0":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},)"
+      R"("x":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}})",
+      6));
+  EXPECT_NE(err.find("tensor 'x' overlaps tensor '__attune_padding_0'"),
+            std::string::npos)
+      << err;
 }
 
 //===----------------------------------------------------------------------===//
@@ -440,17 +662,6 @@ TEST_F(MaterializeTest, SameNameWithTwoTypesIsAnError) {
                      "and tensor<5xf32>"),
             std::string::npos)
       << err;
-}
-
-/// Writes `contents` to a fresh temporary file and returns its path.
-std::string temporaryFile(const std::string &contents) {
-  llvm::SmallString<128> path;
-  int fd;
-  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("reference_test",
-                                                  "safetensors", fd, path));
-  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-  os << contents;
-  return std::string(path);
 }
 
 TEST_F(MaterializeTest, WeightsFromAFile) {
