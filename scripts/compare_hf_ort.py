@@ -14,10 +14,8 @@ For each folder:
 
  1. compiles it with build/bin/attune-compile twice, fused (the default) and
     --no-fuse-attention, recording each compile's wall time and library size (the .so, weights
-    included); the fused compile writes --fusion-report, which must list no unfused softmax
-    site, and the fused build's graph after the passes (--emit=mlir) must hold one
-    tfm.attention per layer and no tfm.softmax: the frontend writes attention as tfm.attention
-    itself, so the report alone, which lists softmax sites, would pass a model with none;
+    included); the fused compile writes --fusion-report, which must list one attention site
+    per layer (the frontend's tfm.attention ops and any softmax an exporter left), all fused;
  2. builds the ONNX graph of the same folder (scripts/hf_fixtures.py's onnx_for_folder, a
     transcription of the Hugging Face modeling code, weights from the same safetensors) and
     runs ONNX Runtime (CPU, default graph optimisations, one thread) and both attune libraries
@@ -161,19 +159,15 @@ def compile_folder(a, folder, out_dir, name):
         r = subprocess.run(cmd, capture_output=True, text=True)
         seconds = time.perf_counter() - start
         if r.returncode != 0:
-            sys.exit("compare_hf_ort: compiling %s (%s) failed:\n%s" % (folder, variant, r.stderr))
+            # The folder fails; the others still run.
+            return {"error": "%s: %s" % (variant, r.stderr.strip())}, []
         info[variant] = {"library": lib, "compile_s": seconds, "size_bytes": os.path.getsize(lib)}
     with open(report) as f:
         fusion = json.load(f)
-    unfused_sites = [s for s in fusion.get("sites", []) if not s.get("fused")]
-    # The graph the fused library was built from, after the passes.
-    r = subprocess.run([a.compiler, folder, "--emit=mlir"] + cache, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit("compare_hf_ort: --emit=mlir of %s failed:\n%s" % (folder, r.stderr))
-    attention = len(re.findall(r"\btfm\.attention\b", r.stdout))
-    softmax = len(re.findall(r"\btfm\.softmax\b", r.stdout))
-    info["fusion"] = {"report_fused": fusion.get("fused"), "report_not_fused": fusion.get("not_fused"),
-                      "attention_ops": attention, "softmax_ops": softmax}
+    sites = fusion.get("sites", [])
+    unfused_sites = [s for s in sites if not s.get("fused")]
+    info["fusion"] = {"sites": len(sites), "fused": len(sites) - len(unfused_sites),
+                      "not_fused": len(unfused_sites)}
     return info, unfused_sites
 
 
@@ -460,18 +454,22 @@ def main():
         name = re.sub(r"[^A-Za-z0-9]+", "_", name)
         print("## %s (%s): %s" % (name, cfg.get("model_type"), folder), flush=True)
         compiled, unfused_sites = compile_folder(a, folder, out_dir, name)
+        if "error" in compiled:
+            print("  compile FAILED (%s)" % compiled["error"], flush=True)
+            ok = False
+            results["models"][name] = {"folder": folder, "compile_error": compiled["error"]}
+            continue
         fusion = compiled["fusion"]
-        fused_ok = (not unfused_sites and fusion["attention_ops"] == layer_count(cfg)
-                    and fusion["softmax_ops"] == 0)
+        # One attention per layer, every one fused (a softmax an exporter left unfused would
+        # be a site too).
+        fused_ok = not unfused_sites and fusion["sites"] == layer_count(cfg)
         ok = ok and fused_ok
         for variant in ("fused", "unfused"):
             c = compiled[variant]
             print("  compile %-8s %6.1f s  %7.1f MiB  %s" % (variant, c["compile_s"],
                                                          c["size_bytes"] / 2 ** 20, c["library"]))
-        print("  fusion: report fused %s, not fused %s; after the passes %d tfm.attention for %d "
-              "layers, %d tfm.softmax  %s"
-              % (fusion["report_fused"], fusion["report_not_fused"], fusion["attention_ops"],
-                 layer_count(cfg), fusion["softmax_ops"], "ok" if fused_ok else "FAIL"))
+        print("  fusion report: %d attention sites for %d layers, %d fused  %s"
+              % (fusion["sites"], layer_count(cfg), fusion["fused"], "ok" if fused_ok else "FAIL"))
         for s in unfused_sites:
             print("    not fused: %s: %s" % (s.get("location"), s.get("reason")))
         model = hf_fixtures.onnx_for_folder(folder)
@@ -497,6 +495,9 @@ def main():
     print("| model | build | compile s | library MiB | attention fused |")
     print("|---|---|---|---|---|")
     for name, e in results["models"].items():
+        if "compile_error" in e:
+            print("| %s | - | compile failed | - | - |" % name)
+            continue
         for variant in ("fused", "unfused"):
             c = e["compile"][variant]
             print("| %s | %s | %.1f | %.1f | %s |" % (
@@ -506,7 +507,7 @@ def main():
     print("| model | build | input | output | max abs err | max rel err | worst/allowed |")
     print("|---|---|---|---|---|---|---|")
     for name, e in results["models"].items():
-        for key, f in e["errors"].items():
+        for key, f in e.get("errors", {}).items():
             variant, case, out = key.split("/")
             print("| %s | %s | %s | %s | %.2e | %.2e | %.2f |" % (
                 name, variant, case, out, f.get("max_abs", float("nan")),
