@@ -514,9 +514,12 @@ def main():
                 f.get("max_rel", float("nan")), f.get("worst_over_allowed", float("nan"))))
     if timings:
         print()
-        print("# %s; onnxruntime %s; ATTUNE_CPU=%s; batch 1, fp32; medians of %d alternating "
-              "bursts of >= %g s (each burst's mean per run)"
-              % (cpu, ort.__version__, os.environ.get("ATTUNE_CPU", ""), a.repetitions, a.min_time))
+        # Other work on the machine slows both engines alike only roughly: the load average
+        # says how much there was.
+        print("# %s, %d CPUs, load average %.2f at the end; onnxruntime %s; ATTUNE_CPU=%s; "
+              "batch 1, fp32; medians of %d alternating bursts of >= %g s (each burst's mean "
+              "per run)" % (cpu, os.cpu_count(), os.getloadavg()[0], ort.__version__,
+                            os.environ.get("ATTUNE_CPU", ""), a.repetitions, a.min_time))
         print_header()
         for r in timings:
             print_row(r)
