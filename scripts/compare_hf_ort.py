@@ -32,8 +32,11 @@ For each folder:
     way of timing; fused and unfused libraries in one process), ORT with intra_op_num_threads=T,
     inter_op_num_threads=1, sequential execution. Bursts alternate, attune then ORT, N times
     (--repetitions); each burst is at least --min-time seconds; a burst's figure is its mean
-    time per run (what one Google Benchmark repetition reports), and the table shows the median
-    over the bursts and the ratio attune/ORT (below 1: attune is faster).
+    time per run (what one Google Benchmark repetition reports). The table shows the medians
+    over the bursts and the ratio attune/ORT (below 1: attune is faster) as the median of the
+    per-pair ratios (attune burst i over ORT burst i, which ran right after it): on a machine
+    whose other load drifts, a pair shares the drift and the ratio keeps steadier than either
+    median.
 
 Keeping the engines apart. attune runs in model_benchmark's own process, started for each
 burst and gone when ORT's burst starts, so its Halide workers cannot spin while ORT runs. ORT's
@@ -404,6 +407,7 @@ def time_folder(np, ort, a, cfg, model, libs, name, tmp):
             for k, v in attune.items():
                 row["attune_%s_ms" % k] = statistics.median(v)
                 row["attune_%s_bursts_ms" % k] = v
+                row["%s_over_ort" % k] = statistics.median(x / y for x, y in zip(v, onnx_ms))
             rows.append(row)
             print_row(row, flush=True)
         del sess
@@ -418,10 +422,10 @@ def print_header():
 def print_row(r, flush=False):
     f, u, o = r.get("attune_fused_ms"), r.get("attune_unfused_ms"), r["ort_ms"]
     cell = lambda x: "%.3g" % x if x is not None else "-"
-    ratio = lambda x: "%.2f" % (x / o) if x is not None else "-"
-    print("| %s | %d | %d | %s | %s | %s | %s | %s |" % (r["model"], r["seq"], r["threads"], cell(f),
-                                                         cell(u), cell(o), ratio(f), ratio(u)),
-          flush=flush)
+    ratio = lambda x: "%.2f" % x if x is not None else "-"
+    print("| %s | %d | %d | %s | %s | %s | %s | %s |"
+          % (r["model"], r["seq"], r["threads"], cell(f), cell(u), cell(o),
+             ratio(r.get("fused_over_ort")), ratio(r.get("unfused_over_ort"))), flush=flush)
 
 
 # ------------------------------------------------------------------------------------------
@@ -518,7 +522,7 @@ def main():
         # says how much there was.
         print("# %s, %d CPUs, load average %.2f at the end; onnxruntime %s; ATTUNE_CPU=%s; "
               "batch 1, fp32; medians of %d alternating bursts of >= %g s (each burst's mean "
-              "per run)" % (cpu, os.cpu_count(), os.getloadavg()[0], ort.__version__,
+              "per run); ratios: medians of the pairs' ratios" % (cpu, os.cpu_count(), os.getloadavg()[0], ort.__version__,
                             os.environ.get("ATTUNE_CPU", ""), a.repetitions, a.min_time))
         print_header()
         for r in timings:
