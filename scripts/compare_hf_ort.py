@@ -363,8 +363,10 @@ def attune_burst(a, libs, seq, threads):
     after = resource.getrusage(resource.RUSAGE_SELF)
     if r.returncode != 0:
         sys.exit("compare_hf_ort: %s failed:\n%s" % (" ".join(cmd), r.stderr))
-    out = {}
-    for row in json.loads(r.stdout)["benchmarks"]:
+    data = json.loads(r.stdout)
+    # The level attune's kernels run at, from model_benchmark's context.
+    out = {"isa": sorted({v for k, v in data["context"].items() if k.startswith("attune_isa:")})}
+    for row in data["benchmarks"]:
         m = BM_ROW.match(row["name"])
         if m and row.get("run_type", "iteration") == "iteration":
             assert row["time_unit"] == "ms", row
@@ -385,7 +387,7 @@ def ort_burst(sess, feeds, min_time):
 def time_folder(np, ort, a, cfg, model, libs, name, tmp):
     limit = max_positions(cfg)
     seqs = sorted({min(s, limit) if limit else s for s in a.seq})
-    rows, idle = [], {"cpu_s": 0.0, "wall_s": 0.0}
+    rows, idle, isa = [], {"cpu_s": 0.0, "wall_s": 0.0}, set()
     command = None
     for threads in a.threads:
         sess = ort_session(ort, model, threads, tmp)
@@ -399,10 +401,11 @@ def time_folder(np, ort, a, cfg, model, libs, name, tmp):
                 got, cpu, wall, command = attune_burst(a, libs, seq, threads)
                 idle["cpu_s"] += cpu
                 idle["wall_s"] += wall
+                isa.update(got.pop("isa"))
                 for k, v in got.items():
                     attune.setdefault(k, []).append(v)
                 onnx_ms.append(ort_burst(sess, feeds, a.min_time))
-            row = {"model": name, "seq": seq, "threads": threads,
+            row = {"model": name, "seq": seq, "threads": threads, "attune_isa": sorted(isa),
                    "ort_ms": statistics.median(onnx_ms), "ort_bursts_ms": onnx_ms}
             for k, v in attune.items():
                 row["attune_%s_ms" % k] = statistics.median(v)
@@ -520,10 +523,12 @@ def main():
         print()
         # Other work on the machine slows both engines alike only roughly: the load average
         # says how much there was.
-        print("# %s, %d CPUs, load average %.2f at the end; onnxruntime %s; ATTUNE_CPU=%s; "
-              "batch 1, fp32; medians of %d alternating bursts of >= %g s (each burst's mean "
-              "per run); ratios: medians of the pairs' ratios" % (cpu, os.cpu_count(), os.getloadavg()[0], ort.__version__,
-                            os.environ.get("ATTUNE_CPU", ""), a.repetitions, a.min_time))
+        isas = sorted({i for r in timings for i in r["attune_isa"]})
+        print("# %s, %d CPUs, load average %.2f at the end; attune at %s (ATTUNE_CPU=%s); "
+              "onnxruntime %s; batch 1, fp32; medians of %d alternating bursts of >= %g s (each "
+              "burst's mean per run); ratios: medians of the pairs' ratios"
+              % (cpu, os.cpu_count(), os.getloadavg()[0], "/".join(isas) or "?",
+                 os.environ.get("ATTUNE_CPU", ""), ort.__version__, a.repetitions, a.min_time))
         print_header()
         for r in timings:
             print_row(r)
