@@ -23,6 +23,7 @@
 #include "compiler/frontends/HuggingFace.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/Support.h"
+#include "compiler/frontends/WeightFiles.h"
 #include "compiler/support/KernelCatalog.h"
 #include "dialects/tfm/TfmBuilders.h"
 #include "dialects/tfm/TfmDialect.h"
@@ -38,7 +39,6 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -433,90 +433,6 @@ llvm::Expected<Hyper> readHyper(const Recipe &recipe, Config &config,
 }
 
 //===----------------------------------------------------------------------===//
-// The checkpoint's tensors
-//===----------------------------------------------------------------------===//
-
-/// The names, dtypes and shapes of the checkpoint's tensors, read from the
-/// safetensors headers (the data is bound later, by materializeWeights).
-class CheckpointIndex {
-public:
-  static llvm::Expected<CheckpointIndex> open(llvm::StringRef dir) {
-    CheckpointIndex index;
-    llvm::SmallString<256> single(dir);
-    path::append(single, "model.safetensors");
-    llvm::SmallString<256> sharded(dir);
-    path::append(sharded, "model.safetensors.index.json");
-    if (fs::exists(single)) {
-      if (llvm::Error e = index.addFile(single))
-        return std::move(e);
-      return index;
-    }
-    if (!fs::exists(sharded))
-      return makeError("'" + dir + "' has neither model.safetensors nor "
-                       "model.safetensors.index.json (attune reads safetensors "
-                       "checkpoints; convert a pytorch_model.bin with "
-                       "save_pretrained(..., safe_serialization=True))");
-    auto text = llvm::MemoryBuffer::getFile(sharded);
-    if (!text)
-      return makeError("cannot read '" + sharded + "': " + text.getError().message());
-    auto json = llvm::json::parse((*text)->getBuffer());
-    if (!json)
-      return makeError("'" + sharded + "' is not valid JSON: " +
-                       llvm::toString(json.takeError()));
-    const llvm::json::Object *map =
-        json->getAsObject() ? json->getAsObject()->getObject("weight_map") : nullptr;
-    if (!map)
-      return makeError("'" + sharded + "' has no 'weight_map' object");
-    llvm::StringSet<> shards;
-    for (const auto &[name, file] : *map) {
-      std::optional<llvm::StringRef> f = file.getAsString();
-      if (!f || f->contains('/') || f->contains('\\'))
-        return makeError("'" + sharded + "': 'weight_map' entry '" + name.str() +
-                         "' is not a file name in the folder");
-      shards.insert(*f);
-    }
-    for (const auto &shard : shards) {
-      llvm::SmallString<256> file(dir);
-      path::append(file, shard.getKey());
-      if (llvm::Error e = index.addFile(file))
-        return std::move(e);
-    }
-    return index;
-  }
-
-  const SafeTensorEntry *lookup(llvm::StringRef name) const {
-    auto it = entries.find(name);
-    return it == entries.end() ? nullptr : &it->second.first;
-  }
-  llvm::StringRef fileOf(llvm::StringRef name) const {
-    auto it = entries.find(name);
-    return it == entries.end() ? "" : llvm::StringRef(it->second.second);
-  }
-
-private:
-  llvm::Error addFile(llvm::StringRef file) {
-    auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!buffer)
-      return makeError("cannot read '" + file + "': " + buffer.getError().message());
-    auto view = SafeTensorsView::parse((*buffer)->getBufferStart(),
-                                       (*buffer)->getBufferSize());
-    if (!view)
-      return makeError("'" + file + "': " + llvm::toString(view.takeError()));
-    for (const SafeTensorEntry &entry : view->entries()) {
-      auto [it, inserted] =
-          entries.try_emplace(entry.name, entry, path::filename(file).str());
-      if (!inserted)
-        return makeError("tensor '" + entry.name + "' is in both '" +
-                         it->second.second + "' and '" +
-                         path::filename(file) + "'");
-    }
-    return llvm::Error::success();
-  }
-  llvm::StringMap<std::pair<SafeTensorEntry, std::string>> entries;
-};
-
-//===----------------------------------------------------------------------===//
 // The builder
 //===----------------------------------------------------------------------===//
 
@@ -533,7 +449,7 @@ std::string layerName(llvm::StringRef pattern, int64_t layer) {
 class ModelBuilder {
 public:
   ModelBuilder(MLIRContext &context, const Recipe &recipe, const Hyper &hyper,
-               const CheckpointIndex &checkpoint, std::string prefix)
+               const WeightFiles &checkpoint, std::string prefix)
       : b(&context), recipe(recipe), h(hyper), checkpoint(checkpoint),
         prefix(std::move(prefix)), f32(b.getF32Type()) {}
 
@@ -549,24 +465,26 @@ private:
                bool transposed = false) {
     if (failed)
       return placeholder(shape);
-    const SafeTensorEntry *entry = checkpoint.lookup(name);
+    std::optional<WeightFileTensor> found = checkpoint.lookup(name);
     llvm::SmallVector<int64_t> fileShape(shape);
     if (transposed)
       std::reverse(fileShape.begin(), fileShape.end());
-    if (!entry) {
+    if (!found) {
       fail("the checkpoint has no tensor '" + name + "' (expected " +
            shapeString(fileShape) + ")");
       return placeholder(shape);
     }
+    const SafeTensorEntry *entry = found->entry;
+    std::string file = path::filename(found->file).str();
     if (llvm::ArrayRef<int64_t>(entry->shape) != llvm::ArrayRef<int64_t>(fileShape)) {
-      fail("'" + checkpoint.fileOf(name) + "': tensor '" + name + "' has shape " +
+      fail("'" + file + "': tensor '" + name + "' has shape " +
            shapeString(entry->shape) + ", but config.json implies " +
            shapeString(fileShape));
       return placeholder(shape);
     }
     if (entry->dtype != ScalarType::F32 && entry->dtype != ScalarType::F16 &&
         entry->dtype != ScalarType::BF16) {
-      fail("'" + checkpoint.fileOf(name) + "': tensor '" + name + "' has dtype " +
+      fail("'" + file + "': tensor '" + name + "' has dtype " +
            safeTensorsDTypeName(entry->dtype) + "; expected F32, F16 or BF16");
       return placeholder(shape);
     }
@@ -674,7 +592,7 @@ private:
   OpBuilder b;
   const Recipe &recipe;
   const Hyper &h;
-  const CheckpointIndex &checkpoint;
+  const WeightFiles &checkpoint;
   std::string prefix;
   Type f32;
   bool failed = false;
@@ -872,7 +790,7 @@ ModelBuilder::build(llvm::StringRef functionName, bool pool, bool normalize) {
     // lm_head when the checkpoint has one; else the tied token embeddings.
     std::string head = std::string(n.lmHead) + ".weight";
     std::string tokens = named(n.tokens, 0) + ".weight";
-    bool own = checkpoint.lookup(head) != nullptr;
+    bool own = checkpoint.lookup(head).has_value();
     if (!own && !h.tiedHead)
       fail("the checkpoint has no tensor '" + head +
            "' and config.json's tie_word_embeddings is false");
@@ -987,7 +905,7 @@ attune::frontends::importHuggingFace(llvm::StringRef dir) {
   if (!hyper)
     return hyper.takeError();
 
-  llvm::Expected<CheckpointIndex> checkpoint = CheckpointIndex::open(dir);
+  llvm::Expected<WeightFiles> checkpoint = WeightFiles::open(dir);
   if (!checkpoint)
     return checkpoint.takeError();
   // The prefix is the one under which the token embeddings are found.

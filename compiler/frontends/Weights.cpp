@@ -307,19 +307,15 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
                           typeString(type));
       return WalkResult::interrupt();
     }
+    // A tensor bound with and without `transpose` is two blob entries.
     auto [it, inserted] =
-        declared.try_emplace(op.getName(), type, op.getTranspose());
+        declared.try_emplace(op.getBlobKey(), type, op.getTranspose());
     if (inserted) {
       weights.push_back(op);
     } else if (it->second.first != type) {
       failure = makeError(
           "weight '" + op.getName() + "' is declared with two types: " +
           typeString(it->second.first) + " and " + typeString(type));
-      return WalkResult::interrupt();
-    } else if (it->second.second != op.getTranspose()) {
-      // One blob entry serves both, so they must agree on what it holds.
-      failure = makeError("weight '" + op.getName() +
-                          "' is declared both with and without 'transpose'");
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -344,7 +340,7 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
                        "': unsupported element type in " + typeString(type) +
                        " (expected f32, f16, bf16, i64, i32, i8 or i1)");
     SafeTensorData t;
-    t.name = op.getName().str();
+    t.name = op.getBlobKey();
     t.dtype = *dtype;
     t.shape.assign(type.getShape().begin(), type.getShape().end());
 

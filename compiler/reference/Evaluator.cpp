@@ -529,7 +529,7 @@ llvm::Error Interpreter::evalWeight(tfm::WeightOp op) {
   if (!weights)
     return opError(op, "weight '" + op.getName() +
                            "': no weights were given to the evaluator");
-  llvm::Expected<Tensor> value = weights(op.getName(), type);
+  llvm::Expected<Tensor> value = weights(op.getBlobKey(), type);
   if (!value)
     return opError(op, "weight '" + op.getName() +
                            "': " + llvm::toString(value.takeError()));

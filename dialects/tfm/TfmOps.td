@@ -36,7 +36,10 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
     `[out, in]`, and `tfm.linear` takes `[in, out]`, so a checkpoint binds
     without a transpose op in the graph. The weights are transposed once,
     when the compiler reads the file; a compile without a file initialises
-    the `[M, N]` result as it would without the attribute.
+    the `[M, N]` result as it would without the attribute. One tensor may be
+    bound both ways (a language model's tied token embeddings, `[V, D]` for
+    the lookup and `{transpose}` `[D, V]` for the output projection); the
+    library then holds both.
 
     ```mlir
     %w = tfm.weight "h0.attn.c_attn.weight" : tensor<768x2304xf32>
@@ -53,6 +56,15 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The entry of a library's weights blob holding this value: `name`, or
+    /// `name^T` with `transpose`, so that a tensor bound both ways is two
+    /// entries. The weight binder writes it, code generation and the
+    /// reference evaluator read it.
+    std::string getBlobKey() {
+      return getTranspose() ? (getName() + "^T").str() : getName().str();
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//

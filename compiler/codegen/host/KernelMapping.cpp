@@ -261,7 +261,7 @@ LogicalResult KernelMapper::bindWeight(tfm::WeightOp op) {
              << llvm::toString(parsed.takeError());
     weights = std::move(*parsed);
   }
-  const SafeTensorEntry *entry = weights->lookup(op.getName());
+  const SafeTensorEntry *entry = weights->lookup(op.getBlobKey());
   if (!entry)
     return op.emitOpError("names weight '")
            << op.getName() << "', which the weights blob does not contain";

@@ -54,7 +54,7 @@
 // TYPE: error: cannot import '{{.*}}type': '{{.*}}config.json': model_type 'gptj' is not supported (bert, gpt2, llama, mistral, t5)
 // RUN: cp %attune_src_root/tests/models/llama-tiny/config.json %t/noweights/
 // RUN: not attune-compile %t/noweights --emit=input 2>&1 | FileCheck %s --check-prefix=NOWEIGHTS
-// NOWEIGHTS: error: cannot import '{{.*}}noweights': '{{.*}}noweights' has neither model.safetensors nor model.safetensors.index.json
+// NOWEIGHTS: error: cannot import '{{.*}}noweights': weights folder '{{.*}}noweights' holds neither 'model.safetensors' nor 'model.safetensors.index.json'
 // RUN: cp %attune_src_root/tests/models/llama-tiny/model.safetensors %t/rope/
 // RUN: echo '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 96, "vocab_size": 99, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}' > %t/rope/config.json
 // RUN: not attune-compile %t/rope --emit=input 2>&1 | FileCheck %s --check-prefix=ROPE
