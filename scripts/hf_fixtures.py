@@ -36,6 +36,17 @@ How to run it, from the repository root:
         # needs torch, transformers, sentence-transformers
   python3 scripts/hf_fixtures.py --check-only       # the same comparison, writing nothing
 
+Any folder, not only these. The ONNX graph builders are per architecture (bert_graph, gpt2_graph,
+llama_graph for llama and mistral, t5_encoder_graph) and read every size from config.json, so the
+same transcription serves real checkpoints:
+
+  import hf_fixtures
+  model = hf_fixtures.onnx_for_folder(FOLDER)   # onnx.ModelProto; weights from model.safetensors
+                                                 # (or its shards), F16/BF16 widened to float32
+
+It takes the folder's tensor-name prefix (bert., transformer., model.) and sentence-transformers'
+modules.json (mean pooling, Normalize) as attune's frontend does; scripts/compare_hf_ort.py uses it.
+
 What it needs: numpy, onnx and onnxruntime (pip install numpy onnx onnxruntime). Nothing else on
 the default path; --check-with-transformers also needs torch, transformers 5.x and
 sentence-transformers. The output is deterministic: fixed seeds, no clock, no randomness
@@ -110,25 +121,35 @@ def write_safetensors(path, tensors, metadata=None):
             f.write(raw)
 
 
-def read_safetensors(path):
-    """Reads back what write_safetensors wrote (F32 and BF16, widened), for the self-check."""
+def read_safetensors(path, floats_only=False):
+    """A safetensors file's tensors as numpy arrays: F32, F16 and BF16 widened to float32 (for
+    the fixtures' self-check and for any checkpoint's weights), integers as they are, or left
+    out with floats_only. The file is memory-mapped, so F32 tensors are views of it."""
+    import mmap
     with open(path, "rb") as f:
-        data = f.read()
+        data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     (n,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8:8 + n])
     base = 8 + n
+    kinds = {"F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8", "I32": "<i4",
+             "I16": "<i2", "I8": "i1", "U8": "u1", "BOOL": "?"}
     out = {}
     for name, e in header.items():
         if name == "__metadata__":
             continue
+        dtype = e["dtype"]
+        if dtype not in kinds:
+            raise ValueError("%s: tensor %r has dtype %s" % (path, name, dtype))
+        if floats_only and dtype not in ("F32", "F16", "BF16"):
+            continue
         b, end = e["data_offsets"]
-        raw = data[base + b:base + end]
-        if e["dtype"] == "F32":
-            arr = np.frombuffer(raw, dtype="<f4")
-        elif e["dtype"] == "BF16":
-            arr = bf16_bits_to_f32(np.frombuffer(raw, dtype="<u2"))
-        else:
-            raise ValueError(e["dtype"])
+        count = int(np.prod(e["shape"], dtype=np.int64))
+        arr = np.frombuffer(data, dtype=kinds[dtype], count=count, offset=base + b)
+        assert arr.nbytes == end - b, name
+        if dtype == "BF16":
+            arr = bf16_bits_to_f32(arr)
+        elif dtype == "F16":
+            arr = arr.astype(np.float32)
         out[name] = arr.reshape(e["shape"])
     return out
 
@@ -198,7 +219,11 @@ class Graph:
         """A checkpoint tensor, by its HF name, as an initializer."""
         from onnx import numpy_helper
         if name not in self.inits:
-            self.inits[name] = numpy_helper.from_array(self.weights[name], name)
+            try:
+                value = self.weights[name]
+            except KeyError:
+                raise KeyError("the checkpoint has no tensor %r" % name) from None
+            self.inits[name] = numpy_helper.from_array(value, name)
         return name
 
     def const(self, value, dtype=np.float32):
@@ -272,6 +297,19 @@ class Graph:
     def silu(self, x):
         return self.op("Mul", [x, self.op("Sigmoid", [x])])
 
+    def activation(self, x, name):
+        """ACT2FN[name] for the activations attune's frontend accepts."""
+        if name == "gelu":
+            return self.gelu_erf(x)
+        if name in ("gelu_new", "gelu_pytorch_tanh", "gelu_fast"):
+            # gelu_fast writes the same tanh formula with the constants folded differently.
+            return self.gelu_tanh(x)
+        if name == "relu":
+            return self.op("Relu", [x])
+        if name in ("silu", "swish"):
+            return self.silu(x)
+        raise NotImplementedError("activation %r" % name)
+
     def positions(self, ids):
         """arange(S) as int64 [S], S from the input's shape, so the graph takes any length."""
         s = self.op("Gather", [self.op("Shape", [ids]), self.const(1, np.int64)], axis=0)
@@ -339,7 +377,380 @@ class Graph:
 
 
 # --------------------------------------------------------------------------------------------
-# The models
+# The architectures: one graph builder each, from config.json's keys and the checkpoint's
+# tensors. They serve the tiny fixtures below and any folder of the same architecture
+# (onnx_for_folder); sizes come from the config, never from the fixtures.
+
+def _require(cfg, key):
+    if cfg.get(key) is None:
+        raise ValueError("config.json has no %r (this architecture needs it)" % key)
+    return cfg[key]
+
+
+def bert_graph(cfg, w, prefix="", pool=False, normalize=False):
+    """BertModel (last_hidden_state), optionally followed by sentence-transformers' mean
+    Pooling (sentence_embedding) and Normalize. `prefix`: "" (BertModel) or "bert."
+    (BertFor... heads); the heads themselves are not built."""
+    D, H = _require(cfg, "hidden_size"), _require(cfg, "num_attention_heads")
+    L = _require(cfg, "num_hidden_layers")
+    eps = cfg.get("layer_norm_eps", 1e-12)
+    act = cfg.get("hidden_act", "gelu")
+    pet = cfg.get("position_embedding_type", "absolute")
+    if pet != "absolute":
+        raise NotImplementedError("bert position_embedding_type %r (only 'absolute')" % pet)
+    if normalize and not pool:
+        raise NotImplementedError("Normalize without Pooling")
+    P = prefix
+    g = Graph(w)
+    TP = g.TP
+    x_ids = g.input("input_ids", TP.INT64, ["batch", "seq"])
+    x_types = g.input("token_type_ids", TP.INT64, ["batch", "seq"])
+    x_mask = g.input("attention_mask", TP.INT64, ["batch", "seq"])
+    pos = g.positions(x_ids)
+    # BertEmbeddings: (word + token_type) + position, then LayerNorm.
+    e = g.op("Add", [g.op("Gather", [g.w(P + "embeddings.word_embeddings.weight"), x_ids], axis=0),
+                     g.op("Gather", [g.w(P + "embeddings.token_type_embeddings.weight"), x_types],
+                          axis=0)])
+    e = g.op("Add", [e, g.op("Gather", [g.w(P + "embeddings.position_embeddings.weight"), pos],
+                             axis=0)])
+    h = g.layer_norm(e, P + "embeddings.LayerNorm", eps)
+    # [B,1,1,S] -> [B,1,1,1,S] for attention()'s [B, KV, R, S, S] scores.
+    bias = g.op("Unsqueeze", [g.padding_mask(x_mask), g.const([1], np.int64)])
+    hd = D // H
+    for i in range(L):
+        p = P + "encoder.layer.%d." % i
+        q = g.split_heads(g.linear(h, p + "attention.self.query"), H, hd)
+        k = g.split_heads(g.linear(h, p + "attention.self.key"), H, hd)
+        v = g.split_heads(g.linear(h, p + "attention.self.value"), H, hd)
+        a = g.attention(q, k, v, H, H, hd, hd ** -0.5, [bias])
+        # BertSelfOutput: LayerNorm(dense(a) + h); BertOutput: LayerNorm(dense(act(...)) + a)
+        h = g.layer_norm(g.op("Add", [g.linear(a, p + "attention.output.dense"), h]),
+                         p + "attention.output.LayerNorm", eps)
+        f = g.linear(g.activation(g.linear(h, p + "intermediate.dense"), act), p + "output.dense")
+        h = g.layer_norm(g.op("Add", [f, h]), p + "output.LayerNorm", eps)
+    g.output(h, "last_hidden_state", TP.FLOAT, ["batch", "seq", D])
+    if not pool:
+        return g
+    # sentence-transformers: Pooling (mean over tokens with attention_mask 1), then Normalize.
+    m = g.op("Unsqueeze", [g.op("Cast", [x_mask], to=TP.FLOAT), g.const([2], np.int64)])  # [B,S,1]
+    total = g.op("ReduceSum", [g.op("Mul", [h, m]), g.const([1], np.int64)], keepdims=0)   # [B,D]
+    count = g.op("Max", [g.op("ReduceSum", [m, g.const([1], np.int64)], keepdims=0),
+                         g.const(1e-9)])                                                    # clamp(min=1e-9)
+    mean = g.op("Div", [total, count])
+    if not normalize:
+        g.output(mean, "sentence_embedding", TP.FLOAT, ["batch", D])
+        return g
+    # F.normalize(p=2, dim=1, eps=1e-12): x / max(||x||_2, eps)
+    norm = g.op("Max", [g.op("ReduceL2", [mean], axes=[1], keepdims=1), g.const(1e-12)])
+    g.output(g.op("Div", [mean, norm]), "sentence_embedding", TP.FLOAT, ["batch", D])
+    return g
+
+
+def gpt2_graph(cfg, w, prefix=""):
+    """GPT2LMHeadModel's logits. `prefix`: "" (as GPT2Model saves) or "transformer."
+    (GPT2LMHeadModel). The head is tied to wte unless tie_word_embeddings is false."""
+    D, H = _require(cfg, "n_embd"), _require(cfg, "n_head")
+    L, V = _require(cfg, "n_layer"), _require(cfg, "vocab_size")
+    eps = cfg.get("layer_norm_epsilon", 1e-5)
+    act = cfg.get("activation_function", "gelu_new")
+    P = prefix
+    g = Graph(w)
+    TP = g.TP
+    ids = g.input("input_ids", TP.INT64, ["batch", "seq"])
+    pos = g.positions(ids)
+    h = g.op("Add", [g.op("Gather", [g.w(P + "wte.weight"), ids], axis=0),
+                     g.op("Gather", [g.w(P + "wpe.weight"), pos], axis=0)])
+    causal = g.causal_mask(pos)
+    hd = D // H
+    for i in range(L):
+        p = P + "h.%d." % i
+        # GPT2Attention: q k^T / sqrt(hd) when scale_attn_weights, and / (layer + 1) when
+        # scale_attn_by_inverse_layer_idx.
+        scale = hd ** -0.5 if cfg.get("scale_attn_weights", True) else 1.0
+        if cfg.get("scale_attn_by_inverse_layer_idx", False):
+            scale /= float(i + 1)
+        qkv = g.conv1d(g.layer_norm(h, p + "ln_1", eps), p + "attn.c_attn")
+        q, k, v = g.op("Split", [qkv], n_out=3, axis=-1)   # c_attn's output is [q | k | v]
+        a = g.attention(g.split_heads(q, H, hd), g.split_heads(k, H, hd), g.split_heads(v, H, hd),
+                        H, H, hd, scale, [causal])
+        h = g.op("Add", [h, g.conv1d(a, p + "attn.c_proj")])
+        f = g.activation(g.conv1d(g.layer_norm(h, p + "ln_2", eps), p + "mlp.c_fc"), act)
+        h = g.op("Add", [h, g.conv1d(f, p + "mlp.c_proj")])
+    h = g.layer_norm(h, P + "ln_f", eps)
+    # logits = h @ W^T with W the tied wte, or lm_head (nn.Linear [V, D], never prefixed).
+    head = P + "wte.weight" if cfg.get("tie_word_embeddings", True) else "lm_head.weight"
+    logits = g.op("MatMul", [h, g.op("Transpose", [g.w(head)], perm=[1, 0])])
+    g.output(logits, "logits", TP.FLOAT, ["batch", "seq", V])
+    return g
+
+
+def default_inv_freq(theta, dim):
+    """_compute_default_rope_parameters, in float32 as torch computes it:
+    1 / theta ** (arange(0, dim, 2) / dim)."""
+    exponent = np.arange(0, dim, 2, dtype=np.int64).astype(np.float32) / np.float32(dim)
+    return (np.float32(1.0) / np.power(np.float32(theta), exponent)).astype(np.float32)
+
+
+def llama3_inv_freq(theta, dim, scaling):
+    """transformers' _compute_llama3_parameters, step by step, in float32 like torch."""
+    inv_freq = default_inv_freq(theta, dim)
+    factor = np.float32(scaling["factor"])
+    low_freq_factor = scaling["low_freq_factor"]
+    high_freq_factor = scaling["high_freq_factor"]
+    old_context_len = scaling["original_max_position_embeddings"]
+    low_freq_wavelen = old_context_len / low_freq_factor     # python floats, as in HF
+    high_freq_wavelen = old_context_len / high_freq_factor
+    wavelen = (np.float32(2 * math.pi) / inv_freq).astype(np.float32)
+    inv_freq_llama = np.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq).astype(np.float32)
+    smooth_factor = ((np.float32(old_context_len) / wavelen - np.float32(low_freq_factor))
+                     / np.float32(high_freq_factor - low_freq_factor)).astype(np.float32)
+    smoothed = ((np.float32(1) - smooth_factor) * inv_freq_llama / factor
+                + smooth_factor * inv_freq_llama).astype(np.float32)
+    is_medium = ~(wavelen < high_freq_wavelen) & ~(wavelen > low_freq_wavelen)
+    return np.where(is_medium, smoothed, inv_freq_llama).astype(np.float32)
+
+
+def rope_inv_freq(cfg, head_dim):
+    """RoPE's inverse frequencies from config.json: rope_theta and rope_scaling (transformers
+    4) or rope_parameters (transformers 5), type default, linear or llama3."""
+    key = "rope_parameters" if cfg.get("rope_parameters") else "rope_scaling"
+    params = cfg.get(key) or {}
+    theta = params.get("rope_theta", cfg.get("rope_theta", 10000.0))
+    kind = params.get("rope_type", params.get("type", "default"))
+    if cfg.get("partial_rotary_factor", 1.0) != 1.0:
+        raise NotImplementedError("partial_rotary_factor %r" % cfg["partial_rotary_factor"])
+    if kind == "default":
+        return default_inv_freq(theta, head_dim)
+    if kind == "linear":  # _compute_linear_scaling_rope_parameters: inv_freq /= factor
+        return (default_inv_freq(theta, head_dim) / np.float32(params["factor"])).astype(np.float32)
+    if kind == "llama3":
+        return llama3_inv_freq(theta, head_dim, params)
+    raise NotImplementedError("rope type %r (default, linear, llama3)" % kind)
+
+
+def llama_graph(cfg, w, prefix="model."):
+    """LlamaForCausalLM / MistralForCausalLM logits (the same tensor names and forward; Mistral
+    adds its sliding window to the causal mask). `prefix`: "model." (...ForCausalLM) or ""
+    (a bare LlamaModel); lm_head is never prefixed and is the token embeddings when
+    tie_word_embeddings is true."""
+    D, H = _require(cfg, "hidden_size"), _require(cfg, "num_attention_heads")
+    L, V, F = (_require(cfg, "num_hidden_layers"), _require(cfg, "vocab_size"),
+               _require(cfg, "intermediate_size"))
+    KV = cfg.get("num_key_value_heads") or H
+    hd = cfg.get("head_dim") or D // H
+    eps = cfg.get("rms_norm_eps", 1e-6)
+    act = cfg.get("hidden_act", "silu")
+    if cfg.get("attention_bias") or cfg.get("mlp_bias"):
+        raise NotImplementedError("attention_bias / mlp_bias")
+    window = cfg.get("sliding_window") if cfg.get("model_type") == "mistral" else None
+    inv_freq = rope_inv_freq(cfg, hd)
+    P = prefix
+
+    g = Graph(w)
+    TP = g.TP
+    ids = g.input("input_ids", TP.INT64, ["batch", "seq"])
+    pos = g.positions(ids)
+    cos, sin = g.rope_tables(pos, inv_freq)
+    mask = g.causal_mask(pos, window)
+    h = g.op("Gather", [g.w(P + "embed_tokens.weight"), ids], axis=0)
+    for i in range(L):
+        p = P + "layers.%d." % i
+        x = g.rms_norm(h, p + "input_layernorm.weight", eps)
+        q = g.rope(g.split_heads(g.linear(x, p + "self_attn.q_proj", bias=False), H, hd), cos, sin)
+        k = g.rope(g.split_heads(g.linear(x, p + "self_attn.k_proj", bias=False), KV, hd), cos, sin)
+        v = g.split_heads(g.linear(x, p + "self_attn.v_proj", bias=False), KV, hd)
+        a = g.attention(q, k, v, H, KV, hd, hd ** -0.5, [mask])
+        h = g.op("Add", [h, g.linear(a, p + "self_attn.o_proj", bias=False)])
+        x = g.rms_norm(h, p + "post_attention_layernorm.weight", eps)
+        gate = g.activation(g.linear(x, p + "mlp.gate_proj", bias=False), act)
+        up = g.linear(x, p + "mlp.up_proj", bias=False)
+        h = g.op("Add", [h, g.linear(g.op("Mul", [gate, up]), p + "mlp.down_proj", bias=False)])
+    h = g.rms_norm(h, P + "norm.weight", eps)
+    head = P + "embed_tokens.weight" if cfg.get("tie_word_embeddings", False) else "lm_head.weight"
+    logits = g.op("MatMul", [h, g.op("Transpose", [g.w(head)], perm=[1, 0])])
+    g.output(logits, "logits", TP.FLOAT, ["batch", "seq", V])
+    return g
+
+
+def t5_activation(cfg):
+    """T5Config: feed_forward_proj "[gated-]ACT"; "gated-gelu" means gelu_new."""
+    ffp = cfg.get("feed_forward_proj", "relu")
+    gated = ffp.startswith("gated-")
+    act = ffp.split("-")[-1]
+    return gated, "gelu_new" if ffp == "gated-gelu" else act
+
+
+def t5_encoder_graph(cfg, w, prefix=""):
+    """T5EncoderModel's last_hidden_state (the encoder of any T5 checkpoint; a decoder's
+    tensors are not read)."""
+    D, H, hd = _require(cfg, "d_model"), _require(cfg, "num_heads"), _require(cfg, "d_kv")
+    L = _require(cfg, "num_layers")
+    NB = cfg.get("relative_attention_num_buckets", 32)
+    MD = cfg.get("relative_attention_max_distance", 128)
+    eps = cfg.get("layer_norm_epsilon", 1e-6)
+    gated, act = t5_activation(cfg)
+    P = prefix
+
+    g = Graph(w)
+    TP = g.TP
+    x_ids = g.input("input_ids", TP.INT64, ["batch", "seq"])
+    x_mask = g.input("attention_mask", TP.INT64, ["batch", "seq"])
+    pos = g.positions(x_ids)
+    # T5Attention.compute_bias / _relative_position_bucket (bidirectional), in-graph:
+    # relative_position = memory_position - query_position = j - i.
+    i_ = g.op("Unsqueeze", [pos, g.const([1], np.int64)])
+    j_ = g.op("Unsqueeze", [pos, g.const([0], np.int64)])
+    rel = g.op("Sub", [j_, i_])                                                     # [S, S]
+    half = NB // 2
+    buckets = g.op("Mul", [g.op("Cast", [g.op("Greater", [rel, g.const(0, np.int64)])], to=TP.INT64),
+                           g.const(half, np.int64)])
+    rp = g.op("Abs", [rel])
+    max_exact = half // 2
+    is_small = g.op("Less", [rp, g.const(max_exact, np.int64)])
+    # max_exact + (log(rp.float() / max_exact) / log(max_distance / max_exact)
+    #              * (num_buckets - max_exact)).to(long), all float32; .to(long) truncates.
+    lg = g.op("Log", [g.op("Div", [g.op("Cast", [rp], to=TP.FLOAT), g.const(float(max_exact))])])
+    lg = g.op("Mul", [g.op("Div", [lg, g.const(math.log(MD / max_exact))]),
+                      g.const(float(half - max_exact))])
+    # rp = 0 gives log 0 = -inf, cast to int64 is undefined; like HF, Where discards that lane,
+    # but clip first so the Cast sees a finite value.
+    lg = g.op("Max", [lg, g.const(0.0)])
+    large = g.op("Add", [g.const(max_exact, np.int64), g.op("Cast", [lg], to=TP.INT64)])
+    large = g.op("Min", [large, g.const(half - 1, np.int64)])
+    buckets = g.op("Add", [buckets, g.op("Where", [is_small, rp, large])])
+    rel_w = P + "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"
+    pbias = g.op("Gather", [g.w(rel_w), buckets], axis=0)                           # [S, S, H]
+    pbias = g.op("Transpose", [pbias], perm=[2, 0, 1])                              # [H, S, S]
+    pbias = g.op("Unsqueeze", [pbias, g.const([0, 2], np.int64)])                   # [1,KV=H,R=1,S,S]
+    mask = g.op("Unsqueeze", [g.padding_mask(x_mask), g.const([1], np.int64)])      # [B,1,1,1,S]
+
+    h = g.op("Gather", [g.w(P + "shared.weight"), x_ids], axis=0)
+    for i in range(L):
+        p = P + "encoder.block.%d.layer." % i
+        x = g.rms_norm(h, p + "0.layer_norm.weight", eps)
+        sa = p + "0.SelfAttention."
+        q = g.split_heads(g.linear(x, sa + "q", bias=False), H, hd)
+        k = g.split_heads(g.linear(x, sa + "k", bias=False), H, hd)
+        v = g.split_heads(g.linear(x, sa + "v", bias=False), H, hd)
+        # No 1/sqrt(d) scaling in T5; block 0's position bias is reused by every block.
+        a = g.attention(q, k, v, H, H, hd, 1.0, [pbias, mask])
+        h = g.op("Add", [h, g.linear(a, sa + "o", bias=False)])
+        x = g.rms_norm(h, p + "1.layer_norm.weight", eps)
+        ff = p + "1.DenseReluDense."
+        if gated:  # T5DenseGatedActDense: act(wi_0 x) * wi_1 x
+            hidden = g.op("Mul", [g.activation(g.linear(x, ff + "wi_0", bias=False), act),
+                                  g.linear(x, ff + "wi_1", bias=False)])
+        else:      # T5DenseActDense: act(wi x)
+            hidden = g.activation(g.linear(x, ff + "wi", bias=False), act)
+        h = g.op("Add", [h, g.linear(hidden, ff + "wo", bias=False)])
+    h = g.rms_norm(h, P + "encoder.final_layer_norm.weight", eps)
+    g.output(h, "last_hidden_state", TP.FLOAT, ["batch", "seq", D])
+    return g
+
+
+class Architecture:
+    """What a folder of one model_type needs: its graph builder, the token embeddings' name
+    (which tells the prefix the checkpoint saved its names under) and those prefixes, tried in
+    order, as attune's frontend (compiler/frontends/HuggingFace.cpp) tries them."""
+
+    def __init__(self, build, tokens, prefixes):
+        self.build, self.tokens, self.prefixes = build, tokens, prefixes
+
+
+ARCHITECTURES = {
+    "bert": Architecture(bert_graph, "embeddings.word_embeddings.weight", ("", "bert.")),
+    "gpt2": Architecture(gpt2_graph, "wte.weight", ("", "transformer.")),
+    "llama": Architecture(llama_graph, "embed_tokens.weight", ("model.", "")),
+    "mistral": Architecture(llama_graph, "embed_tokens.weight", ("model.", "")),
+    "t5": Architecture(t5_encoder_graph, "shared.weight", ("",)),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Any checkpoint folder
+
+def read_config(folder):
+    with open(os.path.join(folder, "config.json")) as f:
+        return json.load(f)
+
+
+def read_checkpoint(folder):
+    """Every floating-point tensor of the folder's model.safetensors, or of the shards its
+    model.safetensors.index.json lists, widened to float32 (integer buffers such as BERT's
+    position_ids are not weights and are left out)."""
+    single = os.path.join(folder, "model.safetensors")
+    if os.path.exists(single):
+        files = [single]
+    else:
+        with open(os.path.join(folder, "model.safetensors.index.json")) as f:
+            shards = sorted(set(json.load(f)["weight_map"].values()))
+        files = [os.path.join(folder, s) for s in shards]
+    out = {}
+    for path in files:
+        for name, value in read_safetensors(path, floats_only=True).items():
+            if name in out:
+                raise ValueError("tensor %r is in two shards" % name)
+            out[name] = value
+    return out
+
+
+def sentence_modules(folder):
+    """(pool, normalize) from sentence-transformers' modules.json: whether the model is followed
+    by mean Pooling and by Normalize. The frontend accepts the same and nothing else."""
+    path = os.path.join(folder, "modules.json")
+    if not os.path.exists(path):
+        return False, False
+    with open(path) as f:
+        modules = json.load(f)
+    pool = normalize = False
+    for m in modules:
+        kind = m["type"]
+        if kind == "sentence_transformers.models.Transformer":
+            continue
+        if kind == "sentence_transformers.models.Normalize":
+            normalize = True
+            continue
+        if kind != "sentence_transformers.models.Pooling":
+            raise NotImplementedError("sentence-transformers module %r" % kind)
+        with open(os.path.join(folder, m.get("path") or "1_Pooling", "config.json")) as f:
+            modes = {k for k, v in json.load(f).items() if k.startswith("pooling_mode_") and v is True}
+        if modes != {"pooling_mode_mean_tokens"}:
+            raise NotImplementedError("pooling modes %s (only mean tokens)" % sorted(modes))
+        pool = True
+    return pool, normalize
+
+
+def graph_for_folder(folder, weights=None):
+    """(config, Graph) for a Hugging Face checkpoint folder of a supported architecture, its
+    weights read from the folder unless `weights` (name -> float32 array) is given."""
+    cfg = read_config(folder)
+    kind = cfg.get("model_type")
+    if kind not in ARCHITECTURES:
+        raise NotImplementedError("model_type %r (supported: %s)" % (kind, ", ".join(ARCHITECTURES)))
+    arch = ARCHITECTURES[kind]
+    w = weights if weights is not None else read_checkpoint(folder)
+    prefix = next((p for p in arch.prefixes if p + arch.tokens in w), None)
+    if prefix is None:
+        raise ValueError("%s: no %r, with or without a prefix %s"
+                         % (folder, arch.tokens, list(arch.prefixes)))
+    if kind == "bert":
+        pool, normalize = sentence_modules(folder)
+        return cfg, arch.build(cfg, w, prefix, pool=pool, normalize=normalize)
+    return cfg, arch.build(cfg, w, prefix)
+
+
+def onnx_for_folder(folder, weights=None):
+    """The ONNX model (onnx.ModelProto) of a Hugging Face checkpoint folder: the same
+    transcription of the modeling code the tiny fixtures use, with the folder's sizes from
+    config.json and its weights from model.safetensors (initializers under the checkpoint's
+    names). Checkpoint tensors the forward pass does not read (BERT's pooler, a T5
+    decoder) are left out."""
+    cfg, g = graph_for_folder(folder, weights)
+    return g.model(cfg["model_type"])
+
+
+# --------------------------------------------------------------------------------------------
+# The tiny fixtures: a config, seeded weights and inputs; the graph is the architecture's.
 
 def bert_tiny():
     cfg = {
@@ -363,9 +774,8 @@ def bert_tiny():
         "use_cache": True,
         "vocab_size": 99,
     }
-    V, D, H, L, F = 99, 64, 4, 2, 128
+    V, D, L, F = 99, 64, 2, 128
     P, T = cfg["max_position_embeddings"], cfg["type_vocab_size"]
-    eps = cfg["layer_norm_eps"]
     w = Weights(seed=1001)
     w.normal("embeddings.word_embeddings.weight", (V, D), 0.3)
     w.normal("embeddings.position_embeddings.weight", (P, D), 0.3)
@@ -394,42 +804,7 @@ def bert_tiny():
     types[1, 3:5] = 1
     inputs = {"input_ids": ids, "token_type_ids": types, "attention_mask": mask}
 
-    g = Graph(w)
-    TP = g.TP
-    x_ids = g.input("input_ids", TP.INT64, ["batch", "seq"])
-    x_types = g.input("token_type_ids", TP.INT64, ["batch", "seq"])
-    x_mask = g.input("attention_mask", TP.INT64, ["batch", "seq"])
-    pos = g.positions(x_ids)
-    # BertEmbeddings: (word + token_type) + position, then LayerNorm.
-    e = g.op("Add", [g.op("Gather", [g.w("embeddings.word_embeddings.weight"), x_ids], axis=0),
-                     g.op("Gather", [g.w("embeddings.token_type_embeddings.weight"), x_types], axis=0)])
-    e = g.op("Add", [e, g.op("Gather", [g.w("embeddings.position_embeddings.weight"), pos], axis=0)])
-    h = g.layer_norm(e, "embeddings.LayerNorm", eps)
-    # [B,1,1,S] -> [B,1,1,1,S] for attention()'s [B, KV, R, S, S] scores.
-    bias = g.op("Unsqueeze", [g.padding_mask(x_mask), g.const([1], np.int64)])
-    hd = D // H
-    for i in range(L):
-        p = "encoder.layer.%d." % i
-        q = g.split_heads(g.linear(h, p + "attention.self.query"), H, hd)
-        k = g.split_heads(g.linear(h, p + "attention.self.key"), H, hd)
-        v = g.split_heads(g.linear(h, p + "attention.self.value"), H, hd)
-        a = g.attention(q, k, v, H, H, hd, hd ** -0.5, [bias])
-        # BertSelfOutput: LayerNorm(dense(a) + h); BertOutput: LayerNorm(dense(gelu(...)) + a)
-        h = g.layer_norm(g.op("Add", [g.linear(a, p + "attention.output.dense"), h]),
-                         p + "attention.output.LayerNorm", eps)
-        f = g.linear(g.gelu_erf(g.linear(h, p + "intermediate.dense")), p + "output.dense")
-        h = g.layer_norm(g.op("Add", [f, h]), p + "output.LayerNorm", eps)
-    g.output(h, "last_hidden_state", TP.FLOAT, ["batch", "seq", D])
-    # sentence-transformers: Pooling (mean over tokens with attention_mask 1), then Normalize.
-    m = g.op("Unsqueeze", [g.op("Cast", [x_mask], to=TP.FLOAT), g.const([2], np.int64)])  # [B,S,1]
-    total = g.op("ReduceSum", [g.op("Mul", [h, m]), g.const([1], np.int64)], keepdims=0)   # [B,D]
-    count = g.op("Max", [g.op("ReduceSum", [m, g.const([1], np.int64)], keepdims=0),
-                         g.const(1e-9)])                                                    # clamp(min=1e-9)
-    mean = g.op("Div", [total, count])
-    # F.normalize(p=2, dim=1, eps=1e-12): x / max(||x||_2, eps)
-    norm = g.op("Max", [g.op("ReduceL2", [mean], axes=[1], keepdims=1), g.const(1e-12)])
-    g.output(g.op("Div", [mean, norm]), "sentence_embedding", TP.FLOAT, ["batch", D])
-
+    g = bert_graph(cfg, w, pool=True, normalize=True)
     extra = {
         "modules.json": [
             {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
@@ -483,9 +858,8 @@ def gpt2_tiny():
         "use_cache": True,
         "vocab_size": 99,
     }
-    V, D, H, L, P = 99, 64, 4, 2, 64
+    V, D, L, P = 99, 64, 2, 64
     F = 4 * D  # n_inner null
-    eps = cfg["layer_norm_epsilon"]
     w = Weights(seed=1002)
     w.normal("wte.weight", (V, D), 0.2)
     w.normal("wpe.weight", (P, D), 0.2)
@@ -508,63 +882,15 @@ def gpt2_tiny():
 
     rng = np.random.default_rng(2002)
     inputs = {"input_ids": rng.integers(0, V, size=(BATCH, SEQ)).astype(np.int64)}
-
-    g = Graph(w)
-    TP = g.TP
-    ids = g.input("input_ids", TP.INT64, ["batch", "seq"])
-    pos = g.positions(ids)
-    h = g.op("Add", [g.op("Gather", [g.w("wte.weight"), ids], axis=0),
-                     g.op("Gather", [g.w("wpe.weight"), pos], axis=0)])
-    causal = g.causal_mask(pos)
-    hd = D // H
-    for i in range(L):
-        p = "h.%d." % i
-        qkv = g.conv1d(g.layer_norm(h, p + "ln_1", eps), p + "attn.c_attn")
-        q, k, v = g.op("Split", [qkv], n_out=3, axis=-1)   # c_attn's output is [q | k | v]
-        a = g.attention(g.split_heads(q, H, hd), g.split_heads(k, H, hd), g.split_heads(v, H, hd),
-                        H, H, hd, hd ** -0.5, [causal])
-        h = g.op("Add", [h, g.conv1d(a, p + "attn.c_proj")])
-        f = g.gelu_tanh(g.conv1d(g.layer_norm(h, p + "ln_2", eps), p + "mlp.c_fc"))
-        h = g.op("Add", [h, g.conv1d(f, p + "mlp.c_proj")])
-    h = g.layer_norm(h, "ln_f", eps)
-    # lm_head is tied to wte: logits = h @ wte^T
-    logits = g.op("MatMul", [h, g.op("Transpose", [g.w("wte.weight")], perm=[1, 0])])
-    g.output(logits, "logits", TP.FLOAT, ["batch", "seq", V])
-    return cfg, w, inputs, g, {}
+    return cfg, w, inputs, gpt2_graph(cfg, w), {}
 
 
-def default_inv_freq(theta, dim):
-    """_compute_default_rope_parameters, in float32 as torch computes it:
-    1 / theta ** (arange(0, dim, 2) / dim)."""
-    exponent = np.arange(0, dim, 2, dtype=np.int64).astype(np.float32) / np.float32(dim)
-    return (np.float32(1.0) / np.power(np.float32(theta), exponent)).astype(np.float32)
-
-
-def llama3_inv_freq(theta, dim, scaling):
-    """transformers' _compute_llama3_parameters, step by step, in float32 like torch."""
-    inv_freq = default_inv_freq(theta, dim)
-    factor = np.float32(scaling["factor"])
-    low_freq_factor = scaling["low_freq_factor"]
-    high_freq_factor = scaling["high_freq_factor"]
-    old_context_len = scaling["original_max_position_embeddings"]
-    low_freq_wavelen = old_context_len / low_freq_factor     # python floats, as in HF
-    high_freq_wavelen = old_context_len / high_freq_factor
-    wavelen = (np.float32(2 * math.pi) / inv_freq).astype(np.float32)
-    inv_freq_llama = np.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq).astype(np.float32)
-    smooth_factor = ((np.float32(old_context_len) / wavelen - np.float32(low_freq_factor))
-                     / np.float32(high_freq_factor - low_freq_factor)).astype(np.float32)
-    smoothed = ((np.float32(1) - smooth_factor) * inv_freq_llama / factor
-                + smooth_factor * inv_freq_llama).astype(np.float32)
-    is_medium = ~(wavelen < high_freq_wavelen) & ~(wavelen > low_freq_wavelen)
-    return np.where(is_medium, smoothed, inv_freq_llama).astype(np.float32)
-
-
-def llama_like(cfg, seed, dtype, tied, window=None):
-    """LlamaForCausalLM / MistralForCausalLM (the same tensor names and forward; Mistral adds
-    the sliding window to the causal mask)."""
+def llama_like(cfg, seed, dtype):
+    """LlamaForCausalLM / MistralForCausalLM weights and inputs (the same tensor names; an
+    lm_head unless tie_word_embeddings)."""
     V, D = cfg["vocab_size"], cfg["hidden_size"]
     H, KV, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
-    F, L, eps = cfg["intermediate_size"], cfg["num_hidden_layers"], cfg["rms_norm_eps"]
+    F, L = cfg["intermediate_size"], cfg["num_hidden_layers"]
     w = Weights(seed=seed, dtype=dtype)
     w.normal("model.embed_tokens.weight", (V, D), 0.3)
     for i in range(L):
@@ -579,42 +905,12 @@ def llama_like(cfg, seed, dtype, tied, window=None):
         w.linear(p + "mlp.up_proj", D, F, bias=False)
         w.linear(p + "mlp.down_proj", F, D, bias=False)
     w.gamma("model.norm.weight", D)
-    if not tied:
+    if not cfg["tie_word_embeddings"]:
         w.linear("lm_head", D, V, bias=False)
 
     rng = np.random.default_rng(seed + 1000)
     inputs = {"input_ids": rng.integers(0, V, size=(BATCH, SEQ)).astype(np.int64)}
-
-    if cfg.get("rope_scaling"):
-        assert cfg["rope_scaling"]["rope_type"] == "llama3"
-        inv_freq = llama3_inv_freq(cfg["rope_theta"], hd, cfg["rope_scaling"])
-    else:
-        inv_freq = default_inv_freq(cfg["rope_theta"], hd)
-
-    g = Graph(w)
-    TP = g.TP
-    ids = g.input("input_ids", TP.INT64, ["batch", "seq"])
-    pos = g.positions(ids)
-    cos, sin = g.rope_tables(pos, inv_freq)
-    mask = g.causal_mask(pos, window)
-    h = g.op("Gather", [g.w("model.embed_tokens.weight"), ids], axis=0)
-    for i in range(L):
-        p = "model.layers.%d." % i
-        x = g.rms_norm(h, p + "input_layernorm.weight", eps)
-        q = g.rope(g.split_heads(g.linear(x, p + "self_attn.q_proj", bias=False), H, hd), cos, sin)
-        k = g.rope(g.split_heads(g.linear(x, p + "self_attn.k_proj", bias=False), KV, hd), cos, sin)
-        v = g.split_heads(g.linear(x, p + "self_attn.v_proj", bias=False), KV, hd)
-        a = g.attention(q, k, v, H, KV, hd, hd ** -0.5, [mask])
-        h = g.op("Add", [h, g.linear(a, p + "self_attn.o_proj", bias=False)])
-        x = g.rms_norm(h, p + "post_attention_layernorm.weight", eps)
-        gate = g.silu(g.linear(x, p + "mlp.gate_proj", bias=False))
-        up = g.linear(x, p + "mlp.up_proj", bias=False)
-        h = g.op("Add", [h, g.linear(g.op("Mul", [gate, up]), p + "mlp.down_proj", bias=False)])
-    h = g.rms_norm(h, "model.norm.weight", eps)
-    head = "model.embed_tokens.weight" if tied else "lm_head.weight"
-    logits = g.op("MatMul", [h, g.op("Transpose", [g.w(head)], perm=[1, 0])])
-    g.output(logits, "logits", TP.FLOAT, ["batch", "seq", V])
-    return cfg, w, inputs, g, {}
+    return cfg, w, inputs, llama_graph(cfg, w), {}
 
 
 def llama_cfg(**over):
@@ -649,7 +945,7 @@ def llama_cfg(**over):
 
 
 def llama_tiny():
-    return llama_like(llama_cfg(), seed=1003, dtype="BF16", tied=False)
+    return llama_like(llama_cfg(), seed=1003, dtype="BF16")
 
 
 def llama3_scaled_tiny():
@@ -664,7 +960,7 @@ def llama3_scaled_tiny():
         rope_theta=500000.0,
         torch_dtype="float32",
     )
-    return llama_like(cfg, seed=1005, dtype="F32", tied=False)
+    return llama_like(cfg, seed=1005, dtype="F32")
 
 
 def mistral_tiny():
@@ -691,7 +987,7 @@ def mistral_tiny():
         "use_cache": True,
         "vocab_size": 99,
     }
-    return llama_like(cfg, seed=1004, dtype="F32", tied=True, window=cfg["sliding_window"])
+    return llama_like(cfg, seed=1004, dtype="F32")
 
 
 def t5_encoder_tiny():
@@ -728,8 +1024,7 @@ def t5_encoder_tiny():
         "vocab_size": 99,
     }
     V, D, H, hd, F, L = 99, 64, 4, 16, 96, 2
-    NB, MD = cfg["relative_attention_num_buckets"], cfg["relative_attention_max_distance"]
-    eps = cfg["layer_norm_epsilon"]
+    NB = cfg["relative_attention_num_buckets"]
     w = Weights(seed=1006)
     w.normal("shared.weight", (V, D), 0.3)
     for i in range(L):
@@ -754,59 +1049,7 @@ def t5_encoder_tiny():
     mask[1, -2:] = 0
     ids[mask == 0] = cfg["pad_token_id"]
     inputs = {"input_ids": ids, "attention_mask": mask}
-
-    g = Graph(w)
-    TP = g.TP
-    x_ids = g.input("input_ids", TP.INT64, ["batch", "seq"])
-    x_mask = g.input("attention_mask", TP.INT64, ["batch", "seq"])
-    pos = g.positions(x_ids)
-    # T5Attention.compute_bias / _relative_position_bucket (bidirectional), in-graph:
-    # relative_position = memory_position - query_position = j - i.
-    i_ = g.op("Unsqueeze", [pos, g.const([1], np.int64)])
-    j_ = g.op("Unsqueeze", [pos, g.const([0], np.int64)])
-    rel = g.op("Sub", [j_, i_])                                                     # [S, S]
-    half = NB // 2
-    buckets = g.op("Mul", [g.op("Cast", [g.op("Greater", [rel, g.const(0, np.int64)])], to=TP.INT64),
-                           g.const(half, np.int64)])
-    rp = g.op("Abs", [rel])
-    max_exact = half // 2
-    is_small = g.op("Less", [rp, g.const(max_exact, np.int64)])
-    # max_exact + (log(rp.float() / max_exact) / log(max_distance / max_exact)
-    #              * (num_buckets - max_exact)).to(long), all float32; .to(long) truncates.
-    lg = g.op("Log", [g.op("Div", [g.op("Cast", [rp], to=TP.FLOAT), g.const(float(max_exact))])])
-    lg = g.op("Mul", [g.op("Div", [lg, g.const(math.log(MD / max_exact))]),
-                      g.const(float(half - max_exact))])
-    # rp = 0 gives log 0 = -inf, cast to int64 is undefined; like HF, Where discards that lane,
-    # but clip first so the Cast sees a finite value.
-    lg = g.op("Max", [lg, g.const(0.0)])
-    large = g.op("Add", [g.const(max_exact, np.int64), g.op("Cast", [lg], to=TP.INT64)])
-    large = g.op("Min", [large, g.const(half - 1, np.int64)])
-    buckets = g.op("Add", [buckets, g.op("Where", [is_small, rp, large])])
-    rel_w = "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"
-    pbias = g.op("Gather", [g.w(rel_w), buckets], axis=0)                           # [S, S, H]
-    pbias = g.op("Transpose", [pbias], perm=[2, 0, 1])                              # [H, S, S]
-    pbias = g.op("Unsqueeze", [pbias, g.const([0, 2], np.int64)])                   # [1,KV=H,R=1,S,S]
-    mask = g.op("Unsqueeze", [g.padding_mask(x_mask), g.const([1], np.int64)])      # [B,1,1,1,S]
-
-    h = g.op("Gather", [g.w("shared.weight"), x_ids], axis=0)
-    for i in range(L):
-        p = "encoder.block.%d.layer." % i
-        x = g.rms_norm(h, p + "0.layer_norm.weight", eps)
-        sa = p + "0.SelfAttention."
-        q = g.split_heads(g.linear(x, sa + "q", bias=False), H, hd)
-        k = g.split_heads(g.linear(x, sa + "k", bias=False), H, hd)
-        v = g.split_heads(g.linear(x, sa + "v", bias=False), H, hd)
-        # No 1/sqrt(d) scaling in T5; block 0's position bias is reused by every block.
-        a = g.attention(q, k, v, H, H, hd, 1.0, [pbias, mask])
-        h = g.op("Add", [h, g.linear(a, sa + "o", bias=False)])
-        x = g.rms_norm(h, p + "1.layer_norm.weight", eps)
-        ff = p + "1.DenseReluDense."
-        gated = g.op("Mul", [g.gelu_tanh(g.linear(x, ff + "wi_0", bias=False)),
-                             g.linear(x, ff + "wi_1", bias=False)])
-        h = g.op("Add", [h, g.linear(gated, ff + "wo", bias=False)])
-    h = g.rms_norm(h, "encoder.final_layer_norm.weight", eps)
-    g.output(h, "last_hidden_state", TP.FLOAT, ["batch", "seq", D])
-    return cfg, w, inputs, g, {}
+    return cfg, w, inputs, t5_encoder_graph(cfg, w), {}
 
 
 MODELS = {
