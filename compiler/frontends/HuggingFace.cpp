@@ -320,6 +320,9 @@ struct Hyper {
   int64_t slidingWindow = 0;
   // T5's relative attention bias.
   int64_t numBuckets = 32, maxDistance = 128;
+  // GPT-2's scale_attn_weights (1/sqrt(d), on by default) and
+  // scale_attn_by_inverse_layer_idx (a further 1/(layer + 1)).
+  bool scaleScores = true, scaleByLayer = false;
 };
 
 /// RoPE's base and frequency scaling. transformers 4 writes `rope_theta`
@@ -389,6 +392,10 @@ llvm::Expected<Hyper> readHyper(const Recipe &recipe, Config &config,
       config.fail("position_embedding_type",
                   "'" + pet + "' is not supported (only 'absolute')");
   }
+  if (recipe.modelType == llvm::StringRef("gpt2")) {
+    h.scaleScores = config.boolOr("scale_attn_weights", true);
+    h.scaleByLayer = config.boolOr("scale_attn_by_inverse_layer_idx", false);
+  }
   if (recipe.positions == Positions::Rope) {
     readRope(config, h);
     h.gatedMlp = true;
@@ -409,7 +416,8 @@ llvm::Expected<Hyper> readHyper(const Recipe &recipe, Config &config,
     bool gated = llvm::StringRef(ff).consume_front("gated-");
     std::string act = gated ? ff.substr(6) : ff;
     h.gatedMlp = gated;
-    h.activation = act == "gelu" ? "gelu_new" : act;
+    // T5Config maps only "gated-gelu" to gelu_new; a plain "gelu" is erf.
+    h.activation = gated && act == "gelu" ? "gelu_new" : act;
     if (!config.boolOr("is_encoder_decoder", true) &&
         config.boolOr("is_decoder", false))
       config.fail("is_decoder", "only the T5 encoder is supported");
@@ -660,7 +668,9 @@ Value ModelBuilder::attention(Value x, int64_t layer, Value keyPadding,
   if (recipe.positions == Positions::Rope)
     rope = tfm::ropeDictionary(b.getContext(), h.rope);
   // T5 folds 1/sqrt(d) into its initialisation and scales by nothing.
-  double scale = relativeTable ? 1.0 : 1.0 / std::sqrt(double(h.headDim));
+  double scale = relativeTable || !h.scaleScores ? 1.0 : 1.0 / std::sqrt(double(h.headDim));
+  if (h.scaleByLayer)
+    scale /= double(layer + 1);
   Value context = create<tfm::AttentionOp>(
       where, q, k, v, /*mask=*/Value(), keyPadding, ValueRange(modifierOperands),
       b.getF64FloatAttr(scale), b.getBoolAttr(recipe.causal),
@@ -787,11 +797,12 @@ ModelBuilder::build(llvm::StringRef functionName, bool pool, bool normalize) {
 
   llvm::SmallVector<Value> results;
   if (recipe.head == Head::Logits) {
-    // lm_head when the checkpoint has one; else the tied token embeddings.
+    // The token embeddings when tied (as transformers ties them, even if
+    // the file also holds an lm_head copy), else lm_head.
     std::string head = std::string(n.lmHead) + ".weight";
     std::string tokens = named(n.tokens, 0) + ".weight";
-    bool own = checkpoint.lookup(head).has_value();
-    if (!own && !h.tiedHead)
+    bool own = !h.tiedHead;
+    if (own && !checkpoint.lookup(head))
       fail("the checkpoint has no tensor '" + head +
            "' and config.json's tie_word_embeddings is false");
     Value w = weight(own ? head : tokens, {h.hidden, h.vocab}, /*transposed=*/true);
