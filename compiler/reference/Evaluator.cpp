@@ -478,6 +478,15 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::LogOp o) {
         return evalUnary(o, [](double x) { return std::log(x); });
       })
+      .Case([&](tfm::SignOp o) {
+        // Zeros and NaN are their own sign.
+        return evalUnary(
+            o, [](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; },
+            [](int64_t x) { return int64_t(x > 0) - int64_t(x < 0); });
+      })
+      .Case([&](tfm::CeilOp o) {
+        return evalUnary(o, [](double x) { return std::ceil(x); });
+      })
       .Case([&](tfm::CosOp o) {
         return evalUnary(o, [](double x) { return std::cos(x); });
       })

@@ -530,6 +530,14 @@ def Tfm_SiluOp : Tfm_UnaryOp<"silu", "x * sigmoid(x)">;
 def Tfm_NegOp : Tfm_UnaryOp<"neg", "-x (integers wrap)", [], Tfm_NumericTensor>;
 def Tfm_AbsOp : Tfm_UnaryOp<"abs", "|x| (integers wrap)", [], Tfm_NumericTensor>;
 def Tfm_LogOp : Tfm_UnaryOp<"log", "ln(x): -inf at 0, NaN below">;
+// sign and ceil are how exporters write DeBERTa-v2's log-bucketed relative
+// positions (make_log_bucket_position: torch.sign, torch.ceil; ONNX Sign,
+// Ceil).
+def Tfm_SignOp : Tfm_UnaryOp<"sign",
+    "1 where x > 0, -1 where x < 0, else x (0, -0 and NaN stay as they are)",
+    [], Tfm_NumericTensor>;
+def Tfm_CeilOp : Tfm_UnaryOp<"ceil",
+    "the least integer >= x (infinities and NaN stay as they are)">;
 def Tfm_CosOp : Tfm_UnaryOp<"cos", "cos(x)">;
 def Tfm_SinOp : Tfm_UnaryOp<"sin", "sin(x)">;
 def Tfm_GeluOp : Tfm_UnaryOp<"gelu",

@@ -541,7 +541,8 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.rank = args.back().extents.size();
         return addCall(op, spec, std::move(args));
       })
-      .Case<ReluOp, SiluOp, GeluOp, NegOp, AbsOp, CosOp, SinOp, LogOp>([&](auto u) {
+      .Case<ReluOp, SiluOp, GeluOp, NegOp, AbsOp, CosOp, SinOp, LogOp, SignOp,
+            CeilOp>([&](auto u) {
         KernelSpec spec;
         spec.kind = KernelKind::Unary;
         spec.elementType = elementType(u.getResult());
@@ -551,6 +552,8 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
                      : isa<CosOp>(op) ? UnaryKind::Cos
                      : isa<SinOp>(op) ? UnaryKind::Sin
                      : isa<LogOp>(op) ? UnaryKind::Log
+                     : isa<SignOp>(op) ? UnaryKind::Sign
+                     : isa<CeilOp>(op) ? UnaryKind::Ceil
                                       : UnaryKind::Relu;
         if (auto gelu = dyn_cast<GeluOp>(op))
           spec.unary = gelu.getApproximate() == GeluApproxKind::tanh

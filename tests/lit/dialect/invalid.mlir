@@ -697,6 +697,24 @@ func.func @negative_log_integer(%x: tensor<4xi64>) {
 
 // -----
 
+/// ceil rounds floats: an integer is its own ceiling, and has no op.
+func.func @negative_ceil_integer(%x: tensor<4xi64>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
+  %0 = tfm.ceil %x : tensor<4xi64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+/// sign keeps the element type: the result is not a different type.
+func.func @negative_sign_result_type(%x: tensor<4xi64>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = tfm.sign %x : tensor<4xi64> -> tensor<4xf32>
+  return
+}
+
+// -----
+
 /// compare's operands have one element type: no implicit promotion.
 func.func @negative_compare_element_types(%a: tensor<4xi64>, %b: tensor<f32>) {
   // expected-error @+1 {{expected 'rhs' element type 'i64' as in 'lhs', got 'f32'}}

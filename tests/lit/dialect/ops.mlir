@@ -212,6 +212,20 @@ func.func @minimum_maximum_log(%x: tensor<?x8xf32>, %c: tensor<f32>, %n: tensor<
   return %0, %1, %2, %3 : tensor<?x8xf32>, tensor<?x?xi64>, tensor<?x8xf32>, tensor<8xbf16>
 }
 
+// CHECK-LABEL: func.func @sign_ceil
+func.func @sign_ceil(%n: tensor<?x?xi64>, %x: tensor<?x8xf32>, %h: tensor<8xf16>)
+    -> (tensor<?x?xi64>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf16>) {
+  // CHECK: tfm.sign %{{.+}} : tensor<?x?xi64> -> tensor<?x?xi64>
+  %0 = tfm.sign %n : tensor<?x?xi64> -> tensor<?x?xi64>
+  // CHECK: tfm.sign %{{.+}} : tensor<?x8xf32> -> tensor<?x8xf32>
+  %1 = tfm.sign %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  // CHECK: tfm.ceil %{{.+}} : tensor<?x8xf32> -> tensor<?x8xf32>
+  %2 = tfm.ceil %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  // CHECK: tfm.ceil %{{.+}} : tensor<8xf16> -> tensor<8xf16>
+  %3 = tfm.ceil %h : tensor<8xf16> -> tensor<8xf16>
+  return %0, %1, %2, %3 : tensor<?x?xi64>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf16>
+}
+
 // CHECK-LABEL: func.func @compare
 func.func @compare(%n: tensor<?x?xi64>, %c: tensor<i64>, %x: tensor<2x1xf16>, %y: tensor<3xf16>)
     -> (tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>) {
