@@ -639,6 +639,18 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.rank = args.back().extents.size();
         return addCall(op, spec, std::move(args));
       })
+      .Case<ExpandOp>([&](ExpandOp e) {
+        // A copy that reads the input with stride 0 where it stretches:
+        // the broadcast operands of element-wise kernels, written out.
+        SmallVector<BufferView, 6> args = {broadcastTo(e.getInput(), dims(e.getResult())),
+                                           broadcastTo(e.getResult(), dims(e.getResult()))};
+        collapseDims(args);
+        KernelSpec spec;
+        spec.kind = KernelKind::Copy;
+        spec.elementType = elementType(e.getResult());
+        spec.rank = args.back().extents.size();
+        return addCall(op, spec, std::move(args));
+      })
       .Case<SliceOp>([&](SliceOp sl) {
         // A copy whose input view starts at `start` along the axis and
         // steps `step` rows of it at a time.

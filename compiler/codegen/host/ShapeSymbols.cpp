@@ -406,6 +406,9 @@ LogicalResult ShapeRules::apply(Operation *op) {
           return failure();
         return broadcast(op, b.getRhs(), b.getResult());
       })
+      .Case<ExpandOp>([&](ExpandOp e) {
+        return broadcast(op, e.getInput(), e.getResult());
+      })
       .Case<WhereOp>([&](WhereOp w) -> LogicalResult {
         if (failed(broadcast(op, w.getCondition(), w.getResult())) ||
             failed(broadcast(op, w.getOnTrue(), w.getResult())))

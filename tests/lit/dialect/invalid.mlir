@@ -1132,6 +1132,60 @@ func.func @negative_gather_elements_missing_axis(%x: tensor<2x8xf32>, %i: tensor
 
 // -----
 
+/// expand moves elements; it does not convert them.
+func.func @negative_expand_element_type(%x: tensor<1x4xi64>) {
+  // expected-error @+1 {{expected the result element type 'i64' of 'input', got 'i32'}}
+  %0 = tfm.expand %x : tensor<1x4xi64> -> tensor<3x4xi32>
+  return
+}
+
+// -----
+
+/// Dims are added in front, never dropped.
+func.func @negative_expand_rank(%x: tensor<2x1x4xf32>) {
+  // expected-error @+1 {{expected a result of rank >= 3 (the rank of 'input'), got 2}}
+  %0 = tfm.expand %x : tensor<2x1x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+/// Only a 1 stretches.
+func.func @negative_expand_dim(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{expected result dim 0 to be 2 (dim 0 of 'input', which is not 1), got 6}}
+  %0 = tfm.expand %x : tensor<2x4xf32> -> tensor<6x4xf32>
+  return
+}
+
+// -----
+
+/// A `?` stays a `?`: a static size in its place would be unchecked.
+func.func @negative_expand_dynamic_to_static(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{expected result dim 1 to be ? (dim 0 of 'input', which is not 1), got 8}}
+  %0 = tfm.expand %x : tensor<?x4xf32> -> tensor<3x8x4xf32>
+  return
+}
+
+// -----
+
+/// A stretched dim has no other source for its size.
+func.func @negative_expand_stretch_to_dynamic(%x: tensor<1x4xf32>) {
+  // expected-error @+1 {{expected a static result dim 0 where 'input' is stretched from 1, got ?}}
+  %0 = tfm.expand %x : tensor<1x4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+/// A dim the input does not have is stretched too.
+func.func @negative_expand_new_dim_dynamic(%x: tensor<4xf32>) {
+  // expected-error @+1 {{expected a static result dim 0 where 'input' is stretched from 1, got ?}}
+  %0 = tfm.expand %x : tensor<4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
 /// Attention takes BHSD tensors; split heads first.
 func.func @negative_attention_query_rank(%q: tensor<1x?x768xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) {
   // expected-error @+1 {{expected 'query' rank 4, got 3}}

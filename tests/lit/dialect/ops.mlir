@@ -341,6 +341,22 @@ func.func @gather_elements(%c2p: tensor<1x12x?x8xf32>, %idx: tensor<1x12x?x?xi64
   return %0, %1, %2 : tensor<1x12x?x?xf32>, tensor<3x4xi64>, tensor<2x5xbf16>
 }
 
+/// DeBERTa's relative positions [1, Sq, Sk] to the [B*H, Sq, Sk] it
+/// gathers with; a new leading dim and a stretched middle one; i1 masks
+/// expand too.
+// CHECK-LABEL: func.func @expand
+// CHECK-SAME: (%[[P:.+]]: tensor<1x?x?xi64>, %[[X:.+]]: tensor<3x1x?xf32>, %[[M:.+]]: tensor<?xi1>)
+func.func @expand(%p: tensor<1x?x?xi64>, %x: tensor<3x1x?xf32>, %m: tensor<?xi1>)
+    -> (tensor<12x?x?xi64>, tensor<2x3x5x?xf32>, tensor<4x?xi1>) {
+  // CHECK: tfm.expand %[[P]] : tensor<1x?x?xi64> -> tensor<12x?x?xi64>
+  %0 = tfm.expand %p : tensor<1x?x?xi64> -> tensor<12x?x?xi64>
+  // CHECK: tfm.expand %[[X]] : tensor<3x1x?xf32> -> tensor<2x3x5x?xf32>
+  %1 = tfm.expand %x : tensor<3x1x?xf32> -> tensor<2x3x5x?xf32>
+  // CHECK: tfm.expand %[[M]] : tensor<?xi1> -> tensor<4x?xi1>
+  %2 = tfm.expand %m : tensor<?xi1> -> tensor<4x?xi1>
+  return %0, %1, %2 : tensor<12x?x?xi64>, tensor<2x3x5x?xf32>, tensor<4x?xi1>
+}
+
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x12x?x64xf32>, %[[K:[^:]+]]: tensor<1x12x?x64xf32>, %[[V:[^:]+]]: tensor<1x12x?x64xf32>
 func.func @attention(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>,

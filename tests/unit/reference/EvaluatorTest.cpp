@@ -646,6 +646,24 @@ TEST_F(EvaluatorTest, LogAndIntegerWhere) {
   expectExact((*out)[1], ScalarType::I64, {6}, {5, -3, 7, -3, 9, -3});
 }
 
+/// expand reads x[a, 0, c] for every b of [2, 3, 2] from [2, 1, 2], and a
+/// new leading dim repeats everything; a `?` takes the input's size.
+TEST_F(EvaluatorTest, ExpandStretchesOnesAndAddsLeadingDims) {
+  parse(R"mlir(
+    func.func @f(%x: tensor<2x1x?xi64>) -> (tensor<2x3x?xi64>, tensor<2x2x1x?xi64>) {
+      %e = tfm.expand %x : tensor<2x1x?xi64> -> tensor<2x3x?xi64>
+      %l = tfm.expand %x : tensor<2x1x?xi64> -> tensor<2x2x1x?xi64>
+      return %e, %l : tensor<2x3x?xi64>, tensor<2x2x1x?xi64>
+    })mlir");
+  Tensor x = tensor({2, 1, 2}, {1, 2, 0x1p40, -4}, ScalarType::I64);
+  llvm::Expected<std::vector<Tensor>> out = run("f", {x});
+  ASSERT_TRUE(!!out) << llvm::toString(out.takeError());
+  ASSERT_EQ(out->size(), 2u);
+  expectExact((*out)[0], ScalarType::I64, {2, 3, 2},
+              {1, 2, 1, 2, 1, 2, 0x1p40, -4, 0x1p40, -4, 0x1p40, -4});
+  expectExact((*out)[1], ScalarType::I64, {2, 2, 1, 2}, {1, 2, 0x1p40, -4, 1, 2, 0x1p40, -4});
+}
+
 /// sign: -1, 0, 1 on integers; on floats zeros and NaN are their own sign.
 /// ceil: the least integer above, -0 for (-1, 0), infinities and NaN kept.
 TEST_F(EvaluatorTest, SignAndCeil) {
