@@ -30,6 +30,10 @@
 //    clip(j - i, -K, K) + K and multiplied per query with q (added to q k^T)
 //    and with the probabilities (added to P V). Becomes `tfm.score_bias
 //    content(q, k)` and `tfm.score_values {kind = "shaw"}`.
+//  * DeBERTa as Hugging Face's DebertaV2 writes it: q k^T and relative
+//    scores gathered by clamped, log-bucketed positions (c2p and p2c), all
+//    divided by sqrt(3 d). Becomes `tfm.score_bias content(q, k) {kind =
+//    "deberta"}`; the matcher lives in RaiseDeberta.cpp.
 //
 // Every check is exact on structure and on the constants (to f32 rounding):
 // a graph that only looks alike (other frequencies, llama3 scaling, slopes of
@@ -46,6 +50,7 @@
 #include "passes/PassUtils.h"
 #include "passes/Passes.h"
 #include "passes/PositionFunction.h"
+#include "passes/RaiseDeberta.h"
 #include "compiler/modifiers/ScoreModifier.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -1063,6 +1068,26 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
         raiseShaw(*shaw);
       else if (!why.empty())
         notRaised(add, "Shaw", why);
+    }
+    // DeBERTa's: from the top of its sum of q k^T and the two gathered
+    // relative terms (RaiseDeberta.h); an add inside a larger sum of its
+    // type is one of that sum's terms.
+    SmallVector<tfm::AddOp> sums;
+    getOperation()->walk([&](tfm::AddOp op) { sums.push_back(op); });
+    for (tfm::AddOp add : sums) {
+      if (add->use_empty() ||
+          (add->hasOneUse() && isa<tfm::AddOp>(*add->user_begin()) &&
+           add->user_begin()->getResult(0).getType() == add.getType()))
+        continue;
+      std::string why;
+      FailureOr<attune::raise::DebertaMatch> deberta = attune::raise::matchDeberta(add, why);
+      if (succeeded(deberta))
+        raised(attune::raise::raiseDeberta(add, *deberta),
+               deberta->maxPosition > 0
+                   ? "DeBERTa: relative scores gathered by log-bucketed positions"
+                   : "DeBERTa: relative scores gathered by relative positions");
+      else if (!why.empty())
+        notRaised(add, "DeBERTa", why);
     }
     // Partial rotary: rope(x[..., :R]) joined with x[..., R:].
     SmallVector<tfm::ConcatOp> concats;
