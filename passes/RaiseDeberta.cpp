@@ -522,10 +522,17 @@ tfm::ScoreBiasOp attune::raise::raiseDeberta(tfm::AddOp root, const DebertaMatch
   const int64_t Sq = q.getDimSize(rank - 2), Sk = k.getDimSize(rank - 2);
   Value q4 = attune::reshapeTo(builder, loc, match.query, tensor({1, heads, Sq, depth}));
   Value k4 = attune::reshapeTo(builder, loc, match.key, tensor({1, heads, Sk, depth}));
-  // [.., 2 span, d] per row -> [2 span, heads, d], the modifier's layout.
+  // [.., 2 span, d] per row -> [2 span, heads, d], the modifier's layout; a
+  // table that is that layout transposed (the graph made [heads, 2 span, d]
+  // of it) is taken as it is.
   auto table = [&](Value t) -> Value {
     Value perRow = attune::reshapeTo(builder, loc, t, tensor({heads, rows, depth}));
-    return tfm::TransposeOp::create(builder, loc, tensor({rows, heads, depth}), perRow,
+    RankedTensorType layout = tensor({rows, heads, depth});
+    if (auto back = perRow.getDefiningOp<tfm::TransposeOp>();
+        back && back.getPermutation() == ArrayRef<int64_t>{1, 0, 2} &&
+        back.getInput().getType() == layout)
+      return back.getInput();
+    return tfm::TransposeOp::create(builder, loc, layout, perRow,
                                     b.getDenseI64ArrayAttr({1, 0, 2}));
   };
   SmallVector<Value> tables = {table(match.keyTable), table(match.queryTable)};
