@@ -474,6 +474,17 @@ FailureOr<DebertaMatch> attune::raise::matchDeberta(tfm::AddOp root, std::string
               .str();
     return failure();
   }
+  // The fit read the far distances on one side (i > j); every row of both
+  // indices must be the modifier's.
+  if (std::optional<int64_t> at = firstMismatch(c2pRows, 0, L, span, *maxPosition)) {
+    why = llvm::formatv("the content-to-position index at i - j = {0} is {1}, "
+                        "not DeBERTa's clamp(rel(i - j) + {2}, 0, {3}) = {4} with "
+                        "the {5} that the distances i - j > 0 give",
+                        -*at, c2pRows[L + *at], span, 2 * span - 1,
+                        deberta(span, *maxPosition, 0, *at), describe(*maxPosition))
+              .str();
+    return failure();
+  }
   if (std::optional<int64_t> at = firstMismatch(p2cRows, 1, L, span, *maxPosition)) {
     why = llvm::formatv("the position-to-content index at key - query = {0} is "
                         "{1}, not DeBERTa's clamp({2} - rel(key - query), 0, {3}) = "
