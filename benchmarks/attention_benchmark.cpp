@@ -11,8 +11,8 @@
 //
 // the second for each position encoding's example (examples/attention/
 // attention_<modifier>.mlir: rope, alibi, t5, shaw, xl, deberta, window,
-// padding, and rope_exported and alibi_exported, the first two as exporters
-// write them), with a GFLOPs rate counter of the useful work of plain
+// padding, and rope_exported, alibi_exported and deberta_exported, the
+// first two and DeBERTa as exporters write them), with a GFLOPs rate counter of the useful work of plain
 // attention: 4·B·H·S²·D flops per run, half when causal, and 4·B·H·D per
 // visible (query, key) pair for the sliding window, whose kernel skips the
 // key blocks outside it. (The content modifiers' own products, Transformer-
@@ -118,6 +118,12 @@ const ModifierForm kModifierForms[] = {
     // the same fused kernel, the unfused one runs the graph as written.
     {"rope_exported", "", {}, true, {}},
     {"alibi_exported", "alibi", {}, true, {}},
+    // DeBERTa as Hugging Face's DebertaV2 computes it (gathers of relative
+    // scores by log-bucketed positions, on heads merged into the batch):
+    // raised to the deberta modifier by default. The scale is the graph's,
+    // 1 / f32(sqrt(192)).
+    {"deberta_exported", "deberta", {{"span", 256}, {"max_position", 512}}, false,
+     {{512, kHeads, 64}, {512, kHeads, 64}}, false, 1.0 / double(13.856406f)},
 };
 
 /// `row` (D values) rotated at position `n` as LLaMA does (split halves,

@@ -101,6 +101,14 @@ std::optional<std::pair<Value, int64_t>> step(Value value, int64_t dim) {
       .Case([&](tfm::ArangeOp a) -> Step {
         return std::make_pair(a.getLike(), static_cast<int64_t>(a.getAxisAttr().getInt()));
       })
+      .Case([&](tfm::ExpandOp e) -> Step {
+        // A `?` of the result is the input's aligned `?` (the verifier
+        // demands it static wherever the input stretches).
+        int64_t d = dim - (rankOf(e.getResult()) - rankOf(e.getInput()));
+        if (d < 0)
+          return std::nullopt;
+        return std::make_pair(e.getInput(), d);
+      })
       .Case([&](tfm::SliceOp s) -> Step {
         if (dim == s.getAxisAttr().getInt())
           return std::nullopt;

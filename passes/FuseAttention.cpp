@@ -9,7 +9,9 @@
 // The match starts at a tfm.softmax (every softmax is a "site") and walks
 // *up* from its input, one op at a time, to the matmul of q and k. Nothing is
 // rewritten until the whole chain has matched, so a site that does not match
-// is left exactly as it was and gets a remark saying why.
+// is left exactly as it was and gets a remark saying why; the one exception
+// is an exact rewrite run first, P x V on heads merged into the batch lifted
+// to rank 4 (liftMergedHeadsProduct).
 //
 //===----------------------------------------------------------------------===//
 
@@ -199,6 +201,61 @@ Value padToRank4(OpBuilder &builder, Location loc, Value value) {
   llvm::append_range(shape, type.getShape());
   return tfm::ReshapeOp::create(
       builder, loc, RankedTensorType::get(shape, type.getElementType()), value);
+}
+
+/// P x V on heads merged into the batch, as Hugging Face's DeBERTa (and
+/// other exports of bmm-based attention) write it:
+/// bmm(P.view(B*H, Sq, Sk), v [B*H, Sk, Dv]), viewed back as [B, H, Sq, Dv].
+/// Rewritten to the same product on rank-4 views, matmul(P, v.view(B, H,
+/// Sk, Dv)), the form the matcher reads; each user of the old product gets
+/// its view of the new one (none, for the view back). Exact: a batched
+/// product is one product per batch row, and the views keep the rows in
+/// order.
+void liftMergedHeadsProduct(tfm::SoftmaxOp softmax) {
+  Value probs = softmax.getResult();
+  auto type = cast<RankedTensorType>(probs.getType());
+  if (type.getRank() != 4 || !probs.hasOneUse())
+    return;
+  auto view = dyn_cast<tfm::ReshapeOp>(*probs.getUsers().begin());
+  if (!view || !view->hasOneUse())
+    return;
+  ArrayRef<int64_t> p = type.getShape(), merged = view.getType().getShape();
+  if (merged.size() != 3 || ShapedType::isDynamic(p[0]) || ShapedType::isDynamic(p[1]) ||
+      merged[0] != p[0] * p[1] || merged[1] != p[2] || merged[2] != p[3])
+    return;
+  auto product = dyn_cast<tfm::MatmulOp>(*view->getUsers().begin());
+  if (!product || product.getLhs() != view.getResult() || product.getTransposeA() ||
+      product.getTransposeB())
+    return;
+  auto valueType = cast<RankedTensorType>(product.getRhs().getType());
+  ArrayRef<int64_t> v = valueType.getShape();
+  OpBuilder builder(product);
+  Location loc = product.getLoc();
+  Value value = attune::reshapeTo(
+      builder, loc, product.getRhs(),
+      RankedTensorType::get({p[0], p[1], v[1], v[2]}, valueType.getElementType()));
+  Value lifted = tfm::MatmulOp::create(
+      builder, loc, RankedTensorType::get({p[0], p[1], p[2], v[2]}, valueType.getElementType()),
+      probs, value, builder.getBoolAttr(false), builder.getBoolAttr(false));
+  for (Operation *user : llvm::make_early_inc_range(product->getUsers()))
+    if (auto back = dyn_cast<tfm::ReshapeOp>(user)) {
+      OpBuilder at(back);
+      back.getResult().replaceAllUsesWith(attune::reshapeTo(at, loc, lifted, back.getType()));
+      back.erase();
+    }
+  if (!product->use_empty())
+    product.getResult().replaceAllUsesWith(
+        attune::reshapeTo(builder, loc, lifted, product.getType()));
+  Value oldValue = product.getRhs();
+  product.erase();
+  view.erase();
+  // The [B*H, Sk, Dv] view of v, when nothing else reads it.
+  while (auto reshape = oldValue.getDefiningOp<tfm::ReshapeOp>()) {
+    if (!reshape->use_empty())
+      break;
+    oldValue = reshape.getInput();
+    reshape.erase();
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -953,6 +1010,9 @@ struct FuseAttention final : attune::impl::FuseAttentionBase<FuseAttention> {
     // order, which keeps it deterministic.
     SmallVector<tfm::SoftmaxOp> sites;
     getOperation()->walk([&](tfm::SoftmaxOp op) { sites.push_back(op); });
+    // First the one spelling the matcher reads through a rewrite.
+    for (tfm::SoftmaxOp softmax : sites)
+      liftMergedHeadsProduct(softmax);
     // Before rewriting: fusion folds the raised ops into tfm.attention.
     llvm::json::Array encodings = encodingRecords(getOperation());
 

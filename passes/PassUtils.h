@@ -8,6 +8,8 @@
 #ifndef ATTUNE_PASSES_PASSUTILS_H
 #define ATTUNE_PASSES_PASSUTILS_H
 
+#include "dialects/tfm/TfmOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -31,6 +33,20 @@ inline mlir::Value createSplat(mlir::OpBuilder &builder, mlir::Location loc,
   llvm::APFloat splat = mlir::FloatAttr::get(elementType, value).getValue();
   return mlir::arith::ConstantOp::create(
       builder, loc, mlir::DenseElementsAttr::get(type, splat));
+}
+
+/// `v` viewed as `type` (the same elements in row-major order). Reshapes
+/// compose, so the view starts from the value under the reshapes in front of
+/// `v`, and is that value itself when it has the type: a view of a view of
+/// q is one reshape of q, or q. Matchers then see the tensor a graph viewed
+/// twice (Hugging Face's [B, H, S, D] -> [B*H, S, D] and back) as itself.
+inline mlir::Value reshapeTo(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value v,
+                             mlir::RankedTensorType type) {
+  while (auto reshape = v.getDefiningOp<tfm::ReshapeOp>())
+    v = reshape.getInput();
+  if (v.getType() == type)
+    return v;
+  return tfm::ReshapeOp::create(builder, loc, type, v);
 }
 
 } // namespace attune

@@ -45,7 +45,10 @@ def FuseAttention : Pass<"tfm-fuse-attention"> {
     `Kt = tfm.transpose(K) {permutation = [0, 1, 3, 2]}`. Q, K and V are
     rank-4 BHSD values; head split/merge reshapes and transposes around them
     stay. K and V that are both `tfm.repeat_interleave {axis = 1}` of
-    smaller tensors by the same factor are taken un-repeated (GQA).
+    smaller tensors by the same factor are taken un-repeated (GQA). P x V
+    on heads merged into the batch (`bmm(P.view(B*H, Sq, Sk), v [B*H, Sk,
+    Dv])`, Hugging Face's DeBERTa) is first rewritten to the rank-4 product
+    on `[B, H]` views, which is exact.
 
     Every intermediate value must have no user outside the pattern. A softmax
     that is not fused gets a remark `attention not fused: <reason>`; the
@@ -96,7 +99,7 @@ def FuseAttention : Pass<"tfm-fuse-attention"> {
 }
 
 def RaiseEncodings : Pass<"tfm-raise-encodings"> {
-  let summary = "Raise exporters' RoPE, ALiBi, T5 and Shaw spellings to tfm.rope and score modifiers";
+  let summary = "Raise exporters' RoPE, ALiBi, T5, Shaw and DeBERTa spellings to tfm.rope and score modifiers";
   let description = [{
     Exporters write positional encodings as the model's Python code computes
     them. This pass recognises these spellings and replaces each with the
@@ -126,6 +129,18 @@ def RaiseEncodings : Pass<"tfm-raise-encodings"> {
       `clip(j - i, -K, K) + K`, multiplied per query with q (added to
       `q k^T`) and with the probabilities (added to `P V`). Becomes
       `tfm.score_bias content(q, k)` and `tfm.score_values {kind = "shaw"}`.
+    * DeBERTa as Hugging Face's DebertaV2 writes it: `q k^T / s` (the scale
+      on k^T, on q or on the product) plus `gather(q Kr^T, -1, c2p) / s` and
+      `gather(k Qr^T, -1, p2c)^T / s`, on `[..., S, d]` tensors (heads merged
+      into the batch or not), with `c2p = clamp(rel(i - j) + k, 0, 2k - 1)`,
+      `p2c = clamp(k - rel(i - j), 0, 2k - 1)` (expanded over batch and
+      heads), `2k` the rows of the per-head tables `Kr`, `Qr`, and rel the
+      distance or DeBERTa-v2's log buckets (`make_log_bucket_position`). The
+      indices are read as functions of the positions as T5's are, and the
+      modifier's `max_position` fitted to them. All three terms must read
+      the same q and k and carry one scale. Becomes `div(tfm.score_bias
+      (q k^T) content(q, k) {kind = "deberta"}, s)` on `[1, B*H, Sq, Sk]`
+      views; a view of the sum as `[B, H, Sq, Sk]` reads it directly.
 
     Lengths count as equal when they are provably one: the same function
     argument's dimension carried through shape-keeping ops, or argument

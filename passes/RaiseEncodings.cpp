@@ -30,6 +30,10 @@
 //    clip(j - i, -K, K) + K and multiplied per query with q (added to q k^T)
 //    and with the probabilities (added to P V). Becomes `tfm.score_bias
 //    content(q, k)` and `tfm.score_values {kind = "shaw"}`.
+//  * DeBERTa as Hugging Face's DebertaV2 writes it: q k^T and relative
+//    scores gathered by clamped, log-bucketed positions (c2p and p2c), all
+//    divided by sqrt(3 d). Becomes `tfm.score_bias content(q, k) {kind =
+//    "deberta"}`; the matcher lives in RaiseDeberta.cpp.
 //
 // Every check is exact on structure and on the constants (to f32 rounding):
 // a graph that only looks alike (other frequencies, llama3 scaling, slopes of
@@ -45,6 +49,8 @@
 #include "passes/DimProvenance.h"
 #include "passes/PassUtils.h"
 #include "passes/Passes.h"
+#include "passes/PositionFunction.h"
+#include "passes/RaiseDeberta.h"
 #include "compiler/modifiers/ScoreModifier.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,8 +62,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <tuple>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -70,6 +74,7 @@ namespace attune {
 using namespace mlir;
 namespace tfm = attune::tfm;
 namespace modifiers = attune::modifiers;
+using attune::PositionFunction;
 
 namespace {
 
@@ -595,211 +600,6 @@ FailureOr<AlibiMatch> matchAlibi(tfm::AddOp add, std::string &why) {
 // T5: a table looked up by buckets computed from positions
 //===----------------------------------------------------------------------===//
 
-/// Evaluates a value computed from positions and constants only (no model
-/// input, no weight) at one query i and key j, in the element types the
-/// graph computes in: f32 values are rounded to f32 after every op, integers
-/// are exact, float-to-integer casts round toward zero. An axis of size 1
-/// broadcasts; of the last two axes, the one before last carries i and the
-/// last j (numpy's alignment against scores [..., Sq, Sk]); every other
-/// axis must be 1. This is how exporters write bucket ids, whatever ops
-/// they spell the buckets with; the pass reads the function off the graph
-/// instead of matching one spelling of it.
-class PositionFunction {
-public:
-  /// A coordinate and whether it is the query's (i) or the key's (j).
-  struct Coord {
-    int64_t value = 0;
-    bool query = false;
-  };
-
-  /// The value at query i, key j: one evaluation of the function.
-  std::optional<double> evaluate(Value v, Coord i, Coord j) {
-    memo.clear();
-    return at(v, i, j);
-  }
-
-private:
-  std::optional<double> at(Value v, Coord i, Coord j) {
-    RankedTensorType type = typeOf(v);
-    int64_t rank = type.getRank();
-    for (int64_t d = 0; d + 2 < rank; ++d)
-      if (type.getDimSize(d) != 1)
-        return fail(v, "has a third non-unit axis");
-    if (rank < 1 || type.getDimSize(rank - 1) == 1)
-      j = Coord();
-    if (rank < 2 || type.getDimSize(rank - 2) == 1)
-      i = Coord();
-    Key key{v.getAsOpaquePointer(), i.value, i.query, j.value, j.query};
-    if (auto it = memo.find(key); it != memo.end())
-      return it->second;
-    std::optional<double> result = compute(v, i, j);
-    if (result)
-      memo[key] = *result;
-    return result;
-  }
-
-public:
-  /// The aranges reached, with the coordinate that indexed each.
-  struct Arange {
-    tfm::ArangeOp op;
-    bool query = false;
-  };
-  SmallVector<Arange> aranges;
-  std::string why;
-
-private:
-  /// Values shared within one evaluation (the ids are a DAG).
-  using Key = std::tuple<const void *, int64_t, bool, int64_t, bool>;
-  std::map<Key, double> memo;
-
-  std::optional<double> fail(Value v, StringRef what) {
-    if (why.empty()) {
-      std::string name = v.getDefiningOp() ? v.getDefiningOp()->getName().getStringRef().str()
-                                           : std::string("a function argument");
-      why = "the bucket ids depend on " + name + ", which " + what.str();
-    }
-    return std::nullopt;
-  }
-
-  static double round(Type type, double x) {
-    if (type.isF32())
-      return static_cast<double>(static_cast<float>(x));
-    return x;
-  }
-
-  std::optional<double> compute(Value v, Coord i, Coord j) {
-    Type type = typeOf(v).getElementType();
-    if (!type.isF32() && !type.isInteger())
-      return fail(v, "computes in " + llvm::formatv("{0}", type).str() +
-                         " (f32 and integers are read)");
-    Operation *def = v.getDefiningOp();
-    if (!def)
-      return fail(v, "is not computed from positions");
-    if (auto arange = dyn_cast<tfm::ArangeOp>(def)) {
-      if (!llvm::any_of(aranges, [&](const Arange &a) {
-            return a.op == arange && a.query == j.query;
-          }))
-        aranges.push_back({arange, j.query});
-      return double(arange.getStartAttr().getInt() + j.value);
-    }
-    if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
-      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-      if (!dense || !dense.isSplat())
-        return fail(v, "is a constant that is not a splat");
-      if (auto fp = dyn_cast<DenseFPElementsAttr>(dense))
-        return fp.getSplatValue<APFloat>().convertToDouble();
-      return double(dense.getSplatValue<APInt>().getSExtValue());
-    }
-    if (auto reshape = dyn_cast<tfm::ReshapeOp>(def))
-      return throughReshape(reshape, i, j);
-    auto operand = [&](Value x) { return at(x, i, j); };
-    auto unary = [&](Value x, auto f) -> std::optional<double> {
-      std::optional<double> a = operand(x);
-      if (!a)
-        return std::nullopt;
-      return round(type, f(*a));
-    };
-    auto binary = [&](Value l, Value r, auto f) -> std::optional<double> {
-      std::optional<double> a = operand(l), b = operand(r);
-      if (!a || !b)
-        return std::nullopt;
-      return round(type, f(*a, *b));
-    };
-    if (auto op = dyn_cast<tfm::AddOp>(def))
-      return binary(op.getLhs(), op.getRhs(), [](double a, double b) { return a + b; });
-    if (auto op = dyn_cast<tfm::SubOp>(def))
-      return binary(op.getLhs(), op.getRhs(), [](double a, double b) { return a - b; });
-    if (auto op = dyn_cast<tfm::MulOp>(def))
-      return binary(op.getLhs(), op.getRhs(), [](double a, double b) { return a * b; });
-    if (auto op = dyn_cast<tfm::DivOp>(def))
-      return binary(op.getLhs(), op.getRhs(), [](double a, double b) { return a / b; });
-    if (auto op = dyn_cast<tfm::MinimumOp>(def))
-      return binary(op.getLhs(), op.getRhs(), [](double a, double b) {
-        return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
-      });
-    if (auto op = dyn_cast<tfm::MaximumOp>(def))
-      return binary(op.getLhs(), op.getRhs(), [](double a, double b) {
-        return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
-      });
-    if (auto op = dyn_cast<tfm::NegOp>(def))
-      return unary(op.getInput(), [](double a) { return -a; });
-    if (auto op = dyn_cast<tfm::AbsOp>(def))
-      return unary(op.getInput(), [](double a) { return std::fabs(a); });
-    if (auto op = dyn_cast<tfm::LogOp>(def))
-      return unary(op.getInput(), [](double a) {
-        return double(std::log(static_cast<float>(a)));
-      });
-    if (auto op = dyn_cast<tfm::CompareOp>(def)) {
-      std::optional<double> a = operand(op.getLhs()), b = operand(op.getRhs());
-      if (!a || !b)
-        return std::nullopt;
-      switch (op.getPredicate()) {
-      case tfm::ComparePredicateKind::lt: return double(*a < *b);
-      case tfm::ComparePredicateKind::le: return double(*a <= *b);
-      case tfm::ComparePredicateKind::gt: return double(*a > *b);
-      case tfm::ComparePredicateKind::ge: return double(*a >= *b);
-      case tfm::ComparePredicateKind::eq: return double(*a == *b);
-      case tfm::ComparePredicateKind::ne: return double(*a != *b);
-      }
-      return std::nullopt;
-    }
-    if (auto op = dyn_cast<tfm::CastOp>(def)) {
-      std::optional<double> a = operand(op.getInput());
-      if (!a)
-        return std::nullopt;
-      if (type.isInteger(1))
-        return double(*a != 0);
-      if (type.isInteger()) {
-        // Toward zero, saturating, NaN to 0 (tfm.cast's definition).
-        if (std::isnan(*a))
-          return 0.0;
-        double limit = std::ldexp(1.0, type.getIntOrFloatBitWidth() - 1);
-        return std::clamp(std::trunc(*a), -limit, limit - 1);
-      }
-      return round(type, *a);
-    }
-    if (auto op = dyn_cast<tfm::WhereOp>(def)) {
-      std::optional<double> c = operand(op.getCondition());
-      if (!c)
-        return std::nullopt;
-      return operand(*c != 0 ? op.getOnTrue() : op.getOnFalse());
-    }
-    return fail(v, "is not an element-wise op of positions and constants");
-  }
-
-  /// A reshape that keeps the non-unit axes in order (an arange [S] made a
-  /// column [S, 1] or a row [1, S], ids [S, S] given a leading 1): each
-  /// keeps its coordinate.
-  std::optional<double> throughReshape(tfm::ReshapeOp reshape, Coord i, Coord j) {
-    RankedTensorType in = typeOf(reshape.getInput()), out = reshape.getType();
-    auto nonUnit = [](RankedTensorType t) {
-      SmallVector<int64_t> axes;
-      for (int64_t d = 0; d < t.getRank(); ++d)
-        if (t.getDimSize(d) != 1)
-          axes.push_back(d);
-      return axes;
-    };
-    SmallVector<int64_t> inAxes = nonUnit(in), outAxes = nonUnit(out);
-    if (inAxes.size() != outAxes.size())
-      return fail(reshape.getResult(), "merges or splits axes");
-    // The coordinate each non-unit output axis carries, moved to the
-    // input's axis in the same place.
-    Coord inI, inJ;
-    for (auto [inAxis, outAxis] : llvm::zip(inAxes, outAxes)) {
-      if (in.getDimSize(inAxis) != out.getDimSize(outAxis))
-        return fail(reshape.getResult(), "merges or splits axes");
-      Coord c = outAxis == out.getRank() - 1 ? j : i;
-      if (inAxis == in.getRank() - 1)
-        inJ = c;
-      else if (inAxis == in.getRank() - 2)
-        inI = c;
-      else
-        return fail(reshape.getResult(), "moves positions off the last two axes");
-    }
-    return at(reshape.getInput(), inI, inJ);
-  }
-};
-
 /// The positions a lookup's ids were computed from count the scores' query
 /// and key axes, and those are one length: the graph's j - i is then the
 /// distance tfm's modifiers use, j - (i + Sk - Sq).
@@ -1268,6 +1068,26 @@ struct RaiseEncodings final : attune::impl::RaiseEncodingsBase<RaiseEncodings> {
         raiseShaw(*shaw);
       else if (!why.empty())
         notRaised(add, "Shaw", why);
+    }
+    // DeBERTa's: from the top of its sum of q k^T and the two gathered
+    // relative terms (RaiseDeberta.h); an add inside a larger sum of its
+    // type is one of that sum's terms.
+    SmallVector<tfm::AddOp> sums;
+    getOperation()->walk([&](tfm::AddOp op) { sums.push_back(op); });
+    for (tfm::AddOp add : sums) {
+      if (add->use_empty() ||
+          (add->hasOneUse() && isa<tfm::AddOp>(*add->user_begin()) &&
+           add->user_begin()->getResult(0).getType() == add.getType()))
+        continue;
+      std::string why;
+      FailureOr<attune::raise::DebertaMatch> deberta = attune::raise::matchDeberta(add, why);
+      if (succeeded(deberta))
+        raised(attune::raise::raiseDeberta(add, *deberta),
+               deberta->maxPosition > 0
+                   ? "DeBERTa: relative scores gathered by log-bucketed positions"
+                   : "DeBERTa: relative scores gathered by relative positions");
+      else if (!why.empty())
+        notRaised(add, "DeBERTa", why);
     }
     // Partial rotary: rope(x[..., :R]) joined with x[..., R:].
     SmallVector<tfm::ConcatOp> concats;

@@ -287,6 +287,7 @@ private:
   llvm::Error evalReshape(tfm::ReshapeOp op);
   llvm::Error evalTranspose(tfm::TransposeOp op);
   llvm::Error evalRepeatInterleave(tfm::RepeatInterleaveOp op);
+  llvm::Error evalExpand(tfm::ExpandOp op);
   llvm::Error evalSlice(tfm::SliceOp op);
   llvm::Error evalConcat(tfm::ConcatOp op);
   llvm::Error evalArange(tfm::ArangeOp op);
@@ -478,6 +479,15 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::LogOp o) {
         return evalUnary(o, [](double x) { return std::log(x); });
       })
+      .Case([&](tfm::SignOp o) {
+        // Zeros and NaN are their own sign.
+        return evalUnary(
+            o, [](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; },
+            [](int64_t x) { return int64_t(x > 0) - int64_t(x < 0); });
+      })
+      .Case([&](tfm::CeilOp o) {
+        return evalUnary(o, [](double x) { return std::ceil(x); });
+      })
       .Case([&](tfm::CosOp o) {
         return evalUnary(o, [](double x) { return std::cos(x); });
       })
@@ -501,6 +511,7 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::ReshapeOp o) { return evalReshape(o); })
       .Case([&](tfm::TransposeOp o) { return evalTranspose(o); })
       .Case([&](tfm::RepeatInterleaveOp o) { return evalRepeatInterleave(o); })
+      .Case([&](tfm::ExpandOp o) { return evalExpand(o); })
       .Case([&](tfm::SliceOp o) { return evalSlice(o); })
       .Case([&](tfm::ConcatOp o) { return evalConcat(o); })
       .Case([&](tfm::ArangeOp o) { return evalArange(o); })
@@ -1029,6 +1040,28 @@ llvm::Error Interpreter::evalTranspose(tfm::TransposeOp op) {
   Tensor out = makeTensor(in.dtype, shape);
   for (int64_t i = 0, n = out.numElements(); i < n; ++i)
     out.data[i] = in.data[offsetOf(i, shape, readStrides)];
+  return define(op, std::move(out));
+}
+
+llvm::Error Interpreter::evalExpand(tfm::ExpandOp op) {
+  const Tensor &in = get(op.getInput());
+  RankedTensorType type = op.getResult().getType();
+  int64_t rank = type.getRank(), offset = rank - static_cast<int64_t>(in.shape.size());
+  if (offset < 0)
+    return opError(op, "input " + shapeString(in.shape) + " has more dims than the result");
+  // The result's static dims, and the input's where the type has `?` (the
+  // verifier allows those only where the input is not stretched).
+  std::vector<int64_t> shape(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    shape[d] = type.isDynamicDim(d) ? in.shape[d - offset] : type.getDimSize(d);
+  for (int64_t d = offset; d < rank; ++d)
+    if (in.shape[d - offset] != 1 && in.shape[d - offset] != shape[d])
+      return opError(op, "input " + shapeString(in.shape) + " does not broadcast to " +
+                             shapeString(shape));
+  std::vector<int64_t> strides = broadcastStrides(in.shape, shape);
+  Tensor out = makeTensor(in.dtype, shape);
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i)
+    out.data[i] = in.data[offsetOf(i, shape, strides)];
   return define(op, std::move(out));
 }
 

@@ -108,6 +108,10 @@ const char *unaryName(UnaryKind kind) {
     return "sin";
   case UnaryKind::Log:
     return "log";
+  case UnaryKind::Sign:
+    return "sign";
+  case UnaryKind::Ceil:
+    return "ceil";
   }
   return "unary_unknown";
 }
@@ -585,8 +589,10 @@ std::string validateKernelSpec(const KernelSpec &spec) {
     break;
   }
   case KernelKind::Unary: {
-    // neg and abs wrap on integers; the rest are real functions.
-    bool integerOk = spec.unary == UnaryKind::Neg || spec.unary == UnaryKind::Abs;
+    // neg and abs wrap on integers, sign is exact; the rest are real
+    // functions.
+    bool integerOk = spec.unary == UnaryKind::Neg || spec.unary == UnaryKind::Abs ||
+                     spec.unary == UnaryKind::Sign;
     if (!(integerOk ? isNumeric(spec.elementType) : isFloat(spec.elementType)))
       return bad(std::string("expected ") + (integerOk ? kNumericTypes : kFloatTypes) +
                  " element type for " + unaryName(spec.unary) + ", got " +

@@ -68,7 +68,8 @@ enum class KernelKind {
   /// in: cond (condType), onTrue, onFalse (rank-d, output shape, broadcast
   /// by stride 0) -> out. Values of any numeric element type.
   Where,
-  /// in: x[N] -> out[N]. Floats; neg and abs on i32 and i64 too (wrapping).
+  /// in: x[N] -> out[N]. Floats; neg and abs on i32 and i64 too (wrapping),
+  /// and sign.
   /// params: unary
   Unary,
   /// in: x[Bt, Sq, Sk] -> out[Bt, Sq, Sk]; params: value
@@ -147,7 +148,7 @@ enum class KernelKind {
 };
 
 enum class BinaryKind { Add, Sub, Mul, Div, Minimum, Maximum };
-enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu, Neg, Abs, Cos, Sin, Log };
+enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu, Neg, Abs, Cos, Sin, Log, Sign, Ceil };
 /// tfm.compare's relations; false with a NaN operand except Ne.
 enum class ComparePredicate { Lt, Le, Gt, Ge, Eq, Ne };
 enum class SinusoidalForm { Interleaved = 0, Concat = 1 };

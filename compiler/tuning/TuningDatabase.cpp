@@ -78,6 +78,8 @@ const char *unaryKey(UnaryKind kind) {
   case UnaryKind::Cos: return "cos";
   case UnaryKind::Sin: return "sin";
   case UnaryKind::Log: return "log";
+  case UnaryKind::Sign: return "sign";
+  case UnaryKind::Ceil: return "ceil";
   }
   return "invalid";
 }

@@ -985,6 +985,35 @@ LogicalResult ArangeOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ExpandOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandOp::verify() {
+  RankedTensorType input = getInput().getType(), result = getResult().getType();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError("expected the result element type ")
+           << input.getElementType() << " of 'input', got " << result.getElementType();
+  int64_t offset = result.getRank() - input.getRank();
+  if (offset < 0)
+    return emitOpError("expected a result of rank >= ")
+           << input.getRank() << " (the rank of 'input'), got " << result.getRank();
+  for (int64_t d = 0; d < result.getRank(); ++d) {
+    int64_t got = result.getDimSize(d);
+    int64_t from = d < offset ? 1 : input.getDimSize(d - offset);
+    // Exactly the input's dim, `?` included, as arange's: a static size
+    // against a dynamic one would be a claim nothing checks.
+    if (from != 1 && got != from)
+      return emitOpError("expected result dim ")
+             << d << " to be " << formatDim(from) << " (dim " << d - offset
+             << " of 'input', which is not 1), got " << formatDim(got);
+    if (from == 1 && ShapedType::isDynamic(got))
+      return emitOpError("expected a static result dim ")
+             << d << " where 'input' is stretched from 1, got ?";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // RepeatInterleaveOp
 //===----------------------------------------------------------------------===//
 

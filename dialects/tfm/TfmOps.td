@@ -567,6 +567,14 @@ def Tfm_SiluOp : Tfm_UnaryOp<"silu", "x * sigmoid(x)">;
 def Tfm_NegOp : Tfm_UnaryOp<"neg", "-x (integers wrap)", [], Tfm_NumericTensor>;
 def Tfm_AbsOp : Tfm_UnaryOp<"abs", "|x| (integers wrap)", [], Tfm_NumericTensor>;
 def Tfm_LogOp : Tfm_UnaryOp<"log", "ln(x): -inf at 0, NaN below">;
+// sign and ceil are how exporters write DeBERTa-v2's log-bucketed relative
+// positions (make_log_bucket_position: torch.sign, torch.ceil; ONNX Sign,
+// Ceil).
+def Tfm_SignOp : Tfm_UnaryOp<"sign",
+    "1 where x > 0, -1 where x < 0, else x (0, -0 and NaN stay as they are)",
+    [], Tfm_NumericTensor>;
+def Tfm_CeilOp : Tfm_UnaryOp<"ceil",
+    "the least integer >= x (infinities and NaN stay as they are)">;
 def Tfm_CosOp : Tfm_UnaryOp<"cos", "cos(x)">;
 def Tfm_SinOp : Tfm_UnaryOp<"sin", "sin(x)">;
 def Tfm_GeluOp : Tfm_UnaryOp<"gelu",
@@ -742,6 +750,29 @@ def Tfm_GatherElementsOp : Tfm_PureOp<"gather_elements"> {
   let assemblyFormat = [{
     $input `,` $indices attr-dict `:` type($input) `,` type($indices) `->` type($result)
   }];
+  let hasVerifier = 1;
+}
+
+def Tfm_ExpandOp : Tfm_Op<"expand", [Pure]> {
+  let summary = "broadcast a tensor to a larger shape";
+  let description = [{
+    `result[i_0, ..., i_(r-1)] = input[j_0, ..., j_(n-1)]` with `input`
+    aligned to the result from the right and `j = 0` along each dimension
+    where `input` has a 1 (`j` the result's index elsewhere): PyTorch's
+    `expand`, numpy's `broadcast_to`, ONNX's Expand with the shape in the
+    result type. The result has at least the input's rank; each input
+    dimension is 1 or exactly the result's (`?` against `?`), and a result
+    dimension that stretches a 1, or that the input does not have, is static
+    (nothing else would say its size). DeBERTa expands its [1, Sq, Sk]
+    relative positions to the [B*H, Sq, Sk] of the scores it gathers.
+
+    ```mlir
+    %index = tfm.expand %c2p_pos : tensor<1x?x?xi64> -> tensor<12x?x?xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
 }
 

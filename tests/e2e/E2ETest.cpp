@@ -1724,6 +1724,177 @@ TEST(E2ERaisedEncodings, RaisedEncodingsMatchTheGraph) {
   }
 }
 
+/// Hugging Face's DebertaV2 self-attention as an exporter writes it (lit:
+/// passes/raise-deberta.mlir's @deberta_v2, here with H = 4, d = 8,
+/// position_buckets 16 and max_relative_positions 64): heads merged into the
+/// batch, k^T divided by sqrt(3 d) before the product, log-bucketed
+/// positions from aranges (sign, ceil, log), c2p and p2c gathered by indices
+/// expanded over B*H, masked_fill(~mask, finfo.min), bmm with v.
+constexpr const char *kDebertaV2Attention = R"mlir(
+func.func @deberta_v2_attention(%x: tensor<1x?x32xf32>, %rel: tensor<32x32xf32>, %ln_g: tensor<32xf32>, %ln_b: tensor<32xf32>, %wq: tensor<32x32xf32>, %bq: tensor<32xf32>, %wk: tensor<32x32xf32>, %bk: tensor<32xf32>, %wv: tensor<32x32xf32>, %bv: tensor<32xf32>, %mask: tensor<1x1x?x?xi1>) -> tensor<1x?x32xf32> {
+  // query_layer, key_layer, value_layer = transpose_for_scores(proj(hidden)): [B*H, S, D]
+  %ql = tfm.linear %x, %wq, %bq : tensor<1x?x32xf32>, tensor<32x32xf32>, tensor<32xf32> -> tensor<1x?x32xf32>
+  %qs = tfm.reshape %ql : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %qt = tfm.transpose %qs {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %q = tfm.reshape %qt : tensor<1x4x?x8xf32> -> tensor<4x?x8xf32>
+  %kl = tfm.linear %x, %wk, %bk : tensor<1x?x32xf32>, tensor<32x32xf32>, tensor<32xf32> -> tensor<1x?x32xf32>
+  %ks = tfm.reshape %kl : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %kt = tfm.transpose %ks {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %k = tfm.reshape %kt : tensor<1x4x?x8xf32> -> tensor<4x?x8xf32>
+  %vl = tfm.linear %x, %wv, %bv : tensor<1x?x32xf32>, tensor<32x32xf32>, tensor<32xf32> -> tensor<1x?x32xf32>
+  %vs = tfm.reshape %vl : tensor<1x?x32xf32> -> tensor<1x?x4x8xf32>
+  %vt = tfm.transpose %vs {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x?x4x8xf32> -> tensor<1x4x?x8xf32>
+  %v = tfm.reshape %vt : tensor<1x4x?x8xf32> -> tensor<4x?x8xf32>
+  // scale = sqrt(D * scale_factor), scale_factor = 1 + len(["c2p", "p2c"])
+  %scale = arith.constant dense<4.8989795> : tensor<f32>
+  // attention_scores = bmm(query_layer, key_layer.transpose(-1, -2) / scale)
+  %kT = tfm.transpose %k {permutation = array<i64: 0, 2, 1>} : tensor<4x?x8xf32> -> tensor<4x8x?xf32>
+  %kTs = tfm.div %kT, %scale : tensor<4x8x?xf32>, tensor<f32> -> tensor<4x8x?xf32>
+  %s = tfm.matmul %q, %kTs : tensor<4x?x8xf32>, tensor<4x8x?xf32> -> tensor<4x?x?xf32>
+  // relative_pos = build_relative_position(query_layer, key_layer, position_buckets, max_relative_positions)
+  %qids = tfm.arange %q {axis = 1 : i64} : tensor<4x?x8xf32> -> tensor<?xi64>
+  %kids = tfm.arange %k {axis = 1 : i64} : tensor<4x?x8xf32> -> tensor<?xi64>
+  %qcol = tfm.reshape %qids : tensor<?xi64> -> tensor<?x1xi64>
+  %krow = tfm.reshape %kids : tensor<?xi64> -> tensor<1x?xi64>
+  %rp = tfm.sub %qcol, %krow : tensor<?x1xi64>, tensor<1x?xi64> -> tensor<?x?xi64>
+  // make_log_bucket_position(relative_pos, bucket_size = 16, max_position = 64)
+  %sign = tfm.sign %rp : tensor<?x?xi64> -> tensor<?x?xi64>
+  %mid = arith.constant dense<8> : tensor<i64>
+  %nmid = arith.constant dense<-8> : tensor<i64>
+  %lt = tfm.compare %rp, %mid {predicate = #tfm.compare<lt>} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  %gt = tfm.compare %rp, %nmid {predicate = #tfm.compare<gt>} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  // (relative_pos < mid) & (relative_pos > -mid), the two conditions as 0/1 integers
+  %lti = tfm.cast %lt : tensor<?x?xi1> -> tensor<?x?xi64>
+  %gti = tfm.cast %gt : tensor<?x?xi1> -> tensor<?x?xi64>
+  %near = tfm.mul %lti, %gti : tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %midm1 = arith.constant dense<7> : tensor<i64>
+  %abs = tfm.abs %rp : tensor<?x?xi64> -> tensor<?x?xi64>
+  %abs_pos = tfm.where %near, %midm1, %abs : tensor<?x?xi64>, tensor<i64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  %absf = tfm.cast %abs_pos : tensor<?x?xi64> -> tensor<?x?xf32>
+  %midf = arith.constant dense<8.0> : tensor<f32>
+  %ratio = tfm.div %absf, %midf : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %lr = tfm.log %ratio : tensor<?x?xf32> -> tensor<?x?xf32>
+  %maxratio = arith.constant dense<7.875> : tensor<f32>
+  %lmax = tfm.log %maxratio : tensor<f32> -> tensor<f32>
+  %q1 = tfm.div %lr, %lmax : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %midm1f = arith.constant dense<7.0> : tensor<f32>
+  %q2 = tfm.mul %q1, %midm1f : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %q3 = tfm.ceil %q2 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %log_pos = tfm.add %q3, %midf : tensor<?x?xf32>, tensor<f32> -> tensor<?x?xf32>
+  %small = tfm.compare %abs_pos, %mid {predicate = #tfm.compare<le>} : tensor<?x?xi64>, tensor<i64> -> tensor<?x?xi1>
+  %rpf = tfm.cast %rp : tensor<?x?xi64> -> tensor<?x?xf32>
+  %signf = tfm.cast %sign : tensor<?x?xi64> -> tensor<?x?xf32>
+  %far = tfm.mul %log_pos, %signf : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %bucket = tfm.where %small, %rpf, %far : tensor<?x?xi1>, tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  %rel_pos = tfm.cast %bucket : tensor<?x?xf32> -> tensor<?x?xi64>
+  %rel3 = tfm.reshape %rel_pos : tensor<?x?xi64> -> tensor<1x?x?xi64>
+  // disentangled_attention_bias: relative_pos.unsqueeze(1)
+  %rel4 = tfm.reshape %rel3 : tensor<1x?x?xi64> -> tensor<1x1x?x?xi64>
+  // rel_embeddings = LayerNorm(rel_embeddings.weight)[0 : 2 att_span].unsqueeze(0)
+  %rln = tfm.layer_norm %rel, %ln_g, %ln_b : tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32> -> tensor<32x32xf32>
+  %re = tfm.reshape %rln : tensor<32x32xf32> -> tensor<1x32x32xf32>
+  // pos_key_layer, pos_query_layer = transpose_for_scores(key_proj / query_proj(rel_embeddings)) (share_att_key)
+  %pkl = tfm.linear %re, %wk, %bk : tensor<1x32x32xf32>, tensor<32x32xf32>, tensor<32xf32> -> tensor<1x32x32xf32>
+  %pks = tfm.reshape %pkl : tensor<1x32x32xf32> -> tensor<1x32x4x8xf32>
+  %pkt = tfm.transpose %pks {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x32x4x8xf32> -> tensor<1x4x32x8xf32>
+  %pk = tfm.reshape %pkt : tensor<1x4x32x8xf32> -> tensor<4x32x8xf32>
+  %pql = tfm.linear %re, %wq, %bq : tensor<1x32x32xf32>, tensor<32x32xf32>, tensor<32xf32> -> tensor<1x32x32xf32>
+  %pqs = tfm.reshape %pql : tensor<1x32x32xf32> -> tensor<1x32x4x8xf32>
+  %pqt = tfm.transpose %pqs {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x32x4x8xf32> -> tensor<1x4x32x8xf32>
+  %pq = tfm.reshape %pqt : tensor<1x4x32x8xf32> -> tensor<4x32x8xf32>
+  %span = arith.constant dense<16> : tensor<i64>
+  %zero = arith.constant dense<0> : tensor<i64>
+  %top = arith.constant dense<31> : tensor<i64>
+  // c2p_att = gather(bmm(query_layer, pos_key_layer^T), -1, clamp(relative_pos + att_span, 0, 2 att_span - 1).squeeze(0).expand(...))
+  %pkT = tfm.transpose %pk {permutation = array<i64: 0, 2, 1>} : tensor<4x32x8xf32> -> tensor<4x8x32xf32>
+  %c2p = tfm.matmul %q, %pkT : tensor<4x?x8xf32>, tensor<4x8x32xf32> -> tensor<4x?x32xf32>
+  %c2p_a = tfm.add %rel4, %span : tensor<1x1x?x?xi64>, tensor<i64> -> tensor<1x1x?x?xi64>
+  %c2p_b = tfm.maximum %c2p_a, %zero : tensor<1x1x?x?xi64>, tensor<i64> -> tensor<1x1x?x?xi64>
+  %c2p_pos = tfm.minimum %c2p_b, %top : tensor<1x1x?x?xi64>, tensor<i64> -> tensor<1x1x?x?xi64>
+  %c2p_sq = tfm.reshape %c2p_pos : tensor<1x1x?x?xi64> -> tensor<1x?x?xi64>
+  %c2p_idx = tfm.expand %c2p_sq : tensor<1x?x?xi64> -> tensor<4x?x?xi64>
+  %c2p_g = tfm.gather_elements %c2p, %c2p_idx {axis = 2 : i64} : tensor<4x?x32xf32>, tensor<4x?x?xi64> -> tensor<4x?x?xf32>
+  %c2p_s = tfm.div %c2p_g, %scale : tensor<4x?x?xf32>, tensor<f32> -> tensor<4x?x?xf32>
+  // p2c_att = gather(bmm(key_layer, pos_query_layer^T), -1, clamp(-relative_pos + att_span, 0, 2 att_span - 1)...).transpose(-1, -2)
+  %p2c_n = tfm.neg %rel4 : tensor<1x1x?x?xi64> -> tensor<1x1x?x?xi64>
+  %p2c_a = tfm.add %p2c_n, %span : tensor<1x1x?x?xi64>, tensor<i64> -> tensor<1x1x?x?xi64>
+  %p2c_b = tfm.maximum %p2c_a, %zero : tensor<1x1x?x?xi64>, tensor<i64> -> tensor<1x1x?x?xi64>
+  %p2c_pos = tfm.minimum %p2c_b, %top : tensor<1x1x?x?xi64>, tensor<i64> -> tensor<1x1x?x?xi64>
+  %pqT = tfm.transpose %pq {permutation = array<i64: 0, 2, 1>} : tensor<4x32x8xf32> -> tensor<4x8x32xf32>
+  %p2c = tfm.matmul %k, %pqT : tensor<4x?x8xf32>, tensor<4x8x32xf32> -> tensor<4x?x32xf32>
+  %p2c_sq = tfm.reshape %p2c_pos : tensor<1x1x?x?xi64> -> tensor<1x?x?xi64>
+  %p2c_idx = tfm.expand %p2c_sq : tensor<1x?x?xi64> -> tensor<4x?x?xi64>
+  %p2c_g = tfm.gather_elements %p2c, %p2c_idx {axis = 2 : i64} : tensor<4x?x32xf32>, tensor<4x?x?xi64> -> tensor<4x?x?xf32>
+  %p2c_t = tfm.transpose %p2c_g {permutation = array<i64: 0, 2, 1>} : tensor<4x?x?xf32> -> tensor<4x?x?xf32>
+  %p2c_s = tfm.div %p2c_t, %scale : tensor<4x?x?xf32>, tensor<f32> -> tensor<4x?x?xf32>
+  %rel_att = tfm.add %c2p_s, %p2c_s : tensor<4x?x?xf32>, tensor<4x?x?xf32> -> tensor<4x?x?xf32>
+  %scores = tfm.add %s, %rel_att : tensor<4x?x?xf32>, tensor<4x?x?xf32> -> tensor<4x?x?xf32>
+  // .view(-1, H, S, S), masked_fill(~mask, finfo.min), softmax, bmm with value_layer
+  %s4 = tfm.reshape %scores : tensor<4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %fill = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %masked = tfm.where %mask, %s4, %fill : tensor<1x1x?x?xi1>, tensor<1x4x?x?xf32>, tensor<f32> -> tensor<1x4x?x?xf32>
+  %p = tfm.softmax %masked {axis = -1 : i64} : tensor<1x4x?x?xf32> -> tensor<1x4x?x?xf32>
+  %p3 = tfm.reshape %p : tensor<1x4x?x?xf32> -> tensor<4x?x?xf32>
+  %ctx = tfm.matmul %p3, %v : tensor<4x?x?xf32>, tensor<4x?x8xf32> -> tensor<4x?x8xf32>
+  %ctx4 = tfm.reshape %ctx : tensor<4x?x8xf32> -> tensor<1x4x?x8xf32>
+  %ctxt = tfm.transpose %ctx4 {permutation = array<i64: 0, 2, 1, 3>} : tensor<1x4x?x8xf32> -> tensor<1x?x4x8xf32>
+  %out = tfm.reshape %ctxt : tensor<1x?x4x8xf32> -> tensor<1x?x32xf32>
+  return %out : tensor<1x?x32xf32>
+}
+)mlir";
+
+/// kDebertaV2Attention compiled as the driver does by default (raised to
+/// the deberta modifier and fused: the report says both) and with
+/// --no-raise-encodings (every op its own kernel: sign, ceil, log, expand,
+/// gather_elements), each against the evaluator on the graph as written.
+/// S = 7 (every distance below the buckets' 8), 19 (log buckets) and 300
+/// (far past max_position 64, where the buckets saturate; no multiple of a
+/// tile). Tolerance as for the other raised encodings, 5e-5 + 1e-4 |ref|:
+/// the fused op scales q k^T after the product where the graph divides k^T
+/// first, and sums the three terms in another order, f32 roundings of about
+/// 1e-6 of a score; the indices must agree exactly, or whole terms would
+/// differ.
+TEST(E2ERaisedEncodings, DebertaMatchesTheGraph) {
+  for (bool raised : {true, false}) {
+    SCOPED_TRACE(raised ? "raised and fused" : "as written");
+    std::string error, report = scratchFile("deberta_v2_attention.fusion.json");
+    std::vector<std::string> flags = {"--fusion-report=" + report};
+    if (!raised)
+      flags.push_back("--no-raise-encodings");
+    std::string library = compileModel("deberta_v2_attention", kDebertaV2Attention, flags, error);
+    ASSERT_FALSE(library.empty()) << error;
+    std::ifstream in(report);
+    std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(json.find("\"raised\": true") != std::string::npos, raised) << json;
+    EXPECT_EQ(json.find("\"fused\": 1,") != std::string::npos, raised) << json;
+    Model model;
+    ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+        << attune_status_message();
+    std::mt19937 rng(47);
+    for (int64_t seq : {7, 19, 300}) {
+      SCOPED_TRACE("seq " + std::to_string(seq));
+      // x, rel_embeddings, LayerNorm gamma and beta, then W and b of the
+      // query, key and value projections, and the [1, 1, S, S] mask.
+      std::vector<std::vector<int64_t>> shapes = {{1, seq, 32}, {32, 32}, {32}, {32},
+                                                  {32, 32},     {32},     {32, 32}, {32},
+                                                  {32, 32},     {32},     {1, 1, seq, seq}};
+      std::vector<HostTensor> inputs = makeInputs(model.handle, shapes, {}, rng);
+      std::vector<HostTensor> outputs = runModel(model.handle, inputs);
+      auto reference = referenceOutputs(model.handle, inputs);
+      ASSERT_TRUE(!!reference) << llvm::toString(reference.takeError());
+      ASSERT_EQ(reference->size(), outputs.size());
+      const Tensor &want = (*reference)[0];
+      ASSERT_EQ(outputs[0].shape, want.shape);
+      double worst = 0;
+      for (int64_t e = 0; e < static_cast<int64_t>(want.data.size()); ++e) {
+        double err = std::abs(outputs[0].get(e) - want.data[e]);
+        worst = std::max(worst, err / (5e-5 + 1e-4 * std::abs(want.data[e])));
+      }
+      EXPECT_LE(worst, 1.0) << "worst error over the bound";
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // gather_elements: DeBERTa's content-to-position scores as exporters write them
 //===----------------------------------------------------------------------===//

@@ -129,12 +129,15 @@ Expr wrapping(const Expr &a, const Expr &b, BinaryKind kind) {
   return cast(a.type(), value);
 }
 
-/// neg or abs (validateKernelSpec allows no other on integers) of the signed
-/// integer `n` in its own type: 0 - n unsigned wraps, and Halide's abs
-/// returns the unsigned magnitude, which the cast wraps back (|INT_MIN| is
-/// INT_MIN, as in PyTorch).
+/// neg, abs or sign (validateKernelSpec allows no other on integers) of the
+/// signed integer `n` in its own type: 0 - n unsigned wraps, and Halide's
+/// abs returns the unsigned magnitude, which the cast wraps back (|INT_MIN|
+/// is INT_MIN, as in PyTorch).
 Expr integerUnary(const Expr &n, UnaryKind kind) {
   Type u = n.type().with_code(halide_type_uint);
+  if (kind == UnaryKind::Sign)
+    return select(n > 0, make_const(n.type(), 1),
+                  select(n < 0, make_const(n.type(), -1), make_zero(n.type())));
   return kind == UnaryKind::Neg ? cast(n.type(), make_zero(u) - cast(u, n))
                                 : cast(n.type(), abs(n));
 }
@@ -345,6 +348,15 @@ BuiltKernel buildUnaryKernel(const KernelSpec &spec, const Target &target) {
   // computes indices here, not activations.
   case UnaryKind::Log:
     value = cast<float>(log(cast<double>(v)));
+    break;
+  // Zeros (either sign) and NaN are their own sign.
+  case UnaryKind::Sign:
+    value = select(v > 0.0f, 1.0f, select(v < 0.0f, -1.0f, v));
+    break;
+  // Exact in the element type: a value too large to have a fraction is an
+  // integer already.
+  case UnaryKind::Ceil:
+    value = ceil(v);
     break;
   default:
     failSpec("unary: unknown unary kind " +

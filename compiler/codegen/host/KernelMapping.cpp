@@ -541,7 +541,8 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.rank = args.back().extents.size();
         return addCall(op, spec, std::move(args));
       })
-      .Case<ReluOp, SiluOp, GeluOp, NegOp, AbsOp, CosOp, SinOp, LogOp>([&](auto u) {
+      .Case<ReluOp, SiluOp, GeluOp, NegOp, AbsOp, CosOp, SinOp, LogOp, SignOp,
+            CeilOp>([&](auto u) {
         KernelSpec spec;
         spec.kind = KernelKind::Unary;
         spec.elementType = elementType(u.getResult());
@@ -551,6 +552,8 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
                      : isa<CosOp>(op) ? UnaryKind::Cos
                      : isa<SinOp>(op) ? UnaryKind::Sin
                      : isa<LogOp>(op) ? UnaryKind::Log
+                     : isa<SignOp>(op) ? UnaryKind::Sign
+                     : isa<CeilOp>(op) ? UnaryKind::Ceil
                                       : UnaryKind::Relu;
         if (auto gelu = dyn_cast<GeluOp>(op))
           spec.unary = gelu.getApproximate() == GeluApproxKind::tanh
@@ -633,6 +636,18 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         KernelSpec spec;
         spec.kind = KernelKind::Copy;
         spec.elementType = elementType(t.getResult());
+        spec.rank = args.back().extents.size();
+        return addCall(op, spec, std::move(args));
+      })
+      .Case<ExpandOp>([&](ExpandOp e) {
+        // A copy that reads the input with stride 0 where it stretches:
+        // the broadcast operands of element-wise kernels, written out.
+        SmallVector<BufferView, 6> args = {broadcastTo(e.getInput(), dims(e.getResult())),
+                                           broadcastTo(e.getResult(), dims(e.getResult()))};
+        collapseDims(args);
+        KernelSpec spec;
+        spec.kind = KernelKind::Copy;
+        spec.elementType = elementType(e.getResult());
         spec.rank = args.back().extents.size();
         return addCall(op, spec, std::move(args));
       })

@@ -316,7 +316,7 @@ LogicalResult ShapeRules::apply(Operation *op) {
         return success();
       })
       .Case<SinusoidalPositionOp, SoftmaxOp, CausalMaskOp, RopeOp, ReluOp, SiluOp,
-            GeluOp, NegOp, AbsOp, CosOp, SinOp, LogOp, CastOp>(
+            GeluOp, NegOp, AbsOp, CosOp, SinOp, LogOp, SignOp, CeilOp, CastOp>(
           [&](auto u) { return sameShape(op, u.getInput(), u.getResult()); })
       .Case<SliceOp>([&](SliceOp sl) -> LogicalResult {
         // Every dim but the sliced one, which is static on both sides
@@ -405,6 +405,9 @@ LogicalResult ShapeRules::apply(Operation *op) {
         if (failed(broadcast(op, b.getLhs(), b.getResult())))
           return failure();
         return broadcast(op, b.getRhs(), b.getResult());
+      })
+      .Case<ExpandOp>([&](ExpandOp e) {
+        return broadcast(op, e.getInput(), e.getResult());
       })
       .Case<WhereOp>([&](WhereOp w) -> LogicalResult {
         if (failed(broadcast(op, w.getCondition(), w.getResult())) ||

@@ -707,6 +707,24 @@ func.func @negative_log_integer(%x: tensor<4xi64>) {
 
 // -----
 
+/// ceil rounds floats: an integer is its own ceiling, and has no op.
+func.func @negative_ceil_integer(%x: tensor<4xi64>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4xi64>'}}
+  %0 = tfm.ceil %x : tensor<4xi64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+/// sign keeps the element type: the result is not a different type.
+func.func @negative_sign_result_type(%x: tensor<4xi64>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = tfm.sign %x : tensor<4xi64> -> tensor<4xf32>
+  return
+}
+
+// -----
+
 /// compare's operands have one element type: no implicit promotion.
 func.func @negative_compare_element_types(%a: tensor<4xi64>, %b: tensor<f32>) {
   // expected-error @+1 {{expected 'rhs' element type 'i64' as in 'lhs', got 'f32'}}
@@ -1119,6 +1137,60 @@ func.func @negative_gather_elements_index_type(%x: tensor<2x8xf32>, %i: tensor<2
 func.func @negative_gather_elements_missing_axis(%x: tensor<2x8xf32>, %i: tensor<2x3xi64>) {
   // expected-error @+1 {{requires attribute 'axis'}}
   %0 = tfm.gather_elements %x, %i : tensor<2x8xf32>, tensor<2x3xi64> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+/// expand moves elements; it does not convert them.
+func.func @negative_expand_element_type(%x: tensor<1x4xi64>) {
+  // expected-error @+1 {{expected the result element type 'i64' of 'input', got 'i32'}}
+  %0 = tfm.expand %x : tensor<1x4xi64> -> tensor<3x4xi32>
+  return
+}
+
+// -----
+
+/// Dims are added in front, never dropped.
+func.func @negative_expand_rank(%x: tensor<2x1x4xf32>) {
+  // expected-error @+1 {{expected a result of rank >= 3 (the rank of 'input'), got 2}}
+  %0 = tfm.expand %x : tensor<2x1x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+/// Only a 1 stretches.
+func.func @negative_expand_dim(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{expected result dim 0 to be 2 (dim 0 of 'input', which is not 1), got 6}}
+  %0 = tfm.expand %x : tensor<2x4xf32> -> tensor<6x4xf32>
+  return
+}
+
+// -----
+
+/// A `?` stays a `?`: a static size in its place would be unchecked.
+func.func @negative_expand_dynamic_to_static(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{expected result dim 1 to be ? (dim 0 of 'input', which is not 1), got 8}}
+  %0 = tfm.expand %x : tensor<?x4xf32> -> tensor<3x8x4xf32>
+  return
+}
+
+// -----
+
+/// A stretched dim has no other source for its size.
+func.func @negative_expand_stretch_to_dynamic(%x: tensor<1x4xf32>) {
+  // expected-error @+1 {{expected a static result dim 0 where 'input' is stretched from 1, got ?}}
+  %0 = tfm.expand %x : tensor<1x4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+/// A dim the input does not have is stretched too.
+func.func @negative_expand_new_dim_dynamic(%x: tensor<4xf32>) {
+  // expected-error @+1 {{expected a static result dim 0 where 'input' is stretched from 1, got ?}}
+  %0 = tfm.expand %x : tensor<4xf32> -> tensor<?x4xf32>
   return
 }
 

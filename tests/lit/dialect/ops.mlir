@@ -219,6 +219,20 @@ func.func @minimum_maximum_log(%x: tensor<?x8xf32>, %c: tensor<f32>, %n: tensor<
   return %0, %1, %2, %3 : tensor<?x8xf32>, tensor<?x?xi64>, tensor<?x8xf32>, tensor<8xbf16>
 }
 
+// CHECK-LABEL: func.func @sign_ceil
+func.func @sign_ceil(%n: tensor<?x?xi64>, %x: tensor<?x8xf32>, %h: tensor<8xf16>)
+    -> (tensor<?x?xi64>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf16>) {
+  // CHECK: tfm.sign %{{.+}} : tensor<?x?xi64> -> tensor<?x?xi64>
+  %0 = tfm.sign %n : tensor<?x?xi64> -> tensor<?x?xi64>
+  // CHECK: tfm.sign %{{.+}} : tensor<?x8xf32> -> tensor<?x8xf32>
+  %1 = tfm.sign %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  // CHECK: tfm.ceil %{{.+}} : tensor<?x8xf32> -> tensor<?x8xf32>
+  %2 = tfm.ceil %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  // CHECK: tfm.ceil %{{.+}} : tensor<8xf16> -> tensor<8xf16>
+  %3 = tfm.ceil %h : tensor<8xf16> -> tensor<8xf16>
+  return %0, %1, %2, %3 : tensor<?x?xi64>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf16>
+}
+
 // CHECK-LABEL: func.func @compare
 func.func @compare(%n: tensor<?x?xi64>, %c: tensor<i64>, %x: tensor<2x1xf16>, %y: tensor<3xf16>)
     -> (tensor<?x?xi1>, tensor<?x?xi1>, tensor<?x?xi1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>) {
@@ -332,6 +346,22 @@ func.func @gather_elements(%c2p: tensor<1x12x?x8xf32>, %idx: tensor<1x12x?x?xi64
   // CHECK: tfm.gather_elements %[[Y]], %[[J]] {axis = 0 : i64} : tensor<2x?xbf16>, tensor<2x5xi64> -> tensor<2x5xbf16>
   %2 = tfm.gather_elements %y, %j {axis = 0 : i64} : tensor<2x?xbf16>, tensor<2x5xi64> -> tensor<2x5xbf16>
   return %0, %1, %2 : tensor<1x12x?x?xf32>, tensor<3x4xi64>, tensor<2x5xbf16>
+}
+
+/// DeBERTa's relative positions [1, Sq, Sk] to the [B*H, Sq, Sk] it
+/// gathers with; a new leading dim and a stretched middle one; i1 masks
+/// expand too.
+// CHECK-LABEL: func.func @expand
+// CHECK-SAME: (%[[P:.+]]: tensor<1x?x?xi64>, %[[X:.+]]: tensor<3x1x?xf32>, %[[M:.+]]: tensor<?xi1>)
+func.func @expand(%p: tensor<1x?x?xi64>, %x: tensor<3x1x?xf32>, %m: tensor<?xi1>)
+    -> (tensor<12x?x?xi64>, tensor<2x3x5x?xf32>, tensor<4x?xi1>) {
+  // CHECK: tfm.expand %[[P]] : tensor<1x?x?xi64> -> tensor<12x?x?xi64>
+  %0 = tfm.expand %p : tensor<1x?x?xi64> -> tensor<12x?x?xi64>
+  // CHECK: tfm.expand %[[X]] : tensor<3x1x?xf32> -> tensor<2x3x5x?xf32>
+  %1 = tfm.expand %x : tensor<3x1x?xf32> -> tensor<2x3x5x?xf32>
+  // CHECK: tfm.expand %[[M]] : tensor<?xi1> -> tensor<4x?xi1>
+  %2 = tfm.expand %m : tensor<?xi1> -> tensor<4x?xi1>
+  return %0, %1, %2 : tensor<12x?x?xi64>, tensor<2x3x5x?xf32>, tensor<4x?xi1>
 }
 
 // CHECK-LABEL: func.func @attention

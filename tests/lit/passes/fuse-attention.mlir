@@ -332,6 +332,44 @@ func.func @gqa_repeat(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: te
 
 // -----
 
+/// P x V on heads merged into the batch, as Hugging Face's DeBERTa writes
+/// it: bmm(probs.view(-1, Sq, Sk), v [B*H, Sk, Dv]) viewed back as [B, H,
+/// Sq, Dv]. The same product on the [B, H] views, then fused; the views of
+/// v and of the output go with it.
+// CHECK-LABEL: func.func @merged_heads_pv
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<2x3x?x8xf32>, %[[K:[^:]+]]: tensor<2x3x?x8xf32>, %[[V:[^:]+]]: tensor<2x3x?x8xf32>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] {scale = 5.000000e-01 : f64} : tensor<2x3x?x8xf32>, tensor<2x3x?x8xf32>, tensor<2x3x?x8xf32> -> tensor<2x3x?x8xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @merged_heads_pv(%q: tensor<2x3x?x8xf32>, %k: tensor<2x3x?x8xf32>, %v: tensor<2x3x?x8xf32>) -> tensor<2x3x?x8xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<2x3x?x8xf32>, tensor<2x3x?x8xf32> -> tensor<2x3x?x?xf32>
+  %c = arith.constant dense<5.000000e-01> : tensor<f32>
+  %t = tfm.mul %s, %c : tensor<2x3x?x?xf32>, tensor<f32> -> tensor<2x3x?x?xf32>
+  %p = tfm.softmax %t {axis = -1 : i64} : tensor<2x3x?x?xf32> -> tensor<2x3x?x?xf32>
+  %p3 = tfm.reshape %p : tensor<2x3x?x?xf32> -> tensor<6x?x?xf32>
+  %v3 = tfm.reshape %v : tensor<2x3x?x8xf32> -> tensor<6x?x8xf32>
+  %o3 = tfm.matmul %p3, %v3 : tensor<6x?x?xf32>, tensor<6x?x8xf32> -> tensor<6x?x8xf32>
+  %o = tfm.reshape %o3 : tensor<6x?x8xf32> -> tensor<2x3x?x8xf32>
+  return %o : tensor<2x3x?x8xf32>
+}
+
+// -----
+
+/// The probabilities viewed with heads merged into the query rows, not the
+/// batch ([B, H, Sq, Sk] -> [B, H*Sq, Sk]): not a product per head, left as
+/// written.
+// CHECK-LABEL: func.func @negative_merged_heads_pv_rows
+// CHECK-NOT: tfm.attention
+func.func @negative_merged_heads_pv_rows(%q: tensor<1x3x4x8xf32>, %k: tensor<1x3x4x8xf32>, %v: tensor<1x4x8xf32>) -> tensor<1x12x8xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x3x4x8xf32>, tensor<1x3x4x8xf32> -> tensor<1x3x4x4xf32>
+  // expected-remark @+1 {{attention not fused: probabilities feed tfm.reshape, not a matmul with V}}
+  %p = tfm.softmax %s {axis = -1 : i64} : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xf32>
+  %p3 = tfm.reshape %p : tensor<1x3x4x4xf32> -> tensor<1x12x4xf32>
+  %o = tfm.matmul %p3, %v : tensor<1x12x4xf32>, tensor<1x4x8xf32> -> tensor<1x12x8xf32>
+  return %o : tensor<1x12x8xf32>
+}
+
+// -----
+
 /// A whole self-attention block as exporters write it: linear projections,
 /// heads split by reshape [B, S, H, D] + transpose [0, 2, 1, 3], attention,
 /// heads merged by the inverse transpose + reshape, output projection. Only

@@ -8,6 +8,7 @@
 //   tests/lit/passes/fuse-attention.mlir       before vs -tfm-fuse-attention
 //   tests/lit/passes/decompose-attention.mlir  before vs -tfm-decompose-attention
 //   tests/lit/passes/roundtrip.mlir            before vs decompose then fuse
+//   tests/lit/passes/raise-deberta.mlir        before vs raise then fuse
 //
 // so a bug that decomposition and fusion share (which a round trip hides)
 // still shows against the original form. Every `?` has one size (so
@@ -213,6 +214,17 @@ TEST(FusionNumerics, RoundTripKeepsWhatEveryFunctionComputes) {
     pm.addPass(attune::createFuseAttention());
   });
   EXPECT_GE(checked.functions, 7);
+}
+
+TEST(FusionNumerics, RaiseThenFuseKeepsWhatDebertaComputes) {
+  // Hugging Face's DeBERTa as exported (log-bucketed positions, gathers on
+  // heads merged into the batch) against the one fused tfm.attention it
+  // becomes, and the near misses the passes leave as written.
+  Checked checked = checkFile("raise-deberta.mlir", [](PassManager &pm) {
+    pm.addPass(attune::createRaiseEncodings());
+    pm.addPass(attune::createFuseAttention());
+  });
+  EXPECT_GE(checked.functions, 15);
 }
 
 } // namespace

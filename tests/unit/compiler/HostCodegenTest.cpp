@@ -506,6 +506,47 @@ func.func @f(%x: tensor<2x?xf32>, %y: tensor<2x3xf32>) -> (tensor<2x?xf32>, tens
   EXPECT_EQ(shapes.abiDims(c), (std::vector<int64_t>{2, 6}));
 }
 
+/// expand is a copy that reads its input with stride 0 where it stretches:
+/// DeBERTa's [1, S, S] positions to [4, S, S] read each row four times; the
+/// result's `?`s are the input's.
+TEST_F(HostCodegenTest, ExpandIsABroadcastCopy) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%p: tensor<1x?x?xi64>, %x: tensor<3x1xf32>) -> (tensor<4x?x?xi64>, tensor<2x3x5xf32>) {
+  %e = tfm.expand %p : tensor<1x?x?xi64> -> tensor<4x?x?xi64>
+  %f = tfm.expand %x : tensor<3x1xf32> -> tensor<2x3x5xf32>
+  return %e, %f : tensor<4x?x?xi64>, tensor<2x3x5xf32>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  host::ShapeInfo shapes;
+  ASSERT_TRUE(succeeded(host::analyzeShapes(func, shapes)));
+  ASSERT_EQ(shapes.symbols.size(), 2u);
+  host::KernelProgram program;
+  ASSERT_TRUE(succeeded(host::mapKernels(func, shapes, {}, program)));
+  std::vector<std::string> names = shapes.symbolNames();
+  auto str = [&](llvm::ArrayRef<host::Monomial> ms) {
+    std::string text;
+    for (const host::Monomial &m : ms)
+      text += (text.empty() ? "" : ",") + m.str(names);
+    return text;
+  };
+  ASSERT_EQ(program.calls.size(), 2u);
+  const host::KernelCall &e = program.calls[0];
+  EXPECT_EQ(e.spec.kind, KernelKind::Copy);
+  EXPECT_EQ(e.spec.elementType, ScalarType::I64);
+  // [S, S] merged into one dim, the 4 copies read at stride 0.
+  EXPECT_EQ(e.spec.rank, 2);
+  EXPECT_EQ(str(e.args[0].extents), names[0] + "*" + names[1] + ",4");
+  EXPECT_EQ(str(e.args[0].strides), "1,0");
+  EXPECT_EQ(str(e.args[1].strides), "1," + names[0] + "*" + names[1]);
+  const host::KernelCall &f = program.calls[1];
+  EXPECT_EQ(f.spec.kind, KernelKind::Copy);
+  // [2, 3, 5] from [3, 1]: each x[r] five times, all of it twice.
+  EXPECT_EQ(str(f.args[0].extents), "5,3,2");
+  EXPECT_EQ(str(f.args[0].strides), "0,1,0");
+}
+
 /// gather_elements views every operand as [before the axis, the axis,
 /// after it]: axis 3 of [1, H, S, 2k] leaves an inner dim of 1, axis 1 an
 /// outer dim of 1 (the batch); the result has the indices' shape, whose

@@ -478,7 +478,7 @@ TEST(CastKernel, EdgeValuesByHand) {
 }
 
 //===----------------------------------------------------------------------===//
-// Unary on integers (neg, abs) and log
+// Unary on integers (neg, abs, sign), log, and sign and ceil on floats
 //===----------------------------------------------------------------------===//
 
 template <typename T>
@@ -491,7 +491,8 @@ void checkIntegerUnary(ScalarType type) {
   x(2) = 0;
   x(3) = -1;
   for (auto [kind, op] : {std::pair{UnaryKind::Neg, "tfm.neg %a0 : {T0} -> {R}"},
-                          std::pair{UnaryKind::Abs, "tfm.abs %a0 : {T0} -> {R}"}}) {
+                          std::pair{UnaryKind::Abs, "tfm.abs %a0 : {T0} -> {R}"},
+                          std::pair{UnaryKind::Sign, "tfm.sign %a0 : {T0} -> {R}"}}) {
     KernelSpec spec;
     spec.kind = KernelKind::Unary;
     spec.unary = kind;
@@ -499,12 +500,18 @@ void checkIntegerUnary(ScalarType type) {
     Buffer<T> out = Kernel(spec).run({x}, {n}).template as<T>();
     expectSame(out, oracle().eval(op, {toTensor(x, type)}, {n}, type),
                std::string(typeName(type)) + " " + op);
+    if (kind == UnaryKind::Sign) {
+      EXPECT_EQ(out(0), -1);
+      EXPECT_EQ(out(1), 1);
+      EXPECT_EQ(out(2), 0);
+      continue;
+    }
     // -MIN and |MIN| wrap to MIN.
     EXPECT_EQ(out(0), std::numeric_limits<T>::min()) << op;
   }
 }
 
-TEST(UnaryKernel, IntegerNegAbsWrap) {
+TEST(UnaryKernel, IntegerNegAbsWrapSignExact) {
   checkIntegerUnary<int32_t>(ScalarType::I32);
   checkIntegerUnary<int64_t>(ScalarType::I64);
 }
@@ -536,6 +543,41 @@ TEST(UnaryKernel, LogExactlyAsTheOracle) {
   EXPECT_TRUE(std::isnan(out(5)));
   EXPECT_EQ(out(6), 0.f);
   EXPECT_EQ(out(7), static_cast<float>(M_LN2));
+}
+
+/// sign and ceil are exact in every float type, and keep zeros (with their
+/// sign), infinities and NaN as the oracle does: DeBERTa's log buckets read
+/// them (ceil of a log ratio, the sign of a distance).
+TEST(UnaryKernel, SignAndCeilExactlyAsTheOracle) {
+  std::vector<double> values = {0.0, -0.0, kNaN, kInf, -kInf, 1.0, -1.0, 0.5, -0.5,
+                                2.5, -2.5, 1e-40, -1e-40, 65504.0, 0x1p30 + 128};
+  std::uniform_real_distribution<double> dist(-300, 300);
+  for (int i = 0; i < 200; ++i)
+    values.push_back(dist(rng()));
+  for (ScalarType type : {ScalarType::F32, ScalarType::F16, ScalarType::BF16})
+    for (auto [kind, op] : {std::pair{UnaryKind::Sign, "tfm.sign %a0 : {T0} -> {R}"},
+                            std::pair{UnaryKind::Ceil, "tfm.ceil %a0 : {T0} -> {R}"}}) {
+      KernelSpec spec;
+      spec.kind = KernelKind::Unary;
+      spec.unary = kind;
+      spec.elementType = type;
+      Halide::Buffer<> x = rank1(type, values);
+      const int n = static_cast<int>(values.size());
+      Halide::Buffer<> out = Kernel(spec).run({x}, {n});
+      Tensor want = oracle().eval(op, {asTensor(x, type)}, {n}, type);
+      for (int i = 0; i < n; ++i)
+        ASSERT_TRUE(same(element(out, i), want.data[i]))
+            << typeName(type) << " " << op << " at " << i << " of " << element(x, i);
+      if (kind == UnaryKind::Ceil) {
+        EXPECT_EQ(element(out, 7), 1.0);   // ceil(0.5)
+        EXPECT_EQ(element(out, 8), -0.0);  // ceil(-0.5)
+        EXPECT_EQ(element(out, 10), -2.0); // ceil(-2.5)
+      } else {
+        EXPECT_EQ(element(out, 9), 1.0);
+        EXPECT_EQ(element(out, 10), -1.0);
+        EXPECT_TRUE(std::signbit(element(out, 1))); // sign(-0) = -0
+      }
+    }
 }
 
 /// f16 and bf16 round the f32 log once more: within half an ulp of the

@@ -646,6 +646,48 @@ TEST_F(EvaluatorTest, LogAndIntegerWhere) {
   expectExact((*out)[1], ScalarType::I64, {6}, {5, -3, 7, -3, 9, -3});
 }
 
+/// expand reads x[a, 0, c] for every b of [2, 3, 2] from [2, 1, 2], and a
+/// new leading dim repeats everything; a `?` takes the input's size.
+TEST_F(EvaluatorTest, ExpandStretchesOnesAndAddsLeadingDims) {
+  parse(R"mlir(
+    func.func @f(%x: tensor<2x1x?xi64>) -> (tensor<2x3x?xi64>, tensor<2x2x1x?xi64>) {
+      %e = tfm.expand %x : tensor<2x1x?xi64> -> tensor<2x3x?xi64>
+      %l = tfm.expand %x : tensor<2x1x?xi64> -> tensor<2x2x1x?xi64>
+      return %e, %l : tensor<2x3x?xi64>, tensor<2x2x1x?xi64>
+    })mlir");
+  Tensor x = tensor({2, 1, 2}, {1, 2, 0x1p40, -4}, ScalarType::I64);
+  llvm::Expected<std::vector<Tensor>> out = run("f", {x});
+  ASSERT_TRUE(!!out) << llvm::toString(out.takeError());
+  ASSERT_EQ(out->size(), 2u);
+  expectExact((*out)[0], ScalarType::I64, {2, 3, 2},
+              {1, 2, 1, 2, 1, 2, 0x1p40, -4, 0x1p40, -4, 0x1p40, -4});
+  expectExact((*out)[1], ScalarType::I64, {2, 2, 1, 2}, {1, 2, 0x1p40, -4, 1, 2, 0x1p40, -4});
+}
+
+/// sign: -1, 0, 1 on integers; on floats zeros and NaN are their own sign.
+/// ceil: the least integer above, -0 for (-1, 0), infinities and NaN kept.
+TEST_F(EvaluatorTest, SignAndCeil) {
+  parse(R"mlir(
+    func.func @f(%n: tensor<5xi64>, %x: tensor<7xf32>)
+        -> (tensor<5xi64>, tensor<7xf32>, tensor<7xf32>) {
+      %s = tfm.sign %n : tensor<5xi64> -> tensor<5xi64>
+      %t = tfm.sign %x : tensor<7xf32> -> tensor<7xf32>
+      %c = tfm.ceil %x : tensor<7xf32> -> tensor<7xf32>
+      return %s, %t, %c : tensor<5xi64>, tensor<7xf32>, tensor<7xf32>
+    })mlir");
+  const double nan = std::nan("");
+  Tensor n = tensor({5}, {-0x1p40, -1, 0, 3, 0x1p40}, ScalarType::I64);
+  Tensor x = tensor({7}, {-2.5, -0.5, -0.0, 0.0, 2.25, kInf, nan});
+  llvm::Expected<std::vector<Tensor>> out = run("f", {n, x});
+  ASSERT_TRUE(!!out) << llvm::toString(out.takeError());
+  ASSERT_EQ(out->size(), 3u);
+  expectExact((*out)[0], ScalarType::I64, {5}, {-1, -1, 0, 1, 1});
+  expectExact((*out)[1], ScalarType::F32, {7}, {-1, -1, -0.0, 0, 1, 1, nan});
+  EXPECT_TRUE(std::signbit((*out)[1].data[2]));
+  expectExact((*out)[2], ScalarType::F32, {7}, {-2, -0.0, -0.0, 0, 3, kInf, nan});
+  EXPECT_TRUE(std::signbit((*out)[2].data[1]));
+}
+
 /// x[a, b, c] = 100a + 10b + c, so each gathered value spells the position
 /// it was read from. Along the first, middle and last axis; negative
 /// indices count from the end; i32 and i64 indices; more indices than rows
