@@ -211,7 +211,14 @@ private:
       (void)fail(n, "input " + llvm::Twine(k) + " is missing");
       return failure();
     }
-    return get(n.input(k));
+    const std::string &name = n.input(k);
+    if (!values.count(name) && !initializers.count(name) && !producer.count(name)) {
+      (void)fail(n, "input " + llvm::Twine(k) + " '" + name +
+                        "' is neither a graph input, an initializer nor the "
+                        "output of a node");
+      return failure();
+    }
+    return get(name);
   }
   bool hasInput(const onnx::NodeProto &n, int k) {
     return k < n.input_size() && !n.input(k).empty();
@@ -893,6 +900,16 @@ LogicalResult Importer::align(const onnx::NodeProto &n, Val &a, Val &c, Value &x
     int64_t a0 = pa->logical[mm], a1 = pa->logical[mm + 1];
     int64_t c0 = pc->logical[mm], c1 = pc->logical[mm + 1];
     auto repeat = [&](Value v, int64_t times) -> FailureOr<Value> {
+      // Repeat before a transpose (k^T): fuse-attention looks for the
+      // transpose of k right at the matmul.
+      if (auto t = v.getDefiningOp<tfm::TransposeOp>()) {
+        int64_t axis = t.getPermutation()[mm];
+        FailureOr<Value> r = create<tfm::RepeatInterleaveOp>(
+            n, t.getInput(), uint64_t(axis), uint64_t(times));
+        if (failed(r))
+          return failure();
+        return create<tfm::TransposeOp>(n, *r, t.getPermutation());
+      }
       return create<tfm::RepeatInterleaveOp>(n, v, uint64_t(mm), uint64_t(times));
     };
     if (a0 == c0 && a1 == c1) {
