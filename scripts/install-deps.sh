@@ -5,7 +5,8 @@ set -euo pipefail
 
 apt_pkgs=(cmake ninja-build g++ ccache python3-pip
           libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-          libgtest-dev libbenchmark-dev)
+          libgtest-dev libbenchmark-dev
+          libprotobuf-dev protobuf-compiler)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

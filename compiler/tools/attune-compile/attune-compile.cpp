@@ -2,10 +2,13 @@
 //
 //   attune-compile model.mlir --target=cpu -o libblock.so
 //   attune-compile path/to/hf-checkpoint-folder -o libbert.so
+//   attune-compile model.onnx -o libmodel.so
 //
 // writes libblock.so, libblock.a and libblock.h. A folder with config.json is
 // a Hugging Face checkpoint: it is imported to tfm IR (compiler/frontends/
-// HuggingFace.h) and compiled with the folder's safetensors as its weights. A thin main over the driver
+// HuggingFace.h) and compiled with the folder's safetensors as its weights; a
+// .onnx file is imported likewise (OnnxImporter.h), its initializers the
+// weights. A thin main over the driver
 // library (compiler/driver): it parses flags, checks them before any input is
 // read, creates the target and hands everything to compileModel.
 //
@@ -16,6 +19,7 @@
 
 #include "compiler/driver/Driver.h"
 #include "compiler/frontends/HuggingFace.h"
+#include "compiler/frontends/OnnxImporter.h"
 #include "compiler/pipeline/KernelCache.h"
 #include "compiler/targets/TargetBackend.h"
 #include "compiler/tuning/TuningDatabase.h"
@@ -30,6 +34,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -268,6 +273,8 @@ int main(int argc, char **argv) {
     return rc;
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = nullptr;
+  llvm::SmallString<128> onnxWeights;
+  llvm::FileRemover onnxWeightsRemover;
   if (attune::frontends::isHuggingFaceFolder(inputFile)) {
     if (splitInputFile)
       return fail("--split-input-file takes a .mlir file, not a checkpoint folder");
@@ -284,6 +291,32 @@ int main(int argc, char **argv) {
     buffer = llvm::MemoryBuffer::getMemBufferCopy(imported->ir, name);
     if (valid.driver.weightsFile.empty())
       valid.driver.weightsFile = inputFile;
+  } else if (attune::frontends::isOnnxFile(inputFile)) {
+    // An ONNX model: its initializers, written by the importer as a
+    // safetensors blob, are bound from a temporary file removed on exit.
+    if (splitInputFile)
+      return fail("--split-input-file takes a .mlir file, not an ONNX model");
+    auto imported = attune::frontends::importOnnx(inputFile);
+    if (!imported)
+      return fail("cannot import '" + inputFile +
+                  "': " + llvm::toString(imported.takeError()));
+    if (verbose)
+      llvm::errs() << "attune-compile: imported " << imported->summary << "\n";
+    buffer = llvm::MemoryBuffer::getMemBufferCopy(imported->ir,
+                                                  inputFile + ".imported.mlir");
+    if (valid.driver.weightsFile.empty()) {
+      int fd;
+      if (std::error_code ec = fs::createTemporaryFile("attune-onnx", "safetensors",
+                                                      fd, onnxWeights))
+        return fail("cannot create a temporary weights file: " + ec.message());
+      onnxWeightsRemover.setFile(onnxWeights);
+      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+      os << imported->weights;
+      os.close();
+      if (os.has_error())
+        return fail("cannot write the temporary weights file '" + onnxWeights + "'");
+      valid.driver.weightsFile = onnxWeights.str().str();
+    }
   } else {
     if (fs::is_directory(inputFile))
       return fail("'" + inputFile + "' is a directory without a config.json "

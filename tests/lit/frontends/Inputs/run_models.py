@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Compiles, runs and checks checkpoint folders for huggingface-vs-ort.mlir.
 
-  run_models.py WORKDIR MODELS_DIR NAME...
+  run_models.py [--onnx] WORKDIR MODELS_DIR NAME...
 
-For each NAME: attune-compile MODELS_DIR/NAME fused (with a fusion report)
+For each NAME: attune-compile MODELS_DIR/NAME (with --onnx, the ONNX graph
+MODELS_DIR/NAME/model.onnx instead of the checkpoint folder) fused (with a fusion report)
 and with --no-fuse-attention; attune-run each library on NAME/inputs/*.npy
 writing its outputs as .npy; scripts/compare_npy.py against NAME/reference.
 Prints one line per step for FileCheck and exits 1 on the first failure,
@@ -24,7 +25,11 @@ def run(cmd):
 
 
 def main():
-    work, models, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+    args = sys.argv[1:]
+    onnx = args[:1] == ["--onnx"]
+    if onnx:
+        args = args[1:]
+    work, models, names = args[0], args[1], args[2:]
     root = os.path.dirname(os.path.dirname(os.path.abspath(models)))
     compare = os.path.join(root, "scripts", "compare_npy.py")
     for name in names:
@@ -33,7 +38,8 @@ def main():
         for variant, flags in (("fused", []), ("unfused", ["--no-fuse-attention"])):
             lib = os.path.join(work, "%s-%s.so" % (name, variant))
             report = os.path.join(work, "%s-%s.json" % (name, variant))
-            run(["attune-compile", folder, "-o", lib, "--fusion-report=" + report] + flags)
+            model = os.path.join(folder, "model.onnx") if onnx else folder
+            run(["attune-compile", model, "-o", lib, "--fusion-report=" + report] + flags)
             line = "%s %s" % (name, variant)
             if variant == "fused":
                 with open(report) as f:

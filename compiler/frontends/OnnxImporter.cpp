@@ -1,0 +1,2242 @@
+//===- OnnxImporter.cpp - ONNX models as tfm IR ---------------------------===//
+//
+// The graph is converted on demand, from its outputs back: asking for a value
+// converts the node that produces it, which asks for its inputs. Nodes nothing
+// needs are never converted, a node that is part of a recognised function
+// (the Erf of a GELU, the ReduceMean of an RMSNorm) is read only by the
+// pattern that absorbs it, and a value that depends on itself is a cycle,
+// reported with the node that closes it. Graphs need not be sorted.
+//
+// Each ONNX value becomes one of three things:
+//  - a tensor: an SSA value of the tfm function;
+//  - a constant: host data (an initializer, a Constant node, or folded shape
+//    arithmetic), emitted only where a tensor op reads it: an initializer as
+//    a tfm.weight named after it (its bytes go to the weights blob), a
+//    one-element constant as a splat arith.constant, which the fusion passes
+//    read scales and mask fills from;
+//  - a shape: a list of dimensions, each a number or "dimension `axis` of
+//    tensor `t`" (Shape and the Gather/Concat/Unsqueeze plumbing around it),
+//    so Reshape gets its target and Range over a sequence length becomes
+//    tfm.arange.
+//
+// Grouped heads. Exporters write multi-head attention over rank-5 tensors,
+// [B, KV, R, S, D] with R query heads per key/value head, broadcasting k and v
+// over R. tfm's attention and matmul are rank 4, so a rank-5 tensor is kept as
+// a rank-4 one whose axis m holds the logical axes m and m+1 merged ("lazy",
+// Val::merge); matmuls, elementwise ops, softmax and transposes that keep the
+// pair together work on the rank-4 value, and a broadcast of a key/value head
+// over its R query heads becomes tfm.repeat_interleave, the form
+// tfm-fuse-attention raises as GQA. Anything else reshapes to rank 5 first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontends/OnnxImporter.h"
+#include "compiler/frontends/SafeTensors.h"
+#include "compiler/frontends/Support.h"
+#include "dialects/tfm/TfmBuilders.h"
+#include "dialects/tfm/TfmDialect.h"
+#include "dialects/tfm/TfmOps.h"
+
+#include "onnx/onnx.pb.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+using namespace mlir;
+using namespace attune;
+using namespace attune::frontends;
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+namespace {
+
+constexpr int64_t kDyn = ShapedType::kDynamic;
+constexpr int64_t kMinOpset = 17, kMaxOpset = 23;
+/// Host-side constants larger than this are not folded (shape arithmetic is
+/// tiny; a big folded tensor would be a weight the file does not hold).
+constexpr int64_t kMaxFoldElements = 1 << 16;
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+/// Host data: an initializer, a Constant node's value, or folded arithmetic.
+struct Const {
+  int onnxType = 0;
+  llvm::SmallVector<int64_t> shape;
+  std::vector<float> f;   ///< FLOAT (and FLOAT16/BFLOAT16 widened)
+  std::vector<int64_t> i; ///< INT64, INT32, BOOL
+  /// The initializer this is (or the transpose of, with `transposed`);
+  /// empty for folded values.
+  std::string init;
+  bool transposed = false;
+
+  bool isFloat() const { return onnxType == onnx::TensorProto::FLOAT; }
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+  double at(int64_t k) const { return isFloat() ? f[k] : double(i[k]); }
+};
+
+/// A dimension of a shape value: a number, or dimension `axis` of `source`.
+struct Dim {
+  int64_t size = kDyn;
+  Value source;
+  int64_t axis = 0;
+};
+
+struct Val {
+  enum Kind { Tensor, Constant, Shape } kind = Tensor;
+  // Tensor. With merge >= 0, `v` is rank 4 and the value is rank 5,
+  // `logical`, with axes merge and merge + 1 merged into v's axis merge.
+  Value v;
+  int merge = -1;
+  llvm::SmallVector<int64_t> logical;
+  // Constant.
+  std::shared_ptr<Const> c;
+  // Shape: a rank-1 int64 tensor of `dims`, or a scalar (rank 0) when
+  // `scalar`.
+  llvm::SmallVector<Dim> dims;
+  bool scalar = false;
+
+  bool isLazy() const { return kind == Tensor && merge >= 0; }
+};
+
+Val tensorVal(Value v) {
+  Val out;
+  out.v = v;
+  return out;
+}
+
+llvm::SmallVector<int64_t> shapeOf(Value v) {
+  return llvm::SmallVector<int64_t>(cast<RankedTensorType>(v.getType()).getShape());
+}
+
+/// Merges logical axes m and m + 1 of `shape`.
+llvm::SmallVector<int64_t> mergedShape(llvm::ArrayRef<int64_t> shape, int m) {
+  llvm::SmallVector<int64_t> out;
+  for (int k = 0; k < int(shape.size()); ++k) {
+    if (k == m + 1)
+      continue;
+    if (k == m) {
+      int64_t a = shape[m], b = shape[m + 1];
+      out.push_back(a == kDyn || b == kDyn ? kDyn : a * b);
+    } else {
+      out.push_back(shape[k]);
+    }
+  }
+  return out;
+}
+
+/// Whether a reshape may merge axes m, m+1: tfm.reshape keeps the dynamic
+/// dims in order, so at most one of the two may be dynamic, and then the
+/// other must be 1.
+bool canMerge(llvm::ArrayRef<int64_t> shape, int m) {
+  int64_t a = shape[m], b = shape[m + 1];
+  if (a != kDyn && b != kDyn)
+    return true;
+  return a == 1 || b == 1;
+}
+
+/// "node 'name' (Op)", or for an unnamed node (exporters often leave names
+/// empty) "node (Op) producing 'output'".
+std::string nodeLabel(const onnx::NodeProto &n) {
+  if (!n.name().empty())
+    return "node '" + n.name() + "' (" + n.op_type() + ")";
+  return "node (" + n.op_type() + ") producing '" +
+         (n.output_size() ? n.output(0) : std::string()) + "'";
+}
+
+llvm::StringRef onnxTypeName(int t) {
+  if (onnx::TensorProto::DataType_IsValid(t))
+    return onnx::TensorProto::DataType_Name(onnx::TensorProto::DataType(t));
+  return "unknown";
+}
+
+//===----------------------------------------------------------------------===//
+// The importer
+//===----------------------------------------------------------------------===//
+
+class Importer {
+public:
+  Importer(MLIRContext &context, const onnx::ModelProto &model,
+           std::string folder, int64_t opset, std::string &diagnostics)
+      : b(&context), model(model), graph(model.graph()),
+        folder(std::move(folder)), opset(opset), diagnostics(diagnostics) {}
+
+  llvm::Expected<OwningOpRef<ModuleOp>> run();
+  std::vector<SafeTensorData> takeWeights() { return std::move(weights); }
+
+private:
+  // Errors ----------------------------------------------------------------
+  LogicalResult fail(const llvm::Twine &message) {
+    if (!error)
+      error = message.str();
+    return failure();
+  }
+  LogicalResult fail(const onnx::NodeProto &n, const llvm::Twine &message) {
+    return fail(nodeLabel(n) + " (opset " + llvm::Twine(opset) + "): " + message);
+  }
+  /// After an op the verifier rejected: its message, captured, is the error.
+  LogicalResult failBuild(const onnx::NodeProto &n) {
+    std::string d = llvm::StringRef(diagnostics).rtrim().str();
+    diagnostics.clear();
+    return fail(n, d.empty() ? std::string("the op does not verify") : d);
+  }
+
+  // Values ----------------------------------------------------------------
+  FailureOr<Val> get(const std::string &name);
+  FailureOr<Val> getInput(const onnx::NodeProto &n, int k) {
+    if (k >= n.input_size() || n.input(k).empty()) {
+      (void)fail(n, "input " + llvm::Twine(k) + " is missing");
+      return failure();
+    }
+    const std::string &name = n.input(k);
+    if (!values.count(name) && !initializers.count(name) && !producer.count(name)) {
+      (void)fail(n, "input " + llvm::Twine(k) + " '" + name +
+                        "' is neither a graph input, an initializer nor the "
+                        "output of a node");
+      return failure();
+    }
+    return get(name);
+  }
+  bool hasInput(const onnx::NodeProto &n, int k) {
+    return k < n.input_size() && !n.input(k).empty();
+  }
+  LogicalResult convert(const onnx::NodeProto &n);
+  LogicalResult convertNode(const onnx::NodeProto &n);
+  FailureOr<std::shared_ptr<Const>> readTensor(const onnx::TensorProto &t,
+                                               llvm::StringRef what);
+  FailureOr<llvm::StringRef> externalData(const onnx::TensorProto &t,
+                                          llvm::StringRef what, uint64_t bytes);
+
+  /// The value as a tfm tensor (reshaped to rank 5 if lazy).
+  FailureOr<Value> tensor(const Val &val, const onnx::NodeProto &n);
+  FailureOr<Value> tensorOf(const onnx::NodeProto &n, int k) {
+    FailureOr<Val> v = getInput(n, k);
+    if (failed(v))
+      return failure();
+    return tensor(*v, n);
+  }
+  FailureOr<Value> weight(const Const &c, const onnx::NodeProto &n);
+  FailureOr<Value> constant(const Const &c, const onnx::NodeProto &n);
+  /// A constant input's data (initializer, Constant, folded shape).
+  FailureOr<std::shared_ptr<Const>> constInput(const onnx::NodeProto &n, int k);
+  std::optional<double> scalarOf(const std::string &name);
+  std::optional<std::vector<int64_t>> intsOf(const onnx::NodeProto &n, int k);
+  FailureOr<llvm::SmallVector<int64_t>> axesOf(const onnx::NodeProto &n, int input,
+                                               int64_t rank, bool required);
+
+  // Building ----------------------------------------------------------------
+  Location loc(const onnx::NodeProto &n) {
+    return NameLoc::get(b.getStringAttr(n.name().empty() ? n.op_type() : n.name()));
+  }
+  template <typename OpTy, typename... Args>
+  FailureOr<Value> create(const onnx::NodeProto &n, Args &&...args) {
+    FailureOr<OpTy> op =
+        tfm::createChecked<OpTy>(b, loc(n), std::forward<Args>(args)...);
+    if (failed(op)) {
+      (void)failBuild(n);
+      return failure();
+    }
+    return op->getResult();
+  }
+  /// Ops whose result type is given: checked by their verifier.
+  FailureOr<Value> checked(const onnx::NodeProto &n, Operation *op) {
+    if (failed(mlir::verify(op))) {
+      (void)failBuild(n);
+      op->erase();
+      return failure();
+    }
+    return op->getResult(0);
+  }
+  FailureOr<Value> reshape(const onnx::NodeProto &n, Value x,
+                           llvm::ArrayRef<int64_t> shape) {
+    if (llvm::ArrayRef<int64_t>(shapeOf(x)) == shape)
+      return x;
+    auto type = RankedTensorType::get(
+        shape, cast<RankedTensorType>(x.getType()).getElementType());
+    return checked(n, b.create<tfm::ReshapeOp>(loc(n), type, x));
+  }
+  FailureOr<Value> castTo(const onnx::NodeProto &n, Value x, Type element) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getElementType() == element)
+      return x;
+    return checked(n, b.create<tfm::CastOp>(loc(n), type.clone(element), x));
+  }
+  Value splat(Type element, double value, llvm::ArrayRef<int64_t> shape = {}) {
+    auto type = RankedTensorType::get(shape, element);
+    if (isa<FloatType>(element))
+      return b.create<arith::ConstantOp>(
+          b.getUnknownLoc(), DenseElementsAttr::get(type, APFloat(float(value))));
+    if (element.isInteger(1))
+      return b.create<arith::ConstantOp>(b.getUnknownLoc(),
+                                         DenseElementsAttr::get(type, value != 0));
+    return b.create<arith::ConstantOp>(
+        b.getUnknownLoc(),
+        DenseElementsAttr::get(type, APInt(element.getIntOrFloatBitWidth(),
+                                           int64_t(value), true)));
+  }
+  /// An exact all-ones f32 tensor, 1 on every axis but those in `axes`, where
+  /// it is as long as that axis of `like` (dynamic or not): each factor is
+  /// `arange == arange`, which is true for every integer.
+  FailureOr<Value> onesLike(const onnx::NodeProto &n, Value like,
+                            llvm::ArrayRef<int64_t> axes, int64_t rank);
+  /// Makes a rank-5 tensor lazy at m (reshaping it to rank 4).
+  FailureOr<Val> toLazy(const onnx::NodeProto &n, const Val &val, int m);
+  /// A rank-5 result of a reshape: lazy where the merge is free or cheap.
+  FailureOr<Val> reshapeResult(const onnx::NodeProto &n, Value physical,
+                               llvm::ArrayRef<int64_t> logical);
+
+  // Ops -----------------------------------------------------------------
+  LogicalResult setOut(const onnx::NodeProto &n, FailureOr<Value> v) {
+    if (failed(v))
+      return failure();
+    values[n.output(0)] = tensorVal(*v);
+    return success();
+  }
+  LogicalResult setOut(const onnx::NodeProto &n, Val v, int k = 0) {
+    values[n.output(k)] = std::move(v);
+    return success();
+  }
+  LogicalResult binary(const onnx::NodeProto &n);
+  LogicalResult matmul(const onnx::NodeProto &n);
+  LogicalResult reshapeLike(const onnx::NodeProto &n);
+  LogicalResult transpose(const onnx::NodeProto &n);
+  LogicalResult gather(const onnx::NodeProto &n);
+  LogicalResult range(const onnx::NodeProto &n);
+  LogicalResult concat(const onnx::NodeProto &n);
+  LogicalResult split(const onnx::NodeProto &n);
+  LogicalResult slice(const onnx::NodeProto &n);
+  LogicalResult reduceSum(const onnx::NodeProto &n);
+  LogicalResult logical(const onnx::NodeProto &n);
+  /// Aligns two operands for an elementwise op or a matmul, either of which
+  /// may be lazy; on success both are rank-4-lazy at `m` (or neither is and
+  /// m = -1), and `logical` is the logical result shape (lazy only).
+  LogicalResult align(const onnx::NodeProto &n, Val &a, Val &c, Value &x,
+                      Value &y, int &m, bool matmulOperands);
+
+  // Patterns: the functions exporters decompose ---------------------------
+  const onnx::NodeProto *producerOf(const std::string &name) {
+    auto it = producer.find(name);
+    return it == producer.end() ? nullptr : it->second;
+  }
+  const onnx::NodeProto *producerIs(const std::string &name, llvm::StringRef type) {
+    const onnx::NodeProto *p = producerOf(name);
+    return p && p->op_type() == type ? p : nullptr;
+  }
+  bool isScalar(const std::string &name, double value, double tolerance = 1e-6) {
+    std::optional<double> s = scalarOf(name);
+    return s && std::abs(*s - value) <= tolerance * std::max(1.0, std::abs(value));
+  }
+  /// Binary node `p` with one input `x` and the other the scalar `value`:
+  /// returns x's name (or "" when it does not match).
+  std::string otherThanScalar(const onnx::NodeProto *p, double value,
+                              bool commutative = true) {
+    if (!p || p->input_size() != 2)
+      return "";
+    if (isScalar(p->input(1), value))
+      return p->input(0);
+    if (commutative && isScalar(p->input(0), value))
+      return p->input(1);
+    return "";
+  }
+  LogicalResult tryMulPatterns(const onnx::NodeProto &n, bool &matched);
+  LogicalResult tryDivPatterns(const onnx::NodeProto &n, bool &matched);
+  std::optional<std::pair<std::string, double>> matchRmsInverse(const std::string &name);
+
+  OpBuilder b;
+  const onnx::ModelProto &model;
+  const onnx::GraphProto &graph;
+  std::string folder;
+  int64_t opset;
+  std::string &diagnostics;
+  std::optional<std::string> error;
+
+  llvm::StringMap<const onnx::NodeProto *> producer;
+  llvm::StringMap<const onnx::TensorProto *> initializers;
+  llvm::StringMap<Val> values;
+  llvm::StringSet<> converting;
+  /// Weight ops by blob key, and the blob's tensors in order of first use.
+  llvm::StringMap<Value> weightOps;
+  llvm::StringSet<> weightData;
+  std::vector<SafeTensorData> weights;
+  /// External data files, read once each.
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> externalFiles;
+};
+
+//===----------------------------------------------------------------------===//
+// Tensors, initializers and external data
+//===----------------------------------------------------------------------===//
+
+FailureOr<llvm::StringRef> Importer::externalData(const onnx::TensorProto &t,
+                                                  llvm::StringRef what,
+                                                  uint64_t bytes) {
+  std::string location;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+  for (const onnx::StringStringEntryProto &e : t.external_data()) {
+    auto number = [&](uint64_t &out) -> LogicalResult {
+      if (llvm::StringRef(e.value()).getAsInteger(10, out))
+        return fail(what + ": external_data '" + e.key() +
+                    "' is not a non-negative integer: '" + e.value() + "'");
+      return success();
+    };
+    if (e.key() == "location") {
+      location = e.value();
+    } else if (e.key() == "offset") {
+      if (failed(number(offset)))
+        return failure();
+    } else if (e.key() == "length") {
+      uint64_t l;
+      if (failed(number(l)))
+        return failure();
+      length = l;
+    }
+  }
+  if (location.empty())
+    return fail(what + ": external data without a 'location'"), failure();
+  // The location is relative to the model's folder and may not leave it.
+  if (path::is_absolute(location) ||
+      llvm::any_of(llvm::make_range(path::begin(location), path::end(location)),
+                   [](llvm::StringRef part) { return part == ".."; }))
+    return fail(what + ": external data location '" + location +
+                "' must be a path inside the model's folder"),
+           failure();
+  llvm::SmallString<256> file(folder);
+  path::append(file, location);
+  auto &buffer = externalFiles[file];
+  if (!buffer) {
+    auto read = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+    if (!read)
+      return fail(what + ": cannot read external data file '" + file +
+                  "': " + read.getError().message()),
+             failure();
+    buffer = std::move(*read);
+  }
+  uint64_t size = buffer->getBufferSize();
+  if (length && *length != bytes)
+    return fail(llvm::formatv("{0}: external data length {1} does not match "
+                              "its type and shape ({2} bytes)",
+                              what, *length, bytes)),
+           failure();
+  if (offset > size || bytes > size - offset)
+    return fail(llvm::formatv("{0}: external data [{1}, {1} + {2}) lies beyond "
+                              "the end of '{3}' ({4} bytes)",
+                              what, offset, bytes, file, size)),
+           failure();
+  return buffer->getBuffer().substr(offset, bytes);
+}
+
+FailureOr<std::shared_ptr<Const>> Importer::readTensor(const onnx::TensorProto &t,
+                                                       llvm::StringRef what) {
+  auto c = std::make_shared<Const>();
+  int type = t.data_type();
+  int64_t elementBytes;
+  switch (type) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+    elementBytes = 4;
+    break;
+  case onnx::TensorProto::INT64:
+    elementBytes = 8;
+    break;
+  case onnx::TensorProto::BOOL:
+    elementBytes = 1;
+    break;
+  default:
+    return fail(what + ": data type " + onnxTypeName(type) +
+                " is not supported (FLOAT, INT64, INT32, BOOL)"),
+           failure();
+  }
+  c->onnxType = type == onnx::TensorProto::FLOAT ? type : onnx::TensorProto::INT64;
+  if (type == onnx::TensorProto::BOOL || type == onnx::TensorProto::INT32)
+    c->onnxType = type;
+  uint64_t numel = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || d > (int64_t(1) << 40) || (d && numel > (uint64_t(1) << 40) / d))
+      return fail(what + ": dims " + llvm::formatv("{0:$[, ]}",
+                                                   llvm::make_range(t.dims().begin(),
+                                                                    t.dims().end()))
+                                         .str() +
+                  " are negative or too large"),
+             failure();
+    numel *= d;
+    c->shape.push_back(d);
+  }
+  uint64_t bytes = numel * elementBytes;
+  llvm::StringRef raw;
+  bool haveRaw = false;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    FailureOr<llvm::StringRef> data = externalData(t, what, bytes);
+    if (failed(data))
+      return failure();
+    raw = *data;
+    haveRaw = true;
+  } else if (t.has_raw_data()) {
+    raw = t.raw_data();
+    haveRaw = true;
+    if (raw.size() != bytes)
+      return fail(llvm::formatv("{0}: raw_data holds {1} bytes, but its type "
+                                "and shape need {2}",
+                                what, raw.size(), bytes)),
+             failure();
+  }
+  auto countMismatch = [&](size_t got) {
+    return fail(llvm::formatv("{0}: holds {1} values, but its shape needs {2}",
+                              what, got, numel)),
+           failure();
+  };
+  if (type == onnx::TensorProto::FLOAT) {
+    c->f.resize(numel);
+    if (haveRaw)
+      std::memcpy(c->f.data(), raw.data(), bytes);
+    else if (uint64_t(t.float_data_size()) == numel)
+      std::copy(t.float_data().begin(), t.float_data().end(), c->f.begin());
+    else
+      return countMismatch(t.float_data_size());
+    return c;
+  }
+  c->i.resize(numel);
+  if (haveRaw) {
+    for (uint64_t k = 0; k < numel; ++k) {
+      const char *p = raw.data() + k * elementBytes;
+      if (elementBytes == 8) {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        c->i[k] = v;
+      } else if (elementBytes == 4) {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        c->i[k] = v;
+      } else {
+        c->i[k] = *p != 0;
+      }
+    }
+  } else if (type == onnx::TensorProto::INT64) {
+    if (uint64_t(t.int64_data_size()) != numel)
+      return countMismatch(t.int64_data_size());
+    std::copy(t.int64_data().begin(), t.int64_data().end(), c->i.begin());
+  } else {
+    if (uint64_t(t.int32_data_size()) != numel)
+      return countMismatch(t.int32_data_size());
+    std::copy(t.int32_data().begin(), t.int32_data().end(), c->i.begin());
+  }
+  return c;
+}
+
+Type elementTypeOf(Builder &b, int onnxType) {
+  switch (onnxType) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::INT64:
+    return b.getI64Type();
+  case onnx::TensorProto::INT32:
+    return b.getI32Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    return Type();
+  }
+}
+
+FailureOr<Value> Importer::weight(const Const &c, const onnx::NodeProto &n) {
+  std::string key = c.transposed ? c.init + "^T" : c.init;
+  if (Value existing = weightOps.lookup(key))
+    return existing;
+  Type element = elementTypeOf(b, c.onnxType);
+  // c.shape is the IR's view; the file holds its reverse when transposed.
+  llvm::SmallVector<int64_t> shape(c.shape);
+  // At the top of the function, so that every later use is dominated.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(b.getInsertionBlock());
+  auto op = b.create<tfm::WeightOp>(NameLoc::get(b.getStringAttr(c.init)),
+                                    RankedTensorType::get(shape, element),
+                                    b.getStringAttr(c.init), tfm::InitKindAttr(),
+                                    FloatAttr());
+  if (c.transposed)
+    op->setAttr("transpose", b.getUnitAttr());
+  weightOps[key] = op.getResult();
+  if (weightData.insert(c.init).second) {
+    SafeTensorData t;
+    t.name = c.init;
+    t.shape.assign(c.shape.begin(), c.shape.end());
+    if (c.transposed)
+      std::reverse(t.shape.begin(), t.shape.end());
+    if (c.isFloat()) {
+      t.dtype = ScalarType::F32;
+      t.bytes.resize(c.f.size() * 4);
+      std::memcpy(t.bytes.data(), c.f.data(), t.bytes.size());
+    } else if (c.onnxType == onnx::TensorProto::BOOL) {
+      t.dtype = ScalarType::Bool;
+      for (int64_t v : c.i)
+        t.bytes.push_back(v != 0);
+    } else if (c.onnxType == onnx::TensorProto::INT32) {
+      t.dtype = ScalarType::I32;
+      t.bytes.resize(c.i.size() * 4);
+      for (size_t k = 0; k < c.i.size(); ++k) {
+        int32_t v = int32_t(c.i[k]);
+        std::memcpy(t.bytes.data() + 4 * k, &v, 4);
+      }
+    } else {
+      t.dtype = ScalarType::I64;
+      t.bytes.resize(c.i.size() * 8);
+      std::memcpy(t.bytes.data(), c.i.data(), t.bytes.size());
+    }
+    weights.push_back(std::move(t));
+  }
+  (void)n;
+  return op.getResult();
+}
+
+FailureOr<Value> Importer::constant(const Const &c, const onnx::NodeProto &n) {
+  Type element = elementTypeOf(b, c.onnxType);
+  if (c.numel() == 1) {
+    Value s = splat(element, c.at(0), c.shape);
+    if (c.transposed)
+      return s; // a 1x1 transpose is itself
+    return s;
+  }
+  if (!c.init.empty())
+    return weight(c, n);
+  auto type = RankedTensorType::get(c.shape, element);
+  DenseElementsAttr attr;
+  if (c.isFloat())
+    attr = DenseElementsAttr::get(type, llvm::ArrayRef<float>(c.f));
+  else if (c.onnxType == onnx::TensorProto::BOOL) {
+    llvm::SmallVector<bool> bits;
+    for (int64_t v : c.i)
+      bits.push_back(v != 0);
+    attr = DenseElementsAttr::get(type, llvm::ArrayRef<bool>(bits));
+  } else if (c.onnxType == onnx::TensorProto::INT32) {
+    llvm::SmallVector<int32_t> v(c.i.begin(), c.i.end());
+    attr = DenseElementsAttr::get(type, llvm::ArrayRef<int32_t>(v));
+  } else {
+    attr = DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(c.i));
+  }
+  return Value(b.create<arith::ConstantOp>(loc(n), attr));
+}
+
+FailureOr<Value> Importer::tensor(const Val &val, const onnx::NodeProto &n) {
+  switch (val.kind) {
+  case Val::Tensor:
+    if (val.isLazy())
+      return reshape(n, val.v, val.logical);
+    return val.v;
+  case Val::Constant:
+    return constant(*val.c, n);
+  case Val::Shape: {
+    Const c;
+    c.onnxType = onnx::TensorProto::INT64;
+    if (!val.scalar)
+      c.shape.push_back(val.dims.size());
+    for (const Dim &d : val.dims) {
+      if (d.size == kDyn)
+        return fail(n, "a shape with a dynamic dimension is used as a tensor "
+                       "(only Reshape, Range, Expand-free shape plumbing folds)"),
+               failure();
+      c.i.push_back(d.size);
+    }
+    return constant(c, n);
+  }
+  }
+  return failure();
+}
+
+FailureOr<std::shared_ptr<Const>> Importer::constInput(const onnx::NodeProto &n, int k) {
+  FailureOr<Val> v = getInput(n, k);
+  if (failed(v))
+    return failure();
+  if (v->kind == Val::Constant)
+    return v->c;
+  if (v->kind == Val::Shape) {
+    auto c = std::make_shared<Const>();
+    c->onnxType = onnx::TensorProto::INT64;
+    if (!v->scalar)
+      c->shape.push_back(v->dims.size());
+    for (const Dim &d : v->dims) {
+      if (d.size == kDyn)
+        return fail(n, "input " + llvm::Twine(k) + " ('" + n.input(k) +
+                           "') depends on a dynamic dimension; expected a "
+                           "constant"),
+               failure();
+      c->i.push_back(d.size);
+    }
+    return c;
+  }
+  return fail(n, "input " + llvm::Twine(k) + " ('" + n.input(k) +
+                     "') must be a constant (an initializer, a Constant or "
+                     "shape arithmetic on static dimensions)"),
+         failure();
+}
+
+std::optional<double> Importer::scalarOf(const std::string &name) {
+  const onnx::TensorProto *t = initializers.lookup(name);
+  if (!t) {
+    const onnx::NodeProto *p = producerIs(name, "Constant");
+    if (!p)
+      return std::nullopt;
+  } else {
+    int64_t numel = 1;
+    for (int64_t d : t->dims())
+      numel *= d;
+    if (numel != 1)
+      return std::nullopt;
+  }
+  FailureOr<Val> v = get(name);
+  if (failed(v) || v->kind != Val::Constant || v->c->numel() != 1)
+    return std::nullopt;
+  return v->c->at(0);
+}
+
+std::optional<std::vector<int64_t>> Importer::intsOf(const onnx::NodeProto &n, int k) {
+  FailureOr<std::shared_ptr<Const>> c = constInput(n, k);
+  if (failed(c))
+    return std::nullopt;
+  if ((*c)->isFloat()) {
+    (void)fail(n, "input " + llvm::Twine(k) + " must hold integers");
+    return std::nullopt;
+  }
+  return (*c)->i;
+}
+
+const onnx::AttributeProto *findAttr(const onnx::NodeProto &n, llvm::StringRef name) {
+  for (const onnx::AttributeProto &a : n.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+int64_t attrInt(const onnx::NodeProto &n, llvm::StringRef name, int64_t fallback) {
+  const onnx::AttributeProto *a = findAttr(n, name);
+  return a ? a->i() : fallback;
+}
+float attrFloat(const onnx::NodeProto &n, llvm::StringRef name, float fallback) {
+  const onnx::AttributeProto *a = findAttr(n, name);
+  return a ? a->f() : fallback;
+}
+
+FailureOr<llvm::SmallVector<int64_t>>
+Importer::axesOf(const onnx::NodeProto &n, int input, int64_t rank, bool required) {
+  std::vector<int64_t> raw;
+  if (hasInput(n, input)) {
+    std::optional<std::vector<int64_t>> v = intsOf(n, input);
+    if (!v)
+      return failure();
+    raw = *v;
+  } else if (const onnx::AttributeProto *a = findAttr(n, "axes")) {
+    raw.assign(a->ints().begin(), a->ints().end());
+  } else if (required) {
+    return fail(n, "expected 'axes'"), failure();
+  }
+  llvm::SmallVector<int64_t> out;
+  for (int64_t a : raw) {
+    if (a < -rank || a >= rank)
+      return fail(n, llvm::formatv("axis {0} is out of range for rank {1}", a, rank)),
+             failure();
+    out.push_back(a < 0 ? a + rank : a);
+  }
+  return out;
+}
+
+FailureOr<Val> Importer::get(const std::string &name) {
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  if (const onnx::TensorProto *t = initializers.lookup(name)) {
+    FailureOr<std::shared_ptr<Const>> c = readTensor(*t, "initializer '" + name + "'");
+    if (failed(c))
+      return failure();
+    (*c)->init = name;
+    Val v;
+    v.kind = Val::Constant;
+    v.c = *c;
+    values[name] = v;
+    return v;
+  }
+  const onnx::NodeProto *n = producerOf(name);
+  if (!n)
+    return fail("value '" + name + "' is neither a graph input, an initializer "
+                "nor the output of a node"),
+           failure();
+  if (!converting.insert(n->output(0)).second)
+    return fail(nodeLabel(*n) + " depends on its own output '" + name +
+                "': the graph has a cycle"),
+           failure();
+  LogicalResult r = convert(*n);
+  converting.erase(n->output(0));
+  if (failed(r))
+    return failure();
+  it = values.find(name);
+  if (it == values.end())
+    return fail(nodeLabel(*n) + ": output '" + name + "' was not produced"),
+           failure();
+  return it->second;
+}
+
+LogicalResult Importer::convert(const onnx::NodeProto &n) {
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    return fail(n, "domain '" + n.domain() + "' is not supported (only the default ONNX domain)");
+  return convertNode(n);
+}
+
+//===----------------------------------------------------------------------===//
+// Lazy rank-5 tensors
+//===----------------------------------------------------------------------===//
+
+FailureOr<Val> Importer::toLazy(const onnx::NodeProto &n, const Val &val, int m) {
+  FailureOr<Value> t = tensor(val, n);
+  if (failed(t))
+    return failure();
+  llvm::SmallVector<int64_t> logical = shapeOf(*t);
+  if (logical.size() != 5 || !canMerge(logical, m))
+    return failure();
+  FailureOr<Value> physical = reshape(n, *t, mergedShape(logical, m));
+  if (failed(physical))
+    return failure();
+  Val out;
+  out.v = *physical;
+  out.merge = m;
+  out.logical = logical;
+  return out;
+}
+
+FailureOr<Val> Importer::reshapeResult(const onnx::NodeProto &n, Value physical,
+                                       llvm::ArrayRef<int64_t> logical) {
+  if (logical.size() == 5) {
+    llvm::SmallVector<int64_t> in = shapeOf(physical);
+    // The merge that leaves the input as it is, else axes 1 and 2 (where
+    // exporters put [KV, R]), else any valid one.
+    llvm::SmallVector<int> order = {1, 0, 2, 3};
+    for (int m : order)
+      if (canMerge(logical, m) && mergedShape(logical, m) == in) {
+        Val out;
+        out.v = physical;
+        out.merge = m;
+        out.logical.assign(logical.begin(), logical.end());
+        return out;
+      }
+    for (int m : order)
+      if (canMerge(logical, m)) {
+        FailureOr<Value> r = reshape(n, physical, mergedShape(logical, m));
+        if (failed(r))
+          break;
+        Val out;
+        out.v = *r;
+        out.merge = m;
+        out.logical.assign(logical.begin(), logical.end());
+        return out;
+      }
+  }
+  FailureOr<Value> r = reshape(n, physical, logical);
+  if (failed(r))
+    return failure();
+  return tensorVal(*r);
+}
+
+LogicalResult Importer::align(const onnx::NodeProto &n, Val &a, Val &c, Value &x,
+                              Value &y, int &m, bool matmulOperands) {
+  m = -1;
+  auto plain = [&]() -> LogicalResult {
+    FailureOr<Value> tx = tensor(a, n), ty = tensor(c, n);
+    if (failed(tx) || failed(ty))
+      return failure();
+    x = *tx;
+    y = *ty;
+    return success();
+  };
+  if (!a.isLazy() && !c.isLazy())
+    return plain();
+  int mm = a.isLazy() ? a.merge : c.merge;
+  // The other operand: lazy at the same axis, rank 5 and mergeable there, or
+  // of low enough rank not to reach the merged axes.
+  auto prepare = [&](Val &v) -> std::optional<Val> {
+    if (v.isLazy())
+      return v.merge == mm ? std::optional<Val>(v) : std::nullopt;
+    FailureOr<Value> t = tensor(v, n);
+    if (failed(t))
+      return std::nullopt;
+    int64_t rank = shapeOf(*t).size();
+    if (!matmulOperands && rank <= 5 - (mm + 2))
+      return tensorVal(*t);
+    if (rank == 5) {
+      FailureOr<Val> l = toLazy(n, tensorVal(*t), mm);
+      if (succeeded(l))
+        return *l;
+    }
+    return std::nullopt;
+  };
+  std::optional<Val> pa = prepare(a), pc = prepare(c);
+  if (error)
+    return failure();
+  if (!pa || !pc || (matmulOperands && mm > 1))
+    return plain();
+  Value vx = pa->v, vy = pc->v;
+  if (pa->isLazy() && pc->isLazy()) {
+    int64_t a0 = pa->logical[mm], a1 = pa->logical[mm + 1];
+    int64_t c0 = pc->logical[mm], c1 = pc->logical[mm + 1];
+    auto repeat = [&](Value v, int64_t times) -> FailureOr<Value> {
+      // Repeat before a transpose (k^T): fuse-attention looks for the
+      // transpose of k right at the matmul.
+      if (auto t = v.getDefiningOp<tfm::TransposeOp>()) {
+        int64_t axis = t.getPermutation()[mm];
+        FailureOr<Value> r = create<tfm::RepeatInterleaveOp>(
+            n, t.getInput(), uint64_t(axis), uint64_t(times));
+        if (failed(r))
+          return failure();
+        return create<tfm::TransposeOp>(n, *r, t.getPermutation());
+      }
+      return create<tfm::RepeatInterleaveOp>(n, v, uint64_t(mm), uint64_t(times));
+    };
+    if (a0 == c0 && a1 == c1) {
+    } else if ((a0 == 1 && a1 == 1) || (c0 == 1 && c1 == 1)) {
+      // A [1, 1] pair broadcasts as the merged 1 does.
+    } else if (a0 == c0 && a0 != kDyn && c1 == 1 && a1 != kDyn && a1 > 1) {
+      FailureOr<Value> r = repeat(vy, a1);
+      if (failed(r))
+        return failure();
+      vy = *r;
+    } else if (a0 == c0 && a0 != kDyn && a1 == 1 && c1 != kDyn && c1 > 1) {
+      FailureOr<Value> r = repeat(vx, c1);
+      if (failed(r))
+        return failure();
+      vx = *r;
+    } else {
+      return plain();
+    }
+  }
+  x = vx;
+  y = vy;
+  m = mm;
+  return success();
+}
+
+/// numpy's broadcast of two static-or-dynamic shapes.
+llvm::SmallVector<int64_t> broadcastShapes(llvm::ArrayRef<int64_t> a,
+                                           llvm::ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  llvm::SmallVector<int64_t> out(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    int64_t x = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
+    int64_t y = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
+    out[k] = x == 1 ? y : y == 1 ? x : x == kDyn ? y : x;
+  }
+  return out;
+}
+
+llvm::SmallVector<int64_t> logicalShape(const Val &v) {
+  if (v.isLazy())
+    return v.logical;
+  if (v.kind == Val::Constant)
+    return v.c->shape;
+  if (v.kind == Val::Shape)
+    return v.scalar ? llvm::SmallVector<int64_t>{}
+                    : llvm::SmallVector<int64_t>{int64_t(v.dims.size())};
+  return shapeOf(v.v);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+/// `Reciprocal(Sqrt(Add(ReduceMean(Mul(x, x), [-1], keepdims), eps)))`:
+/// returns x and eps.
+std::optional<std::pair<std::string, double>>
+Importer::matchRmsInverse(const std::string &name) {
+  const onnx::NodeProto *rec = producerIs(name, "Reciprocal");
+  const onnx::NodeProto *sq = rec ? producerIs(rec->input(0), "Sqrt") : nullptr;
+  const onnx::NodeProto *add = sq ? producerIs(sq->input(0), "Add") : nullptr;
+  if (!add || add->input_size() != 2)
+    return std::nullopt;
+  for (int k = 0; k < 2; ++k) {
+    std::optional<double> eps = scalarOf(add->input(1 - k));
+    const onnx::NodeProto *mean = producerIs(add->input(k), "ReduceMean");
+    if (!eps || !mean || attrInt(*mean, "keepdims", 1) != 1)
+      continue;
+    const onnx::NodeProto *sqr = producerIs(mean->input(0), "Mul");
+    if (!sqr || sqr->input(0) != sqr->input(1))
+      continue;
+    // The axes: the last one only.
+    std::vector<int64_t> axes;
+    if (mean->input_size() > 1 && !mean->input(1).empty()) {
+      std::optional<std::vector<int64_t>> v = intsOf(*mean, 1);
+      if (!v)
+        return std::nullopt;
+      axes = *v;
+    } else if (const onnx::AttributeProto *a = findAttr(*mean, "axes")) {
+      axes.assign(a->ints().begin(), a->ints().end());
+    }
+    if (axes.size() != 1)
+      continue;
+    FailureOr<Val> x = get(sqr->input(0));
+    if (failed(x))
+      return std::nullopt;
+    int64_t rank = logicalShape(*x).size();
+    if (axes[0] != -1 && axes[0] != rank - 1)
+      continue;
+    return std::make_pair(sqr->input(0), *eps);
+  }
+  return std::nullopt;
+}
+
+LogicalResult Importer::tryMulPatterns(const onnx::NodeProto &n, bool &matched) {
+  matched = false;
+  const std::string &a = n.input(0), &c = n.input(1);
+  for (int k = 0; k < 2; ++k) {
+    const std::string &x = k ? c : a, &other = k ? a : c;
+    // SiLU: x * Sigmoid(x).
+    if (const onnx::NodeProto *s = producerIs(other, "Sigmoid"); s && s->input(0) == x) {
+      matched = true;
+      FailureOr<Value> t = tensor(*get(x), n);
+      if (failed(t))
+        return failure();
+      return setOut(n, create<tfm::SiluOp>(n, *t));
+    }
+    // RMSNorm without its weight: x * inverse(x), and with it:
+    // w * (x * inverse(x)), w a rank-1 constant of x's last dimension.
+    if (auto rms = matchRmsInverse(other); rms && rms->first == x) {
+      FailureOr<Val> xv = get(x);
+      if (failed(xv))
+        return failure();
+      FailureOr<Value> t = tensor(*xv, n);
+      if (failed(t))
+        return failure();
+      int64_t d = shapeOf(*t).back();
+      if (d == kDyn)
+        continue;
+      matched = true;
+      Value ones = splat(cast<RankedTensorType>(t->getType()).getElementType(), 1.0, {d});
+      return setOut(n, create<tfm::RmsNormOp>(n, *t, ones, APFloat(rms->second)));
+    }
+    if (const onnx::NodeProto *inner = producerIs(other, "Mul")) {
+      for (int j = 0; j < 2; ++j) {
+        auto rms = matchRmsInverse(inner->input(1 - j));
+        if (!rms || rms->first != inner->input(j))
+          continue;
+        FailureOr<Val> w = get(x);
+        if (failed(w))
+          return failure();
+        if (w->kind != Val::Constant || w->c->shape.size() != 1)
+          continue;
+        FailureOr<Val> xv = get(inner->input(j));
+        if (failed(xv))
+          return failure();
+        FailureOr<Value> t = tensor(*xv, n), g = tensor(*w, n);
+        if (failed(t) || failed(g))
+          return failure();
+        matched = true;
+        return setOut(n, create<tfm::RmsNormOp>(n, *t, *g, APFloat(rms->second)));
+      }
+    }
+  }
+  // GELU: (x * 0.5) * (1 + Erf(x / sqrt 2)) and
+  // (x * 0.5) * (1 + Tanh((x + x^3 * 0.044715) * sqrt(2 / pi))).
+  for (int k = 0; k < 2; ++k) {
+    const std::string &half = k ? c : a, &onePlus = k ? a : c;
+    std::string x = otherThanScalar(producerIs(half, "Mul"), 0.5);
+    if (x.empty())
+      continue;
+    const onnx::NodeProto *add = producerIs(onePlus, "Add");
+    std::string inner = otherThanScalar(add, 1.0);
+    if (inner.empty())
+      continue;
+    std::optional<tfm::GeluApproxKind> kind;
+    if (const onnx::NodeProto *erf = producerIs(inner, "Erf")) {
+      std::string y = otherThanScalar(producerIs(erf->input(0), "Div"),
+                                      std::sqrt(2.0), /*commutative=*/false);
+      if (y.empty())
+        y = otherThanScalar(producerIs(erf->input(0), "Mul"), 1.0 / std::sqrt(2.0));
+      if (y == x)
+        kind = tfm::GeluApproxKind::none;
+    } else if (const onnx::NodeProto *tanh = producerIs(inner, "Tanh")) {
+      std::string sum = otherThanScalar(producerIs(tanh->input(0), "Mul"),
+                                        std::sqrt(2.0 / M_PI));
+      const onnx::NodeProto *s = producerIs(sum, "Add");
+      if (s && s->input_size() == 2)
+        for (int j = 0; j < 2; ++j) {
+          std::string cube = otherThanScalar(producerIs(s->input(1 - j), "Mul"), 0.044715);
+          const onnx::NodeProto *pow = producerIs(cube, "Pow");
+          if (s->input(j) == x && pow && pow->input(0) == x && isScalar(pow->input(1), 3.0))
+            kind = tfm::GeluApproxKind::tanh;
+        }
+    }
+    if (!kind)
+      continue;
+    matched = true;
+    FailureOr<Val> xv = get(x);
+    if (failed(xv))
+      return failure();
+    FailureOr<Value> t = tensor(*xv, n);
+    if (failed(t))
+      return failure();
+    return setOut(n, create<tfm::GeluOp>(n, *t, *kind));
+  }
+  return success();
+}
+
+LogicalResult Importer::tryDivPatterns(const onnx::NodeProto &n, bool &matched) {
+  // sentence-transformers' Normalize: x / Max(ReduceL2(x, [-1], keepdims), eps).
+  matched = false;
+  const onnx::NodeProto *max = producerIs(n.input(1), "Max");
+  if (!max || max->input_size() != 2)
+    return success();
+  for (int k = 0; k < 2; ++k) {
+    const onnx::NodeProto *l2 = producerIs(max->input(k), "ReduceL2");
+    std::optional<double> eps = scalarOf(max->input(1 - k));
+    if (!l2 || !eps || l2->input(0) != n.input(0) || attrInt(*l2, "keepdims", 1) != 1)
+      continue;
+    FailureOr<Val> xv = get(n.input(0));
+    if (failed(xv))
+      return failure();
+    FailureOr<Value> x = tensor(*xv, n);
+    if (failed(x))
+      return failure();
+    llvm::SmallVector<int64_t> shape = shapeOf(*x);
+    FailureOr<llvm::SmallVector<int64_t>> axes = axesOf(*l2, 1, shape.size(), true);
+    if (failed(axes))
+      return failure();
+    int64_t d = shape.back();
+    if (axes->size() != 1 || (*axes)[0] != int64_t(shape.size()) - 1 || d == kDyn)
+      continue;
+    // rms_norm(x, 1/sqrt(D), eps^2/D) = x / sqrt(|x|^2 + eps^2), which is
+    // x / max(|x|, eps) but where |x| is within a few eps of eps (the
+    // Hugging Face frontend's Normalize is the same op).
+    matched = true;
+    Type element = cast<RankedTensorType>(x->getType()).getElementType();
+    Value gamma = splat(element, 1.0 / std::sqrt(double(d)), {d});
+    return setOut(n, create<tfm::RmsNormOp>(n, *x, gamma,
+                                            APFloat(*eps * *eps / double(d))));
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::binary(const onnx::NodeProto &n) {
+  llvm::StringRef op = n.op_type();
+  if (op == "Mul" || op == "Div") {
+    bool matched = false;
+    if (failed(op == "Mul" ? tryMulPatterns(n, matched) : tryDivPatterns(n, matched)))
+      return failure();
+    if (matched)
+      return success();
+  }
+  if (op == "Pow") {
+    std::optional<double> e = scalarOf(n.input(1));
+    if (!e || (*e != 1.0 && *e != 2.0))
+      return fail(n, "only Pow(x, 2) and Pow(x, 1) are supported outside a "
+                     "recognised GELU (tfm has no general power)");
+    FailureOr<Val> x = getInput(n, 0);
+    if (failed(x))
+      return failure();
+    if (*e == 1.0)
+      return setOut(n, *x);
+    FailureOr<Value> t = tensor(*x, n);
+    if (failed(t))
+      return failure();
+    return setOut(n, create<tfm::MulOp>(n, *t, *t));
+  }
+  FailureOr<Val> a = getInput(n, 0), c = getInput(n, 1);
+  if (failed(a) || failed(c))
+    return failure();
+  Value x, y;
+  int m;
+  if (failed(align(n, *a, *c, x, y, m, false)))
+    return failure();
+  FailureOr<Value> r = failure();
+  if (op == "Add")
+    r = create<tfm::AddOp>(n, x, y);
+  else if (op == "Sub")
+    r = create<tfm::SubOp>(n, x, y);
+  else if (op == "Mul")
+    r = create<tfm::MulOp>(n, x, y);
+  else if (op == "Div")
+    r = create<tfm::DivOp>(n, x, y);
+  else if (op == "Max")
+    r = create<tfm::MaximumOp>(n, x, y);
+  else if (op == "Min")
+    r = create<tfm::MinimumOp>(n, x, y);
+  else {
+    tfm::ComparePredicateKind p =
+        op == "Equal"            ? tfm::ComparePredicateKind::eq
+        : op == "Less"           ? tfm::ComparePredicateKind::lt
+        : op == "LessOrEqual"    ? tfm::ComparePredicateKind::le
+        : op == "Greater"        ? tfm::ComparePredicateKind::gt
+                                 : tfm::ComparePredicateKind::ge;
+    r = create<tfm::CompareOp>(n, x, y, p);
+  }
+  if (failed(r))
+    return failure();
+  if (m < 0)
+    return setOut(n, *r);
+  Val out;
+  out.v = *r;
+  out.merge = m;
+  out.logical = broadcastShapes(logicalShape(*a), logicalShape(*c));
+  return setOut(n, out);
+}
+
+LogicalResult Importer::matmul(const onnx::NodeProto &n) {
+  FailureOr<Val> a = getInput(n, 0), c = getInput(n, 1);
+  if (failed(a) || failed(c))
+    return failure();
+  // x W with W a 2-D initializer (or its transpose): tfm.linear, the weight
+  // bound as the file holds it.
+  if (c->kind == Val::Constant && !c->c->init.empty() && c->c->shape.size() == 2 &&
+      c->c->isFloat() && !a->isLazy() && a->kind == Val::Tensor &&
+      shapeOf(a->v).size() >= 2) {
+    FailureOr<Value> w = weight(*c->c, n);
+    if (failed(w))
+      return failure();
+    return setOut(n, create<tfm::LinearOp>(n, a->v, *w, Value()));
+  }
+  Value x, y;
+  int m;
+  if (failed(align(n, *a, *c, x, y, m, true)))
+    return failure();
+  llvm::SmallVector<int64_t> sx = shapeOf(x), sy = shapeOf(y);
+  if (sx.size() != sy.size() || sx.size() < 2)
+    return fail(n, "MatMul of " + shapeString(sx) + " and " + shapeString(sy) +
+                       " is supported only with equal ranks >= 2, or with B a "
+                       "2-D initializer");
+  // Batch dimensions of 1 against N: tfm.matmul takes equal batch dims.
+  for (size_t k = 0; k + 2 < sx.size(); ++k) {
+    if (sx[k] == sy[k])
+      continue;
+    Value &one = sx[k] == 1 ? x : y;
+    int64_t times = sx[k] == 1 ? sy[k] : sx[k];
+    if ((sx[k] != 1 && sy[k] != 1) || times == kDyn ||
+        !isa<FloatType>(cast<RankedTensorType>(one.getType()).getElementType()))
+      continue; // left to the verifier, which names the dims
+    FailureOr<Value> r =
+        create<tfm::RepeatInterleaveOp>(n, one, uint64_t(k), uint64_t(times));
+    if (failed(r))
+      return failure();
+    one = *r;
+  }
+  FailureOr<Value> r = create<tfm::MatmulOp>(n, x, y, false, false);
+  if (failed(r))
+    return failure();
+  if (m < 0)
+    return setOut(n, *r);
+  Val out;
+  out.v = *r;
+  out.merge = m;
+  llvm::SmallVector<int64_t> la = logicalShape(*a), lc = logicalShape(*c);
+  out.logical = broadcastShapes(llvm::ArrayRef<int64_t>(la).drop_back(2),
+                                llvm::ArrayRef<int64_t>(lc).drop_back(2));
+  out.logical.push_back(la[la.size() - 2]);
+  out.logical.push_back(lc.back());
+  return setOut(n, out);
+}
+
+/// Reshape, Unsqueeze, Squeeze, Flatten.
+LogicalResult Importer::reshapeLike(const onnx::NodeProto &n) {
+  llvm::StringRef op = n.op_type();
+  FailureOr<Val> in = getInput(n, 0);
+  if (failed(in))
+    return failure();
+  llvm::SmallVector<int64_t> shape = logicalShape(*in);
+  llvm::SmallVector<Dim> dims; // of the input, for shape values
+  if (in->kind == Val::Shape) {
+    dims = in->dims;
+    shape = in->scalar ? llvm::SmallVector<int64_t>{} : llvm::SmallVector<int64_t>{int64_t(dims.size())};
+  }
+  int64_t rank = shape.size();
+  llvm::SmallVector<int64_t> out;
+  if (op == "Reshape") {
+    FailureOr<Val> target = getInput(n, 1);
+    if (failed(target))
+      return failure();
+    llvm::SmallVector<int64_t> want;
+    if (target->kind == Val::Shape) {
+      for (const Dim &d : target->dims)
+        want.push_back(d.size == kDyn ? -2 : d.size); // -2: a dynamic dim
+    } else if (target->kind == Val::Constant && !target->c->isFloat()) {
+      want.assign(target->c->i.begin(), target->c->i.end());
+    } else {
+      return fail(n, "the target shape must be a constant or shape arithmetic");
+    }
+    bool allowZero = attrInt(n, "allowzero", 0) != 0;
+    int inferred = -1;
+    int64_t known = 1;
+    bool knownDyn = false;
+    for (auto [k, w] : llvm::enumerate(want)) {
+      int64_t d;
+      if (w == 0 && !allowZero) {
+        if (int64_t(k) >= rank)
+          return fail(n, "target dim " + llvm::Twine(k) + " copies a dimension the "
+                         "input " + shapeString(shape) + " lacks");
+        d = shape[k];
+      } else if (w == -1) {
+        if (inferred >= 0)
+          return fail(n, "the target shape has two -1 dimensions");
+        inferred = k;
+        out.push_back(kDyn);
+        continue;
+      } else if (w == -2) {
+        d = kDyn;
+      } else if (w < 0) {
+        return fail(n, "target dim " + llvm::Twine(k) + " is " + llvm::Twine(w));
+      } else {
+        d = w;
+      }
+      if (d == kDyn)
+        knownDyn = true;
+      else
+        known *= d;
+      out.push_back(d);
+    }
+    if (inferred >= 0) {
+      int64_t total = 1;
+      bool dyn = false;
+      for (int64_t d : shape)
+        d == kDyn ? (void)(dyn = true) : (void)(total *= d);
+      if (!dyn && !knownDyn) {
+        if (known == 0 || total % known)
+          return fail(n, "cannot reshape " + shapeString(shape) + " to " +
+                             shapeString(want));
+        out[inferred] = total / known;
+      }
+    }
+  } else if (op == "Unsqueeze") {
+    // The axes index the result, whose rank is rank + their count.
+    int64_t count = 0;
+    if (hasInput(n, 1)) {
+      std::optional<std::vector<int64_t>> raw = intsOf(n, 1);
+      if (!raw)
+        return failure();
+      count = raw->size();
+    } else if (const onnx::AttributeProto *a = findAttr(n, "axes")) {
+      count = a->ints_size();
+    }
+    int64_t outRank = rank + count;
+    FailureOr<llvm::SmallVector<int64_t>> axes = axesOf(n, 1, outRank, true);
+    if (failed(axes))
+      return failure();
+    llvm::SmallVector<bool> inserted(outRank, false);
+    for (int64_t a : *axes)
+      inserted[a] = true;
+    for (int64_t k = 0, j = 0; k < outRank; ++k)
+      out.push_back(inserted[k] ? 1 : shape[j++]);
+  } else if (op == "Squeeze") {
+    FailureOr<llvm::SmallVector<int64_t>> axes = axesOf(n, 1, rank, false);
+    if (failed(axes))
+      return failure();
+    for (int64_t k = 0; k < rank; ++k) {
+      bool drop = axes->empty() ? shape[k] == 1 : llvm::is_contained(*axes, k);
+      if (drop && shape[k] != 1)
+        return fail(n, "cannot squeeze axis " + llvm::Twine(k) + " of " +
+                           shapeString(shape) + " (not 1)");
+      if (!drop)
+        out.push_back(shape[k]);
+    }
+  } else { // Flatten
+    int64_t axis = attrInt(n, "axis", 1);
+    if (axis < 0)
+      axis += rank;
+    int64_t lead = 1, tail = 1;
+    for (int64_t k = 0; k < rank; ++k) {
+      int64_t &p = k < axis ? lead : tail;
+      p = p == kDyn || shape[k] == kDyn ? kDyn : p * shape[k];
+    }
+    out = {lead, tail};
+  }
+  // Shape values (and small constants) reshape on the host.
+  if (in->kind == Val::Shape) {
+    if (out.size() > 1)
+      return fail(n, "a shape value reshaped to rank " + llvm::Twine(out.size()));
+    Val v = *in;
+    v.scalar = out.empty();
+    return setOut(n, v);
+  }
+  if (in->kind == Val::Constant && in->c->init.empty()) {
+    Val v = *in;
+    v.c = std::make_shared<Const>(*in->c);
+    v.c->shape.assign(out.begin(), out.end());
+    if (v.c->numel() != in->c->numel())
+      return fail(n, "cannot reshape " + shapeString(shape) + " to " + shapeString(out));
+    return setOut(n, v);
+  }
+  Value physical;
+  if (in->isLazy()) {
+    physical = in->v;
+  } else {
+    FailureOr<Value> t = tensor(*in, n);
+    if (failed(t))
+      return failure();
+    physical = *t;
+  }
+  FailureOr<Val> r = reshapeResult(n, physical, out);
+  if (failed(r))
+    return failure();
+  return setOut(n, *r);
+}
+
+LogicalResult Importer::transpose(const onnx::NodeProto &n) {
+  FailureOr<Val> in = getInput(n, 0);
+  if (failed(in))
+    return failure();
+  llvm::SmallVector<int64_t> shape = logicalShape(*in);
+  int64_t rank = shape.size();
+  llvm::SmallVector<int64_t> perm;
+  if (const onnx::AttributeProto *a = findAttr(n, "perm"))
+    perm.assign(a->ints().begin(), a->ints().end());
+  else
+    for (int64_t k = rank - 1; k >= 0; --k)
+      perm.push_back(k);
+  // A transposed 2-D initializer stays one, for MatMul to bind as
+  // tfm.weight {transpose}.
+  if (in->kind == Val::Constant && !in->c->init.empty() && rank == 2 &&
+      perm == llvm::SmallVector<int64_t>{1, 0}) {
+    Val v = *in;
+    v.c = std::make_shared<Const>(*in->c);
+    v.c->transposed = !v.c->transposed;
+    std::swap(v.c->shape[0], v.c->shape[1]);
+    return setOut(n, v);
+  }
+  if (in->isLazy()) {
+    int m = in->merge;
+    auto p = llvm::find(perm, int64_t(m));
+    if (p != perm.end() && p + 1 != perm.end() && *(p + 1) == m + 1) {
+      llvm::SmallVector<int64_t> physicalPerm;
+      for (int64_t l : perm)
+        if (l != m + 1)
+          physicalPerm.push_back(l <= m ? l : l - 1);
+      FailureOr<Value> r = create<tfm::TransposeOp>(n, in->v, physicalPerm);
+      if (failed(r))
+        return failure();
+      Val out;
+      out.v = *r;
+      out.merge = int(p - perm.begin());
+      for (int64_t l : perm)
+        out.logical.push_back(shape[l]);
+      return setOut(n, out);
+    }
+  }
+  FailureOr<Value> t = tensor(*in, n);
+  if (failed(t))
+    return failure();
+  return setOut(n, create<tfm::TransposeOp>(n, *t, perm));
+}
+
+LogicalResult Importer::gather(const onnx::NodeProto &n) {
+  FailureOr<Val> data = getInput(n, 0), idx = getInput(n, 1);
+  if (failed(data) || failed(idx))
+    return failure();
+  int64_t rank = logicalShape(*data).size();
+  int64_t axis = attrInt(n, "axis", 0);
+  if (axis < -rank || axis >= rank)
+    return fail(n, "axis " + llvm::Twine(axis) + " is out of range for rank " +
+                       llvm::Twine(rank));
+  if (axis < 0)
+    axis += rank;
+  // Shape plumbing: picking dims of a shape.
+  if (data->kind == Val::Shape && idx->kind == Val::Constant && !idx->c->isFloat()) {
+    Val out;
+    out.kind = Val::Shape;
+    out.scalar = idx->c->shape.empty();
+    if (idx->c->shape.size() > 1)
+      return fail(n, "indices of rank > 1 into a shape");
+    for (int64_t k : idx->c->i) {
+      int64_t size = data->dims.size();
+      if (k < -size || k >= size)
+        return fail(n, "index " + llvm::Twine(k) + " is out of range for a shape of " +
+                           llvm::Twine(size) + " dims");
+      out.dims.push_back(data->dims[k < 0 ? k + size : k]);
+    }
+    return setOut(n, out);
+  }
+  // A table lookup: tfm.embedding.
+  if (axis == 0 && rank == 2 && idx->kind != Val::Shape) {
+    FailureOr<Value> table = tensor(*data, n), ids = tensor(*idx, n);
+    if (failed(table) || failed(ids))
+      return failure();
+    return setOut(n, create<tfm::EmbeddingOp>(n, *table, *ids));
+  }
+  // One constant index along an axis: a slice.
+  if (idx->kind == Val::Constant && idx->c->numel() == 1 && !idx->c->isFloat()) {
+    FailureOr<Value> t = tensor(*data, n);
+    if (failed(t))
+      return failure();
+    llvm::SmallVector<int64_t> shape = shapeOf(*t);
+    int64_t k = idx->c->i[0], d = shape[axis];
+    if (d == kDyn)
+      return fail(n, "a constant index along a dynamic axis is not supported");
+    if (k < -d || k >= d)
+      return fail(n, "index " + llvm::Twine(k) + " is out of range for dim " + llvm::Twine(d));
+    if (k < 0)
+      k += d;
+    FailureOr<Value> s = create<tfm::SliceOp>(n, *t, uint64_t(axis), uint64_t(k),
+                                              uint64_t(k + 1), uint64_t(1));
+    if (failed(s))
+      return failure();
+    llvm::SmallVector<int64_t> out(shape);
+    out.erase(out.begin() + axis);
+    for (int64_t e : idx->c->shape)
+      out.insert(out.begin() + axis, e);
+    return setOut(n, reshape(n, *s, out));
+  }
+  return fail(n, "only lookups in a 2-D table along axis 0, constant indices "
+                 "and dims of a shape are supported");
+}
+
+LogicalResult Importer::range(const onnx::NodeProto &n) {
+  FailureOr<std::shared_ptr<Const>> start = constInput(n, 0), delta = constInput(n, 2);
+  FailureOr<Val> limit = getInput(n, 1);
+  if (failed(start) || failed(delta) || failed(limit))
+    return failure();
+  if ((*start)->numel() != 1 || (*delta)->numel() != 1)
+    return fail(n, "start and delta must be scalars");
+  double s = (*start)->at(0), step = (*delta)->at(0);
+  if (limit->kind == Val::Shape && limit->dims.size() == 1 &&
+      limit->dims[0].size == kDyn) {
+    if (s != 0 || step != 1)
+      return fail(n, "a Range to a dynamic limit must start at 0 with delta 1");
+    const Dim &d = limit->dims[0];
+    Type element = elementTypeOf(b, (*start)->onnxType);
+    auto type = RankedTensorType::get({kDyn}, element);
+    return setOut(n, checked(n, b.create<tfm::ArangeOp>(loc(n), type, d.source,
+                                                        d.axis, int64_t(0))));
+  }
+  FailureOr<std::shared_ptr<Const>> l = constInput(n, 1);
+  if (failed(l))
+    return failure();
+  if (step == 0)
+    return fail(n, "delta is 0");
+  double count = std::max(0.0, std::ceil(((*l)->at(0) - s) / step));
+  if (count > kMaxFoldElements)
+    return fail(n, "a constant Range of more than 65536 elements");
+  auto c = std::make_shared<Const>();
+  c->onnxType = (*start)->onnxType;
+  c->shape = {int64_t(count)};
+  for (int64_t k = 0; k < int64_t(count); ++k) {
+    if (c->isFloat())
+      c->f.push_back(float(s + k * step));
+    else
+      c->i.push_back(int64_t(s) + k * int64_t(step));
+  }
+  Val v;
+  v.kind = Val::Constant;
+  v.c = c;
+  return setOut(n, v);
+}
+
+LogicalResult Importer::concat(const onnx::NodeProto &n) {
+  llvm::SmallVector<Val> ins;
+  bool shapes = true;
+  for (int k = 0; k < n.input_size(); ++k) {
+    FailureOr<Val> v = getInput(n, k);
+    if (failed(v))
+      return failure();
+    ins.push_back(*v);
+    bool shapeLike = v->kind == Val::Shape ||
+                     (v->kind == Val::Constant && !v->c->isFloat() &&
+                      v->c->shape.size() == 1);
+    shapes &= shapeLike;
+  }
+  if (shapes) {
+    Val out;
+    out.kind = Val::Shape;
+    for (const Val &v : ins) {
+      if (v.kind == Val::Shape) {
+        out.dims.append(v.dims.begin(), v.dims.end());
+      } else {
+        for (int64_t x : v.c->i) {
+          Dim d;
+          d.size = x;
+          out.dims.push_back(d);
+        }
+      }
+    }
+    return setOut(n, out);
+  }
+  llvm::SmallVector<Value> tensors;
+  int64_t rank = -1;
+  for (const Val &v : ins) {
+    FailureOr<Value> t = tensor(v, n);
+    if (failed(t))
+      return failure();
+    tensors.push_back(*t);
+    rank = shapeOf(*t).size();
+  }
+  int64_t axis = attrInt(n, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  return setOut(n, create<tfm::ConcatOp>(n, ValueRange(tensors), uint64_t(axis)));
+}
+
+LogicalResult Importer::split(const onnx::NodeProto &n) {
+  FailureOr<Value> t = tensorOf(n, 0);
+  if (failed(t))
+    return failure();
+  llvm::SmallVector<int64_t> shape = shapeOf(*t);
+  int64_t rank = shape.size(), axis = attrInt(n, "axis", 0);
+  if (axis < -rank || axis >= rank)
+    return fail(n, "axis " + llvm::Twine(axis) + " is out of range");
+  if (axis < 0)
+    axis += rank;
+  int64_t d = shape[axis], parts = n.output_size();
+  if (d == kDyn)
+    return fail(n, "splitting a dynamic axis is not supported");
+  std::vector<int64_t> sizes;
+  if (hasInput(n, 1)) {
+    std::optional<std::vector<int64_t>> s = intsOf(n, 1);
+    if (!s)
+      return failure();
+    sizes = *s;
+  } else if (const onnx::AttributeProto *a = findAttr(n, "split")) {
+    sizes.assign(a->ints().begin(), a->ints().end());
+  } else {
+    // Equal parts, the last smaller when d does not divide (opset 18).
+    int64_t each = (d + parts - 1) / parts;
+    for (int64_t k = 0; k < parts; ++k)
+      sizes.push_back(std::min(each, d - k * each));
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes)
+    total += s;
+  if (int64_t(sizes.size()) != parts || total != d ||
+      llvm::any_of(sizes, [](int64_t s) { return s <= 0; }))
+    return fail(n, "split sizes do not tile axis " + llvm::Twine(axis) + " of " +
+                       shapeString(shape) + " into " + llvm::Twine(parts) + " outputs");
+  int64_t begin = 0;
+  for (int64_t k = 0; k < parts; ++k) {
+    FailureOr<Value> s = create<tfm::SliceOp>(n, *t, uint64_t(axis), uint64_t(begin),
+                                              uint64_t(begin + sizes[k]), uint64_t(1));
+    if (failed(s))
+      return failure();
+    values[n.output(k)] = tensorVal(*s);
+    begin += sizes[k];
+  }
+  return success();
+}
+
+LogicalResult Importer::slice(const onnx::NodeProto &n) {
+  FailureOr<Val> in = getInput(n, 0);
+  if (failed(in))
+    return failure();
+  std::optional<std::vector<int64_t>> starts = intsOf(n, 1), ends = intsOf(n, 2);
+  if (!starts || !ends)
+    return failure();
+  int64_t rank = logicalShape(*in).size();
+  if (in->kind == Val::Shape)
+    rank = 1;
+  std::vector<int64_t> axes, steps(starts->size(), 1);
+  if (hasInput(n, 3)) {
+    std::optional<std::vector<int64_t>> a = intsOf(n, 3);
+    if (!a)
+      return failure();
+    axes = *a;
+  } else {
+    for (size_t k = 0; k < starts->size(); ++k)
+      axes.push_back(k);
+  }
+  if (hasInput(n, 4)) {
+    std::optional<std::vector<int64_t>> s = intsOf(n, 4);
+    if (!s)
+      return failure();
+    steps = *s;
+  }
+  if (axes.size() != starts->size() || ends->size() != starts->size() ||
+      steps.size() != starts->size())
+    return fail(n, "starts, ends, axes and steps differ in length");
+  auto clampRange = [&](int64_t d, int64_t &s, int64_t &e, int64_t step) {
+    if (s < 0)
+      s += d;
+    if (e < 0)
+      e += d;
+    s = std::clamp<int64_t>(s, 0, d);
+    e = std::clamp<int64_t>(e, 0, d);
+    (void)step;
+  };
+  if (in->kind == Val::Shape) {
+    if (axes.size() != 1 || steps[0] != 1)
+      return fail(n, "a slice of a shape must be one range with step 1");
+    int64_t s = (*starts)[0], e = (*ends)[0];
+    clampRange(in->dims.size(), s, e, 1);
+    Val out = *in;
+    out.dims.assign(in->dims.begin() + s, in->dims.begin() + std::max(s, e));
+    return setOut(n, out);
+  }
+  FailureOr<Value> t = tensor(*in, n);
+  if (failed(t))
+    return failure();
+  Value x = *t;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
+    if (axis < 0 || axis >= rank)
+      return fail(n, "axis " + llvm::Twine(axes[k]) + " is out of range");
+    int64_t d = shapeOf(x)[axis], s = (*starts)[k], e = (*ends)[k];
+    if (steps[k] < 1)
+      return fail(n, "step " + llvm::Twine(steps[k]) + " (only positive steps)");
+    if (d == kDyn) {
+      if (s == 0 && e >= (int64_t(1) << 62) && steps[k] == 1)
+        continue; // the whole axis
+      return fail(n, "a slice of dynamic axis " + llvm::Twine(axis) +
+                         " is supported only over the whole axis");
+    }
+    clampRange(d, s, e, steps[k]);
+    if (s == 0 && e == d && steps[k] == 1)
+      continue;
+    if (s >= e)
+      return fail(n, "an empty slice of axis " + llvm::Twine(axis));
+    FailureOr<Value> r = create<tfm::SliceOp>(n, x, uint64_t(axis), uint64_t(s),
+                                              uint64_t(e), uint64_t(steps[k]));
+    if (failed(r))
+      return failure();
+    x = *r;
+  }
+  return setOut(n, x);
+}
+
+FailureOr<Value> Importer::onesLike(const onnx::NodeProto &n, Value like,
+                                    llvm::ArrayRef<int64_t> axes, int64_t rank) {
+  Value ones;
+  Type f32 = b.getF32Type();
+  for (int64_t axis : axes) {
+    auto type = RankedTensorType::get({shapeOf(like)[axis]}, b.getI64Type());
+    FailureOr<Value> r = checked(
+        n, b.create<tfm::ArangeOp>(loc(n), type, like, axis, int64_t(0)));
+    if (failed(r))
+      return failure();
+    FailureOr<Value> eq = create<tfm::CompareOp>(n, *r, *r, tfm::ComparePredicateKind::eq);
+    if (failed(eq))
+      return failure();
+    FailureOr<Value> f = castTo(n, *eq, f32);
+    if (failed(f))
+      return failure();
+    llvm::SmallVector<int64_t> shape(rank, 1);
+    shape[axis] = shapeOf(like)[axis];
+    FailureOr<Value> shaped = reshape(n, *f, shape);
+    if (failed(shaped))
+      return failure();
+    if (!ones) {
+      ones = *shaped;
+      continue;
+    }
+    FailureOr<Value> m = create<tfm::MulOp>(n, ones, *shaped);
+    if (failed(m))
+      return failure();
+    ones = *m;
+  }
+  return ones;
+}
+
+/// ReduceSum over one of the last two axes of a float tensor, as a matmul
+/// with exact ones: sum_s x[.., s, d] = (1 [.., 1, S] x [.., S, D])[.., 0, d].
+LogicalResult Importer::reduceSum(const onnx::NodeProto &n) {
+  FailureOr<Value> t = tensorOf(n, 0);
+  if (failed(t))
+    return failure();
+  llvm::SmallVector<int64_t> shape = shapeOf(*t);
+  int64_t rank = shape.size();
+  FailureOr<llvm::SmallVector<int64_t>> axes = axesOf(n, 1, rank, false);
+  if (failed(axes))
+    return failure();
+  bool keep = attrInt(n, "keepdims", 1) != 0;
+  if (axes->size() != 1 || rank < 2 || (*axes)[0] < rank - 2 ||
+      !isa<FloatType>(cast<RankedTensorType>(t->getType()).getElementType()))
+    return fail(n, "ReduceSum is supported over one of the last two axes of a "
+                   "float tensor of rank >= 2 (tfm has no general reduction)");
+  int64_t axis = (*axes)[0];
+  bool rows = axis == rank - 2;
+  // Ones over every batch axis and the reduced one.
+  llvm::SmallVector<int64_t> onesAxes;
+  for (int64_t k = 0; k < rank - 2; ++k)
+    onesAxes.push_back(k);
+  onesAxes.push_back(axis);
+  FailureOr<Value> ones = onesLike(n, *t, onesAxes, rank);
+  if (failed(ones))
+    return failure();
+  // Row sums: [.., 1, S] x [.., S, D]; column sums: [.., S, D] x [.., D, 1].
+  llvm::SmallVector<int64_t> onesShape(shape.begin(), shape.end() - 2);
+  if (rows) {
+    onesShape.push_back(1);
+    onesShape.push_back(shape[axis]);
+  } else {
+    onesShape.push_back(shape[axis]);
+    onesShape.push_back(1);
+  }
+  FailureOr<Value> o = reshape(n, *ones, onesShape);
+  if (failed(o))
+    return failure();
+  FailureOr<Value> r = rows ? create<tfm::MatmulOp>(n, *o, *t, false, false)
+                            : create<tfm::MatmulOp>(n, *t, *o, false, false);
+  if (failed(r))
+    return failure();
+  llvm::SmallVector<int64_t> out(shape);
+  if (keep)
+    out[axis] = 1;
+  else
+    out.erase(out.begin() + axis);
+  return setOut(n, reshape(n, *r, out));
+}
+
+/// And, Or, Xor, Not on booleans, through i32 arithmetic (tfm has no logical
+/// ops): and = a*b != 0, or = a+b != 0, xor = a != b, not = a == 0.
+LogicalResult Importer::logical(const onnx::NodeProto &n) {
+  Type i32 = b.getI32Type();
+  auto asInt = [&](int k) -> FailureOr<Value> {
+    FailureOr<Value> t = tensorOf(n, k);
+    if (failed(t))
+      return failure();
+    return castTo(n, *t, i32);
+  };
+  FailureOr<Value> x = asInt(0);
+  if (failed(x))
+    return failure();
+  if (n.op_type() == "Not")
+    return setOut(n, create<tfm::CompareOp>(n, *x, splat(i32, 0),
+                                            tfm::ComparePredicateKind::eq));
+  FailureOr<Value> y = asInt(1);
+  if (failed(y))
+    return failure();
+  if (n.op_type() == "Xor")
+    return setOut(n, create<tfm::CompareOp>(n, *x, *y, tfm::ComparePredicateKind::ne));
+  FailureOr<Value> r = n.op_type() == "And" ? create<tfm::MulOp>(n, *x, *y)
+                                            : create<tfm::AddOp>(n, *x, *y);
+  if (failed(r))
+    return failure();
+  return setOut(n, create<tfm::CompareOp>(n, *r, splat(i32, 0),
+                                          tfm::ComparePredicateKind::ne));
+}
+
+LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
+  llvm::StringRef op = n.op_type();
+  if (n.output_size() < 1)
+    return fail(n, "has no outputs");
+  auto unary = [&](auto tag) -> LogicalResult {
+    using OpTy = decltype(tag);
+    FailureOr<Value> t = tensorOf(n, 0);
+    if (failed(t))
+      return failure();
+    return setOut(n, create<OpTy>(n, *t));
+  };
+  if (op == "Identity") {
+    FailureOr<Val> v = getInput(n, 0);
+    if (failed(v))
+      return failure();
+    return setOut(n, *v);
+  }
+  if (op == "Constant") {
+    const onnx::AttributeProto *a = n.attribute_size() == 1 ? &n.attribute(0) : nullptr;
+    auto c = std::make_shared<Const>();
+    if (a && a->name() == "value") {
+      FailureOr<std::shared_ptr<Const>> t = readTensor(a->t(), nodeLabel(n) + " value");
+      if (failed(t))
+        return failure();
+      c = *t;
+    } else if (a && a->name() == "value_float") {
+      c->onnxType = onnx::TensorProto::FLOAT;
+      c->f = {a->f()};
+    } else if (a && a->name() == "value_int") {
+      c->onnxType = onnx::TensorProto::INT64;
+      c->i = {a->i()};
+    } else if (a && a->name() == "value_floats") {
+      c->onnxType = onnx::TensorProto::FLOAT;
+      c->f.assign(a->floats().begin(), a->floats().end());
+      c->shape = {int64_t(c->f.size())};
+    } else if (a && a->name() == "value_ints") {
+      c->onnxType = onnx::TensorProto::INT64;
+      c->i.assign(a->ints().begin(), a->ints().end());
+      c->shape = {int64_t(c->i.size())};
+    } else {
+      return fail(n, "expected one attribute value, value_float, value_int, "
+                     "value_floats or value_ints");
+    }
+    Val v;
+    v.kind = Val::Constant;
+    v.c = c;
+    return setOut(n, v);
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" ||
+      op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" ||
+      op == "GreaterOrEqual")
+    return binary(n);
+  if (op == "Max" || op == "Min") {
+    if (n.input_size() == 1)
+      return setOut(n, *getInput(n, 0));
+    if (n.input_size() != 2)
+      return fail(n, "only two inputs are supported");
+    return binary(n);
+  }
+  if (op == "And" || op == "Or" || op == "Xor" || op == "Not")
+    return logical(n);
+  if (op == "MatMul")
+    return matmul(n);
+  if (op == "Gemm") {
+    if (attrFloat(n, "alpha", 1) != 1 || attrFloat(n, "beta", 1) != 1 ||
+        attrInt(n, "transA", 0))
+      return fail(n, "only alpha = beta = 1 and transA = 0 are supported");
+    FailureOr<Value> a = tensorOf(n, 0);
+    FailureOr<Val> w = getInput(n, 1);
+    if (failed(a) || failed(w))
+      return failure();
+    if (w->kind != Val::Constant || w->c->init.empty() || w->c->shape.size() != 2)
+      return fail(n, "B must be a 2-D initializer");
+    Const c = *w->c;
+    if (attrInt(n, "transB", 0)) {
+      c.transposed = !c.transposed;
+      std::swap(c.shape[0], c.shape[1]);
+    }
+    FailureOr<Value> wt = weight(c, n);
+    if (failed(wt))
+      return failure();
+    Value bias;
+    if (hasInput(n, 2)) {
+      FailureOr<Value> bv = tensorOf(n, 2);
+      if (failed(bv))
+        return failure();
+      bias = *bv;
+    }
+    return setOut(n, create<tfm::LinearOp>(n, *a, *wt, bias));
+  }
+  if (op == "Reshape" || op == "Unsqueeze" || op == "Squeeze" || op == "Flatten")
+    return reshapeLike(n);
+  if (op == "Transpose")
+    return transpose(n);
+  if (op == "Gather")
+    return gather(n);
+  if (op == "Range")
+    return range(n);
+  if (op == "Concat")
+    return concat(n);
+  if (op == "Split")
+    return split(n);
+  if (op == "Slice")
+    return slice(n);
+  if (op == "ReduceSum")
+    return reduceSum(n);
+  if (op == "Shape") {
+    FailureOr<Value> t = tensorOf(n, 0);
+    if (failed(t))
+      return failure();
+    llvm::SmallVector<int64_t> shape = shapeOf(*t);
+    int64_t rank = shape.size();
+    int64_t start = attrInt(n, "start", 0), end = attrInt(n, "end", rank);
+    start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+    end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
+    Val out;
+    out.kind = Val::Shape;
+    for (int64_t k = start; k < end; ++k) {
+      Dim d;
+      d.size = shape[k];
+      d.source = *t;
+      d.axis = k;
+      out.dims.push_back(d);
+    }
+    return setOut(n, out);
+  }
+  if (op == "Cast") {
+    int to = attrInt(n, "to", 0);
+    Type element = elementTypeOf(b, to);
+    if (!element || to == onnx::TensorProto::FLOAT16 || to == onnx::TensorProto::BFLOAT16)
+      return fail(n, "cast to " + onnxTypeName(to) + " is not supported");
+    FailureOr<Val> in = getInput(n, 0);
+    if (failed(in))
+      return failure();
+    if (in->kind == Val::Shape && to == onnx::TensorProto::INT64)
+      return setOut(n, *in);
+    FailureOr<Value> t = tensor(*in, n);
+    if (failed(t))
+      return failure();
+    return setOut(n, castTo(n, *t, element));
+  }
+  if (op == "Where") {
+    FailureOr<Value> c = tensorOf(n, 0), x = tensorOf(n, 1), y = tensorOf(n, 2);
+    if (failed(c) || failed(x) || failed(y))
+      return failure();
+    return setOut(n, create<tfm::WhereOp>(n, *c, *x, *y));
+  }
+  if (op == "ConstantOfShape") {
+    FailureOr<std::shared_ptr<Const>> shape = constInput(n, 0);
+    if (failed(shape))
+      return failure();
+    auto c = std::make_shared<Const>();
+    c->onnxType = onnx::TensorProto::FLOAT;
+    double value = 0;
+    if (const onnx::AttributeProto *a = findAttr(n, "value")) {
+      FailureOr<std::shared_ptr<Const>> v = readTensor(a->t(), nodeLabel(n) + " value");
+      if (failed(v))
+        return failure();
+      if ((*v)->numel() != 1)
+        return fail(n, "'value' must hold one element");
+      c->onnxType = (*v)->onnxType;
+      value = (*v)->at(0);
+    }
+    c->shape.assign((*shape)->i.begin(), (*shape)->i.end());
+    if (c->numel() > kMaxFoldElements || llvm::any_of(c->shape, [](int64_t d) { return d < 0; }))
+      return fail(n, "shape " + shapeString(c->shape) + " is negative or too large to fold");
+    if (c->isFloat())
+      c->f.assign(c->numel(), float(value));
+    else
+      c->i.assign(c->numel(), int64_t(value));
+    Val v;
+    v.kind = Val::Constant;
+    v.c = c;
+    return setOut(n, v);
+  }
+  if (op == "Softmax") {
+    FailureOr<Val> in = getInput(n, 0);
+    if (failed(in))
+      return failure();
+    int64_t rank = logicalShape(*in).size(), axis = attrInt(n, "axis", -1);
+    if (axis < -rank || axis >= rank)
+      return fail(n, "axis " + llvm::Twine(axis) + " is out of range");
+    if (axis < 0)
+      axis += rank;
+    if (in->isLazy() && (axis < in->merge || axis > in->merge + 1)) {
+      FailureOr<Value> r = create<tfm::SoftmaxOp>(
+          n, in->v, uint64_t(axis < in->merge ? axis : axis - 1));
+      if (failed(r))
+        return failure();
+      Val out = *in;
+      out.v = *r;
+      return setOut(n, out);
+    }
+    FailureOr<Value> t = tensor(*in, n);
+    if (failed(t))
+      return failure();
+    return setOut(n, create<tfm::SoftmaxOp>(n, *t, uint64_t(axis)));
+  }
+  if (op == "LayerNormalization") {
+    FailureOr<Value> x = tensorOf(n, 0), g = tensorOf(n, 1);
+    if (failed(x) || failed(g))
+      return failure();
+    int64_t rank = shapeOf(*x).size(), axis = attrInt(n, "axis", -1);
+    if (axis != -1 && axis != rank - 1)
+      return fail(n, "only axis = -1 (the last) is supported");
+    for (int k = 1; k < n.output_size(); ++k)
+      if (!n.output(k).empty())
+        return fail(n, "the Mean and InvStdDev outputs are not supported");
+    Value beta;
+    if (hasInput(n, 2)) {
+      FailureOr<Value> bv = tensorOf(n, 2);
+      if (failed(bv))
+        return failure();
+      beta = *bv;
+    } else {
+      beta = splat(cast<RankedTensorType>(x->getType()).getElementType(), 0.0,
+                   {shapeOf(*x).back()});
+    }
+    return setOut(n, create<tfm::LayerNormOp>(n, *x, *g, beta,
+                                              APFloat(double(attrFloat(n, "epsilon", 1e-5f)))));
+  }
+  if (op == "Neg")
+    return unary(tfm::NegOp());
+  if (op == "Abs")
+    return unary(tfm::AbsOp());
+  if (op == "Log")
+    return unary(tfm::LogOp());
+  if (op == "Cos")
+    return unary(tfm::CosOp());
+  if (op == "Sin")
+    return unary(tfm::SinOp());
+  if (op == "Relu")
+    return unary(tfm::ReluOp());
+  if (op == "Gelu") { // opset 20
+    FailureOr<Value> t = tensorOf(n, 0);
+    if (failed(t))
+      return failure();
+    const onnx::AttributeProto *a = findAttr(n, "approximate");
+    bool tanh = a && a->s() == "tanh";
+    return setOut(n, create<tfm::GeluOp>(n, *t, tanh ? tfm::GeluApproxKind::tanh
+                                                     : tfm::GeluApproxKind::none));
+  }
+  if (op == "Erf" || op == "Tanh" || op == "Sigmoid" || op == "Sqrt" ||
+      op == "Reciprocal" || op == "ReduceMean" || op == "ReduceL2")
+    return fail(n, "'" + op + "' is supported only inside the functions the "
+                   "importer recognises (GELU, SiLU, RMSNorm, L2 "
+                   "normalisation); tfm has no standalone " + op);
+  return fail(n, "unsupported op '" + op + "'");
+}
+
+//===----------------------------------------------------------------------===//
+// The function
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<OwningOpRef<ModuleOp>> Importer::run() {
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    if (!initializers.try_emplace(t.name(), &t).second)
+      return makeError("initializer '" + t.name() + "' is defined twice");
+  }
+  for (const onnx::NodeProto &n : graph.node())
+    for (const std::string &out : n.output()) {
+      if (out.empty())
+        continue;
+      if (initializers.count(out) || !producer.try_emplace(out, &n).second)
+        return makeError(nodeLabel(n) + ": output '" + out +
+                         "' is already defined by another node or an initializer");
+    }
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  b.setInsertionPointToEnd(module->getBody());
+  // Inputs: the graph's inputs that are not initializers.
+  llvm::SmallVector<Type> inputs;
+  llvm::SmallVector<std::string> inputNames;
+  llvm::SmallVector<llvm::SmallVector<std::string>> dimNames;
+  for (const onnx::ValueInfoProto &in : graph.input()) {
+    if (initializers.count(in.name()))
+      continue;
+    std::string what = "graph input '" + in.name() + "'";
+    if (!in.type().has_tensor_type())
+      return makeError(what + " is not a tensor");
+    const onnx::TypeProto::Tensor &tt = in.type().tensor_type();
+    Type element = elementTypeOf(b, tt.elem_type());
+    if (!element)
+      return makeError(what + " has element type " +
+                       onnxTypeName(tt.elem_type()).str() + " (supported: FLOAT, FLOAT16, "
+                       "BFLOAT16, INT64, INT32, BOOL)");
+    if (!tt.has_shape())
+      return makeError(what + " has no shape (its rank must be known)");
+    llvm::SmallVector<int64_t> shape;
+    llvm::SmallVector<std::string> names;
+    for (const onnx::TensorShapeProto::Dimension &d : tt.shape().dim()) {
+      if (d.has_dim_value()) {
+        if (d.dim_value() < 0)
+          return makeError(what + " has a negative dimension");
+        shape.push_back(d.dim_value());
+        names.push_back("");
+      } else {
+        shape.push_back(kDyn);
+        names.push_back(d.dim_param());
+      }
+    }
+    inputs.push_back(RankedTensorType::get(shape, element));
+    inputNames.push_back(in.name());
+    dimNames.push_back(names);
+  }
+  std::string name;
+  for (char ch : graph.name())
+    name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name = "main" + name;
+  auto func = b.create<func::FuncOp>(NameLoc::get(b.getStringAttr(graph.name())), name,
+                                     b.getFunctionType(inputs, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  for (auto [k, argName] : llvm::enumerate(inputNames)) {
+    func.setArgAttr(k, "tfm.name", b.getStringAttr(argName));
+    if (llvm::any_of(dimNames[k], [](const std::string &s) { return !s.empty(); })) {
+      llvm::SmallVector<llvm::StringRef> refs(dimNames[k].begin(), dimNames[k].end());
+      func.setArgAttr(k, "tfm.dim_names", b.getStrArrayAttr(refs));
+    }
+    values[argName] = tensorVal(body->getArgument(k));
+  }
+  // Outputs, converted from the back.
+  llvm::SmallVector<Value> results;
+  llvm::SmallVector<std::string> outputNames;
+  onnx::NodeProto output;
+  output.set_op_type("graph output");
+  for (const onnx::ValueInfoProto &out : graph.output()) {
+    output.set_name(out.name());
+    FailureOr<Val> v = get(out.name());
+    if (failed(v))
+      return makeError(error.value_or("the graph could not be imported"));
+    FailureOr<Value> t = tensor(*v, output);
+    if (failed(t))
+      return makeError(error.value_or("the graph could not be imported"));
+    results.push_back(*t);
+    outputNames.push_back(out.name());
+  }
+  if (results.empty())
+    return makeError("the graph has no outputs");
+  b.setInsertionPointToEnd(body);
+  b.create<func::ReturnOp>(b.getUnknownLoc(), results);
+  func.setType(b.getFunctionType(inputs, ValueRange(results).getTypes()));
+  for (auto [k, outName] : llvm::enumerate(outputNames))
+    func.setResultAttr(k, "tfm.name", b.getStringAttr(outName));
+  if (failed(mlir::verify(*module)))
+    return makeError("the imported model does not verify: " +
+                     llvm::StringRef(diagnostics).rtrim());
+  return module;
+}
+
+} // namespace
+
+bool attune::frontends::isOnnxFile(llvm::StringRef file) {
+  return path::extension(file) == ".onnx" && !fs::is_directory(file);
+}
+
+llvm::Expected<OnnxModel> attune::frontends::importOnnx(llvm::StringRef file) {
+  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError("cannot read '" + file + "': " + buffer.getError().message());
+  onnx::ModelProto model;
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  if (bytes.size() > size_t(INT32_MAX))
+    return makeError("'" + file + "' is larger than protobuf's 2 GiB limit; keep "
+                     "the weights as external data");
+  if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
+    return makeError("'" + file + "' is not a valid ONNX model (the protobuf "
+                     "does not parse: truncated or corrupt)");
+  if (!model.has_graph())
+    return makeError("'" + file + "' has no graph");
+  int64_t opset = -1;
+  for (const onnx::OperatorSetIdProto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = o.version();
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return makeError(llvm::formatv("'{0}': default-domain opset {1} is not "
+                                   "supported (expected {2} to {3})",
+                                   file, opset, kMinOpset, kMaxOpset)
+                         .str());
+
+  DialectRegistry registry;
+  registry.insert<tfm::TfmDialect, func::FuncDialect, arith::ArithDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      diagnostics += diag.str() + "\n";
+    return success();
+  });
+  llvm::SmallString<256> folder(file);
+  path::remove_filename(folder);
+  if (folder.empty())
+    folder = ".";
+  Importer importer(context, model, folder.str().str(), opset, diagnostics);
+  auto module = importer.run();
+  if (!module)
+    return module.takeError();
+
+  OnnxModel out;
+  llvm::raw_string_ostream os(out.ir);
+  os << "// Imported by attune-compile from " << file << " (ONNX, opset " << opset
+     << ").\n";
+  (*module)->print(os);
+  out.weights = writeSafeTensors(importer.takeWeights());
+  out.summary = llvm::formatv("ONNX graph '{0}': {1} nodes, {2} initializers, opset {3}",
+                              model.graph().name(), model.graph().node_size(),
+                              model.graph().initializer_size(), opset);
+  return out;
+}
