@@ -16,6 +16,7 @@
 #include "compiler/driver/Artifacts.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/Weights.h"
+#include "compiler/pipeline/GraphDot.h"
 #include "compiler/pipeline/KernelCache.h"
 #include "compiler/pipeline/PhaseDump.h"
 #include "compiler/pipeline/Pipeline.h"
@@ -180,6 +181,18 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   timer.done("graph passes");
   if (std::string error = checkDumps(); !error.empty())
     return error;
+  // The drawing shows the graph the later phases compile, so it is taken
+  // here, where --emit=mlir prints, whatever is emitted.
+  if (!options.graphPath.empty()) {
+    func::FuncOp func = codegen::findModelFunction(*module, options.entry);
+    if (!func)
+      return fail("--graph: no model function to draw in '" + inputFile +
+                  "' (see the error above)");
+    if (std::string error = pipeline::writeGraph(func, options.graphPath);
+        !error.empty())
+      return fail("--graph: " + error);
+    timer.done("graph drawing");
+  }
   if (emit == Emit::Mlir)
     {
     textOut << printOp(module->getOperation());

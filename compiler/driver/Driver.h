@@ -52,6 +52,10 @@ struct DriverOptions {
   std::string fusionReportPath;
   /// --dump-phases-to: one numbered file per phase ("" for none).
   std::string dumpPhasesTo;
+  /// --graph: a drawing of the model function after the graph passes,
+  /// FILE.dot or FILE.svg (pipeline/GraphDot.h); "" for none. Written
+  /// whatever `emit` is, except Input, which stops before the passes.
+  std::string graphPath;
   /// Safetensors weights for the model's tfm.weight ops; "" seeds them from
   /// their init attributes with `seed`.
   std::string weightsFile;

@@ -232,7 +232,7 @@ public:
     if (!has(key))
       return fallback;
     std::optional<int64_t> v = object.get(key)->getAsInteger();
-    if (!v || *v <= 0 || *v > (int64_t(1) << 31)) {
+    if (!v || *v <= 0 || *v >= (int64_t(1) << 31)) {
       fail(key, "expected a positive integer below 2^31, got " + show(key));
       return fallback;
     }
@@ -424,6 +424,19 @@ llvm::Expected<Hyper> readHyper(const Recipe &recipe, Config &config,
   }
   if (llvm::Error e = config.takeError())
     return std::move(e);
+  // The layers are built one by one as IR, so the count bounds the import's
+  // time and memory. The deepest published Transformers have about a
+  // thousand layers; a count past this bound is a corrupt config, and is
+  // refused here rather than found by a checkpoint lookup deep in the build.
+  constexpr int64_t kMaxLayers = 4096;
+  if (h.layers > kMaxLayers)
+    return makeError(llvm::formatv("config.json: '{0}' is {1}; attune imports "
+                                   "at most {2} layers",
+                                   k.layers, h.layers, kMaxLayers));
+  if (h.headDim < 1)
+    return makeError(llvm::formatv("config.json: {0} attention heads do not "
+                                   "fit in hidden size {1}",
+                                   h.heads, h.hidden));
   if (recipe.positions != Positions::Rope && h.headDim * h.heads != h.hidden &&
       recipe.modelType != llvm::StringRef("t5"))
     return makeError(llvm::formatv("config.json: hidden size {0} is not "
@@ -930,6 +943,21 @@ attune::frontends::importHuggingFace(llvm::StringRef dir) {
     return makeError("the checkpoint in '" + dir + "' has no '" +
                      recipe->names.tokens + ".weight' (the " + modelType +
                      " token embeddings), with or without a prefix");
+
+  // A config counting more layers than the checkpoint holds is named as
+  // such, before any IR is built, when the checkpoint has the first layer
+  // (without it, the tensor names are what is wrong, and the builder says
+  // which one it missed).
+  if (hyper->layers > 1) {
+    std::string first = *prefix + layerName(recipe->names.o, 0) + ".weight";
+    std::string last =
+        *prefix + layerName(recipe->names.o, hyper->layers - 1) + ".weight";
+    if (checkpoint->lookup(first) && !checkpoint->lookup(last))
+      return makeError(llvm::formatv(
+          "config.json: '{0}' is {1}, but the checkpoint has no '{2}' for "
+          "layer {3}",
+          recipe->keys.layers, hyper->layers, last, hyper->layers - 1));
+  }
 
   bool pool = false, normalize = false;
   if (recipe->head == Head::Hidden && modelType == "bert")

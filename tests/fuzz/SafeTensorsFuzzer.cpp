@@ -9,7 +9,7 @@
 // tensors back out gives a file that parses to the same tensors.
 //
 // Built two ways (tests/fuzz/CMakeLists.txt): with libFuzzer's main under
-// clang, and with ReplayMain.cpp's under any compiler.
+// clang, and with SafeTensorsReplay.cpp's under any compiler.
 //
 //===----------------------------------------------------------------------===//
 

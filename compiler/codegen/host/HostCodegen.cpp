@@ -22,10 +22,7 @@ using namespace mlir;
 
 namespace attune::codegen {
 
-namespace {
-/// The function to compile: `entry` by name, else the only public
-/// definition.
-func::FuncOp findEntry(ModuleOp module, StringRef entry) {
+func::FuncOp findModelFunction(ModuleOp module, StringRef entry) {
   if (!entry.empty()) {
     auto func = module.lookupSymbol<func::FuncOp>(entry);
     if (!func || func.isDeclaration())
@@ -44,6 +41,7 @@ func::FuncOp findEntry(ModuleOp module, StringRef entry) {
   return candidates.front();
 }
 
+namespace {
 /// Drops ops whose results nothing uses. tfm ops are pure, so this changes
 /// nothing observable, and a dead op would otherwise cost a kernel call and
 /// a workspace buffer.
@@ -58,7 +56,7 @@ void eraseDeadOps(func::FuncOp func) {
 LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &options,
                                HostLoweringResult &result) {
   module.getContext()->getOrLoadDialect<LLVM::LLVMDialect>();
-  func::FuncOp func = findEntry(module, options.entry);
+  func::FuncOp func = findModelFunction(module, options.entry);
   if (!func)
     return failure();
 

@@ -22,6 +22,7 @@
 
 #include "compiler/support/IsaDispatch.h"
 #include "compiler/support/KernelCatalog.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -57,6 +58,13 @@ struct HostLoweringResult {
   /// entry function's name), which the static archive's symbol is made from.
   std::string modelName;
 };
+
+/// The model function of `module`: `entry` by name, else the only public
+/// definition. Emits an error on the module and returns null when there is
+/// no such function (or several candidates and no `entry`). The driver asks
+/// it too, so --graph draws the function host code generation compiles.
+mlir::func::FuncOp findModelFunction(mlir::ModuleOp module,
+                                     llvm::StringRef entry);
 
 /// Replaces the model function in `module` by LLVM-dialect host code.
 /// Emits an error on the offending op (and fails) for anything it cannot

@@ -20,6 +20,7 @@
 #include "compiler/driver/Driver.h"
 #include "compiler/frontends/HuggingFace.h"
 #include "compiler/frontends/OnnxImporter.h"
+#include "compiler/pipeline/GraphDot.h"
 #include "compiler/pipeline/KernelCache.h"
 #include "compiler/targets/TargetBackend.h"
 #include "compiler/tuning/TuningDatabase.h"
@@ -97,6 +98,12 @@ static cl::opt<std::string>
                  cl::desc("Write every attention site, fused or not and why, "
                           "as JSON"),
                  cl::value_desc("FILE"), cl::cat(compileCategory));
+static cl::opt<std::string>
+    graphFile("graph",
+              cl::desc("Draw the model function after the graph passes: "
+                       "FILE.dot (Graphviz source) or FILE.svg (needs "
+                       "Graphviz's dot on PATH); fused attention is marked"),
+              cl::value_desc("FILE.dot|FILE.svg"), cl::cat(compileCategory));
 static cl::opt<std::string>
     weightsFile("weights",
                 cl::desc("Weights (safetensors) for the model's tfm.weight ops; "
@@ -195,6 +202,25 @@ int validateOptions(ValidatedOptions &valid) {
   if (binaryEmit && splitInputFile)
     return fail("--split-input-file needs a text --emit (mlir, host-mlir or "
                 "llvm), got --emit=" + emitKind);
+  if (!graphFile.empty()) {
+    // The extension, and for SVG that Graphviz is there, before any work:
+    // a compile should not end in "cannot draw".
+    attune::pipeline::GraphFormat format;
+    if (std::string error = attune::pipeline::checkGraphPath(graphFile, format);
+        !error.empty())
+      return fail("--graph: " + error);
+    if (valid.driver.emit == Emit::Input)
+      return fail("--graph draws the model after the graph passes, which "
+                  "--emit=input stops before; use --emit=mlir");
+    if (splitInputFile)
+      return fail("--graph writes one drawing; it does not combine with "
+                  "--split-input-file");
+    llvm::SmallString<256> dir(graphFile.getValue());
+    (void)fs::make_absolute(dir);
+    path::remove_filename(dir);
+    if (!fs::is_directory(dir))
+      return fail("--graph: directory '" + dir + "' does not exist");
+  }
   // The target checks its own options (a malformed feature set, a target
   // this build cannot generate code for) before any input is read.
   attune::targets::TargetOptions targetOptions;
@@ -227,6 +253,7 @@ int validateOptions(ValidatedOptions &valid) {
   d.raiseEncodings = !noRaiseEncodings;
   d.fusionReportPath = fusionReport;
   d.dumpPhasesTo = dumpPhasesTo;
+  d.graphPath = graphFile;
   d.weightsFile = weightsFile;
   d.seed = seed;
   d.entry = entryName;

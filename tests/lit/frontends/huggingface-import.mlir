@@ -44,7 +44,7 @@
 // T5: tfm.weight "encoder.final_layer_norm.weight"
 
 // Bad folders: each error names the file and the field or tensor.
-// RUN: rm -rf %t && mkdir -p %t/shape %t/type %t/noweights %t/rope %t/json %t/missing
+// RUN: rm -rf %t && mkdir -p %t/shape %t/type %t/noweights %t/rope %t/json %t/missing %t/layers %t/deep %t/heads %t/ungated
 // RUN: cp %attune_src_root/tests/models/bert-tiny/model.safetensors %t/shape/
 // RUN: echo '{"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 99, "max_position_embeddings": 64}' > %t/shape/config.json
 // RUN: not attune-compile %t/shape --emit=input 2>&1 | FileCheck %s --check-prefix=SHAPE
@@ -65,4 +65,25 @@
 // RUN: cp %attune_src_root/tests/models/bert-tiny/model.safetensors %t/missing/
 // RUN: echo '{"model_type": "bert", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 99, "max_position_embeddings": 64}' > %t/missing/config.json
 // RUN: not attune-compile %t/missing --emit=input 2>&1 | FileCheck %s --check-prefix=MISSING
-// MISSING: error: cannot import '{{.*}}missing': the checkpoint has no tensor 'encoder.layer.2.attention.self.query.weight' (expected [64, 64])
+// MISSING: error: cannot import '{{.*}}missing': config.json: 'num_hidden_layers' is 3, but the checkpoint has no 'encoder.layer.2.attention.output.dense.weight' for layer 2
+
+/// Layer counts and head counts found by the hf_config fuzz target
+/// (tests/fuzz): 2^31 is past the integer bound, a huge count is refused
+/// before any IR is built, and heads that leave no head dim are named.
+// RUN: cp %attune_src_root/tests/models/bert-tiny/model.safetensors %t/layers/
+// RUN: echo '{"model_type": "bert", "hidden_size": 64, "num_hidden_layers": 2147483648, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 99, "max_position_embeddings": 64}' > %t/layers/config.json
+// RUN: not attune-compile %t/layers --emit=input 2>&1 | FileCheck %s --check-prefix=LAYERS
+// LAYERS: error: cannot import '{{.*}}layers': {{.*}}config.json: 'num_hidden_layers': expected a positive integer below 2^31, got 2147483648
+// RUN: cp %attune_src_root/tests/models/llama-tiny/model.safetensors %t/deep/
+// RUN: echo '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2147483647, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 96, "vocab_size": 99}' > %t/deep/config.json
+// RUN: not attune-compile %t/deep --emit=input 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: error: cannot import '{{.*}}deep': config.json: 'num_hidden_layers' is 2147483647; attune imports at most 4096 layers
+// RUN: cp %attune_src_root/tests/models/llama-tiny/model.safetensors %t/heads/
+// RUN: echo '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 128, "num_key_value_heads": 2, "intermediate_size": 96, "vocab_size": 99}' > %t/heads/config.json
+// RUN: not attune-compile %t/heads --emit=input 2>&1 | FileCheck %s --check-prefix=HEADS
+// HEADS: error: cannot import '{{.*}}heads': config.json: 128 attention heads do not fit in hidden size 64
+/// A tensor the architecture needs and the checkpoint lacks is named.
+// RUN: cp %attune_src_root/tests/models/t5-encoder-tiny/model.safetensors %t/ungated/
+// RUN: sed 's/gated-gelu/relu/' %attune_src_root/tests/models/t5-encoder-tiny/config.json > %t/ungated/config.json
+// RUN: not attune-compile %t/ungated --emit=input 2>&1 | FileCheck %s --check-prefix=UNGATED
+// UNGATED: error: cannot import '{{.*}}ungated': the checkpoint has no tensor 'encoder.block.0.layer.1.DenseReluDense.wi.weight' (expected [96, 64])
