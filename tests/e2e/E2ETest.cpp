@@ -1972,7 +1972,7 @@ TEST(E2EKernelError, LearnedPositionPastTableReturnsMessage) {
                                                           &std::free);
     void *inputs[1] = {x.data()};
     void *outputs[1] = {y.data()};
-    return abi->run(inputs, outputs, symbols, workspace.get());
+    return abi->run(inputs, outputs, symbols, workspace.get(), abi->weights);
   };
 
   std::vector<float> x, y;
