@@ -33,7 +33,8 @@ enum class Emit {
   HostMlir, ///< LLVM-dialect host code (text)
   Llvm,     ///< LLVM IR of the host code (text)
   Obj,      ///< the host object (outputFile)
-  Lib,      ///< outputFile (.so), the .a beside it and the .h
+  Lib,      ///< outputFile (.so), the .a beside it and the .h (and the
+            ///< weights file with WeightStorage::External)
 };
 
 /// Where a library keeps its weights (--weights-storage).
