@@ -318,12 +318,20 @@ static void describeTensor(llvm::raw_ostream &os, const attune_tensor_info_t &in
 
 std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
                         llvm::StringRef inputName, llvm::StringRef blob,
-                        llvm::StringRef staticSymbol, std::string &header) {
+                        llvm::StringRef staticSymbol,
+                        llvm::StringRef externalWeights, std::string &header) {
   attune_model_t *model = nullptr;
-  if (attune_model_open(library.str().c_str(), &model) != ATTUNE_OK)
+  // An explicit weights path, so that an ATTUNE_WEIGHTS_PATH in the
+  // compiler's environment cannot send the check to another file.
+  std::string weightsPath = externalWeights.str();
+  if (attune_model_open_with_weights(
+          library.str().c_str(),
+          externalWeights.empty() ? nullptr : weightsPath.c_str(),
+          &model) != ATTUNE_OK)
     return ("the linked library '" + library + "' does not open: " +
             attune_status_message())
         .str();
+  llvm::StringRef weightsName = path::filename(externalWeights);
   // The prefix keeps the guard an identifier whatever the file is called
   // (-o 2layer.so would otherwise give 2LAYER_H) and out of the way of the
   // user's own macros.
@@ -356,7 +364,14 @@ std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
     else
       llvm::consumeError(view.takeError());
     os << " * Weights: " << numWeights << " tensors, " << blob.size()
-       << " bytes, embedded.\n";
+       << " bytes, ";
+    if (weightsName.empty())
+      os << "embedded.\n";
+    else
+      os << "in " << weightsName << " beside the\n"
+         << " * library, which the runtime maps at open and checks against the\n"
+         << " * size and XXH64 the library records; ATTUNE_WEIGHTS_PATH or\n"
+         << " * attune_model_open_with_weights() can name another place.\n";
   }
   llvm::SmallString<64> archive = path::filename(headerPath);
   path::replace_extension(archive, "a");
@@ -367,9 +382,14 @@ std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
      << " * Static archive (" << archive << "): link it into the program,\n"
      << " *   cc app.c " << archive
      << " -lattune_runtime -lstdc++ -lpthread -ldl -lm\n"
-     << " * and open the model with\n"
-     << " *   attune_model_open_static(" << staticSymbol << "(), &model);\n"
-     << " * " << staticSymbol << " is the only symbol the archive\n"
+     << " * and open the model with\n";
+  if (weightsName.empty())
+    os << " *   attune_model_open_static(" << staticSymbol << "(), &model);\n";
+  else
+    os << " *   attune_model_open_static_with_weights(" << staticSymbol
+       << "(),\n"
+       << " *       \"path/to/" << weightsName << "\", &model);\n";
+  os << " * " << staticSymbol << " is the only symbol the archive\n"
      << " * defines globally (kernels and the Halide runtime are private to it),\n"
      << " * so archives of models with different names link into one program.\n"
      << " */\n"

@@ -96,10 +96,14 @@ std::string buildStaticArchive(llvm::ArrayRef<std::string> objects,
 /// The C header for `library`, described through the runtime's own view of
 /// it (opening it is also the last check that what was linked loads).
 /// `inputName` is the model file named in the header's first line;
-/// `staticSymbol` the descriptor function of the static archive.
+/// `staticSymbol` the descriptor function of the static archive;
+/// `externalWeights` the weights file of a library that keeps its weights
+/// out (opened with it, so that the check covers the file too; named in the
+/// header by its base name), or "" when they are embedded.
 std::string buildHeader(llvm::StringRef library, llvm::StringRef headerPath,
                         llvm::StringRef inputName, llvm::StringRef blob,
-                        llvm::StringRef staticSymbol, std::string &header);
+                        llvm::StringRef staticSymbol,
+                        llvm::StringRef externalWeights, std::string &header);
 
 } // namespace attune::driver
 

@@ -76,6 +76,56 @@ struct PhaseTimer {
   }
 };
 
+/// The external weights file's base name: the output's stem (the library's
+/// name without .so) + ".safetensors"; text emits without -o take the input's
+/// stem, so their host code names the file a library would.
+std::string externalWeightsName(const DriverOptions &options) {
+  llvm::StringRef output = options.outputFile;
+  llvm::StringRef from = output.empty() || output == "-"
+                             ? llvm::StringRef(options.inputFile)
+                             : output;
+  return (path::stem(from) + ".safetensors").str();
+}
+
+/// Whether writing `dest` would replace a file that --weights reads: the
+/// file itself, a folder's model.safetensors, or a shard an index names.
+/// The compile has read them by then, but the user's checkpoint would be
+/// gone, replaced by attune's own layout of it.
+bool replacesInputWeights(llvm::StringRef dest, llvm::StringRef weightsPath) {
+  if (weightsPath.empty() || !fs::exists(dest))
+    return false;
+  auto same = [&](const llvm::Twine &other) {
+    bool result = false;
+    return !fs::equivalent(dest, other, result) && result;
+  };
+  if (same(weightsPath))
+    return true;
+  llvm::SmallString<256> folder(weightsPath), index;
+  if (fs::is_directory(weightsPath)) {
+    if (same(folder + "/model.safetensors"))
+      return true;
+    index = (folder + "/model.safetensors.index.json").str();
+  } else {
+    path::remove_filename(folder);
+    if (folder.empty())
+      folder = ".";
+    if (weightsPath.ends_with(".json"))
+      index = weightsPath;
+  }
+  // Shards sit beside their index, which names each in quotes.
+  bool sameFolder = false;
+  llvm::SmallString<256> destFolder(dest);
+  path::remove_filename(destFolder);
+  if (destFolder.empty())
+    destFolder = ".";
+  if (index.empty() || fs::equivalent(destFolder, folder, sameFolder) ||
+      !sameFolder)
+    return false;
+  auto text = llvm::MemoryBuffer::getFile(index);
+  return text && (*text)->getBuffer().contains(
+                     ("\"" + path::filename(dest) + "\"").str());
+}
+
 std::string printOp(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -143,6 +193,17 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
     return "";
   };
 
+  const bool externalWeights = options.weightStorage == WeightStorage::External;
+  if (externalWeights && emit == Emit::Lib) {
+    llvm::SmallString<256> dest(outputFile);
+    path::remove_filename(dest);
+    path::append(dest, externalWeightsName(options));
+    if (replacesInputWeights(dest, options.weightsFile))
+      return fail("--weights-storage=external would write the weights to '" +
+                  dest + "', which is a file the weights are read from ('" +
+                  options.weightsFile + "'); choose another -o");
+  }
+
   // Weights are bound before any pass: passes may fold or drop a tfm.weight,
   // but the weights file must match the model as the user wrote it.
   // A missing or unreadable file is reported by materializeWeights, with
@@ -204,6 +265,8 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   hostOptions.modelName = options.modelName;
   hostOptions.entry = options.entry;
   hostOptions.weightsBlob = blob;
+  if (externalWeights && !blob.empty())
+    hostOptions.externalWeightsFile = externalWeightsName(options);
   hostOptions.sourceIR = sourceIR;
   if (std::string error = target.configureHost(hostOptions); !error.empty())
     return fail(error);
@@ -328,8 +391,9 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   objects.push_back(hostObject);
   objects.insert(objects.end(), kernelObjects.begin(), kernelObjects.end());
   // A model without weights has an empty blob, and its host code does not
-  // reference attune_weights_data, so there is nothing to link.
-  if (!blob.empty()) {
+  // reference attune_weights_data, so there is nothing to link; external
+  // weights are written to their own file below instead.
+  if (!blob.empty() && hostOptions.externalWeightsFile.empty()) {
     std::string weightsObject;
     if (std::string error =
             buildWeightsObject(blob, *cc, scratch, weightsObject);
@@ -369,20 +433,37 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   llvm::SmallString<256> archivePath(outputPath), headerPath(outputPath);
   path::replace_extension(archivePath, "a");
   path::replace_extension(headerPath, "h");
+  // The external weights file, under its final name so that the header
+  // names it; written here and moved into place with the library.
+  std::string weightsTmp;
+  llvm::SmallString<256> weightsPath;
+  if (!hostOptions.externalWeightsFile.empty()) {
+    weightsTmp = scratch.file(hostOptions.externalWeightsFile);
+    if (std::string error = writeFile(weightsTmp, blob); !error.empty())
+      return fail(error);
+    weightsPath = outputDir;
+    path::append(weightsPath, hostOptions.externalWeightsFile);
+  }
   std::string header;
-  if (std::string error = buildHeader(linkedLibrary, headerPath, inputFile, blob,
-                                          staticSymbol, header);
+  if (std::string error = buildHeader(linkedLibrary, headerPath, inputFile,
+                                      blob, staticSymbol, weightsTmp, header);
       !error.empty())
     return fail(error);
   std::string headerTmp = scratch.file("model.h");
   if (std::string error = writeFile(headerTmp, header); !error.empty())
     return fail(error);
 
-  // Move the three files into place last, so a failed compile never leaves a
-  // half-written library where an old one was.
-  for (auto [from, to] : {std::pair<std::string, std::string>(linkedLibrary, std::string(outputPath)),
-                          {linkedArchive, std::string(archivePath)},
-                          {headerTmp, std::string(headerPath)}}) {
+  // Move the files into place last, so a failed compile never leaves a
+  // half-written library where an old one was. The weights go first: should
+  // a later move fail, the old library meets a new weights file, which its
+  // recorded hash refuses at open, rather than a new library an old file.
+  std::vector<std::pair<std::string, std::string>> moves;
+  if (!weightsTmp.empty())
+    moves.emplace_back(weightsTmp, std::string(weightsPath));
+  moves.emplace_back(linkedLibrary, std::string(outputPath));
+  moves.emplace_back(linkedArchive, std::string(archivePath));
+  moves.emplace_back(headerTmp, std::string(headerPath));
+  for (const auto &[from, to] : moves) {
     if (std::error_code ec = fs::rename(from, to))
       if ((ec = fs::copy_file(from, to)))
         return fail("cannot write '" + to + "': " + ec.message());
@@ -407,9 +488,13 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
         << " kernels + runtime: " << kernelStats.compiled << " compiled, "
         << kernelStats.cached << " from cache ("
         << (cache.enabled() ? cache.directory() : std::string("off")) << "); "
-        << blob.size() << " bytes of weights\n"
+        << blob.size() << " bytes of weights"
+        << (weightsPath.empty() ? "" : ", external") << "\n"
         << "attune-compile: wrote " << outputPath << " (" << size << " bytes), "
-        << archivePath << ", " << headerPath << "\n";
+        << archivePath << ", " << headerPath;
+    if (!weightsPath.empty())
+      log << ", " << weightsPath;
+    log << "\n";
   }
   return "";
 }

@@ -33,7 +33,15 @@ enum class Emit {
   HostMlir, ///< LLVM-dialect host code (text)
   Llvm,     ///< LLVM IR of the host code (text)
   Obj,      ///< the host object (outputFile)
-  Lib,      ///< outputFile (.so), the .a beside it and the .h
+  Lib,      ///< outputFile (.so), the .a beside it and the .h (and the
+            ///< weights file with WeightStorage::External)
+};
+
+/// Where a library keeps its weights (--weights-storage).
+enum class WeightStorage {
+  Embedded, ///< inside the .so and the .a
+  External, ///< in <output stem>.safetensors beside them, which the runtime
+            ///< maps at open (runtime.h, "External weights")
 };
 
 struct DriverOptions {
@@ -60,6 +68,12 @@ struct DriverOptions {
   /// their init attributes with `seed`.
   std::string weightsFile;
   uint64_t seed = 0;
+  /// External: --emit=lib writes the weights blob to <output stem>
+  /// .safetensors instead of linking it in, and the library records that
+  /// file's name, size and hash; other emits show the host code that reads
+  /// such a file. A model without weights has nothing to keep outside and
+  /// writes no file.
+  WeightStorage weightStorage = WeightStorage::Embedded;
   /// The function to compile ("" for the only public one) and the name the
   /// library records ("" for the function's name).
   std::string entry, modelName;

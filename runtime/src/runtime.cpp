@@ -15,6 +15,7 @@
 #include "attune/runtime.h"
 #pragma GCC visibility pop
 
+#include "runtime/src/ExternalWeights.h"
 #include "runtime/src/Status.h"
 
 #include <dlfcn.h>
@@ -320,10 +321,35 @@ std::string validateDescriptor(const attune_model_abi_t &abi) {
   if (abi.weights_size < 0)
     return formatString("weights_size is %" PRId64 ", expected >= 0",
                         abi.weights_size);
-  if (abi.weights_size > 0 && !abi.weights)
-    return formatString("weights is NULL with weights_size = %" PRId64,
-                        abi.weights_size);
-  return "";
+  switch (abi.weights_storage) {
+  case ATTUNE_WEIGHTS_EMBEDDED:
+    if (abi.weights_size > 0 && !abi.weights)
+      return formatString("weights is NULL with weights_size = %" PRId64,
+                          abi.weights_size);
+    return "";
+  case ATTUNE_WEIGHTS_EXTERNAL:
+    if (abi.weights)
+      return "weights is not NULL with external weights";
+    if (abi.weights_size == 0)
+      return "weights_size is 0 with external weights";
+    // A base name: the library says which file, the runtime (and its
+    // caller) where; a path could point anywhere on the machine.
+    if (!abi.weights_file || !*abi.weights_file ||
+        std::strchr(abi.weights_file, '/') ||
+        std::strcmp(abi.weights_file, ".") == 0 ||
+        std::strcmp(abi.weights_file, "..") == 0)
+      return formatString("weights_file is %s%s%s, expected a file name "
+                          "without '/' for external weights",
+                          abi.weights_file ? "'" : "",
+                          abi.weights_file ? abi.weights_file : "NULL",
+                          abi.weights_file ? "'" : "");
+    return "";
+  default:
+    return formatString("weights_storage is %d, expected %d (embedded) or %d "
+                        "(external)",
+                        abi.weights_storage, ATTUNE_WEIGHTS_EMBEDDED,
+                        ATTUNE_WEIGHTS_EXTERNAL);
+  }
 }
 
 /// dlopen maps a library's segments straight from the file and trusts the
@@ -435,6 +461,10 @@ struct attune_model {
   std::shared_ptr<LoadedLibrary> shared;
   /// The level set_isa_cap said the kernels run at.
   attune_isa_t isa = ATTUNE_ISA_BASELINE;
+  /// The weights blob abi->run reads: the descriptor's embedded bytes, or
+  /// `externalWeights`, this handle's own mapping of the file.
+  const void *weights = nullptr;
+  attune::runtime::WeightsMapping externalWeights;
   /// Scratch memory for abi->run, grown on demand and reused across runs so a
   /// steady-state caller never allocates.
   void *workspace = nullptr;
@@ -449,19 +479,50 @@ struct attune_model {
 
 namespace {
 
+/// Where an open looks for external weights: the caller's path (or null)
+/// and the path the library was opened with (null for a static model).
+struct WeightsSource {
+  const char *weightsPath = nullptr;
+  const char *libraryPath = nullptr;
+};
+
 /// The part of opening that is the same for a dlopen'ed library and a
-/// statically linked one: checks the descriptor, caps the kernels' dispatch
-/// at `cap` (attune_cpu_isa()) and wraps it in a handle that owns `library`
-/// (empty for a static model, so close unloads nothing). `origin` names
-/// where the descriptor came from in messages.
+/// statically linked one: checks the descriptor, maps external weights from
+/// `weights`, caps the kernels' dispatch at `cap` (attune_cpu_isa()) and
+/// wraps it in a handle that owns `library` (empty for a static model, so
+/// close unloads nothing). `origin` names where the descriptor came from in
+/// messages.
 attune_status_t adoptDescriptor(const attune_model_abi_t *abi,
                                 const std::string &origin, attune_isa_t cap,
-                                LibraryHandle library,
+                                WeightsSource weights, LibraryHandle library,
                                 attune_model_t **out_model) {
   std::string problem = validateDescriptor(*abi);
   if (!problem.empty())
     return fail(ATTUNE_INVALID_LIBRARY, "%s has an invalid model descriptor: %s",
                 origin.c_str(), problem.c_str());
+
+  // Before the cap, which changes the library's state: a model whose
+  // weights cannot be had is refused with nothing changed.
+  auto model = std::make_unique<attune_model>();
+  if (abi->weights_storage == ATTUNE_WEIGHTS_EXTERNAL) {
+    // A static model's origin says nothing about which model it is.
+    std::string named = weights.libraryPath
+                            ? origin
+                            : origin + " '" + std::string(abi->name) + "'";
+    if (attune_status_t status = attune::runtime::mapExternalWeights(
+            *abi, weights.weightsPath, weights.libraryPath, named,
+            model->externalWeights))
+      return status;
+    model->weights = model->externalWeights.data();
+  } else {
+    if (weights.weightsPath)
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "%s embeds its weights, so it takes no weights file (got "
+                  "'%s'); only a library compiled with "
+                  "--weights-storage=external does",
+                  origin.c_str(), weights.weightsPath);
+    model->weights = abi->weights;
+  }
 
   // Each kernel keeps the variant it first chose for as long as the
   // library stays loaded (a static model: as long as the process runs), so
@@ -482,7 +543,6 @@ attune_status_t adoptDescriptor(const attune_model_abi_t *abi,
                 "returned %d, above the cap",
                 origin.c_str(), static_cast<int>(cap), level);
 
-  auto model = std::make_unique<attune_model>();
   model->abi = abi;
   model->isa = static_cast<attune_isa_t>(level);
   model->shared = loadedLibrary(abi);
@@ -768,17 +828,24 @@ const char *attune_dtype_name(attune_dtype_t dtype) {
   return name ? name : "unknown";
 }
 
-attune_status_t attune_model_open(const char *path,
-                                  attune_model_t **out_model) {
+namespace {
+
+/// attune_model_open and attune_model_open_with_weights; `function` names
+/// the entry point in messages about its arguments.
+attune_status_t openLibrary(const char *function, const char *path,
+                            const char *weightsPath,
+                            attune_model_t **out_model) {
   return guarded([&]() -> attune_status_t {
     if (!out_model)
-      return fail(ATTUNE_INVALID_ARGUMENT,
-                  "attune_model_open: out_model is NULL");
+      return fail(ATTUNE_INVALID_ARGUMENT, "%s: out_model is NULL", function);
     *out_model = nullptr;
     if (!path)
-      return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_open: path is NULL");
+      return fail(ATTUNE_INVALID_ARGUMENT, "%s: path is NULL", function);
     if (!*path)
-      return fail(ATTUNE_INVALID_ARGUMENT, "attune_model_open: path is empty");
+      return fail(ATTUNE_INVALID_ARGUMENT, "%s: path is empty", function);
+    if (weightsPath && !*weightsPath)
+      return fail(ATTUNE_INVALID_ARGUMENT, "%s: weights_path is empty",
+                  function);
     // Before anything is loaded: a bad ATTUNE_CPU is the caller's mistake,
     // whatever the file.
     attune_isa_t cap;
@@ -835,29 +902,66 @@ attune_status_t attune_model_open(const char *path,
           "'%s' has an invalid model descriptor: " ATTUNE_MODEL_ABI_SYMBOL
           "() returned NULL",
           path);
-    return adoptDescriptor(abi, "'" + std::string(path) + "'", cap,
+    WeightsSource weights;
+    weights.weightsPath = weightsPath;
+    weights.libraryPath = path;
+    return adoptDescriptor(abi, "'" + std::string(path) + "'", cap, weights,
                            std::move(library), out_model);
   });
 }
 
-attune_status_t attune_model_open_static(const attune_model_abi_t *abi,
-                                         attune_model_t **out_model) {
+/// attune_model_open_static and attune_model_open_static_with_weights.
+attune_status_t openStatic(const char *function, const attune_model_abi_t *abi,
+                           const char *weightsPath,
+                           attune_model_t **out_model) {
   return guarded([&]() -> attune_status_t {
     if (!out_model)
-      return fail(ATTUNE_INVALID_ARGUMENT,
-                  "attune_model_open_static: out_model is NULL");
+      return fail(ATTUNE_INVALID_ARGUMENT, "%s: out_model is NULL", function);
     *out_model = nullptr;
     if (!abi)
       return fail(ATTUNE_INVALID_ARGUMENT,
-                  "attune_model_open_static: abi is NULL (pass the result of "
-                  "the model's <name>_attune_model_abi() from its header)");
+                  "%s: abi is NULL (pass the result of the model's "
+                  "<name>_attune_model_abi() from its header)",
+                  function);
+    if (weightsPath && !*weightsPath)
+      return fail(ATTUNE_INVALID_ARGUMENT, "%s: weights_path is empty",
+                  function);
     // As attune_model_open: a bad ATTUNE_CPU is reported whatever the model.
     attune_isa_t cap;
     if (attune_status_t status = attune_cpu_isa(&cap))
       return status;
-    return adoptDescriptor(abi, "the statically linked model", cap,
+    WeightsSource weights;
+    weights.weightsPath = weightsPath;
+    return adoptDescriptor(abi, "the statically linked model", cap, weights,
                            LibraryHandle(), out_model);
   });
+}
+
+} // namespace
+
+attune_status_t attune_model_open(const char *path,
+                                  attune_model_t **out_model) {
+  return openLibrary("attune_model_open", path, nullptr, out_model);
+}
+
+attune_status_t attune_model_open_with_weights(const char *path,
+                                               const char *weights_path,
+                                               attune_model_t **out_model) {
+  return openLibrary("attune_model_open_with_weights", path, weights_path,
+                     out_model);
+}
+
+attune_status_t attune_model_open_static(const attune_model_abi_t *abi,
+                                         attune_model_t **out_model) {
+  return openStatic("attune_model_open_static", abi, nullptr, out_model);
+}
+
+attune_status_t
+attune_model_open_static_with_weights(const attune_model_abi_t *abi,
+                                      const char *weights_path,
+                                      attune_model_t **out_model) {
+  return openStatic("attune_model_open_static_with_weights", abi, weights_path,
+                    out_model);
 }
 
 void attune_model_close(attune_model_t *model) {
@@ -1024,7 +1128,7 @@ attune_status_t attune_model_run(attune_model_t *model,
     {
       std::shared_lock<std::shared_mutex> lock(model->shared->pool);
       code = abi.run(model->inputData.data(), model->outputData.data(),
-                     model->symbols.data(), model->workspace);
+                     model->symbols.data(), model->workspace, model->weights);
     }
     if (code != 0) {
       // The kernel's own message, so the caller learns which buffer or
@@ -1072,7 +1176,7 @@ attune_status_t attune_model_weights(const attune_model_t *model,
   if (!out_data || !out_size)
     return fail(ATTUNE_INVALID_ARGUMENT,
                 "attune_model_weights: out_data and out_size must not be NULL");
-  *out_data = model->abi->weights;
+  *out_data = model->weights;
   *out_size = static_cast<size_t>(model->abi->weights_size);
   return ATTUNE_OK;
 }

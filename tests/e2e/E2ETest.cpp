@@ -2143,7 +2143,7 @@ TEST(E2EKernelError, LearnedPositionPastTableReturnsMessage) {
                                                           &std::free);
     void *inputs[1] = {x.data()};
     void *outputs[1] = {y.data()};
-    return abi->run(inputs, outputs, symbols, workspace.get());
+    return abi->run(inputs, outputs, symbols, workspace.get(), abi->weights);
   };
 
   std::vector<float> x, y;
@@ -2232,10 +2232,11 @@ TEST(E2EThreads, SeparateHandlesRunConcurrently) {
 /// inputs and compared bit for bit with the same model opened from its .so
 /// (argv[1], argv[2]); then both static models on two threads at once, which
 /// exercises their two private Halide runtimes (thread pools) side by side.
-/// STATIC_A / STATIC_B are defined on the command line as the descriptor
-/// functions the headers declare.
+/// Model A keeps its weights in a file (argv[3]), which a static model finds
+/// only when told where it is. STATIC_A / STATIC_B are defined on the
+/// command line as the descriptor functions the headers declare.
 const char *kStaticProgram = R"c(
-#include "libstatic_a.h"
+#include "libstatic_a_ext.h"
 #include "libstatic_b.h"
 
 #include <pthread.h>
@@ -2314,13 +2315,23 @@ static int same_outputs(const run_t *a, const run_t *b) {
   return 1;
 }
 
-/* Opens `abi` statically and `library` from its file, runs both on the same
- * inputs and requires identical outputs. Leaves the static run in *out. */
+/* Opens `abi` statically (with its weights from `weights` when not NULL)
+ * and `library` from its file, runs both on the same inputs and requires
+ * identical outputs. Leaves the static run in *out. */
 static int check(const attune_model_abi_t *abi, const char *library,
-                 const char *expected_name, run_t *out) {
+                 const char *weights, const char *expected_name, run_t *out) {
   attune_model_t *fromArchive = NULL, *fromLibrary = NULL;
   run_t shared;
-  if (attune_model_open_static(abi, &fromArchive) != ATTUNE_OK ||
+  if (weights && (attune_model_open_static(abi, &fromArchive) !=
+                      ATTUNE_NOT_FOUND ||
+                  !strstr(attune_status_message(),
+                          "attune_model_open_static_with_weights"))) {
+    fprintf(stderr, "open %s without its weights: %s\n", expected_name,
+            attune_status_message());
+    return 1;
+  }
+  if (attune_model_open_static_with_weights(abi, weights, &fromArchive) !=
+          ATTUNE_OK ||
       attune_model_open(library, &fromLibrary) != ATTUNE_OK) {
     fprintf(stderr, "open %s: %s\n", expected_name, attune_status_message());
     return 1;
@@ -2361,11 +2372,11 @@ static void *rerun(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3)
+  if (argc != 4)
     return 2;
   job_t jobs[2];
-  if (check(STATIC_A(), argv[1], "static_block", &jobs[0].run) ||
-      check(STATIC_B(), argv[2], "attention-full", &jobs[1].run))
+  if (check(STATIC_A(), argv[1], argv[3], "static_block", &jobs[0].run) ||
+      check(STATIC_B(), argv[2], NULL, "attention-full", &jobs[1].run))
     return 1;
   for (int j = 0; j < 2; ++j) {
     /* A copy of the first outputs to compare against. */
@@ -2411,11 +2422,14 @@ std::string staticSymbolOf(llvm::StringRef header) {
 /// Two different models linked from their .a files into one C program, each
 /// opened with attune_model_open_static and checked bit for bit against its
 /// .so (same kernels, same weights), then run concurrently. This only links
-/// if each archive defines nothing global but its own descriptor.
+/// if each archive defines nothing global but its own descriptor. One keeps
+/// its weights in a file, which the program passes to
+/// attune_model_open_static_with_weights.
 TEST(E2EStaticArchive, TwoModelsLinkIntoOneProgram) {
   std::string error;
-  std::string libA = compileModel("static_a", kSmallBlock,
-                                  {"--name=static_block"}, error);
+  std::string libA =
+      compileModel("static_a_ext", kSmallBlock,
+                   {"--name=static_block", "--weights-storage=external"}, error);
   ASSERT_FALSE(libA.empty()) << error;
   std::string attention =
       readFile(ATTUNE_SOURCE_DIR "/examples/attention/attention_full.mlir");
@@ -2463,8 +2477,11 @@ TEST(E2EStaticArchive, TwoModelsLinkIntoOneProgram) {
         << readFile(buildLog);
   }
 
+  llvm::SmallString<256> weightsA(libA);
+  llvm::sys::path::replace_extension(weightsA, "safetensors");
+  ASSERT_TRUE(llvm::sys::fs::exists(weightsA)) << weightsA.str().str();
   std::string runLog = scratchFile("static_program.log");
-  llvm::StringRef argv[] = {program, libA, libB};
+  llvm::StringRef argv[] = {program, libA, libB, weightsA};
   std::optional<llvm::StringRef> redirects[] = {
       llvm::StringRef(""), llvm::StringRef(runLog), llvm::StringRef(runLog)};
   EXPECT_EQ(llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects), 0)

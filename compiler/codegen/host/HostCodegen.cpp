@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 
@@ -76,6 +77,12 @@ LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &optio
   emit.modelName = options.modelName.empty() ? func.getName().str() : options.modelName;
   emit.sourceIR = options.sourceIR;
   emit.weightsSize = options.weightsBlob.size();
+  if (!options.weightsBlob.empty() && !options.externalWeightsFile.empty()) {
+    emit.externalWeightsFile = options.externalWeightsFile;
+    // XXH64 as xxHash defines it, which the runtime computes again over the
+    // mapped file (runtime/src/ExternalWeights.cpp).
+    emit.externalWeightsHash = llvm::xxHash64(options.weightsBlob);
+  }
   emit.isaDispatch = options.isaDispatch;
   result.kernels.clear();
   if (failed(host::emitHostCode(module, func, shapes, program, plan, emit,

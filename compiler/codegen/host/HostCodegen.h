@@ -11,7 +11,10 @@
 //     halide_buffer_t* per kernelSignature() argument and returning int;
 //   - `halide_set_num_threads` from the Halide runtime;
 //   - the byte array `attune_weights_data` (the safetensors blob, 64-byte
-//     aligned, `weightsSize` bytes) when the model has weights.
+//     aligned, `weightsSize` bytes) when the model has weights and embeds
+//     them. Only the descriptor refers to it: the host code reads weights
+//     through run()'s `weights` argument, which the runtime points at this
+//     array or at its mapping of an external weights file.
 // It defines `attune_model_abi` (ATTUNE_MODEL_ABI_SYMBOL), the only symbol a
 // generated library exports.
 //
@@ -36,9 +39,14 @@ struct HostLoweringOptions {
   std::string modelName;
   /// Name of the function to compile; empty picks the only public func.
   std::string entry;
-  /// The safetensors blob the library embeds (from materializeWeights);
+  /// The safetensors blob of the model's weights (from materializeWeights);
   /// the lowering resolves each tfm.weight to an offset inside it.
   llvm::StringRef weightsBlob;
+  /// Empty: the library embeds weightsBlob. Otherwise the base name of the
+  /// file that holds it (the driver writes the file); the descriptor records
+  /// that name, the blob's size and its XXH64 instead of the bytes. A model
+  /// without weights embeds its (empty) blob whatever this says.
+  std::string externalWeightsFile;
   /// The tfm IR as given to the compiler, embedded for reference checks.
   std::string sourceIR;
   /// How the library caps its kernels' run-time dispatch at an ATTUNE_CPU

@@ -206,8 +206,12 @@ std::string formatMemoryPlan(mlir::func::FuncOp func, const KernelProgram &progr
 struct EmitOptions {
   std::string modelName;
   std::string sourceIR;
-  /// Size of attune_weights_data; 0 when the library embeds no weights.
+  /// Size of the weights blob; 0 when the model has none.
   uint64_t weightsSize = 0;
+  /// Base name of the external weights file, or "" when the weights (if
+  /// any) are embedded as attune_weights_data; its XXH64 (seed 0).
+  std::string externalWeightsFile;
+  uint64_t externalWeightsHash = 0;
   /// See HostLoweringOptions::isaDispatch.
   IsaDispatchTable isaDispatch;
 };

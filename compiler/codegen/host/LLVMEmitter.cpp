@@ -4,7 +4,7 @@
 //
 //   llvm.func internal @attune_workspace_size(ptr symbols) -> i64
 //   llvm.func internal @attune_run(ptr inputs, ptr outputs, ptr symbols,
-//                                  ptr workspace) -> i32
+//                                  ptr workspace, ptr weights) -> i32
 //   llvm.func internal @attune_set_num_threads(i32)
 //   llvm.func internal @attune_halide_error(ptr user_context, ptr msg)
 //   llvm.func internal @attune_last_error() -> ptr
@@ -270,7 +270,11 @@ void Emitter::emitConstants() {
                            builder.getStringAttr(constant.bytes),
                            /*alignment=*/64);
   }
-  if (program.usesWeights || options.weightsSize) {
+  // Embedded weights are a symbol the descriptor points at; external ones
+  // are a file the descriptor names. Either way the kernels read them
+  // through run()'s `weights` argument.
+  bool embedded = options.externalWeightsFile.empty();
+  if (embedded && (program.usesWeights || options.weightsSize)) {
     weightsGlobal = module.lookupSymbol<LLVM::GlobalOp>("attune_weights_data");
     if (!weightsGlobal) {
       // Defined by the driver in the same library (hidden), so references
@@ -387,11 +391,12 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
   builder.restoreInsertionPoint(moduleEnd());
   auto fn = LLVM::LLVMFuncOp::create(
       builder, loc, uniqueName("attune_run"),
-      LLVM::LLVMFunctionType::get(i32, {ptrType, ptrType, ptrType, ptrType}),
+      LLVM::LLVMFunctionType::get(
+          i32, {ptrType, ptrType, ptrType, ptrType, ptrType}),
       LLVM::Linkage::Internal);
   Block *entry = fn.addEntryBlock(builder);
   Value inputs = entry->getArgument(0), outputs = entry->getArgument(1),
-        workspace = entry->getArgument(3);
+        workspace = entry->getArgument(3), weights = entry->getArgument(4);
   Block *fail = builder.createBlock(&fn.getBody(), fn.getBody().end(), {i32}, {loc});
   LLVM::ReturnOp::create(builder, loc, fail->getArgument(0));
 
@@ -452,8 +457,7 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
       ptr = outputPointer(storage.index);
       break;
     case Storage::Weight:
-      ptr = byteOffset(LLVM::AddressOfOp::create(builder, loc, weightsGlobal),
-                       constI(i64, storage.weightOffset));
+      ptr = byteOffset(weights, constI(i64, storage.weightOffset));
       break;
     case Storage::Constant:
       ptr = LLVM::AddressOfOp::create(builder, loc, ptrType, storage.global);
@@ -970,6 +974,9 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
   }
   LLVM::GlobalOp nameGlobal = stringGlobal(options.modelName);
   LLVM::GlobalOp sourceGlobal = stringGlobal(options.sourceIR);
+  LLVM::GlobalOp weightsFileGlobal;
+  if (!options.externalWeightsFile.empty())
+    weightsFileGlobal = stringGlobal(options.externalWeightsFile);
   LLVM::GlobalOp maxGlobal, namesGlobal;
   if (!maxima.empty()) {
     maxGlobal = i64ArrayGlobal("__attune_symbol_max", maxima);
@@ -1009,9 +1016,19 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
     d = abiLayout.insert(builder, loc, d, kAbiSetNumThreads,
                          LLVM::AddressOfOp::create(builder, loc, setNumThreads));
     d = abiLayout.insert(builder, loc, d, kAbiSourceIR, addressOr(sourceGlobal));
+    bool external = !options.externalWeightsFile.empty();
     d = abiLayout.insert(builder, loc, d, kAbiWeights, addressOr(weightsGlobal));
-    d = abiLayout.insert(builder, loc, d, kAbiWeightsSize,
-                         constI(i64, weightsGlobal ? options.weightsSize : 0));
+    d = abiLayout.insert(
+        builder, loc, d, kAbiWeightsSize,
+        constI(i64, weightsGlobal || external ? options.weightsSize : 0));
+    d = abiLayout.insert(builder, loc, d, kAbiWeightsStorage,
+                         constI(i32, external ? ATTUNE_WEIGHTS_EXTERNAL
+                                              : ATTUNE_WEIGHTS_EMBEDDED));
+    d = abiLayout.insert(builder, loc, d, kAbiWeightsFile,
+                         addressOr(weightsFileGlobal));
+    d = abiLayout.insert(
+        builder, loc, d, kAbiWeightsHash,
+        constI(i64, static_cast<int64_t>(options.externalWeightsHash)));
     d = abiLayout.insert(builder, loc, d, kAbiLastError,
                          LLVM::AddressOfOp::create(builder, loc, lastError));
     d = abiLayout.insert(builder, loc, d, kAbiSetIsaCap,

@@ -103,7 +103,8 @@ CStructLayout modelAbiLayout(MLIRContext *context) {
       context, {CField::I32, CField::Ptr, CField::I32, CField::Ptr, CField::I32,
                 CField::Ptr, CField::I32, CField::Ptr, CField::Ptr, CField::Ptr,
                 CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr, CField::I64,
-                CField::Ptr, CField::Ptr, CField::Ptr});
+                CField::I32, CField::Ptr, CField::I64, CField::Ptr, CField::Ptr,
+                CField::Ptr});
 }
 
 } // namespace attune::codegen::host

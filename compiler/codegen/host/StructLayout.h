@@ -103,6 +103,9 @@ enum ModelAbiField {
   kAbiSourceIR,
   kAbiWeights,
   kAbiWeightsSize,
+  kAbiWeightsStorage,
+  kAbiWeightsFile,
+  kAbiWeightsHash,
   kAbiLastError,
   kAbiSetIsaCap,
   kAbiDispatchedIsa

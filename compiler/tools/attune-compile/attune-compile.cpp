@@ -109,6 +109,12 @@ static cl::opt<std::string>
                 cl::desc("Weights (safetensors) for the model's tfm.weight ops; "
                          "without it weights are seeded from their init"),
                 cl::value_desc("FILE.safetensors"), cl::cat(compileCategory));
+static cl::opt<std::string> weightsStorage(
+    "weights-storage", cl::init("embedded"),
+    cl::desc("Where the library keeps its weights: embedded in the .so and "
+             ".a (default), or external: in <output stem>.safetensors "
+             "beside them, which the runtime memory-maps at open"),
+    cl::value_desc("embedded|external"), cl::cat(compileCategory));
 static cl::opt<uint64_t> seed("seed", cl::init(0),
                               cl::desc("Seed for generated weights"),
                               cl::cat(compileCategory));
@@ -255,6 +261,11 @@ int validateOptions(ValidatedOptions &valid) {
   d.dumpPhasesTo = dumpPhasesTo;
   d.graphPath = graphFile;
   d.weightsFile = weightsFile;
+  if (weightsStorage == "external")
+    d.weightStorage = attune::driver::WeightStorage::External;
+  else if (weightsStorage != "embedded")
+    return fail("unknown --weights-storage value '" + weightsStorage +
+                "', expected embedded or external");
   d.seed = seed;
   d.entry = entryName;
   d.modelName = modelName;

@@ -568,7 +568,7 @@ bool checkAgainstReference(attune_model_t *model, const std::vector<attune_tenso
 
   const void *weights = nullptr;
   size_t weightsSize = 0;
-  check(attune_model_weights(model, &weights, &weightsSize), "reading embedded weights");
+  check(attune_model_weights(model, &weights, &weightsSize), "reading the weights");
   attune::reference::WeightLookup lookup =
       [](StringRef name, mlir::RankedTensorType) -> Expected<Tensor> {
     return createStringError(inconvertibleErrorCode(),
@@ -577,7 +577,7 @@ bool checkAgainstReference(attune_model_t *model, const std::vector<attune_tenso
   if (weights) {
     auto fromBlob = attune::reference::weightsFromSafeTensors(weights, weightsSize);
     if (!fromBlob)
-      fail("embedded weights: " + toString(fromBlob.takeError()));
+      fail("the library's weights: " + toString(fromBlob.takeError()));
     lookup = std::move(*fromBlob);
   }
 

@@ -32,7 +32,8 @@ typedef enum attune_status {
   ATTUNE_OK = 0,
   ATTUNE_INVALID_ARGUMENT = 1, /* wrong shape, dtype, null pointer, bad id */
   ATTUNE_NOT_FOUND = 2,        /* a file or a name that does not exist */
-  ATTUNE_INVALID_LIBRARY = 3,  /* not an attune library, or a corrupt one */
+  ATTUNE_INVALID_LIBRARY = 3,  /* not an attune library, or a corrupt one, or
+                                  a weights file that is not the library's */
   ATTUNE_OUT_OF_MEMORY = 4,
   ATTUNE_INTERNAL = 5,         /* a kernel reported an error */
 } attune_status_t;
@@ -97,6 +98,17 @@ const char *attune_status_message(void);
  * may be until the process exits (dlclose need not unload it). */
 attune_status_t attune_model_open(const char *path, attune_model_t **out_model);
 
+/* Opens a library as attune_model_open does; for a library compiled with
+ * --weights-storage=external, its weights are read from `weights_path` (a
+ * file, or a directory holding the file under the name the library records)
+ * instead of being searched for (see "External weights" below). A NULL
+ * `weights_path` is attune_model_open(path). A library that embeds its
+ * weights reads no file: a non-NULL `weights_path` is then
+ * ATTUNE_INVALID_ARGUMENT. */
+attune_status_t attune_model_open_with_weights(const char *path,
+                                               const char *weights_path,
+                                               attune_model_t **out_model);
+
 /* Opens a model linked into the program from its static archive (libm.a):
  * `abi` is what the model's descriptor function returns, declared in its
  * generated header as <name>_attune_model_abi(). Checks the descriptor as
@@ -109,6 +121,45 @@ attune_status_t attune_model_open(const char *path, attune_model_t **out_model);
  * kernels' runtime and thread pool). Thread-safe. */
 attune_status_t attune_model_open_static(const struct attune_model_abi *abi,
                                          attune_model_t **out_model);
+
+/* attune_model_open_static for a model compiled with
+ * --weights-storage=external: its weights are read from `weights_path`, as
+ * in attune_model_open_with_weights. A static model has no file of its own
+ * to look beside, so attune_model_open_static finds such a model's weights
+ * only through ATTUNE_WEIGHTS_PATH. A NULL `weights_path` is
+ * attune_model_open_static(abi). */
+attune_status_t attune_model_open_static_with_weights(
+    const struct attune_model_abi *abi, const char *weights_path,
+    attune_model_t **out_model);
+
+/*===----------------------------------------------------------------------===
+ * External weights. A library compiled with --weights-storage=external keeps
+ * its weights out of the .so and .a, in a safetensors file that
+ * attune-compile writes beside them (<output stem>.safetensors, the same bytes
+ * an embedded library would carry); the library records the file's base
+ * name, its size and its XXH64 hash (seed 0). Opening such a model finds the
+ * file at the first of
+ *   1. the weights_path given to attune_model_open_with_weights or
+ *      attune_model_open_static_with_weights;
+ *   2. ATTUNE_WEIGHTS_PATH, when set and not empty;
+ *   3. the directory of the path attune_model_open was given (not for a
+ *      static model, which has no file of its own);
+ * where 1 and 2 name the file itself or a directory holding it under its
+ * recorded base name. The file is memory-mapped read-only for as long as the
+ * handle is open (each handle maps it; the page cache shares the pages) and
+ * checked before the handle is returned: a missing file is ATTUNE_NOT_FOUND;
+ * one that is not a regular file, has another size or another hash is
+ * ATTUNE_INVALID_LIBRARY; every message names the file. The hash check reads
+ * the whole file at open: 9 ms for the 186 MB of examples/gpt2-block when it
+ * is in the page cache (about 20 GB/s on one core); a file that is not is
+ * read from disk at open, in one sequential pass, rather than page by page
+ * by the first run (there, 80 ms at open and a 23 ms first run, against a
+ * 150-190 ms first run for the same weights embedded).
+ * ATTUNE_WEIGHTS_VERIFY=0 skips the hash, leaving the size check, for files
+ * too large to read at every open. A file truncated or rewritten in place
+ * while a handle maps it is undefined behaviour (as for a loaded .so):
+ * replace it by renaming a new file over it, as attune-compile does.
+ *===----------------------------------------------------------------------===*/
 
 /* Releases a handle; NULL is ignored. */
 void attune_model_close(attune_model_t *model);
@@ -149,7 +200,8 @@ attune_status_t attune_model_run(attune_model_t *model, const attune_tensor_t *i
                                  int32_t num_outputs);
 
 /* The tfm IR the library was compiled from (before any pass), and its
- * embedded weights in safetensors format (NULL/0 if none). Used by
+ * weights in safetensors format (NULL/0 if none): the embedded bytes, or
+ * the mapped external file, valid until attune_model_close. Used by
  * attune-run --check-reference; owned by the model. */
 const char *attune_model_source_ir(const attune_model_t *model);
 attune_status_t attune_model_weights(const attune_model_t *model, const void **out_data,
@@ -200,7 +252,7 @@ attune_status_t attune_model_isa(const attune_model_t *model,
  * the contract between attune-compile's output and this runtime.
  *===----------------------------------------------------------------------===*/
 
-#define ATTUNE_MODEL_ABI_VERSION 2u
+#define ATTUNE_MODEL_ABI_VERSION 3u
 #define ATTUNE_MODEL_ABI_SYMBOL "attune_model_abi"
 
 typedef struct attune_abi_tensor {
@@ -215,6 +267,12 @@ typedef struct attune_abi_tensor {
   int64_t index_bound;
 } attune_abi_tensor_t;
 
+/* attune_model_abi_t::weights_storage. */
+enum {
+  ATTUNE_WEIGHTS_EMBEDDED = 0, /* `weights` points at the bytes */
+  ATTUNE_WEIGHTS_EXTERNAL = 1, /* the bytes are in the file `weights_file` */
+};
+
 typedef struct attune_model_abi {
   uint32_t abi_version; /* ATTUNE_MODEL_ABI_VERSION */
   const char *name;
@@ -228,14 +286,25 @@ typedef struct attune_model_abi {
   /* Bytes of scratch memory one run needs for these symbol values. */
   int64_t (*workspace_size)(const int64_t *symbols);
   /* Runs the kernels in order. Buffers are dense row-major; the workspace is
-   * at least workspace_size(symbols) bytes, 64-byte aligned. Returns 0 or
-   * the failing kernel's Halide error code. */
+   * at least workspace_size(symbols) bytes, 64-byte aligned. `weights` is
+   * the weights blob (weights_size bytes, 64-byte aligned): `weights` below
+   * when embedded, the mapped file when external; the code reads each
+   * weight at its offset in it and keeps no pointer to it. Returns 0 or the
+   * failing kernel's Halide error code. */
   int32_t (*run)(void *const *inputs, void *const *outputs, const int64_t *symbols,
-                 void *workspace);
+                 void *workspace, const void *weights);
   void (*set_num_threads)(int32_t num_threads);
   const char *source_ir;
-  const void *weights; /* safetensors-format blob, may be NULL */
+  /* The weights, a safetensors-format blob of weights_size bytes (0: the
+   * model has none). ATTUNE_WEIGHTS_EMBEDDED: `weights` points at it.
+   * ATTUNE_WEIGHTS_EXTERNAL: `weights` is NULL and the blob is the whole
+   * content of a file whose base name (no '/') is `weights_file` and whose
+   * XXH64 (seed 0) is `weights_hash`; the runtime maps it. */
+  const void *weights;
   int64_t weights_size;
+  int32_t weights_storage;  /* ATTUNE_WEIGHTS_EMBEDDED or _EXTERNAL */
+  const char *weights_file; /* NULL when embedded */
+  uint64_t weights_hash;    /* 0 when embedded */
   /* The message of the last kernel error on the calling thread ("" if none);
    * run clears it on entry. Owned by the library, valid until that thread's
    * next run. Lets the runtime report the kernel's own words, not only its

@@ -30,11 +30,13 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "HalideRuntime.h"
@@ -81,9 +83,11 @@ protected:
   IsaDispatchTable isaDispatch;
 
   /// Lowers `source`; on failure returns false with the diagnostics in
-  /// `errors`.
+  /// `errors`. A non-empty `externalWeightsFile` keeps `blob` out of the
+  /// library, in that file.
   bool lower(const std::string &source, OwningOpRef<ModuleOp> &module,
-             HostLoweringResult &result, const std::string &blob = "") {
+             HostLoweringResult &result, const std::string &blob = "",
+             const std::string &externalWeightsFile = "") {
     module = parse(source);
     if (!module)
       return false;
@@ -94,6 +98,7 @@ protected:
     });
     HostLoweringOptions options;
     options.weightsBlob = blob;
+    options.externalWeightsFile = externalWeightsFile;
     options.sourceIR = source;
     options.isaDispatch = isaDispatch;
     return succeeded(lowerModelToHost(*module, options, result));
@@ -191,6 +196,10 @@ TEST_F(HostCodegenTest, StructLayoutsMatchTheCDeclarations) {
   EXPECT_EQ(abi.offset(kAbiSourceIR), offsetof(attune_model_abi_t, source_ir));
   EXPECT_EQ(abi.offset(kAbiWeights), offsetof(attune_model_abi_t, weights));
   EXPECT_EQ(abi.offset(kAbiWeightsSize), offsetof(attune_model_abi_t, weights_size));
+  EXPECT_EQ(abi.offset(kAbiWeightsStorage),
+            offsetof(attune_model_abi_t, weights_storage));
+  EXPECT_EQ(abi.offset(kAbiWeightsFile), offsetof(attune_model_abi_t, weights_file));
+  EXPECT_EQ(abi.offset(kAbiWeightsHash), offsetof(attune_model_abi_t, weights_hash));
   EXPECT_EQ(abi.offset(kAbiLastError), offsetof(attune_model_abi_t, last_error));
   EXPECT_EQ(abi.offset(kAbiSetIsaCap),
             offsetof(attune_model_abi_t, set_isa_cap));
@@ -297,6 +306,41 @@ TEST_F(HostCodegenTest, MlpLowersToVerifiedLLVMIR) {
   EXPECT_NE(result.memoryPlan.find("symbols: batch seq<=32"), std::string::npos)
       << result.memoryPlan;
   EXPECT_NE(result.memoryPlan.find("output 0:"), std::string::npos) << result.memoryPlan;
+}
+
+/// With external weights the library carries no weights symbol: the
+/// descriptor names the file and records the blob's size and XXH64, and the
+/// kernels read weights through run()'s `weights` argument.
+TEST_F(HostCodegenTest, MlpExternalWeightsNameTheFile) {
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  std::string blob = mlpBlob();
+  ASSERT_TRUE(lower(kMlp, module, result, blob, "libmlp.safetensors")) << errors;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translate(*module, llvmContext);
+  ASSERT_TRUE(llvmModule);
+  EXPECT_FALSE(llvmModule->getNamedGlobal("attune_weights_data"));
+  // The descriptor's weights fields, read from its initializer.
+  llvm::GlobalVariable *descriptor =
+      llvmModule->getNamedGlobal("__attune_model_abi_desc");
+  ASSERT_TRUE(descriptor && descriptor->hasInitializer());
+  auto *fields = llvm::dyn_cast<llvm::ConstantStruct>(descriptor->getInitializer());
+  ASSERT_TRUE(fields);
+  host::CStructLayout abi = host::modelAbiLayout(&context);
+  auto field = [&](unsigned f) { return fields->getOperand(abi.memberIndex(f)); };
+  auto integer = [&](unsigned f) {
+    auto *c = llvm::dyn_cast<llvm::ConstantInt>(field(f));
+    return c ? c->getZExtValue() : ~uint64_t(0);
+  };
+  EXPECT_TRUE(llvm::isa<llvm::ConstantPointerNull>(field(host::kAbiWeights)));
+  EXPECT_EQ(integer(host::kAbiWeightsSize), blob.size());
+  EXPECT_EQ(integer(host::kAbiWeightsStorage), uint64_t(ATTUNE_WEIGHTS_EXTERNAL));
+  EXPECT_EQ(integer(host::kAbiWeightsHash), llvm::xxHash64(blob));
+  auto *name = llvm::dyn_cast<llvm::GlobalVariable>(field(host::kAbiWeightsFile));
+  ASSERT_TRUE(name && name->hasInitializer());
+  auto *text = llvm::dyn_cast<llvm::ConstantDataSequential>(name->getInitializer());
+  ASSERT_TRUE(text);
+  EXPECT_EQ(text->getAsCString(), "libmlp.safetensors");
 }
 
 //===----------------------------------------------------------------------===//
@@ -1296,6 +1340,8 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   EXPECT_EQ(abi->symbol_max[0], -1);
   EXPECT_EQ(abi->weights, nullptr);
   EXPECT_EQ(abi->weights_size, 0);
+  EXPECT_EQ(abi->weights_storage, ATTUNE_WEIGHTS_EMBEDDED);
+  EXPECT_EQ(abi->weights_file, nullptr);
   EXPECT_EQ(std::string(abi->source_ir), source);
 
   abi->set_num_threads(3);
@@ -1313,7 +1359,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   void *inputs[2] = {x.data(), y.data()};
   void *outputs[2] = {z.data(), yCopy.data()};
   calls.clear();
-  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace), 0);
+  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, abi->weights), 0);
   EXPECT_EQ(calls, (std::vector<std::string>{"relu", "binary+", "binary+", "binary*", "copy"}));
   for (int64_t i = 0; i < n * 3; ++i) {
     float a = std::max(0.0f, x[i]);
@@ -1325,11 +1371,11 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   // Symbols that overflow a halide_buffer_t are refused before any kernel.
   int64_t huge[1] = {int64_t(1) << 31};
   calls.clear();
-  EXPECT_EQ(abi->run(inputs, outputs, huge, workspace), halide_error_code_buffer_extents_too_large);
+  EXPECT_EQ(abi->run(inputs, outputs, huge, workspace, abi->weights), halide_error_code_buffer_extents_too_large);
   EXPECT_TRUE(calls.empty());
   EXPECT_EQ(abi->workspace_size(huge), 0);
   int64_t negative[1] = {-1};
-  EXPECT_EQ(abi->run(inputs, outputs, negative, workspace),
+  EXPECT_EQ(abi->run(inputs, outputs, negative, workspace, abi->weights),
             halide_error_code_buffer_extents_too_large);
 
   // A failing kernel's code comes back and stops the run.
@@ -1337,7 +1383,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   int64_t one[1] = {1};
   void *badInputs[2] = {xBad.data(), nullptr}; // null host: stand-in refuses
   calls.clear();
-  EXPECT_EQ(abi->run(badInputs, outputs, one, workspace), -100);
+  EXPECT_EQ(abi->run(badInputs, outputs, one, workspace, abi->weights), -100);
   EXPECT_EQ(calls.size(), 3u); // the second add, which reads y, failed
 
   // Loading the library replaced Halide's aborting error handler with
@@ -1358,7 +1404,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   EXPECT_STREQ(abi->last_error(), "");
   // A run starts with a clean slate.
   installedHandler(nullptr, "stale");
-  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace), 0);
+  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, abi->weights), 0);
   EXPECT_STREQ(abi->last_error(), "");
 }
 

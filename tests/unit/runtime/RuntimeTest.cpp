@@ -670,7 +670,7 @@ INSTANTIATE_TEST_SUITE_P(
     Variants, RuntimeBrokenDescriptorTest,
     ::testing::Values(
         BrokenCase{"Version", ATTUNE_BROKEN_VERSION_PATH,
-                   "abi_version is 3, expected 2"},
+                   "abi_version is 4, expected 3"},
         BrokenCase{"Rank", ATTUNE_BROKEN_RANK_PATH,
                    "input 0 ('x') has rank 99, expected 0..8"},
         BrokenCase{"Dtype", ATTUNE_BROKEN_DTYPE_PATH,
@@ -692,6 +692,12 @@ INSTANTIATE_TEST_SUITE_P(
                    "last_error is NULL"},
         BrokenCase{"NullSetIsaCap", ATTUNE_BROKEN_NULL_SET_ISA_CAP_PATH,
                    "set_isa_cap is NULL"},
+        BrokenCase{"WeightsStorage", ATTUNE_BROKEN_WEIGHTS_STORAGE_PATH,
+                   "weights_storage is 7, expected 0 (embedded) or 1 "
+                   "(external)"},
+        BrokenCase{"WeightsFile", ATTUNE_BROKEN_WEIGHTS_FILE_PATH,
+                   "weights_file is '../elsewhere.safetensors', expected a "
+                   "file name without '/' for external weights"},
         BrokenCase{"NullDescriptor", ATTUNE_BROKEN_NULL_DESCRIPTOR_PATH,
                    "attune_model_abi() returned NULL"}),
     [](const ::testing::TestParamInfo<BrokenCase> &info) {

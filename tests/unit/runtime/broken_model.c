@@ -22,11 +22,10 @@ static int64_t workspaceSize(const int64_t *symbols) {
   return 0;
 }
 /* Unused in the variants that leave it out of the descriptor. */
-__attribute__((unused)) static int32_t run(void *const *inputs,
-                                           void *const *outputs,
-                                           const int64_t *symbols,
-                                           void *workspace) {
-  (void)inputs, (void)outputs, (void)symbols, (void)workspace;
+__attribute__((unused)) static int32_t
+run(void *const *inputs, void *const *outputs, const int64_t *symbols,
+    void *workspace, const void *weights) {
+  (void)inputs, (void)outputs, (void)symbols, (void)workspace, (void)weights;
   return 0;
 }
 static void setNumThreads(int32_t numThreads) { (void)numThreads; }
@@ -93,7 +92,22 @@ __attribute__((unused)) static const attune_model_abi_t kAbi = {
     setNumThreads,
     "",
     NULL,
+#if defined(BROKEN_WEIGHTS_STORAGE)
+    16,
+    7, /* neither embedded nor external */
+    NULL,
     0,
+#elif defined(BROKEN_WEIGHTS_FILE)
+    16,
+    ATTUNE_WEIGHTS_EXTERNAL,
+    "../elsewhere.safetensors", /* a path, not a base name */
+    0,
+#else
+    0,
+    ATTUNE_WEIGHTS_EMBEDDED,
+    NULL,
+    0,
+#endif
 #if defined(BROKEN_NULL_LAST_ERROR)
     NULL,
 #else

@@ -10,13 +10,17 @@
  *   output:  y     f32  [batch, seq, 4],
  *            y[b, s, d] = mask[b, s] ? scale[d] * ids[b, s] : 0
  *
- * with seq at most 64. run() stages ids as floats in the workspace, so a
- * workspace smaller than workspace_size() promised, or misaligned, shows up as
- * wrong results or an error code. Three deliberate faults reach the runtime's
- * error paths: a NaN in scale[0] makes run() fail like a Halide kernel would
- * (with a code and a message in last_error()),
- * batch = 999 asks for a workspace no machine has, batch = 998 makes
- * workspace_size() return a negative size, and batch = 997 plays a shape
+ * with seq at most 64. Built twice: as is, the library embeds an 8-byte
+ * "weights" blob; with EXTERNAL_WEIGHTS its descriptor says the same bytes
+ * are in the file test_model_weights.safetensors, which the tests write.
+ * Either way run() fails unless it is handed exactly those bytes, so a
+ * successful run shows the runtime passed the right blob. run() stages ids as
+ *floats in the workspace, so a workspace smaller than workspace_size()
+ *promised, or misaligned, shows up as wrong results or an error code. Three
+ *deliberate faults reach the runtime's error paths: a NaN in scale[0] makes
+ *run() fail like a Halide kernel would (with a code and a message in
+ *last_error()), batch = 999 asks for a workspace no machine has, batch = 998
+ *makes workspace_size() return a negative size, and batch = 997 plays a shape
  * too large for int32 extents: workspace_size() answers 0 and run() fails
  * with Halide's code -6 and no message, as generated libraries do.
  *
@@ -25,6 +29,7 @@
 #include "attune/runtime.h"
 
 #include <stdint.h>
+#include <string.h>
 
 enum { kSymBatch = 0, kSymSeq = 1, kWidth = 4 };
 
@@ -44,7 +49,14 @@ static const char *const kSymbolNames[] = {"batch", "seq"};
 static const int64_t kSymbolMax[] = {-1, 64};
 
 /* The kernel-error codes run() returns; the tests check that they surface. */
-enum { kErrorMisaligned = -2, kErrorNaNScale = -3, kErrorExtentsTooLarge = -6 };
+enum {
+  kErrorMisaligned = -2,
+  kErrorNaNScale = -3,
+  kErrorWrongWeights = -4,
+  kErrorExtentsTooLarge = -6
+};
+
+static const char kWeights[] = {'w', 'e', 'i', 'g', 'h', 't', 's', '!'};
 
 enum {
   kBatchHugeWorkspace = 999,
@@ -73,7 +85,8 @@ static volatile int32_t gIsaCap = ATTUNE_ISA_AVX512_SPR;
 static volatile int32_t gDispatchedIsa = -1;
 
 static int32_t run(void *const *inputs, void *const *outputs,
-                   const int64_t *symbols, void *workspace) {
+                   const int64_t *symbols, void *workspace,
+                   const void *weights) {
   const int32_t *ids = (const int32_t *)inputs[0];
   const uint8_t *mask = (const uint8_t *)inputs[1];
   const float *scale = (const float *)inputs[2];
@@ -82,6 +95,10 @@ static int32_t run(void *const *inputs, void *const *outputs,
   gLastError = "";
   if (symbols[kSymBatch] == kBatchExtentsTooLarge)
     return kErrorExtentsTooLarge;
+  if (!weights || memcmp(weights, kWeights, sizeof(kWeights)) != 0) {
+    gLastError = "run() was not given the model's weights";
+    return kErrorWrongWeights;
+  }
   if ((uintptr_t)workspace % 64 != 0) {
     gLastError = "workspace is not 64-byte aligned\n";
     return kErrorMisaligned;
@@ -136,8 +153,6 @@ attune_test_model_reset_dispatch(void) {
   gDispatchedIsa = -1;
 }
 
-static const char kWeights[] = {'w', 'e', 'i', 'g', 'h', 't', 's', '!'};
-
 static const attune_model_abi_t kAbi = {
     ATTUNE_MODEL_ABI_VERSION,
     "scale_ids",
@@ -152,8 +167,19 @@ static const attune_model_abi_t kAbi = {
     run,
     setNumThreads,
     "tfm.func @scale_ids(...)",
+#if defined(EXTERNAL_WEIGHTS)
+    NULL,
+    (int64_t)sizeof(kWeights),
+    ATTUNE_WEIGHTS_EXTERNAL,
+    "test_model_weights.safetensors",
+    0x793cdbc9355d3a76ULL, /* XXH64("weights!"), from llvm::xxHash64 */
+#else
     kWeights,
     (int64_t)sizeof(kWeights),
+    ATTUNE_WEIGHTS_EMBEDDED,
+    NULL,
+    0,
+#endif
     lastError,
     setIsaCap,
     dispatchedIsa,
