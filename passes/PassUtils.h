@@ -14,6 +14,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
 
 namespace attune {
 
@@ -47,6 +52,21 @@ inline mlir::Value reshapeTo(mlir::OpBuilder &builder, mlir::Location loc, mlir:
   if (v.getType() == type)
     return v;
   return tfm::ReshapeOp::create(builder, loc, type, v);
+}
+
+/// A splat float constant's value.
+inline std::optional<double> splatValue(mlir::Value v) {
+  mlir::DenseFPElementsAttr attr;
+  if (!mlir::matchPattern(v, mlir::m_Constant(&attr)) || !attr.isSplat())
+    return std::nullopt;
+  return attr.getSplatValue<llvm::APFloat>().convertToDouble();
+}
+
+/// True when x and y agree to the rounding of the element type the graph
+/// computed them in (f32 at best; relative 1e-5 leaves room for the powers
+/// and divisions exporters compute constants with).
+inline bool closeConstants(double x, double y) {
+  return std::fabs(x - y) <= 1e-5 * std::max(std::fabs(x), std::fabs(y));
 }
 
 } // namespace attune

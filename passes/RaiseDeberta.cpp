@@ -35,6 +35,8 @@ using namespace mlir;
 namespace tfm = attune::tfm;
 namespace modifiers = attune::modifiers;
 using attune::PositionFunction;
+using attune::closeConstants;
+using attune::splatValue;
 using attune::raise::DebertaMatch;
 
 namespace {
@@ -48,17 +50,6 @@ std::string g(double value) {
   return text;
 }
 
-std::optional<double> splatValue(Value v) {
-  DenseFPElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat())
-    return std::nullopt;
-  return attr.getSplatValue<APFloat>().convertToDouble();
-}
-
-/// Equal to the rounding of the f32 constants the graph scales with.
-bool close(double x, double y) {
-  return std::fabs(x - y) <= 1e-5 * std::max(std::fabs(x), std::fabs(y));
-}
 
 /// `v` without the tfm.mul and tfm.div by splat float constants on it (that
 /// keep its type); `factor` is multiplied by what they scale it by. Values
@@ -406,7 +397,7 @@ FailureOr<DebertaMatch> attune::raise::matchDeberta(tfm::AddOp root, std::string
   for (auto [name, factor] :
        {std::pair("content-to-position", c2p->factor * keyPos->factor),
         std::pair("position-to-content", p2c->factor * queryPos->factor)})
-    if (!close(factor, scale)) {
+    if (!closeConstants(factor, scale)) {
       why = llvm::formatv("the {0} term is scaled by {1} and q k^T by {2}; "
                           "tfm.attention scales every term alike (DeBERTa: "
                           "1/sqrt(3 d))",

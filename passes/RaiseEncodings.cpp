@@ -75,6 +75,8 @@ using namespace mlir;
 namespace tfm = attune::tfm;
 namespace modifiers = attune::modifiers;
 using attune::PositionFunction;
+using attune::closeConstants;
+using attune::splatValue;
 
 namespace {
 
@@ -105,20 +107,6 @@ std::optional<SmallVector<double>> constantValues(Value v) {
   return values;
 }
 
-/// A splat constant's value.
-std::optional<double> splatValue(Value v) {
-  DenseFPElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat())
-    return std::nullopt;
-  return attr.getSplatValue<APFloat>().convertToDouble();
-}
-
-/// True when x and y agree to the rounding of the element type the graph
-/// computed them in (f32 at best; relative 1e-5 leaves room for the powers
-/// and divisions exporters compute constants with).
-bool close(double x, double y) {
-  return std::fabs(x - y) <= 1e-5 * std::max(std::fabs(x), std::fabs(y));
-}
 
 /// Exactly one dimension of `type` differs from 1: its index (the last one
 /// when all are 1).
@@ -260,7 +248,7 @@ std::optional<Rotation> matchRotateEveryTwo(Value v) {
 /// The base with inv_freq[i] = base^(-2i/R), i < R/2, or a reason.
 FailureOr<double> inverseFrequencyBase(ArrayRef<double> invFreq, int64_t R,
                                        std::string &why) {
-  if (invFreq.empty() || !close(invFreq[0], 1.0)) {
+  if (invFreq.empty() || !closeConstants(invFreq[0], 1.0)) {
     why = "the inverse frequencies do not start at 1 (base^0)";
     return failure();
   }
@@ -278,7 +266,7 @@ FailureOr<double> inverseFrequencyBase(ArrayRef<double> invFreq, int64_t R,
       base = std::round(base);
   }
   for (auto [i, f] : llvm::enumerate(invFreq))
-    if (!close(f, std::pow(base, -2.0 * double(i) / double(R)))) {
+    if (!closeConstants(f, std::pow(base, -2.0 * double(i) / double(R)))) {
       why = llvm::formatv("the inverse frequencies are not base^(-2i/R) for one "
                           "base: the last gives base {0}, for which frequency {1} "
                           "would be {2}, not {3} (a scaled RoPE, e.g. llama3's, "
@@ -574,7 +562,7 @@ FailureOr<AlibiMatch> matchAlibi(tfm::AddOp add, std::string &why) {
       }
       double maxBias = -double(c) * std::log2(slope[0]);
       for (int64_t h = 0; h < heads; ++h)
-        if (!close(slope[h], paperSlope(maxBias, heads, h))) {
+        if (!closeConstants(slope[h], paperSlope(maxBias, heads, h))) {
           why = llvm::formatv("head {0}'s slope is {1}, not {2} as in the paper's "
                               "geometric sequence for {3} heads with head 0's slope "
                               "(max_bias {4})",

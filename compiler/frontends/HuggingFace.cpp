@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontends/HuggingFace.h"
+#include "compiler/frontends/ImportContext.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/Support.h"
 #include "compiler/frontends/WeightFiles.h"
@@ -964,25 +965,16 @@ attune::frontends::importHuggingFace(llvm::StringRef dir) {
     if (llvm::Error e = readSentenceModules(dir, pool, normalize))
       return std::move(e);
 
-  DialectRegistry registry;
-  registry.insert<tfm::TfmDialect, func::FuncDialect, arith::ArithDialect>();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // Verifier messages from a model that does not fit its config are the
-  // importer's error, not a second diagnostic stream.
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      diagnostics += diag.str() + "\n";
-    return success();
-  });
-  ModelBuilder builder(context, *recipe, *hyper, *checkpoint, *prefix);
+  ImportContext context;
+  ModelBuilder builder(context.get(), *recipe, *hyper, *checkpoint, *prefix);
   std::string functionName = modelType;
   std::replace(functionName.begin(), functionName.end(), '-', '_');
   auto module = builder.build(functionName, pool, normalize);
   if (!module)
     return makeError(llvm::toString(module.takeError()) +
-                     (diagnostics.empty() ? "" : ": " + llvm::StringRef(diagnostics).rtrim()));
+                     (context.diagnostics().empty()
+                          ? ""
+                          : ": " + llvm::StringRef(context.diagnostics()).rtrim()));
 
   HuggingFaceModel out;
   out.modelType = modelType;

@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontends/OnnxImporter.h"
+#include "compiler/frontends/ImportContext.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/Support.h"
 #include "dialects/tfm/TfmBuilders.h"
@@ -2210,21 +2211,13 @@ llvm::Expected<OnnxModel> attune::frontends::importOnnx(llvm::StringRef file) {
                                    file, opset, kMinOpset, kMaxOpset)
                          .str());
 
-  DialectRegistry registry;
-  registry.insert<tfm::TfmDialect, func::FuncDialect, arith::ArithDialect>();
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      diagnostics += diag.str() + "\n";
-    return success();
-  });
+  ImportContext context;
   llvm::SmallString<256> folder(file);
   path::remove_filename(folder);
   if (folder.empty())
     folder = ".";
-  Importer importer(context, model, folder.str().str(), opset, diagnostics);
+  Importer importer(context.get(), model, folder.str().str(), opset,
+                    context.diagnostics());
   auto module = importer.run();
   if (!module)
     return module.takeError();
