@@ -544,7 +544,8 @@ private:
     llvm::FailureOr<OpTy> op =
         tfm::createChecked<OpTy>(b, loc(where), std::forward<Args>(args)...);
     if (llvm::failed(op)) {
-      fail("building " + where + " failed (see the diagnostic above)");
+      // The verifier's message is appended by importHuggingFace.
+      fail("building " + where + " failed");
       return placeholder({});
     }
     return op->getResult();
@@ -740,7 +741,6 @@ Value ModelBuilder::meanPool(Value hidden, Value mask, bool normalize) {
 
 llvm::Expected<OwningOpRef<ModuleOp>>
 ModelBuilder::build(llvm::StringRef functionName, bool pool, bool normalize) {
-  MLIRContext *ctx = b.getContext();
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
   b.setInsertionPointToEnd(module->getBody());
 
@@ -830,8 +830,7 @@ ModelBuilder::build(llvm::StringRef functionName, bool pool, bool normalize) {
     return makeError(error.value_or("the model could not be built"));
   b.create<func::ReturnOp>(loc("return"), results);
   if (mlir::failed(verify(*module)))
-    return makeError("the imported model does not verify (see the diagnostic above)");
-  (void)ctx;
+    return makeError("the imported model does not verify");
   return module;
 }
 
