@@ -324,6 +324,24 @@ const TuningEntry *TuningDatabase::resolve(llvm::StringRef isa,
   return nullptr;
 }
 
+std::vector<std::string> tuningKeys(const KernelSpec &spec) {
+  std::vector<std::string> keys = {tuningKey(spec)};
+  if (spec.kind == KernelKind::Attention && (spec.hasMask || spec.hasKeyPadding)) {
+    KernelSpec unmasked = spec;
+    unmasked.hasMask = unmasked.hasKeyPadding = false;
+    keys.push_back(tuningKey(unmasked));
+  }
+  return keys;
+}
+
+const TuningEntry *TuningDatabase::find(llvm::StringRef isa,
+                                        const KernelSpec &spec) const {
+  for (const std::string &key : tuningKeys(spec))
+    if (const TuningEntry *entry = resolve(isa, key))
+      return entry;
+  return nullptr;
+}
+
 std::vector<std::string> TuningDatabase::levels() const {
   std::vector<std::string> names = isas(), out;
   for (attune_isa_t isa : {ATTUNE_ISA_BASELINE, ATTUNE_ISA_AVX2,
@@ -338,10 +356,9 @@ std::vector<std::string> TuningDatabase::levels() const {
 }
 
 std::vector<std::string> TuningDatabase::apply(KernelSpec &spec) const {
-  std::string key = tuningKey(spec);
   std::vector<std::string> applied;
   for (const std::string &isa : levels())
-    if (const TuningEntry *entry = resolve(isa, key)) {
+    if (const TuningEntry *entry = find(isa, spec)) {
       spec.schedules[isa] = entry->params;
       applied.push_back(isa);
     }
@@ -412,10 +429,15 @@ std::string describeTuning(const KernelSpec &spec, const TuningDatabase *db) {
   std::string line = key + ":";
   for (const std::string &isa : levels) {
     line += (line.back() == ':' ? " " : ", ") + isa + " ";
-    const TuningEntry *entry = db->resolve(isa, key);
+    const TuningEntry *entry = db->find(isa, spec);
     line += entry ? formatParams(entry->params) : "formula";
-    if (entry && entry->isa != isa)
-      line += " from " + entry->isa;
+    if (entry && (entry->isa != isa || entry->kernel != key)) {
+      line += " from";
+      if (entry->isa != isa)
+        line += " " + entry->isa;
+      if (entry->kernel != key)
+        line += " " + entry->kernel;
+    }
   }
   return line;
 }

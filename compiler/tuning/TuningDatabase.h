@@ -48,6 +48,15 @@ inline constexpr int64_t kFormatVersion = 1;
 /// with that structure. Shapes are dynamic and never part of it.
 std::string tuningKey(const codegen::KernelSpec &spec);
 
+/// The keys an entry for `spec` is looked up by, most specific first:
+/// tuningKey(spec), then for attention with an additive mask or key padding
+/// the same key without them ("attention_f32_d32_kpm_i64" ->
+/// "attention_f32_d32"). A mask adds one load and add per score and leaves
+/// the tiles' register budget as it was, so the unmasked kernel's measured
+/// tiles are a better start than the formula; an entry tuned with the mask
+/// still wins.
+std::vector<std::string> tuningKeys(const codegen::KernelSpec &spec);
+
 /// One measured choice of schedule parameters.
 struct TuningEntry {
   std::string isa;
@@ -80,10 +89,15 @@ public:
   /// tuning run), else null: the formula applies.
   const TuningEntry *resolve(llvm::StringRef isa, llvm::StringRef kernel) const;
 
+  /// The entry level `isa` uses for `spec`: resolve() on each of
+  /// tuningKeys(spec) in turn; null when none has one.
+  const TuningEntry *find(llvm::StringRef isa,
+                          const codegen::KernelSpec &spec) const;
+
   /// Every level resolve() finds entries for, lowest first.
   std::vector<std::string> levels() const;
 
-  /// Sets spec.schedules[isa] for every level resolve() finds an entry for,
+  /// Sets spec.schedules[isa] for every level find() finds an entry for,
   /// leaving the others as they were. Returns the levels it set, lowest
   /// first.
   std::vector<std::string> apply(codegen::KernelSpec &spec) const;
@@ -117,7 +131,9 @@ std::string defaultTuningDatabasePath();
 /// One line per kernel saying which entry each level got, for --verbose and
 /// the phase dump: "<key>: avx2 {key_block=64, ...}, avx512 formula,
 /// avx512_spr formula", or "<key>: formula" when `db` is null or empty. An
-/// entry borrowed from a lower level says so ("{...} from avx512").
+/// entry borrowed from a lower level or another key says so ("{...} from
+/// avx512", "{...} from attention_f32_d32", "{...} from avx512
+/// attention_f32_d32").
 std::string describeTuning(const codegen::KernelSpec &spec,
                            const TuningDatabase *db);
 

@@ -41,6 +41,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace attune::codegen;
@@ -126,7 +127,8 @@ KernelSpec attentionSpec(int64_t d, bool causal) {
 }
 
 /// The built-in list: Linear (GPT-2's 768 -> 3072 at 512 tokens), the QK^T
-/// matmul of unfused attention, and fused attention at the usual head dims.
+/// matmul of unfused attention, and fused attention at head dims 32, 64
+/// and 128.
 std::vector<Problem> builtinProblems() {
   std::vector<Problem> problems;
   const int M = 512, K = 768, N = 3072;
@@ -153,14 +155,17 @@ std::vector<Problem> builtinProblems() {
     p.timeShapes = {{D, S, Bt}, {D, S, Bt}, {S, S, Bt}};
     problems.push_back(p);
   }
-  const int B = 1, H = 12, S = 1024;
-  for (int64_t d : {64, 128})
+  // Head dim 32 is the small encoders' (all-MiniLM-L6-v2, BERT-small: 512
+  // positions at most), timed at their longest sequence.
+  const int B = 1, H = 12;
+  for (auto [d, S] : {std::pair<int64_t, int>{32, 512}, {64, 1024}, {128, 1024}})
     for (bool causal : {false, true}) {
       int D = static_cast<int>(d);
       // Useful work only: a causal kernel does half of it.
       double flops = 4.0 * B * H * S * S * D * (causal ? 0.5 : 1.0);
       Problem p{attentionSpec(d, causal),
-                "B=1 H=12 S=1024 D=" + std::to_string(d), {}, {}, flops};
+                "B=1 H=12 S=" + std::to_string(S) + " D=" + std::to_string(d),
+                {}, {}, flops};
       std::vector<int> small = {D, 77, 2, 1}, big = {D, S, H, B};
       p.checkShapes = {small, small, small, small};
       p.timeShapes = {big, big, big, big};

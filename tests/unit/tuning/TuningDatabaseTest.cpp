@@ -200,6 +200,37 @@ TEST(TuningDatabase, OwnEntryBeatsBorrowed) {
   EXPECT_EQ(avx2Only.resolve("baseline", "linear_f32_bias"), nullptr);
 }
 
+TEST(TuningDatabase, MaskedAttentionFallsBackToUnmasked) {
+  TuningDatabase db;
+  db.insert({"avx512", "attention_f32_d32", {{"query_tile", 32}}, {}});
+  KernelSpec padded = attention(32, false);
+  padded.hasKeyPadding = true;
+  padded.keyPaddingType = ScalarType::I64;
+  EXPECT_EQ(tuningKeys(padded), (std::vector<std::string>{
+                                    "attention_f32_d32_kpm_i64", "attention_f32_d32"}));
+  EXPECT_EQ(describeTuning(padded, &db),
+            "attention_f32_d32_kpm_i64: avx512 {query_tile=32} from "
+            "attention_f32_d32, avx512_spr {query_tile=32} from avx512 "
+            "attention_f32_d32");
+  KernelSpec applied = padded;
+  EXPECT_EQ(db.apply(applied), (std::vector<std::string>{"avx512", "avx512_spr"}));
+  EXPECT_EQ(applied.schedules["avx512"].at("query_tile"), 32);
+
+  // An entry tuned with the mask wins over the unmasked one.
+  db.insert({"avx512", "attention_f32_d32_kpm_i64", {{"query_tile", 64}}, {}});
+  applied = padded;
+  db.apply(applied);
+  EXPECT_EQ(applied.schedules["avx512"].at("query_tile"), 64);
+
+  // Causal is structure, not a mask: no fallback from causal to non-causal.
+  KernelSpec causal = attention(32, true);
+  causal.hasMask = true;
+  EXPECT_EQ(tuningKeys(causal), (std::vector<std::string>{
+                                    "attention_f32_d32_causal_mask",
+                                    "attention_f32_d32_causal"}));
+  EXPECT_EQ(db.find("avx512", causal), nullptr);
+}
+
 TEST(TuningDatabase, InsertReplaces) {
   TuningDatabase db;
   db.insert({"avx2", "linear_f32_bias", {{"rows", 4}}, {}});
