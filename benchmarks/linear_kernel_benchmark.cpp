@@ -136,7 +136,9 @@ int main(int argc, char **argv) {
   };
   for (int threads : {1, 2})
     for (Shape s :
-         {Shape{128, 768, 768}, Shape{512, 768, 768}, Shape{512, 768, 3072}}) {
+         {Shape{128, 768, 768}, Shape{512, 768, 768}, Shape{512, 768, 3072},
+          // all-MiniLM-L6-v2 at 128 tokens: projections, MLP in and out.
+          Shape{128, 384, 384}, Shape{128, 384, 1536}, Shape{128, 1536, 384}}) {
       std::string name =
           "BM_Linear/M:" + std::to_string(s.M) + "/K:" + std::to_string(s.K) +
           "/N:" + std::to_string(s.N) + "/T:" + std::to_string(threads);

@@ -224,6 +224,9 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipeline::CompileOptions pipelineOptions;
   pipelineOptions.fuseAttention = options.fuseAttention;
   pipelineOptions.raiseEncodings = options.raiseEncodings;
+  pipelineOptions.fuseEpilogues = options.fuseEpilogues;
+  pipelineOptions.weightPanelWidth =
+      options.packWeights ? target.weightPanelWidth() : 0;
   pipelineOptions.fusionReportPath =
       options.fuseAttention ? options.fusionReportPath : std::string();
   PassManager pm(&context, ModuleOp::getOperationName());
@@ -242,6 +245,13 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   timer.done("graph passes");
   if (std::string error = checkDumps(); !error.empty())
     return error;
+  // The weights the passes gave a layout (tfm-pack-weights) are stored in it.
+  {
+    auto packed = packWeightBlob(*module, blob);
+    if (!packed)
+      return fail("cannot pack weights: " + llvm::toString(packed.takeError()));
+    blob = std::move(*packed);
+  }
   // The drawing shows the graph the later phases compile, so it is taken
   // here, where --emit=mlir prints, whatever is emitted.
   if (!options.graphPath.empty()) {

@@ -56,6 +56,11 @@ struct DriverOptions {
   bool fuseAttention = true;
   /// --no-raise-encodings turns it off (CompileOptions::raiseEncodings).
   bool raiseEncodings = true;
+  /// --no-fuse-epilogues turns it off (CompileOptions::fuseEpilogues).
+  bool fuseEpilogues = true;
+  /// --no-pack-weights turns it off; on, the target's weightPanelWidth()
+  /// decides (CompileOptions::weightPanelWidth).
+  bool packWeights = true;
   /// --fusion-report: every attention site as JSON ("" for none).
   std::string fusionReportPath;
   /// --dump-phases-to: one numbered file per phase ("" for none).

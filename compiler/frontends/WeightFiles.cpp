@@ -181,6 +181,17 @@ llvm::Expected<WeightFiles> WeightFiles::openIndex(llvm::StringRef path) {
 }
 
 std::optional<WeightFileTensor>
+WeightFiles::lookupPacked(llvm::StringRef name) const {
+  std::string prefix = (name + "@panels<").str();
+  for (const File &file : files_)
+    for (const SafeTensorEntry &entry : file.view.entries())
+      if (llvm::StringRef(entry.name).starts_with(prefix))
+        return WeightFileTensor{&entry, file.view.dataStart() + entry.offset,
+                                file.path};
+  return std::nullopt;
+}
+
+std::optional<WeightFileTensor>
 WeightFiles::lookup(llvm::StringRef name) const {
   const File *file = nullptr;
   if (files_.size() == 1 && shardOf_.empty()) {

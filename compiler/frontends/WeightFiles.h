@@ -55,6 +55,12 @@ public:
   /// The tensor called `name`, or nullopt when no file holds it.
   std::optional<WeightFileTensor> lookup(llvm::StringRef name) const;
 
+  /// The tensor called `name@panels<W>` for some W: a matrix an attune
+  /// library stores packed into panels (tfm-pack-weights), so a library's
+  /// own weights (attune_model_weights, --weights-storage=external) bind
+  /// back to the model. The first in file order; nullopt when none.
+  std::optional<WeightFileTensor> lookupPacked(llvm::StringRef name) const;
+
   /// "weights file 'PATH'" or "weights index 'PATH'", naming what was
   /// opened (after resolving a folder), to begin a message with.
   const std::string &description() const { return description_; }

@@ -19,10 +19,13 @@
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
 #include "compiler/frontends/WeightFiles.h"
+#include "compiler/support/PanelLayout.h"
 #include "dialects/tfm/TfmOps.h"
 
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -282,6 +285,89 @@ std::vector<uint8_t> readTensor(const WeightFileTensor &found, ScalarType ir,
 
 } // namespace
 
+namespace {
+
+/// Rewrites `t`, a row-major [K, N] matrix, into its panels of `width`.
+void packTensor(SafeTensorData &t, int64_t width) {
+  const int64_t k = t.shape[0], n = t.shape[1];
+  std::vector<int64_t> shape = panelStorageShape(k, n, width);
+  std::vector<uint8_t> packed(static_cast<size_t>(shape[0] * k * width) *
+                              scalarTypeBytes(t.dtype));
+  packPanels(t.bytes.data(), packed.data(), k, n, width,
+             scalarTypeBytes(t.dtype));
+  t.bytes = std::move(packed);
+  t.shape = std::move(shape);
+}
+
+} // namespace
+
+llvm::Expected<std::string> attune::packWeightBlob(ModuleOp module,
+                                                   llvm::StringRef blob) {
+  // Packed weights the blob lacks, and the plain entries they come from.
+  llvm::StringMap<tfm::WeightOp> missing;
+  llvm::StringSet<> plainKeys;
+  module.walk([&](tfm::WeightOp op) {
+    if (op.getPanels())
+      missing.try_emplace(op.getBlobKey(), op);
+    else
+      plainKeys.insert(op.getBlobKey());
+  });
+  if (missing.empty())
+    return blob.str();
+  llvm::Expected<SafeTensorsView> view =
+      SafeTensorsView::parse(blob.data(), blob.size());
+  if (!view)
+    return view.takeError();
+  for (const SafeTensorEntry &entry : view->entries())
+    missing.erase(entry.name);
+  if (missing.empty())
+    return blob.str();
+
+  auto copyOf = [&](const SafeTensorEntry &entry) {
+    SafeTensorData t;
+    t.name = entry.name;
+    t.dtype = entry.dtype;
+    t.shape = entry.shape;
+    const uint8_t *data = view->dataStart() + entry.offset;
+    t.bytes.assign(data, data + entry.size);
+    return t;
+  };
+  // Sorted by key: the blob's bytes must not depend on hash order.
+  std::vector<std::string> keys;
+  for (auto &item : missing)
+    keys.push_back(item.getKey().str());
+  llvm::sort(keys);
+  std::vector<SafeTensorData> packed;
+  llvm::StringSet<> packedFrom;
+  for (const std::string &key : keys) {
+    tfm::WeightOp op = missing.lookup(key);
+    llvm::StringRef plain = llvm::StringRef(key).rsplit("@panels<").first;
+    const SafeTensorEntry *entry = view->lookup(plain);
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!entry)
+      return makeError("weight '" + op.getName() + "': the weights blob has no '" +
+                       key + "' and no '" + plain + "' to pack it from");
+    if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
+      return makeError("weight '" + op.getName() + "': cannot pack entry '" +
+                       plain + "' of shape " + shapeString(entry->shape) +
+                       " as " + typeString(type));
+    SafeTensorData t = copyOf(*entry);
+    t.name = key;
+    packTensor(t, op.getPanels().getWidth());
+    packed.push_back(std::move(t));
+    packedFrom.insert(plain);
+  }
+  std::vector<SafeTensorData> tensors;
+  // Plain entries stay unless only their packed form is read now: the
+  // reference evaluator unpacks those (weightsFromSafeTensors).
+  for (const SafeTensorEntry &entry : view->entries())
+    if (!packedFrom.contains(entry.name) || plainKeys.contains(entry.name))
+      tensors.push_back(copyOf(entry));
+  for (SafeTensorData &t : packed)
+    tensors.push_back(std::move(t));
+  return writeSafeTensors(tensors);
+}
+
 llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
                                                        llvm::StringRef path,
                                                        uint64_t seed) {
@@ -344,7 +430,27 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
     t.dtype = *dtype;
     t.shape.assign(type.getShape().begin(), type.getShape().end());
 
-    if (files) {
+    std::optional<WeightFileTensor> packed;
+    if (files && !op.getTranspose() && type.getRank() == 2 &&
+        !files->lookup(op.getName()))
+      packed = files->lookupPacked(op.getName());
+    if (packed) {
+      // A library's own weights given back: this matrix is stored packed
+      // into panels [ceil(N/W), K, W] of its own dtype; unpacked here.
+      const SafeTensorEntry *entry = packed->entry;
+      const int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+      if (entry->dtype != *dtype || entry->shape.size() != 3 ||
+          entry->shape[2] < 1 ||
+          entry->shape != panelStorageShape(k, n, entry->shape[2]))
+        return makeError(llvm::formatv(
+            "weights file '{0}': tensor '{1}' has dtype {2} and shape {3}, "
+            "which are not {4} packed into panels",
+            packed->file, entry->name, safeTensorsDTypeName(entry->dtype),
+            shapeString(entry->shape), typeString(type)));
+      t.bytes.resize(static_cast<size_t>(k * n) * scalarTypeBytes(*dtype));
+      unpackPanels(packed->data, t.bytes.data(), k, n, entry->shape[2],
+                   scalarTypeBytes(*dtype));
+    } else if (files) {
       std::optional<WeightFileTensor> found = files->lookup(op.getName());
       if (!found)
         return makeError(files->description() + " has no tensor '" +
@@ -384,6 +490,8 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
         return bytes.takeError();
       t.bytes = std::move(*bytes);
     }
+    if (tfm::PanelsAttr panels = op.getPanels())
+      packTensor(t, panels.getWidth());
     tensors.push_back(std::move(t));
   }
   // No weights, no blob: a weightless library then embeds nothing and its

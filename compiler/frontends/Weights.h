@@ -25,6 +25,16 @@ llvm::Expected<std::string> materializeWeights(mlir::ModuleOp module,
                                                llvm::StringRef weightsPath,
                                                uint64_t seed = 0);
 
+/// The blob `blob` (materializeWeights' output for the model as written)
+/// with the weights `module` now reads packed into panels (#tfm.panels, set
+/// by tfm-pack-weights after binding) added in that layout under their
+/// blob keys (`name^T@panels<64>`). A plain entry that no weight op reads
+/// any more is dropped, so the library holds each matrix once; the reference
+/// evaluator reads the packed entry in its place. Returns `blob` unchanged
+/// when nothing is missing.
+llvm::Expected<std::string> packWeightBlob(mlir::ModuleOp module,
+                                           llvm::StringRef blob);
+
 } // namespace attune
 
 #endif // ATTUNE_COMPILER_FRONTENDS_WEIGHTS_H

@@ -43,6 +43,17 @@ void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
     pm.addPass(createDecomposeAttention());
   }
 
+  // After attention: the attention matcher never looks at linears, and the
+  // activations it leaves are what this folds.
+  if (options.fuseEpilogues)
+    pm.addPass(createFuseEpilogues());
+  // Last: it changes how weights are stored, which no graph pass reads.
+  if (options.weightPanelWidth > 0) {
+    PackWeightsOptions packOptions;
+    packOptions.panelWidth = options.weightPanelWidth;
+    pm.addPass(createPackWeights(packOptions));
+  }
+
   // Fusion and decomposition both leave duplicate constants and shared
   // reshapes behind; CSE removes them before the host code plans memory.
   pm.addPass(createCSEPass());

@@ -28,6 +28,14 @@ struct CompileOptions {
   /// graph rounds them to f32, so outputs move by up to about position *
   /// 2^-24 rad, and a user comparing bit-closely with the graph may want it.
   bool raiseEncodings = true;
+  /// Fold activations into the linear before them (tfm-fuse-epilogues), in
+  /// fused and unfused attention builds alike: it is independent of
+  /// attention, and the two builds stay comparable.
+  bool fuseEpilogues = true;
+  /// Store linear weights in the GEMM's panel layout (tfm-pack-weights)
+  /// with panels of this many columns (the target's weightPanelWidth());
+  /// 0 stores them as the model has them.
+  int64_t weightPanelWidth = 96;
   /// Where the fuse pass writes its JSON report of every softmax site; empty
   /// writes none. Ignored when fuseAttention is false (see
   /// writeFusionDisabledReport).
@@ -36,7 +44,7 @@ struct CompileOptions {
 
 /// Adds the graph passes to `pm` (anchored on builtin.module), in order:
 ///   canonicalize, cse, [tfm-raise-encodings, tfm-fuse-attention] |
-///   tfm-decompose-attention, cse.
+///   tfm-decompose-attention, tfm-fuse-epilogues, tfm-pack-weights, cse.
 /// The verifier runs on the parsed module and after every pass (the pass
 /// manager's default), which is where shapes are checked: every tfm op infers
 /// its result type and the verifier compares it with the written one.

@@ -17,6 +17,7 @@
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
+#include "compiler/support/PanelLayout.h"
 #include "dialects/tfm/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -158,6 +159,36 @@ std::string indexString(int64_t linear, llvm::ArrayRef<int64_t> shape) {
 }
 
 /// Number of elements in all but the last `trailing` dimensions.
+// The activations, shared by their element-wise ops and tfm.linear's
+// `activation` (which must compute exactly what the op would).
+double relu(double x) { return x < 0 ? 0.0 : x; } // NaN propagates
+double silu(double x) { return x / (1.0 + std::exp(-x)); }
+double geluErf(double x) {
+  constexpr double kSqrtHalf = 0.70710678118654752440084436210485;
+  return 0.5 * x * (1.0 + std::erf(x * kSqrtHalf));
+}
+double geluTanh(double x) {
+  constexpr double kSqrt2OverPi = 0.79788456080286535587989211986876;
+  return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+}
+
+/// tfm.linear's activation as a function; null for `none`.
+double (*activationFunction(tfm::ActivationKind kind))(double) {
+  switch (kind) {
+  case tfm::ActivationKind::none:
+    return nullptr;
+  case tfm::ActivationKind::relu:
+    return relu;
+  case tfm::ActivationKind::gelu:
+    return geluErf;
+  case tfm::ActivationKind::gelu_tanh:
+    return geluTanh;
+  case tfm::ActivationKind::silu:
+    return silu;
+  }
+  return nullptr;
+}
+
 int64_t leadingElements(llvm::ArrayRef<int64_t> shape, size_t trailing) {
   int64_t n = 1;
   for (size_t i = 0; i + trailing < shape.size(); ++i)
@@ -459,11 +490,10 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::CastOp o) { return evalCast(o); })
       .Case([&](tfm::WhereOp o) { return evalWhere(o); })
       .Case([&](tfm::ReluOp o) {
-        // NaN propagates, as in max(x, 0) of IEEE maxNum's NaN-aware cousins.
-        return evalUnary(o, [](double x) { return x < 0 ? 0.0 : x; });
+        return evalUnary(o, relu);
       })
       .Case([&](tfm::SiluOp o) {
-        return evalUnary(o, [](double x) { return x / (1.0 + std::exp(-x)); });
+        return evalUnary(o, silu);
       })
       .Case([&](tfm::NegOp o) {
         return evalUnary(
@@ -495,16 +525,9 @@ llvm::Error Interpreter::eval(Operation *op) {
         return evalUnary(o, [](double x) { return std::sin(x); });
       })
       .Case([&](tfm::GeluOp o) {
-        if (o.getApproximate() == tfm::GeluApproxKind::tanh)
-          return evalUnary(o, [](double x) {
-            constexpr double kSqrt2OverPi = 0.79788456080286535587989211986876;
-            return 0.5 * x *
-                   (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
-          });
-        return evalUnary(o, [](double x) {
-          constexpr double kSqrtHalf = 0.70710678118654752440084436210485;
-          return 0.5 * x * (1.0 + std::erf(x * kSqrtHalf));
-        });
+        return evalUnary(o, o.getApproximate() == tfm::GeluApproxKind::tanh
+                                ? geluTanh
+                                : geluErf);
       })
       .Case([&](tfm::SoftmaxOp o) { return evalSoftmax(o); })
       .Case([&](tfm::CausalMaskOp o) { return evalCausalMask(o); })
@@ -762,6 +785,9 @@ llvm::Error Interpreter::evalLinear(tfm::LinearOp op) {
         acc[n] += x * wk[n];
     }
   }
+  if (double (*activation)(double) = activationFunction(op.getActivation()))
+    for (double &v : out.data)
+      v = activation(v);
   return define(op, std::move(out));
 }
 
@@ -1588,6 +1614,18 @@ llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
                           llvm::StringRef name,
                           RankedTensorType type) -> llvm::Expected<Tensor> {
     const SafeTensorEntry *entry = view.lookup(name);
+    // A matrix the library stores packed into panels (tfm-pack-weights)
+    // under `name@panels<W>`, in place of the plain entry a model as
+    // written names. Panels are [ceil(N/W), K, W]: W is the last dim.
+    auto packedName = [&](const SafeTensorEntry &e) {
+      return llvm::StringRef(e.name).starts_with((name + "@panels<").str());
+    };
+    if (!entry && type.getRank() == 2)
+      for (const SafeTensorEntry &e : view.entries())
+        if (packedName(e)) {
+          entry = &e;
+          break;
+        }
     if (!entry)
       return makeError("no tensor '" + name + "' in the weights");
     std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());
@@ -1595,13 +1633,26 @@ llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
       return makeError(llvm::formatv(
           "tensor '{0}' has dtype {1}, but the IR declares {2}", name,
           safeTensorsDTypeName(entry->dtype), typeString(type)));
-    if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
+    const bool packed = entry->name != name.str() ||
+                        isa_and_nonnull<tfm::PanelsAttr>(type.getEncoding());
+    std::vector<int64_t> stored(type.getShape().begin(), type.getShape().end());
+    if (packed && entry->shape.size() == 3)
+      stored = panelStorageShape(stored[0], stored[1], entry->shape[2]);
+    if (entry->shape != stored)
       return makeError(
           llvm::formatv("tensor '{0}' has shape {1}, but the IR declares {2}",
-                        name, shapeString(entry->shape), typeString(type)));
-    Tensor t = makeTensor(entry->dtype, entry->shape);
+                        entry->name, shapeString(entry->shape), typeString(type)));
     size_t width = scalarTypeBytes(entry->dtype);
     const uint8_t *p = view.dataStart() + entry->offset;
+    std::vector<uint8_t> unpacked;
+    if (packed) {
+      unpacked.resize(type.getNumElements() * width);
+      unpackPanels(p, unpacked.data(), stored[1], type.getDimSize(1), stored[2],
+                   width);
+      p = unpacked.data();
+    }
+    Tensor t = makeTensor(entry->dtype, std::vector<int64_t>(type.getShape().begin(),
+                                                             type.getShape().end()));
     for (size_t i = 0; i < t.data.size(); ++i)
       t.data[i] = decodeElement(p + i * width, entry->dtype);
     return t;

@@ -298,6 +298,10 @@ std::string KernelSpec::symbolName() const {
     break;
   case KernelKind::Linear:
     name += hasBias ? "_bias" : "_nobias";
+    if (activation)
+      name += std::string("_") + unaryName(*activation);
+    if (weightPanel > 0)
+      name += "_p" + std::to_string(weightPanel);
     break;
   case KernelKind::Matmul:
     name += transposeA ? "_ta" : "_na";
@@ -404,7 +408,7 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
   case KernelKind::RmsNorm:
     return {{"x", e, 2}, {"gamma", e, 1}, {"out", e, 2}};
   case KernelKind::Linear: {
-    std::vector<KernelArg> args = {{"x", e, 2}, {"w", e, 2}};
+    std::vector<KernelArg> args = {{"x", e, 2}, {"w", e, spec.weightPanel > 0 ? 3 : 2}};
     if (spec.hasBias)
       args.push_back({"bias", e, 1});
     args.push_back({"out", e, 2});
@@ -553,6 +557,20 @@ std::string validateKernelSpec(const KernelSpec &spec) {
       if (rank < 1 || rank > kMaxRank)
         return bad("modifier '" + modifier.name + "': expected operand ranks in [1, " +
                    std::to_string(kMaxRank) + "], got " + std::to_string(rank));
+  }
+  if (spec.weightPanel != 0 &&
+      (spec.kind != KernelKind::Linear || spec.weightPanel < 1 ||
+       spec.weightPanel > 1024))
+    return bad("expected a weight panel width in [1, 1024] on linear only, got " +
+               std::to_string(spec.weightPanel));
+  if (spec.activation) {
+    UnaryKind a = *spec.activation;
+    if (spec.kind != KernelKind::Linear)
+      return bad("an activation is only applied by linear");
+    if (a != UnaryKind::Relu && a != UnaryKind::GeluErf &&
+        a != UnaryKind::GeluTanh && a != UnaryKind::Silu)
+      return bad(std::string("expected activation relu, gelu_erf, gelu_tanh "
+                             "or silu, got ") + unaryName(a));
   }
   switch (spec.kind) {
   case KernelKind::Embedding:

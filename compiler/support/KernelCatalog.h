@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -226,6 +227,13 @@ struct KernelSpec {
   ScalarType keyPaddingType = ScalarType::Bool; // Attention key padding
   bool transposeA = false, transposeB = false; // Matmul
   bool hasBias = false;                        // Linear, ComplexLinear
+  /// Linear: applied to x w + b before the store (tfm.linear's activation):
+  /// Relu, GeluErf, GeluTanh or Silu, computed as the Unary kernel does.
+  std::optional<UnaryKind> activation;
+  /// Linear: w is stored as [ceil(N/W), K, W] column panels of this width
+  /// (a tfm.weight with #tfm.panels<W>, compiler/support/PanelLayout.h);
+  /// 0: w is the row-major [K, N] matrix.
+  int64_t weightPanel = 0;
   double epsilon = 0;                          // LayerNorm, RmsNorm
   // Sinusoidal, MultiplicativePosition without a table
   SinusoidalForm form = SinusoidalForm::Interleaved;

@@ -67,6 +67,11 @@ public:
   /// `options`. Returns "" or a message naming the problem.
   virtual std::string configureHost(codegen::HostLoweringOptions &options) const = 0;
 
+  /// The panel width (columns) in which this target's GEMMs read a linear's
+  /// weight in place (tfm-pack-weights' panel-width), or 0 when storing
+  /// weights packed does not pay for the variants it builds.
+  virtual int64_t weightPanelWidth() const = 0;
+
   /// Libraries a generated shared library links ("-lpthread", ...).
   virtual std::vector<std::string> linkLibraries() const = 0;
 };

@@ -76,6 +76,45 @@ def Tfm_GeluApproxAttr : EnumAttr<Tfm_Dialect, Tfm_GeluApproxKind, "gelu_approx"
   let assemblyFormat = "`<` $value `>`";
 }
 
+// The activation a tfm.linear applies to x W + b (tfm-fuse-epilogues folds
+// the element-wise op that follows a linear into it). Each is the element-wise
+// op of the same name: relu, gelu (erf), gelu with approximate = tanh, silu.
+def Tfm_Activation_None : I32EnumAttrCase<"none", 0>;
+def Tfm_Activation_Relu : I32EnumAttrCase<"relu", 1>;
+def Tfm_Activation_Gelu : I32EnumAttrCase<"gelu", 2>;
+def Tfm_Activation_GeluTanh : I32EnumAttrCase<"gelu_tanh", 3>;
+def Tfm_Activation_Silu : I32EnumAttrCase<"silu", 4>;
+def Tfm_ActivationKind : I32EnumAttr<"ActivationKind",
+    "activation applied by tfm.linear",
+    [Tfm_Activation_None, Tfm_Activation_Relu, Tfm_Activation_Gelu,
+     Tfm_Activation_GeluTanh, Tfm_Activation_Silu]> {
+  let cppNamespace = "::attune::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_ActivationAttr : EnumAttr<Tfm_Dialect, Tfm_ActivationKind, "activation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+// A layout, as a tensor type's encoding: the weight a GEMM reads, packed at
+// compile time into the panels its micro-kernel streams (tfm-pack-weights).
+def Tfm_PanelsAttr : AttrDef<Tfm_Dialect, "Panels"> {
+  let mnemonic = "panels";
+  let summary = "a [K, N] matrix stored as column panels of `width`";
+  let description = [{
+    The encoding of a `tensor<K x N x T, #tfm.panels<W>>`: the logical
+    `[K, N]` matrix is stored as `ceil(N / W)` panels, each `[K, W]` and
+    row-major, so that element `(k, n)` sits at
+    `((n / W) * K + k) * W + n % W`; the last panel's columns past `N` are
+    zeros. A GEMM walking K reads a panel front to back, one `W`-wide row
+    per step, instead of `W` values at a stride of `N`. Only the weight of a
+    `tfm.linear` has this encoding (the op's verifier and tfm.weight's check
+    it); the shape and every op's semantics are the logical matrix's.
+  }];
+  let parameters = (ins "int64_t":$width);
+  let assemblyFormat = "`<` $width `>`";
+  let genVerifyDecl = 1;
+}
+
 def Tfm_Compare_Lt : I32EnumAttrCase<"lt", 0>;
 def Tfm_Compare_Le : I32EnumAttrCase<"le", 1>;
 def Tfm_Compare_Gt : I32EnumAttrCase<"gt", 2>;

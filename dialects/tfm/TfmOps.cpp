@@ -165,6 +165,30 @@ LogicalResult WeightOp::verify() {
   if (getTranspose() && type.getRank() != 2)
     return emitOpError("expected 'result' rank 2 with 'transpose', got ")
            << type.getRank();
+  if (Attribute encoding = type.getEncoding()) {
+    if (!isa<PanelsAttr>(encoding))
+      return emitOpError("expected no encoding or #tfm.panels, got ")
+             << encoding;
+    if (type.getRank() != 2)
+      return emitOpError("expected 'result' rank 2 with #tfm.panels, got ")
+             << type.getRank();
+    // Code generation hands the panels to the GEMM as they are stored.
+    for (OpOperand &use : getResult().getUses()) {
+      auto linear = dyn_cast<LinearOp>(use.getOwner());
+      if (!linear || use.getOperandNumber() != 1)
+        return emitOpError("a weight packed into #tfm.panels is read only as "
+                           "the weight of tfm.linear, but '")
+               << use.getOwner()->getName() << "' uses it as operand "
+               << use.getOperandNumber();
+    }
+  }
+  return success();
+}
+
+LogicalResult PanelsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t width) {
+  if (width < 1 || width > 1024)
+    return emitError() << "expected a panel width in [1, 1024], got " << width;
   return success();
 }
 

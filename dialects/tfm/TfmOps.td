@@ -41,12 +41,21 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
     the lookup and `{transpose}` `[D, V]` for the output projection); the
     library then holds both.
 
+    A result type with the `#tfm.panels<W>` encoding (which
+    `tfm-pack-weights` gives the weights of `tfm.linear`) is the same matrix
+    stored in the panel layout the GEMM kernels read: the compiler packs it
+    once, when it builds the library, and every user must be a `tfm.linear`
+    reading it as its weight.
+
     ```mlir
     %w = tfm.weight "h0.attn.c_attn.weight" : tensor<768x2304xf32>
     %g = tfm.weight "h0.ln_1.weight" {init = #tfm.init<ones>} : tensor<768xf32>
     // The file holds [out, in] = [1536, 384]; the IR sees [in, out].
     %q = tfm.weight "encoder.layer.0.intermediate.dense.weight" {transpose}
         : tensor<384x1536xf32>
+    // The same, stored as 16 panels of [384, 96] for the GEMM.
+    %p = tfm.weight "encoder.layer.0.intermediate.dense.weight" {transpose}
+        : tensor<384x1536xf32, #tfm.panels<96>>
     ```
   }];
   let arguments = (ins StrAttr:$name,
@@ -59,10 +68,21 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
   let extraClassDeclaration = [{
     /// The entry of a library's weights blob holding this value: `name`, or
     /// `name^T` with `transpose`, so that a tensor bound both ways is two
-    /// entries. The weight binder writes it, code generation and the
-    /// reference evaluator read it.
+    /// entries; `@panels<W>` appended when the result is packed into panels
+    /// (see PanelsAttr). The weight binder writes it, code generation and
+    /// the reference evaluator read it.
     std::string getBlobKey() {
-      return getTranspose() ? (getName() + "^T").str() : getName().str();
+      std::string key =
+          getTranspose() ? (getName() + "^T").str() : getName().str();
+      if (auto panels = getPanels())
+        key += "@panels<" + std::to_string(panels.getWidth()) + ">";
+      return key;
+    }
+    /// The result's #tfm.panels encoding, or null.
+    PanelsAttr getPanels() {
+      return ::llvm::dyn_cast_or_null<PanelsAttr>(
+          ::llvm::cast<::mlir::RankedTensorType>(getResult().getType())
+              .getEncoding());
     }
   }];
 }
@@ -379,13 +399,25 @@ def Tfm_LinearOp : Tfm_PureOp<"linear"> {
     `weight : [K, N]` (in-features major, as GPT-2's Conv1D stores it; a
     PyTorch `nn.Linear` weight is its transpose) and an optional `bias : [N]`.
 
+    `activation` (default `none`) applies an element-wise function to that
+    sum, exactly as the op of the same name would applied to the result:
+    `relu` (tfm.relu), `gelu` (tfm.gelu), `gelu_tanh` (tfm.gelu with
+    `approximate = tanh`), `silu` (tfm.silu). Models are not expected to
+    write it: `tfm-fuse-epilogues` folds a linear's activation into it, so
+    code generation applies it to the accumulators before they are stored
+    (one pass over the output instead of two).
+
     ```mlir
     %y = tfm.linear %x, %w, %b
+        : tensor<?x?x768xf32>, tensor<768x3072xf32>, tensor<3072xf32> -> tensor<?x?x3072xf32>
+    %z = tfm.linear %x, %w, %b {activation = #tfm.activation<gelu>}
         : tensor<?x?x768xf32>, tensor<768x3072xf32>, tensor<3072xf32> -> tensor<?x?x3072xf32>
     ```
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
-                       Optional<Tfm_FloatTensor>:$bias);
+                       Optional<Tfm_FloatTensor>:$bias,
+                       DefaultValuedAttr<Tfm_ActivationAttr,
+                                         "ActivationKind::none">:$activation);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,` type($weight)

@@ -4,6 +4,7 @@
 #include "compiler/targets/cpu/CpuTarget.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace Halide;
 
@@ -121,6 +122,47 @@ int64_t scheduleParam(const ScheduleParams &params, const std::string &name,
                       int64_t fallback) {
   auto it = params.find(name);
   return it == params.end() ? fallback : it->second;
+}
+
+/// erfc(z) to ~1.2e-7 relative error for every z (Numerical Recipes'
+/// Chebyshev fit). Used instead of 1 - erf(z) so that GELU keeps its
+/// relative accuracy where x is negative and 1 + erf(x / sqrt 2) cancels.
+static Expr erfcF32(const Expr &z) {
+  Expr a = abs(z);
+  Expr t = 1.0f / (1.0f + 0.5f * a);
+  Expr poly =
+      -1.26551223f +
+      t * (1.00002368f +
+           t * (0.37409196f +
+                t * (0.09678418f +
+                     t * (-0.18628806f +
+                          t * (0.27886807f +
+                               t * (-1.13520398f +
+                                    t * (1.48851587f +
+                                         t * (-0.82215223f + t * 0.17087277f))))))));
+  Expr ans = t * exp(-a * a + poly);
+  return select(z >= 0.0f, ans, 2.0f - ans);
+}
+
+Expr activationExpr(UnaryKind kind, const Expr &v) {
+  switch (kind) {
+  case UnaryKind::Relu:
+    return max(v, 0.0f);
+  case UnaryKind::GeluErf:
+    // x/2 * (1 + erf(x/sqrt 2)) = x/2 * erfc(-x/sqrt 2).
+    return 0.5f * v * erfcF32(-v * static_cast<float>(M_SQRT1_2));
+  case UnaryKind::GeluTanh: {
+    // x/2 * (1 + tanh(u)) = x / (1 + exp(-2u)): the same function without
+    // the cancellation of 1 + tanh(u) for negative u.
+    Expr u = static_cast<float>(std::sqrt(2.0 / M_PI)) * (v + 0.044715f * v * v * v);
+    return v / (1.0f + exp(-2.0f * u));
+  }
+  case UnaryKind::Silu:
+    return v / (1.0f + exp(-v));
+  default:
+    failSpec("activation: expected relu, gelu_erf, gelu_tanh or silu, got " +
+             std::to_string(static_cast<int>(kind)));
+  }
 }
 
 Expr castToElement(const KernelSpec &spec, const Expr &value) {

@@ -72,6 +72,11 @@ const ScheduleParams &scheduleFor(const KernelSpec &spec,
 int64_t scheduleParam(const ScheduleParams &params, const std::string &name,
                       int64_t fallback);
 
+/// The float activation `kind` (Relu, GeluErf, GeluTanh, Silu) of `v`, an
+/// f32 value: the Unary kernel's definition, which Linear's epilogue shares.
+/// Fails the spec for any other unary kind.
+Halide::Expr activationExpr(UnaryKind kind, const Halide::Expr &v);
+
 /// Casts `value` (computed in f32) to the element type of `spec`.
 Halide::Expr castToElement(const KernelSpec &spec, const Halide::Expr &value);
 

@@ -54,26 +54,6 @@ std::vector<int> elementwiseEstimates(int rank) {
   return std::vector<int>(sizes, sizes + rank);
 }
 
-/// erfc(z) to ~1.2e-7 relative error for every z (Numerical Recipes'
-/// Chebyshev fit). Used instead of 1 - erf(z) so that GELU keeps its
-/// relative accuracy where x is negative and 1 + erf(x / sqrt 2) cancels.
-Expr erfcF32(const Expr &z) {
-  Expr a = abs(z);
-  Expr t = 1.0f / (1.0f + 0.5f * a);
-  Expr poly =
-      -1.26551223f +
-      t * (1.00002368f +
-           t * (0.37409196f +
-                t * (0.09678418f +
-                     t * (-0.18628806f +
-                          t * (0.27886807f +
-                               t * (-1.13520398f +
-                                    t * (1.48851587f +
-                                         t * (-0.82215223f + t * 0.17087277f))))))));
-  Expr ans = t * exp(-a * a + poly);
-  return select(z >= 0.0f, ans, 2.0f - ans);
-}
-
 /// A float type's encoding: its bits as a signed integer of its width; all
 /// but the sign bit; infinity's bits, above which the magnitude is a NaN;
 /// and a quiet NaN.
@@ -310,21 +290,10 @@ BuiltKernel buildUnaryKernel(const KernelSpec &spec, const Target &target) {
     value = integerUnary(x(i), spec.unary);
   else switch (spec.unary) {
   case UnaryKind::Relu:
-    value = max(v, 0.0f);
-    break;
   case UnaryKind::GeluErf:
-    // x/2 * (1 + erf(x/sqrt 2)) = x/2 * erfc(-x/sqrt 2).
-    value = 0.5f * v * erfcF32(-v * static_cast<float>(M_SQRT1_2));
-    break;
-  case UnaryKind::GeluTanh: {
-    // x/2 * (1 + tanh(u)) = x / (1 + exp(-2u)): the same function without
-    // the cancellation of 1 + tanh(u) for negative u.
-    Expr u = static_cast<float>(std::sqrt(2.0 / M_PI)) * (v + 0.044715f * v * v * v);
-    value = v / (1.0f + exp(-2.0f * u));
-    break;
-  }
+  case UnaryKind::GeluTanh:
   case UnaryKind::Silu:
-    value = v / (1.0f + exp(-v));
+    value = activationExpr(spec.unary, v);
     break;
   case UnaryKind::Neg:
     value = -v;

@@ -87,6 +87,10 @@ GemmTiles chooseGemmTiles(const KernelSpec &spec, const Target &target) {
 /// operands in that logical order from whatever layout the caller has.
 struct GemmPipeline {
   bool batched = true;
+  /// B comes pre-packed in panels of the tile's width (KernelSpec::
+  /// weightPanel): the panel is read in place, not copied. (Panels of a
+  /// multiple of the tile's width are still copied, from contiguous rows.)
+  bool prePacked = false;
   /// True when B is contiguous along n, so packing is a plain vector copy.
   Expr bDenseN = Internal::const_true();
   Var n{"n"}, m{"m"}, bt{"bt"}, ni{"ni"}, no{"no"}, k{"k"};
@@ -95,19 +99,29 @@ struct GemmPipeline {
 };
 
 // ALGORITHM
+///
+/// `prePackedAt`, when given, reads B already stored in panels: element ni
+/// of tile panel `no` at row k (see buildLinearKernel); B is then not copied.
 template <typename AAt, typename BAt>
 GemmPipeline defineGemm(const KernelSpec &spec, const std::string &name,
                         AAt aAt, BAt bAt, Expr M, Expr N, Expr K,
                         const GemmTiles &t,
-                        const std::function<Expr(Expr)> &biasAt, bool batched) {
+                        const std::function<Expr(Expr)> &biasAt, bool batched,
+                        const std::function<Expr(Expr, Expr, Expr)> &prePackedAt = nullptr) {
   GemmPipeline g;
   g.batched = batched;
   g.out = Func(name + "_out");
   const int NT = t.panel;
   // Panel `no` of B, K x NT contiguous. Columns past N (last panel) repeat
-  // column N-1; their results are never stored.
-  g.packedB(g.ni, g.k, g.no, g.bt) =
-      cast<float>(bAt(min(g.no * NT + g.ni, N - 1), g.k, g.bt));
+  // column N-1; their results are never stored. Pre-packed panels hold
+  // zeros there.
+  if (prePackedAt) {
+    g.packedB(g.ni, g.k, g.no, g.bt) = cast<float>(prePackedAt(g.ni, g.k, g.no));
+    g.prePacked = static_cast<int64_t>(NT) == spec.weightPanel;
+  }
+  else
+    g.packedB(g.ni, g.k, g.no, g.bt) =
+        cast<float>(bAt(min(g.no * NT + g.ni, N - 1), g.k, g.bt));
   g.r = RDom(0, K, "rk");
   g.prod(g.ni, g.m, g.no, g.bt) = 0.0f;
   // Rows past M (last row tile) read row M-1 for the same reason.
@@ -119,6 +133,9 @@ GemmPipeline defineGemm(const KernelSpec &spec, const std::string &name,
   Expr value = g.prod(g.n % NT, g.m, g.n / NT, bt);
   if (biasAt)
     value += cast<float>(biasAt(g.n));
+  // The epilogue: applied to the accumulators as they are stored.
+  if (spec.activation)
+    value = activationExpr(*spec.activation, value);
   value = castToElement(spec, value);
   if (batched)
     g.out(g.n, g.m, g.bt) = value;
@@ -145,11 +162,16 @@ void scheduleGemmCPU(GemmPipeline &g, const GemmTiles &t) {
   // panel; bounds inference cannot prove that through the guarded tail of
   // n (n / NT with n <= N - 1), and a non-constant extent would put the
   // accumulators on the heap, so it is stated.
-  g.packedB.compute_at(g.out, task)
-      .bound_extent(g.no, 1)
-      .vectorize(g.ni, V)
-      .unroll(g.ni);
-  g.packedB.specialize(g.bDenseN);
+  if (!g.prePacked) {
+    g.packedB.compute_at(g.out, task)
+        .bound_extent(g.no, 1)
+        .vectorize(g.ni, V)
+        .unroll(g.ni);
+    g.packedB.specialize(g.bDenseN);
+  }
+
+  if (g.prePacked) // the panel is read where it is stored
+    g.packedB.compute_inline();
 
   // Micro-kernel: NT x MT accumulators live in registers across K.
   g.prod.compute_at(g.out, mo)
@@ -184,41 +206,101 @@ std::vector<ScheduleParams> gemmScheduleCandidates(const Target &target) {
   return out;
 }
 
+/// The tiles for B pre-packed in panels of `width`. A tile as wide as the
+/// stored panel reads it in place, contiguously: that tile is taken when it
+/// fits the registers with at least 3 rows (AVX-512 with 64 or 96 floats:
+/// 6 or 4 rows). Otherwise the tuned/formula tile is kept if its panel
+/// divides `width` (AVX2's 24 floats in a 96-wide layout), else the widest
+/// that does; such a tile copies its part of each stored row into a
+/// contiguous panel per call, as the row-major path does (read in place at
+/// a stride, the AVX2 kernel was 1.3x slower on all-MiniLM-L6-v2), and
+/// leaves one register free: with all 16 ymm in use (AVX2's tuned 3 x 4
+/// tile), LLVM spilled an accumulator every K step on this path (1.3x
+/// slower; 3 x 3 is 4% slower than the row-major path's 3 x 4).
+GemmTiles prePackedTiles(GemmTiles t, int64_t width, const Target &target) {
+  const int registers = vectorRegisterCount(target);
+  if (width % t.vec != 0)
+    failSpec("linear: a weight panel of " + std::to_string(width) +
+             " floats is not a multiple of the " + std::to_string(t.vec) +
+             "-float vector");
+  // (rows + 1) * vectors + 1 <= registers.
+  auto rowsFor = [&](int vectors) { return (registers - 1) / vectors - 1; };
+  const int whole = static_cast<int>(width / t.vec);
+  if (rowsFor(whole) >= 3) {
+    t.panel = static_cast<int>(width);
+    t.rows = std::min(rowsFor(whole), 8);
+    return t;
+  }
+  int vectors = std::min(t.panel / t.vec, whole);
+  while (vectors > 1 && width % (vectors * t.vec) != 0)
+    --vectors;
+  t.panel = vectors * t.vec;
+  t.rows = std::max(1, std::min({t.rows, 16, rowsFor(vectors) - 1}));
+  return t;
+}
+
 BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "linear");
   // Any strides: A is read as scalars and B through the packed panel.
   const ScalarType e = spec.elementType;
-  ImageParam x = makeInput(e, 2, "x", false), w = makeInput(e, 2, "w", false);
+  const int W = static_cast<int>(spec.weightPanel);
+  ImageParam x = makeInput(e, 2, "x", false),
+             w = makeInput(e, W > 0 ? 3 : 2, "w", false);
   ImageParam bias;
   std::vector<ImageParam> inputs = {x, w};
   if (spec.hasBias) {
     bias = makeInput(e, 1, "bias", false);
     inputs.push_back(bias);
   }
-  // x[M, K] is (k, m); w[K, N] is (n, k).
+  // x[M, K] is (k, m); w[K, N] is (n, k), or pre-packed [ceil(N/W), K, W]
+  // (c, k, panel) with zeros past N, whose columns all exist: the N the
+  // GEMM may read up to is the stored width (the output says the real N).
   const Expr M = x.dim(1).extent(), K = x.dim(0).extent(),
-             N = w.dim(0).extent();
+             N = W > 0 ? w.dim(2).extent() * W : w.dim(0).extent();
   GemmTiles t = chooseGemmTiles(spec, target);
+  if (W > 0)
+    t = prePackedTiles(t, W, target);
   // ALGORITHM
+  // Pre-packed: tile panel `no` (t.panel columns, dividing W) is part
+  // no % (W / t.panel) of stored panel no / (W / t.panel), so its element
+  // ni is read at a constant offset plus ni: a dense vector load.
+  std::function<Expr(Expr, Expr, Expr)> prePackedAt;
+  if (W > 0) {
+    const int parts = W / t.panel;
+    prePackedAt = [&, parts](Expr ni, Expr kk, Expr no) {
+      return w((no % parts) * t.panel + ni, kk, no / parts);
+    };
+  }
   GemmPipeline g = defineGemm(
       spec, "linear", [&](Expr kk, Expr mm, Expr) { return x(kk, mm); },
       [&](Expr nn, Expr kk, Expr) { return w(nn, kk); }, M, N, K, t,
       spec.hasBias ? std::function<Expr(Expr)>([&](Expr nn) { return bias(nn); })
                    : nullptr,
-      /*batched=*/false);
+      /*batched=*/false, prePackedAt);
   Func out = g.out;
   g.bDenseN = w.dim(0).stride() == 1;
   // SCHEDULE
   scheduleGemmCPU(g, t);
 
-  w.dim(1).set_extent(K);
-  if (spec.hasBias)
-    bias.dim(0).set_bounds(0, N);
   OutputImageParam o = out.output_buffer();
-  o.dim(0).set_bounds(0, N);
+  if (W > 0) {
+    // Dense panels; bounds inference checks the output fits the panels.
+    w.dim(0).set_bounds(0, W).set_stride(1);
+    w.dim(1).set_extent(K).set_stride(W);
+    w.dim(2).set_stride(K * W);
+  } else {
+    w.dim(1).set_extent(K);
+    o.dim(0).set_bounds(0, N);
+  }
+  if (spec.hasBias)
+    bias.dim(0).set_bounds(0, o.dim(0).extent());
+  o.dim(0).set_min(0);
   o.dim(1).set_bounds(0, M);
   x.set_estimates({{0, 768}, {0, 512}});
-  w.set_estimates({{0, 768}, {0, 768}});
+  if (W > 0)
+    w.set_estimates({{0, W}, {0, 768}, {0, 768 / W + 1}});
+  else
+    w.set_estimates({{0, 768}, {0, 768}});
   if (spec.hasBias)
     bias.set_estimates({{0, 768}});
   out.set_estimates({{0, 768}, {0, 512}});

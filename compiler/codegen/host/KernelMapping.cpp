@@ -13,6 +13,7 @@
 #include "compiler/codegen/host/HostPlan.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/SafeTensors.h"
+#include "compiler/support/PanelLayout.h"
 #include "dialects/tfm/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -266,8 +267,12 @@ LogicalResult KernelMapper::bindWeight(tfm::WeightOp op) {
     return op.emitOpError("names weight '")
            << op.getName() << "', which the weights blob does not contain";
   auto type = cast<RankedTensorType>(op.getType());
+  // A packed weight is stored as its panels (compiler/support/PanelLayout.h).
+  std::vector<int64_t> stored(type.getShape().begin(), type.getShape().end());
+  if (tfm::PanelsAttr panels = op.getPanels())
+    stored = panelStorageShape(stored[0], stored[1], panels.getWidth());
   if (entry->dtype != typeOf(op.getResult()) ||
-      ArrayRef<int64_t>(entry->shape) != type.getShape())
+      ArrayRef<int64_t>(entry->shape) != ArrayRef<int64_t>(stored))
     return op.emitOpError("expected weight '")
            << op.getName() << "' of type " << type
            << " in the weights blob, got dtype "
@@ -454,8 +459,36 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.kind = KernelKind::Linear;
         spec.elementType = elementType(l.getResult());
         spec.hasBias = static_cast<bool>(l.getBias());
+        switch (l.getActivation()) {
+        case ActivationKind::none:
+          break;
+        case ActivationKind::relu:
+          spec.activation = UnaryKind::Relu;
+          break;
+        case ActivationKind::gelu:
+          spec.activation = UnaryKind::GeluErf;
+          break;
+        case ActivationKind::gelu_tanh:
+          spec.activation = UnaryKind::GeluTanh;
+          break;
+        case ActivationKind::silu:
+          spec.activation = UnaryKind::Silu;
+          break;
+        }
         SmallVector<BufferView, 6> args = {flattenLeading(l.getInput(), 1),
                                            dense(l.getWeight())};
+        auto weightType = cast<RankedTensorType>(l.getWeight().getType());
+        if (auto panels =
+                dyn_cast_or_null<PanelsAttr>(weightType.getEncoding())) {
+          // tfm.weight's verifier: static [K, N], read only by linears.
+          int64_t K = weightType.getDimSize(0), N = weightType.getDimSize(1);
+          spec.weightPanel = panels.getWidth();
+          std::vector<int64_t> stored =
+              panelStorageShape(K, N, panels.getWidth());
+          args[1] = viewAs(l.getWeight(), {Monomial::constant(stored[0]),
+                                           Monomial::constant(stored[1]),
+                                           Monomial::constant(stored[2])});
+        }
         if (l.getBias())
           args.push_back(dense(l.getBias()));
         args.push_back(flattenLeading(l.getResult(), 1));

@@ -93,6 +93,16 @@ static cl::opt<bool> noRaiseEncodings(
     cl::desc("Keep exporters' RoPE, ALiBi and T5-bias spellings as written "
              "instead of raising them to tfm.rope and score modifiers"),
     cl::cat(compileCategory));
+static cl::opt<bool> noFuseEpilogues(
+    "no-fuse-epilogues",
+    cl::desc("Keep activations after a linear as their own kernels instead of "
+             "applying them in the linear's (tfm-fuse-epilogues)"),
+    cl::cat(compileCategory));
+static cl::opt<bool> noPackWeights(
+    "no-pack-weights",
+    cl::desc("Store linear weights as the model has them instead of in the "
+             "GEMM's panel layout (tfm-pack-weights)"),
+    cl::cat(compileCategory));
 static cl::opt<std::string>
     fusionReport("fusion-report",
                  cl::desc("Write every attention site, fused or not and why, "
@@ -257,6 +267,8 @@ int validateOptions(ValidatedOptions &valid) {
   d.target = valid.target.get();
   d.fuseAttention = !noFuseAttention;
   d.raiseEncodings = !noRaiseEncodings;
+  d.fuseEpilogues = !noFuseEpilogues;
+  d.packWeights = !noPackWeights;
   d.fusionReportPath = fusionReport;
   d.dumpPhasesTo = dumpPhasesTo;
   d.graphPath = graphFile;

@@ -1353,3 +1353,37 @@ func.func @negative_attention_missing_scale(%q: tensor<1x12x?x64xf32>, %k: tenso
   %0 = tfm.attention %q, %k, %v {causal = true} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
   return
 }
+
+// -----
+
+func.func @negative_linear_activation(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) {
+  // expected-error @+2 {{expected ::attune::tfm::ActivationKind to be one of: none, relu, gelu, gelu_tanh, silu}}
+  // expected-error @+1 {{failed to parse Tfm_ActivationAttr parameter 'value'}}
+  %0 = tfm.linear %x, %w {activation = #tfm.activation<tanh>} : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_panels_outside_linear(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{a weight packed into #tfm.panels is read only as the weight of tfm.linear, but 'tfm.add' uses it as operand 1}}
+  %w = tfm.weight "w" : tensor<2x8xf32, #tfm.panels<64>>
+  %0 = tfm.add %x, %w : tensor<2x8xf32>, tensor<2x8xf32, #tfm.panels<64>> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_panels_rank() {
+  // expected-error @+1 {{expected 'result' rank 2 with #tfm.panels, got 1}}
+  %w = tfm.weight "w" : tensor<8xf32, #tfm.panels<64>>
+  return
+}
+
+// -----
+
+func.func @negative_panels_width() {
+  // expected-error @+1 {{expected a panel width in [1, 1024], got 0}}
+  %w = tfm.weight "w" : tensor<8x8xf32, #tfm.panels<0>>
+  return
+}

@@ -118,6 +118,18 @@ func.func @linear(%x: tensor<?x?x768xf32>, %w: tensor<768x3072xf32>, %b: tensor<
   return %0, %1, %2 : tensor<?x?x3072xf32>, tensor<?x?x3072xf32>, tensor<8x16xf32>
 }
 
+/// The default activation (none) is not printed; the others are.
+// CHECK-LABEL: func.func @linear_activation
+func.func @linear_activation(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  // CHECK: tfm.linear %{{.+}}, %{{.+}}, %{{.+}} {activation = #tfm.activation<gelu_tanh>} : tensor<2x8xf32>
+  %0 = tfm.linear %x, %w, %b {activation = #tfm.activation<gelu_tanh>} : tensor<2x8xf32>, tensor<8x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  // CHECK: tfm.linear %{{.+}}, %{{.+}} {activation = #tfm.activation<silu>} : tensor<2x8xf32>
+  %1 = tfm.linear %x, %w {activation = #tfm.activation<silu>} : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  // CHECK: tfm.linear %{{.+}}, %{{.+}} : tensor<2x8xf32>
+  %2 = tfm.linear %x, %w {activation = #tfm.activation<none>} : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  return %0, %1, %2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
+
 // CHECK-LABEL: func.func @matmul
 func.func @matmul(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %p: tensor<1x12x?x?xf32>,
                   %a: tensor<?x32x8xf16>, %b: tensor<4x32x16xf16>)

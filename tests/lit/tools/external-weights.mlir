@@ -38,8 +38,8 @@
 
 /// The file holds exactly the blob an embedded library carries, so it is
 /// itself a weights file the compiler reads: compiling from it gives the same
-/// bytes. Writing the output over that input would destroy it, so it is
-/// refused.
+/// bytes (the packed `w@panels<96>` binds back to `w`). Writing the output
+/// over that input would destroy it, so it is refused.
 // RUN: attune-compile %s --weights=%t/libtiny.safetensors -o %t/again/libtiny.so --weights-storage=external
 // RUN: python3 -c "import sys; print('same bytes' if open(sys.argv[1], 'rb').read() == open(sys.argv[2], 'rb').read() else 'differ')" \
 // RUN:   %t/libtiny.safetensors %t/again/libtiny.safetensors | FileCheck %s --check-prefix=SAME
@@ -58,8 +58,10 @@
 // SIZES: weights {{[0-9]+}} bytes; library smaller than its weights; embedded library larger by at least 99% of them
 
 /// Safetensors with every tensor 64-byte aligned in the file, as the kernels
-/// expect of the mapped base, and nothing after the last tensor.
-// BLOB: ['w', 'wpe', 'wte']
+/// expect of the mapped base, and nothing after the last tensor. The linear's
+/// weight is stored in the GEMM's panels (tfm-pack-weights), under its own
+/// key.
+// BLOB: ['w@panels<96>', 'wpe', 'wte']
 // BLOB-NEXT: aligned ends at [[END:[0-9]+]] of [[END]]
 
 // CHECKED-NOT: error

@@ -21,6 +21,7 @@
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/reference/Evaluator.h"
+#include "compiler/support/PanelLayout.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 #include "tests/unit/kernels/Oracle.h"
 #include "dialects/tfm/TfmDialect.h"
@@ -124,6 +125,55 @@ void checkLinear(int M, int K, int N, bool hasBias) {
           << "M=" << M << " K=" << K << " N=" << N << " at m=" << m
           << " n=" << n;
     }
+}
+
+/// The same product with w pre-packed into panels of `width`
+/// (KernelSpec::weightPanel, as tfm-pack-weights stores it), N not a
+/// multiple of the width so the last panel is padded.
+void checkLinearPacked(int M, int K, int N, int width, bool hasBias) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Linear;
+  spec.hasBias = hasBias;
+  spec.weightPanel = width;
+  Kernel kernel(spec);
+  Buffer<float> x = uniform({K, M}), w = uniform({N, K}), bias = uniform({N});
+  const int panels = static_cast<int>(attune::panelCount(N, width));
+  Buffer<float> packed(width, K, panels);
+  attune::packPanels(reinterpret_cast<const uint8_t *>(w.data()),
+                     reinterpret_cast<uint8_t *>(packed.data()), K, N, width,
+                     sizeof(float));
+  Buffer<float> out(N, M);
+  std::vector<Halide::Buffer<>> inputs = {x, packed};
+  if (hasBias)
+    inputs.push_back(bias);
+  kernel.run(inputs, out);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double want = hasBias ? bias(n) : 0.0, mag = std::fabs(want);
+      for (int k = 0; k < K; ++k) {
+        want += double(x(k, m)) * w(n, k);
+        mag += std::fabs(double(x(k, m)) * w(n, k));
+      }
+      ASSERT_TRUE(closeGemm(out(n, m), want, mag))
+          << "packed " << width << ": M=" << M << " K=" << K << " N=" << N
+          << " at m=" << m << " n=" << n;
+    }
+}
+
+TEST(GemmLinearKernel, ReadsPrePackedPanels) {
+  for (bool bias : {false, true}) {
+    checkLinearPacked(7, 13, 70, 64, bias);  // two panels, the last padded
+    checkLinearPacked(129, 65, 200, 64, bias);
+    checkLinearPacked(5, 9, 16, 64, bias);   // one panel, mostly padding
+  }
+  checkLinearPacked(33, 40, 100, 32, true);  // a narrower layout
+  checkLinearPacked(33, 40, 100, 192, true); // a wider one
+  // The panels must cover the output's columns.
+  KernelSpec spec;
+  spec.kind = KernelKind::Linear;
+  spec.weightPanel = 64;
+  Buffer<float> x = uniform({8, 4}), packed(64, 8, 1), out(65, 4);
+  EXPECT_THROW(Kernel(spec).run({x, packed}, out), Halide::RuntimeError);
 }
 
 TEST(GemmLinearKernel, MatchesLoopsOnOddShapes) {
@@ -591,6 +641,46 @@ TEST(GemmKernelsVsEvaluator, LinearMatmulSoftmax) {
         evaluateOneOp("tfm.softmax %a0 : {T0} -> {R}", {toTensor(x)}, out);
     expectMatchesEvaluator(out, want);
   }
+}
+
+/// tfm.linear's activation applied in the kernel's epilogue, against the
+/// evaluator's linear with the same attribute, on rows and columns that
+/// leave partial register tiles; inputs in [-4, 4] reach GELU's and SiLU's
+/// tails.
+TEST(GemmKernelsVsEvaluator, LinearActivationEpilogue) {
+  const std::pair<UnaryKind, const char *> activations[] = {
+      {UnaryKind::Relu, "relu"},
+      {UnaryKind::GeluErf, "gelu"},
+      {UnaryKind::GeluTanh, "gelu_tanh"},
+      {UnaryKind::Silu, "silu"}};
+  for (auto [kind, name] : activations)
+    for (bool bias : {false, true}) {
+      SCOPED_TRACE(std::string(name) + (bias ? " with bias" : ""));
+      KernelSpec spec;
+      spec.kind = KernelKind::Linear;
+      spec.hasBias = bias;
+      spec.activation = kind;
+      Buffer<float> x = uniform({37, 9}, -2.f, 2.f), w = uniform({70, 37}),
+                    b = uniform({70}), out(70, 9);
+      std::vector<Halide::Buffer<>> inputs = {x, w};
+      std::vector<Tensor> tensors = {toTensor(x), toTensor(w)};
+      if (bias) {
+        inputs.push_back(b);
+        tensors.push_back(toTensor(b));
+      }
+      Kernel(spec).run(inputs, out);
+      std::string op = std::string("tfm.linear %a0, %a1") +
+                       (bias ? ", %a2" : "") + " {activation = #tfm.activation<" +
+                       name + ">} : {T0}, {T1}" + (bias ? ", {T2}" : "") +
+                       " -> {R}";
+      expectMatchesEvaluator(out, evaluateOneOp(op, tensors, out));
+    }
+  // An activation on any kernel but Linear is refused.
+  KernelSpec matmul;
+  matmul.kind = KernelKind::Matmul;
+  matmul.activation = UnaryKind::Relu;
+  EXPECT_NE(validateKernelSpec(matmul).find("only applied by linear"),
+            std::string::npos);
 }
 
 /// GQA, causal with Sq != Sk, an additive mask broadcast over heads and key
