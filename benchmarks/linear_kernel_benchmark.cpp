@@ -2,12 +2,13 @@
 //
 // Times the Linear kernel (out[M,N] = x[M,K] · w[K,N], no bias), JIT-compiled
 // at startup for jitTarget() (the host's ISA capped by ATTUNE_CPU), at the
-// sizes of a GPT-2 block:
+// sizes of a GPT-2 block and of all-MiniLM-L6-v2 at 128 tokens:
 //
 //   BM_Linear/M:<M>/K:<K>/N:<N>/T:<T>
 //
 // M x K x N = (128·B) x 768 x 768 for B in {1, 4} (the attention
-// projections) and 512 x 768 x 3072 (the MLP's first layer). Counters:
+// projections), 512 x 768 x 3072 (the MLP's first layer), and MiniLM's
+// 128 x 384 x 384, 128 x 384 x 1536 and 128 x 1536 x 384. Counters:
 // GFLOPs (2·M·K·N per run), peak_GFLOPs and peak_fraction against the FMA
 // peak measured at start (benchmarks/Peak.h).
 //

@@ -224,7 +224,8 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipeline::CompileOptions pipelineOptions;
   pipelineOptions.fuseAttention = options.fuseAttention;
   pipelineOptions.raiseEncodings = options.raiseEncodings;
-  pipelineOptions.fuseEpilogues = options.fuseEpilogues;
+  pipelineOptions.fuseEpilogues =
+      options.fuseEpilogues && target.fusesLinearEpilogues();
   pipelineOptions.weightPanelWidth =
       options.packWeights ? target.weightPanelWidth() : 0;
   pipelineOptions.fusionReportPath =
