@@ -224,8 +224,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipeline::CompileOptions pipelineOptions;
   pipelineOptions.fuseAttention = options.fuseAttention;
   pipelineOptions.raiseEncodings = options.raiseEncodings;
-  pipelineOptions.fuseEpilogues =
-      options.fuseEpilogues && target.fusesLinearEpilogues();
+  pipelineOptions.fuseEpilogues = options.fuseEpilogues;
   pipelineOptions.weightPanelWidth =
       options.packWeights ? target.weightPanelWidth() : 0;
   pipelineOptions.fusionReportPath =

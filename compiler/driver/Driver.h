@@ -56,9 +56,8 @@ struct DriverOptions {
   bool fuseAttention = true;
   /// --no-raise-encodings turns it off (CompileOptions::raiseEncodings).
   bool raiseEncodings = true;
-  /// --no-fuse-epilogues turns it off; on, the target decides
-  /// (fusesLinearEpilogues; CompileOptions::fuseEpilogues).
-  bool fuseEpilogues = true;
+  /// --fuse-epilogues (CompileOptions::fuseEpilogues).
+  bool fuseEpilogues = false;
   /// --no-pack-weights turns it off; on, the target's weightPanelWidth()
   /// decides (CompileOptions::weightPanelWidth).
   bool packWeights = true;

@@ -30,8 +30,12 @@ struct CompileOptions {
   bool raiseEncodings = true;
   /// Fold activations into the linear before them (tfm-fuse-epilogues), in
   /// fused and unfused attention builds alike: it is independent of
-  /// attention, and the two builds stay comparable.
-  bool fuseEpilogues = true;
+  /// attention, and the two builds stay comparable. Off by default: on
+  /// all-MiniLM-L6-v2 and the GPT-2 block (AMD EPYC Zen 5) it was no faster
+  /// with AVX-512 (GELU is compute-bound, and its separate pass reads what
+  /// the GEMM just left in cache) and 2-3% slower with AVX2, whose GEMM
+  /// tile gives up a row to make room for the activation.
+  bool fuseEpilogues = false;
   /// Store linear weights in the GEMM's panel layout (tfm-pack-weights)
   /// with panels of this many columns (the target's weightPanelWidth());
   /// 0 stores them as the model has them.
@@ -44,7 +48,7 @@ struct CompileOptions {
 
 /// Adds the graph passes to `pm` (anchored on builtin.module), in order:
 ///   canonicalize, cse, [tfm-raise-encodings, tfm-fuse-attention] |
-///   tfm-decompose-attention, tfm-fuse-epilogues, tfm-pack-weights, cse.
+///   tfm-decompose-attention, [tfm-fuse-epilogues], tfm-pack-weights, cse.
 /// The verifier runs on the parsed module and after every pass (the pass
 /// manager's default), which is where shapes are checked: every tfm op infers
 /// its result type and the verifier compares it with the written one.

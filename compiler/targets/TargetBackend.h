@@ -72,10 +72,6 @@ public:
   /// weights packed does not pay for the variants it builds.
   virtual int64_t weightPanelWidth() const = 0;
 
-  /// Whether a linear's kernel should apply the activation after it
-  /// (tfm-fuse-epilogues) for the variants this target builds.
-  virtual bool fusesLinearEpilogues() const = 0;
-
   /// Libraries a generated shared library links ("-lpthread", ...).
   virtual std::vector<std::string> linkLibraries() const = 0;
 };

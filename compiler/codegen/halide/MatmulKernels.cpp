@@ -213,10 +213,7 @@ std::vector<ScheduleParams> gemmScheduleCandidates(const Target &target) {
 /// divides `width` (AVX2's 24 floats in a 96-wide layout), else the widest
 /// that does; such a tile copies its part of each stored row into a
 /// contiguous panel per call, as the row-major path does (read in place at
-/// a stride, the AVX2 kernel was 1.3x slower on all-MiniLM-L6-v2), and
-/// leaves one register free: with all 16 ymm in use (AVX2's tuned 3 x 4
-/// tile), LLVM spilled an accumulator every K step on this path (1.3x
-/// slower; 3 x 3 is 4% slower than the row-major path's 3 x 4).
+/// a stride, the AVX2 kernel was 1.3x slower on all-MiniLM-L6-v2).
 GemmTiles prePackedTiles(GemmTiles t, int64_t width, const Target &target) {
   const int registers = vectorRegisterCount(target);
   if (width % t.vec != 0)
@@ -231,11 +228,13 @@ GemmTiles prePackedTiles(GemmTiles t, int64_t width, const Target &target) {
     t.rows = std::min(rowsFor(whole), 8);
     return t;
   }
+  if (width % t.panel == 0)
+    return t;
   int vectors = std::min(t.panel / t.vec, whole);
   while (vectors > 1 && width % (vectors * t.vec) != 0)
     --vectors;
   t.panel = vectors * t.vec;
-  t.rows = std::max(1, std::min({t.rows, 16, rowsFor(vectors) - 1}));
+  t.rows = std::max(1, std::min(16, rowsFor(vectors)));
   return t;
 }
 
@@ -261,7 +260,7 @@ BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
   if (W > 0)
     t = prePackedTiles(t, W, target);
   // An activation in the tile's loop nest with every register in use made
-  // LLVM spill an accumulator each K step (AVX2's 3 x 4: 1.3x slower on
+  // LLVM spill an accumulator each K step (AVX2's 3 x 4: 1.25x slower on
   // all-MiniLM-L6-v2): one row fewer keeps a register free.
   const int panelVectors = t.panel / t.vec;
   if (spec.activation && t.rows > 1 &&

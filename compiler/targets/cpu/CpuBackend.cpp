@@ -61,19 +61,9 @@ public:
     // vector tile; AVX2 and baseline copy 24- and 12-float slices of them
     // per call as they copy rows of a plain matrix. Measured on
     // all-MiniLM-L6-v2 at 128 tokens (AMD EPYC Zen 5): AVX-512 15.8 ->
-    // 14.3 ms, the AVX2 variant of the same library 28.5 -> 29.5 (its
-    // tile gives up a row: see prePackedTiles). Without an AVX-512 variant
-    // nothing reads them in place, so nothing is packed.
+    // 14.2 ms, the AVX2 variant of the same library 28.4 -> 27.3. Without
+    // an AVX-512 variant nothing reads them in place, so nothing is packed.
     return buildsAvx512() ? 96 : 0;
-  }
-
-  bool fusesLinearEpilogues() const override {
-    // With 16 vector registers the GEMM's 3 x 4 tile uses them all, and an
-    // activation in the same loop nest made LLVM spill an accumulator: the
-    // AVX2 kernel keeps one register free then (3 x 3), which cost more
-    // than the separate activation kernel saves (MiniLM, 128 tokens: 28.5
-    // -> 29.9 ms). The AVX-512 kernel has room; only there is it fused.
-    return buildsAvx512();
   }
 
   std::vector<std::string> linkLibraries() const override {

@@ -1,12 +1,12 @@
-// RUN: attune-compile %s --emit=host-mlir | grep -v llvm.mlir.global | FileCheck %s
-// RUN: attune-compile %s --no-fuse-epilogues --emit=host-mlir | grep -v llvm.mlir.global | FileCheck %s --check-prefix=UNFUSED
-// RUN: attune-compile %s -o %t.so && attune-run %t.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
-// RUN: attune-compile %s --no-fuse-epilogues -o %t-unfused.so && attune-run %t-unfused.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
-// RUN: attune-compile %s --no-pack-weights -o %t-plain.so && attune-run %t-plain.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
+// RUN: attune-compile %s --fuse-epilogues --emit=host-mlir | grep -v llvm.mlir.global | FileCheck %s
+// RUN: attune-compile %s --emit=host-mlir | grep -v llvm.mlir.global | FileCheck %s --check-prefix=UNFUSED
+// RUN: attune-compile %s --fuse-epilogues -o %t.so && attune-run %t.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
+// RUN: attune-compile %s -o %t-unfused.so && attune-run %t-unfused.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
+// RUN: attune-compile %s --fuse-epilogues --no-pack-weights -o %t-plain.so && attune-run %t-plain.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
 
-/// An MLP with each activation a linear can apply: by default every one is
-/// computed in its linear's kernel and no unary kernel is called; with
-/// --no-fuse-epilogues they are kernels of their own. Both libraries match
+/// An MLP with each activation a linear can apply: with --fuse-epilogues
+/// every one is computed in its linear's kernel and no unary kernel is
+/// called; by default they are kernels of their own. Both libraries match
 /// the reference evaluator on the model as written (attune-run's default
 /// tolerance, 1e-5 + 1e-4 |ref|), at a sequence length that leaves partial
 /// register tiles. (The library embeds this file as a global, whose check
