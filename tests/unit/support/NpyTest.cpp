@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 using namespace attune::npy;
 using ::testing::HasSubstr;
 
@@ -43,8 +45,12 @@ std::string parseError(const std::string &bytes) {
   return parseHeader(bytes, bytes.size(), "x.npy", header);
 }
 
+/// A file of this process: ctest runs each test case as its own process,
+/// two at a time, and cases that wrote the same name raced (one read the
+/// file while the other removed it).
 std::string tempPath(const std::string &name) {
-  return ::testing::TempDir() + "/npy_test_" + name;
+  return ::testing::TempDir() + "/npy_test_" + std::to_string(getpid()) + "_" +
+         name;
 }
 
 void writeBytes(const std::string &path, const std::string &bytes) {
