@@ -15,6 +15,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -67,6 +69,43 @@ inline std::optional<double> splatValue(mlir::Value v) {
 /// and divisions exporters compute constants with).
 inline bool closeConstants(double x, double y) {
   return std::fabs(x - y) <= 1e-5 * std::max(std::fabs(x), std::fabs(y));
+}
+
+/// Narrows [lo, hi] to the parameters p with f(p) == want, for an f that
+/// never increases as p grows (a log bucket at a fixed distance falls as the
+/// bucketing's maximum distance grows): binary searches for the first p with
+/// f(p) <= want and the first with f(p) < want. Leaves lo > hi when no p in
+/// the range gives `want`. Fitting T5's max_distance and DeBERTa's
+/// max_position from observed bucket ids intersects one such interval per
+/// distance.
+inline void narrowToValue(int64_t &lo, int64_t &hi, int64_t want,
+                          llvm::function_ref<int64_t(int64_t)> f) {
+  auto first = [&](bool strict) {
+    int64_t a = lo, b = hi + 1;
+    while (a < b) {
+      int64_t m = a + (b - a) / 2;
+      int64_t got = f(m);
+      if (strict ? got < want : got <= want)
+        b = m;
+      else
+        a = m + 1;
+    }
+    return a;
+  };
+  int64_t from = first(false), to = first(true) - 1;
+  lo = std::max(lo, from);
+  hi = std::min(hi, to);
+}
+
+/// The roundest value in [lo, hi] (most trailing zero bits, the first of
+/// them; only the 4096 values from lo are looked at): of parameters that
+/// all fit, the one a model's config says (512, not 509).
+inline int64_t roundestIn(int64_t lo, int64_t hi) {
+  int64_t best = lo;
+  for (int64_t m = lo; m <= hi && m < lo + 4096; ++m)
+    if (llvm::countr_zero(uint64_t(m)) > llvm::countr_zero(uint64_t(best)))
+      best = m;
+  return best;
 }
 
 } // namespace attune

@@ -275,32 +275,13 @@ std::optional<int64_t> fitMaxPosition(ArrayRef<int64_t> c2p, int64_t L, int64_t 
   int64_t lo = mid + 2, hi = int64_t(1) << 30;
   for (int64_t x = mid + 1; x <= L && lo <= hi; ++x) {
     // c2p at i - j = x, i.e. b - a = -x.
-    int64_t want = c2p[L - x];
-    auto firstAtMost = [&](int64_t bound, bool strict) {
-      int64_t a = lo, b = hi + 1;
-      while (a < b) {
-        int64_t m = a + (b - a) / 2;
-        int64_t got = deberta(span, m, 0, -x);
-        if (strict ? got < bound : got <= bound)
-          b = m;
-        else
-          a = m + 1;
-      }
-      return a;
-    };
-    int64_t from = firstAtMost(want, false), to = firstAtMost(want, true) - 1;
-    lo = std::max(lo, from);
-    hi = std::min(hi, to);
+    attune::narrowToValue(lo, hi, c2p[L - x],
+                          [&](int64_t m) { return deberta(span, m, 0, -x); });
   }
   if (lo > hi)
     return std::nullopt;
-  // Every max_position left gives these rows up to L; prefer the roundest,
-  // which is what a config says (512, not 509).
-  int64_t best = lo;
-  for (int64_t m = lo; m <= hi && m < lo + 4096; ++m)
-    if (llvm::countr_zero(uint64_t(m)) > llvm::countr_zero(uint64_t(best)))
-      best = m;
-  return best;
+  // Every max_position left gives these rows up to L.
+  return attune::roundestIn(lo, hi);
 }
 
 std::string describe(int64_t maxPosition) {

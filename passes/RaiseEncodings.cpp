@@ -647,33 +647,15 @@ FailureOr<T5Match> fitT5(ArrayRef<int64_t> observed, int64_t L, int64_t buckets,
     // bidirectional, before it when causal.
     const int64_t sign = bidirectional ? 1 : -1;
     for (int64_t n = exact; n <= L && lo <= hi; ++n) {
-      int64_t want = observed[L + sign * n];
-      // First md whose bucket is <= want, and first whose bucket is < want.
-      auto firstBelow = [&](int64_t bound, bool strict) {
-        int64_t a = lo, b = hi + 1;
-        while (a < b) {
-          int64_t mid = a + (b - a) / 2;
-          int64_t got = bucket(mid, sign * n);
-          if (strict ? got < bound : got <= bound)
-            b = mid;
-          else
-            a = mid + 1;
-        }
-        return a;
-      };
-      int64_t from = firstBelow(want, false), to = firstBelow(want, true) - 1;
-      lo = std::max(lo, from);
-      hi = std::min(hi, to);
+      attune::narrowToValue(lo, hi, observed[L + sign * n],
+                            [&](int64_t md) { return bucket(md, sign * n); });
     }
     if (lo > hi)
       continue;
     // Any max_distance left gives the same buckets up to L; if they
-    // saturate by then, at every distance. Prefer the roundest one, which
-    // is what a model's config says (128, not 121).
-    int64_t best = lo;
-    for (int64_t md = lo; md <= hi && md < lo + 4096; ++md)
-      if (llvm::countr_zero(uint64_t(md)) > llvm::countr_zero(uint64_t(best)))
-        best = md;
+    // saturate by then, at every distance. The roundest is what a model's
+    // config says (128, not 121).
+    int64_t best = attune::roundestIn(lo, hi);
     bool saturated = bucket(best, sign * L) == side - 1 + (bidirectional ? side : 0);
     bool matches = saturated;
     for (int64_t delta = -L; matches && delta <= L; ++delta)
