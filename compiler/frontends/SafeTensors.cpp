@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontends/SafeTensors.h"
+#include "compiler/support/PanelLayout.h"
 #include "compiler/frontends/BoundedJson.h"
 #include "compiler/frontends/Support.h"
 
@@ -340,6 +341,14 @@ llvm::Expected<SafeTensorsView> SafeTensorsView::parse(const void *data,
 const SafeTensorEntry *SafeTensorsView::lookup(llvm::StringRef name) const {
   auto it = index_.find(name);
   return it == index_.end() ? nullptr : &entries_[it->second];
+}
+
+const SafeTensorEntry *SafeTensorsView::lookupPanels(llvm::StringRef name) const {
+  std::string prefix = name.str() + kPanelsKeyMarker;
+  for (const SafeTensorEntry &entry : entries_)
+    if (llvm::StringRef(entry.name).starts_with(prefix))
+      return &entry;
+  return nullptr;
 }
 
 std::string

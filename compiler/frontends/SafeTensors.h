@@ -43,6 +43,10 @@ public:
   /// field at fault.
   static llvm::Expected<SafeTensorsView> parse(const void *data, size_t size);
   const SafeTensorEntry *lookup(llvm::StringRef name) const;
+  /// The entry `name@panels<W>` for some W (a matrix an attune library
+  /// stores packed into panels, compiler/support/PanelLayout.h), the first
+  /// in file order, or null.
+  const SafeTensorEntry *lookupPanels(llvm::StringRef name) const;
   const std::vector<SafeTensorEntry> &entries() const { return entries_; }
   const uint8_t *dataStart() const { return dataStart_; }
   /// Offset of the data section from the start of the buffer.

@@ -182,12 +182,10 @@ llvm::Expected<WeightFiles> WeightFiles::openIndex(llvm::StringRef path) {
 
 std::optional<WeightFileTensor>
 WeightFiles::lookupPacked(llvm::StringRef name) const {
-  std::string prefix = (name + "@panels<").str();
   for (const File &file : files_)
-    for (const SafeTensorEntry &entry : file.view.entries())
-      if (llvm::StringRef(entry.name).starts_with(prefix))
-        return WeightFileTensor{&entry, file.view.dataStart() + entry.offset,
-                                file.path};
+    if (const SafeTensorEntry *entry = file.view.lookupPanels(name))
+      return WeightFileTensor{entry, file.view.dataStart() + entry->offset,
+                              file.path};
   return std::nullopt;
 }
 

@@ -341,7 +341,7 @@ llvm::Expected<std::string> attune::packWeightBlob(ModuleOp module,
   llvm::StringSet<> packedFrom;
   for (const std::string &key : keys) {
     tfm::WeightOp op = missing.lookup(key);
-    llvm::StringRef plain = llvm::StringRef(key).rsplit("@panels<").first;
+    llvm::StringRef plain = llvm::StringRef(key).rsplit(kPanelsKeyMarker).first;
     const SafeTensorEntry *entry = view->lookup(plain);
     auto type = cast<RankedTensorType>(op.getType());
     if (!entry)
@@ -430,9 +430,10 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
     t.dtype = *dtype;
     t.shape.assign(type.getShape().begin(), type.getShape().end());
 
-    std::optional<WeightFileTensor> packed;
-    if (files && !op.getTranspose() && type.getRank() == 2 &&
-        !files->lookup(op.getName()))
+    std::optional<WeightFileTensor> found, packed;
+    if (files)
+      found = files->lookup(op.getName());
+    if (files && !found && !op.getTranspose() && type.getRank() == 2)
       packed = files->lookupPacked(op.getName());
     if (packed) {
       // A library's own weights given back: this matrix is stored packed
@@ -451,7 +452,6 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
       unpackPanels(packed->data, t.bytes.data(), k, n, entry->shape[2],
                    scalarTypeBytes(*dtype));
     } else if (files) {
-      std::optional<WeightFileTensor> found = files->lookup(op.getName());
       if (!found)
         return makeError(files->description() + " has no tensor '" +
                          op.getName() + "' (the IR declares " +

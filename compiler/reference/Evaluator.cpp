@@ -1617,15 +1617,8 @@ llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
     // A matrix the library stores packed into panels (tfm-pack-weights)
     // under `name@panels<W>`, in place of the plain entry a model as
     // written names. Panels are [ceil(N/W), K, W]: W is the last dim.
-    auto packedName = [&](const SafeTensorEntry &e) {
-      return llvm::StringRef(e.name).starts_with((name + "@panels<").str());
-    };
     if (!entry && type.getRank() == 2)
-      for (const SafeTensorEntry &e : view.entries())
-        if (packedName(e)) {
-          entry = &e;
-          break;
-        }
+      entry = view.lookupPanels(name);
     if (!entry)
       return makeError("no tensor '" + name + "' in the weights");
     std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());

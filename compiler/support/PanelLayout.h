@@ -12,11 +12,22 @@
 #ifndef ATTUNE_COMPILER_SUPPORT_PANELLAYOUT_H
 #define ATTUNE_COMPILER_SUPPORT_PANELLAYOUT_H
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace attune {
+
+/// A packed matrix's entry in a weights blob is its plain entry's name,
+/// this marker, the width and '>': "fc.weight^T@panels<96>".
+inline constexpr const char *kPanelsKeyMarker = "@panels<";
+
+/// The blob key of the matrix `plainKey` packed into panels of `width`.
+inline std::string panelsBlobKey(const std::string &plainKey, int64_t width) {
+  return plainKey + kPanelsKeyMarker + std::to_string(width) + ">";
+}
 
 /// Panels a [K, N] matrix takes at width W.
 inline int64_t panelCount(int64_t n, int64_t width) {

@@ -2,6 +2,7 @@
 #ifndef ATTUNE_DIALECTS_TFM_TFMOPS_H
 #define ATTUNE_DIALECTS_TFM_TFMOPS_H
 
+#include "compiler/support/PanelLayout.h"  // WeightOp::getBlobKey
 #include "dialects/tfm/TfmDialect.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"

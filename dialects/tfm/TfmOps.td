@@ -75,7 +75,7 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
       std::string key =
           getTranspose() ? (getName() + "^T").str() : getName().str();
       if (auto panels = getPanels())
-        key += "@panels<" + std::to_string(panels.getWidth()) + ">";
+        return ::attune::panelsBlobKey(key, panels.getWidth());
       return key;
     }
     /// The result's #tfm.panels encoding, or null.
