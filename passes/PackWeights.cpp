@@ -29,7 +29,7 @@ struct PackWeights final : attune::impl::PackWeightsBase<PackWeights> {
     if (panelWidth < 1 || panelWidth > 1024) {
       getOperation()->emitError("tfm-pack-weights: panel-width must be in "
                                 "[1, 1024], got ")
-          << panelWidth;
+          << static_cast<int64_t>(panelWidth);
       return signalPassFailure();
     }
     SmallVector<tfm::LinearOp> linears;

@@ -1,5 +1,8 @@
 // RUN: attune-opt %s -split-input-file -tfm-pack-weights | FileCheck %s
 // RUN: attune-opt %s -split-input-file -tfm-pack-weights=panel-width=32 | FileCheck %s --check-prefix=W32
+// RUN: not attune-opt %s -split-input-file -tfm-pack-weights=panel-width=0 2>&1 | FileCheck %s --check-prefix=BAD-WIDTH
+
+// BAD-WIDTH: error: tfm-pack-weights: panel-width must be in [1, 1024], got 0
 
 /// A linear's weight is stored as the GEMM's panels: the layout shows in the
 /// weight's type; the linear, its bias and its result are as they were.
