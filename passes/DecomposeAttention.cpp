@@ -65,8 +65,9 @@ LogicalResult decompose(tfm::AttentionOp op) {
   OpBuilder builder(op);
   Location loc = op.getLoc();
   Type elementType = queryType.getElementType();
-  int64_t heads = queryType.getDimSize(1);
-  int64_t kvHeads = keyType.getDimSize(1);
+  const int64_t headAxis = op.getHeadAxis();
+  int64_t heads = queryType.getDimSize(headAxis);
+  int64_t kvHeads = keyType.getDimSize(headAxis);
 
   // Everything built here, erased again if the decomposition fails half way
   // so that a failing op leaves no dead ops behind.
@@ -82,9 +83,25 @@ LogicalResult decompose(tfm::AttentionOp op) {
     return value;
   };
 
-  // RoPE: q and k rotated by tfm.rope, q aligned to the end of the keys.
+  // The matmuls below work per head: a bshd op's operands are transposed to
+  // [B, H, S, D] and the result back (the copies tfm-propagate-layouts
+  // removed, put back for the unfused form).
+  const bool bshd = op.getLayout() == tfm::HeadLayoutKind::bshd;
+  auto swapHeads = [&](Value x) {
+    return track(build<tfm::TransposeOp>(builder, loc, x,
+                                         builder.getDenseI64ArrayAttr({0, 2, 1, 3})));
+  };
   Value query = op.getQuery();
   Value key = op.getKey();
+  Value value = op.getValue();
+  if (bshd) {
+    auto q = swapHeads(query), k = swapHeads(key), v = swapHeads(value);
+    if (failed(q) || failed(k) || failed(v))
+      return fail();
+    query = *q, key = *k, value = *v;
+  }
+
+  // RoPE: q and k rotated by tfm.rope, q aligned to the end of the keys.
   if (DictionaryAttr ropeAttr = op.getRopeAttr()) {
     attune::codegen::RopeSpec rope;
     if (std::string problem =
@@ -107,7 +124,6 @@ LogicalResult decompose(tfm::AttentionOp op) {
 
   // Grouped-query attention: repeat each k/v head so that a plain batched
   // matmul pairs query head h with key/value head h / (H / Hkv).
-  Value value = op.getValue();
   if (heads != kvHeads) {
     if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
         kvHeads == 0 || heads % kvHeads != 0)
@@ -220,6 +236,12 @@ LogicalResult decompose(tfm::AttentionOp op) {
         builder, loc, RankedTensorType::get(shape, elementType), *probs, group, dict);
     built.push_back(term.getDefiningOp());
     result = track(build<tfm::AddOp>(builder, loc, *result, term));
+    if (failed(result))
+      return fail();
+  }
+
+  if (bshd) {
+    result = swapHeads(*result);
     if (failed(result))
       return fail();
   }

@@ -288,6 +288,65 @@ def FuseEpilogues : Pass<"tfm-fuse-epilogues"> {
 // Layouts
 //===----------------------------------------------------------------------===//
 
+def PropagateLayouts : Pass<"tfm-propagate-layouts"> {
+  let summary = "Fold head split and merge transposes into tfm.attention's layout";
+  let description = [{
+    Models split heads as `reshape [B, S, H*D] -> [B, S, H, D]` followed by
+    `transpose [0, 2, 1, 3]` to `[B, H, S, D]`, and merge them back with the
+    inverse transpose and a reshape. Code generation makes reshapes views of
+    their input, but every transpose is a copy kernel: four per attention
+    layer (q, k, v and the output), each a pass over a `[B, S, H*D]` tensor
+    in a phase that does no arithmetic.
+
+    Rules:
+    - *attention operands*: a `tfm.attention` in the `bhsd` layout whose
+      query, key and value are all `tfm.transpose [0, 2, 1, 3]` becomes the
+      same attention with `layout = #tfm.head_layout<bshd>` on the
+      transposes' inputs, followed by one `tfm.transpose [0, 2, 1, 3]` of
+      its result to the original type. The CPU kernel reads each head's
+      rows through strides, so the layout costs it nothing.
+    - *transpose of transpose*: `tfm.transpose`'s folder removes two
+      transposes that cancel; the pass folds after the first rule, so the
+      transpose it added meets the merge's and both go. Transposes nothing
+      reads any more are erased.
+
+    On GPT-2, BERT and LLaMA-style layers no `tfm.transpose` is left. An
+    attention with any other operand (a transpose to another order, a RoPE
+    op that tfm-raise-encodings did not fold) keeps its layout.
+
+    Before:
+
+    ```mlir
+    %q4 = tfm.reshape %q : tensor<?x?x768xf32> -> tensor<?x?x12x64xf32>
+    %qh = tfm.transpose %q4 {permutation = array<i64: 0, 2, 1, 3>}
+        : tensor<?x?x12x64xf32> -> tensor<?x12x?x64xf32>
+    ...  (%kh, %vh alike)
+    %o = tfm.attention %qh, %kh, %vh {scale = 0.125 : f64}
+        : tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>, tensor<?x12x?x64xf32>
+        -> tensor<?x12x?x64xf32>
+    %ot = tfm.transpose %o {permutation = array<i64: 0, 2, 1, 3>}
+        : tensor<?x12x?x64xf32> -> tensor<?x?x12x64xf32>
+    %m = tfm.reshape %ot : tensor<?x?x12x64xf32> -> tensor<?x?x768xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %q4 = tfm.reshape %q : tensor<?x?x768xf32> -> tensor<?x?x12x64xf32>
+    ...
+    %o = tfm.attention %q4, %k4, %v4 {layout = #tfm.head_layout<bshd>, scale = 0.125 : f64}
+        : tensor<?x?x12x64xf32>, tensor<?x?x12x64xf32>, tensor<?x?x12x64xf32>
+        -> tensor<?x?x12x64xf32>
+    %m = tfm.reshape %o : tensor<?x?x12x64xf32> -> tensor<?x?x768xf32>
+    ```
+  }];
+  let dependentDialects = ["::attune::tfm::TfmDialect"];
+  let statistics = [
+    Statistic<"numAttentionRelaid", "num-attention-relaid",
+              "Number of attention ops given the bshd layout">,
+  ];
+}
+
 def PackWeights : Pass<"tfm-pack-weights"> {
   let summary = "Store the weights of tfm.linear in the GEMM's panel layout";
   let description = [{

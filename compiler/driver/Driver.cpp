@@ -225,6 +225,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipelineOptions.fuseAttention = options.fuseAttention;
   pipelineOptions.raiseEncodings = options.raiseEncodings;
   pipelineOptions.fuseEpilogues = options.fuseEpilogues;
+  pipelineOptions.propagateLayouts = options.propagateLayouts;
   pipelineOptions.weightPanelWidth =
       options.packWeights ? target.weightPanelWidth() : 0;
   pipelineOptions.fusionReportPath =

@@ -58,6 +58,8 @@ struct DriverOptions {
   bool raiseEncodings = true;
   /// --fuse-epilogues (CompileOptions::fuseEpilogues).
   bool fuseEpilogues = false;
+  /// --no-propagate-layouts turns it off (CompileOptions::propagateLayouts).
+  bool propagateLayouts = true;
   /// --no-pack-weights turns it off; on, the target's weightPanelWidth()
   /// decides (CompileOptions::weightPanelWidth).
   bool packWeights = true;

@@ -136,7 +136,8 @@ std::string dictString(DictionaryAttr dict, llvm::StringRef skip = "") {
 /// The label lines of a tfm.attention: what the kernel will evaluate.
 void attentionLines(tfm::AttentionOp op, std::vector<std::string> &lines) {
   lines.push_back(std::string(op.getCausal() ? "causal" : "non-causal") +
-                  ", scale " + number(op.getScale().convertToDouble()));
+                  ", scale " + number(op.getScale().convertToDouble()) +
+                  (op.getLayout() == tfm::HeadLayoutKind::bshd ? ", [B, S, H, D]" : ""));
   if (ArrayAttr modifiers = op.getModifiersAttr()) {
     std::string line = "modifiers: ";
     for (auto [i, attr] : llvm::enumerate(modifiers)) {

@@ -5,8 +5,9 @@
 // through the compiler and two compiles can be diffed file by file:
 //
 //   00-input.mlir  01-canonicalize.mlir  02-cse.mlir
-//   03-tfm-fuse-attention.mlir  04-cse.mlir  05-host-llvm.mlir
-//   06-memory-plan.txt  07-tuning.txt  08-llvm.ll
+//   03-tfm-raise-encodings.mlir  04-tfm-fuse-attention.mlir
+//   05-tfm-propagate-layouts.mlir  06-tfm-pack-weights.mlir  07-cse.mlir
+//   08-host-llvm.mlir  09-memory-plan.txt  10-tuning.txt  11-llvm.ll
 //
 //===----------------------------------------------------------------------===//
 

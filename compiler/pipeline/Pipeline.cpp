@@ -36,6 +36,9 @@ void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
     FuseAttentionOptions fuseOptions;
     fuseOptions.reportFile = options.fusionReportPath;
     pm.addPass(createFuseAttention(fuseOptions));
+    // On the fused ops: the transposes around them become their layout.
+    if (options.propagateLayouts)
+      pm.addPass(createPropagateLayouts());
   } else {
     // Unfused build: expand any tfm.attention the model was written with, so
     // the same model is compiled without the fused kernel whichever way it

@@ -1042,6 +1042,23 @@ llvm::Error Interpreter::evalReshape(tfm::ReshapeOp op) {
   return define(op, std::move(out));
 }
 
+/// `in` with its dims permuted: result dim k is input dim perm[k] (a valid
+/// permutation of in's rank).
+static Tensor permuted(const Tensor &in, llvm::ArrayRef<int64_t> perm) {
+  size_t rank = in.shape.size();
+  std::vector<int64_t> shape(rank);
+  std::vector<int64_t> inStrides = stridesOf(in.shape);
+  std::vector<int64_t> readStrides(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    shape[k] = in.shape[perm[k]];
+    readStrides[k] = inStrides[perm[k]];
+  }
+  Tensor out = makeTensor(in.dtype, shape);
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i)
+    out.data[i] = in.data[offsetOf(i, shape, readStrides)];
+  return out;
+}
+
 llvm::Error Interpreter::evalTranspose(tfm::TransposeOp op) {
   const Tensor &in = get(op.getInput());
   llvm::ArrayRef<int64_t> perm = op.getPermutation();
@@ -1056,17 +1073,7 @@ llvm::Error Interpreter::evalTranspose(tfm::TransposeOp op) {
       return opError(op, "expected a permutation, got " + shapeString(perm));
     seen[p] = true;
   }
-  std::vector<int64_t> shape(rank);
-  std::vector<int64_t> inStrides = stridesOf(in.shape);
-  std::vector<int64_t> readStrides(rank);
-  for (size_t k = 0; k < rank; ++k) {
-    shape[k] = in.shape[perm[k]];
-    readStrides[k] = inStrides[perm[k]];
-  }
-  Tensor out = makeTensor(in.dtype, shape);
-  for (int64_t i = 0, n = out.numElements(); i < n; ++i)
-    out.data[i] = in.data[offsetOf(i, shape, readStrides)];
-  return define(op, std::move(out));
+  return define(op, permuted(in, perm));
 }
 
 llvm::Error Interpreter::evalExpand(tfm::ExpandOp op) {
@@ -1252,16 +1259,26 @@ llvm::Error Interpreter::evalGatherElements(tfm::GatherElementsOp op) {
 //===----------------------------------------------------------------------===//
 
 llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
-  const Tensor &q = get(op.getQuery());
-  const Tensor &k = get(op.getKey());
-  const Tensor &v = get(op.getValue());
-  for (auto [name, t] :
-       {std::pair<llvm::StringRef, const Tensor *>{"query", &q},
-        {"key", &k},
-        {"value", &v}})
-    if (t->shape.size() != 4)
+  for (auto [name, value] :
+       {std::pair<llvm::StringRef, Value>{"query", op.getQuery()},
+        {"key", op.getKey()},
+        {"value", op.getValue()}})
+    if (get(value).shape.size() != 4)
       return opError(op, llvm::formatv("expected '{0}' rank 4, got {1}", name,
-                                       t->shape.size()));
+                                       get(value).shape.size()));
+  // Evaluated in [B, H, S, D]; a bshd op's tensors are swapped into it and
+  // its result back.
+  const bool bshd = op.getLayout() == tfm::HeadLayoutKind::bshd;
+  const int64_t kSwap[4] = {0, 2, 1, 3};
+  Tensor swappedQ, swappedK, swappedV;
+  if (bshd) {
+    swappedQ = permuted(get(op.getQuery()), kSwap);
+    swappedK = permuted(get(op.getKey()), kSwap);
+    swappedV = permuted(get(op.getValue()), kSwap);
+  }
+  const Tensor &q = bshd ? swappedQ : get(op.getQuery());
+  const Tensor &k = bshd ? swappedK : get(op.getKey());
+  const Tensor &v = bshd ? swappedV : get(op.getValue());
   int64_t B = q.shape[0], H = q.shape[1], Sq = q.shape[2], D = q.shape[3];
   int64_t Hkv = k.shape[1], Sk = k.shape[2], Dv = v.shape[3];
   if (k.shape[0] != B || v.shape[0] != B)
@@ -1387,7 +1404,7 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
             modifierTerms.addValue(s[j] / sum, j - (i + (Sk - Sq)), O, Dv);
       }
     }
-  return define(op, std::move(out));
+  return define(op, bshd ? permuted(out, kSwap) : std::move(out));
 }
 
 llvm::Expected<ModifierTerms>

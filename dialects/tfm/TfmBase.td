@@ -95,6 +95,23 @@ def Tfm_ActivationAttr : EnumAttr<Tfm_Dialect, Tfm_ActivationKind, "activation">
   let assemblyFormat = "`<` $value `>`";
 }
 
+// Where the head axis sits in tfm.attention's query, key, value and result:
+// [B, H, S, D] (each head's rows contiguous, the layout of a batched matmul)
+// or [B, S, H, D] (the layout a projection writes before heads are split,
+// so that split and merge are reshapes, not copies; tfm-propagate-layouts
+// chooses it where it removes transposes).
+def Tfm_HeadLayout_Bhsd : I32EnumAttrCase<"bhsd", 0>;
+def Tfm_HeadLayout_Bshd : I32EnumAttrCase<"bshd", 1>;
+def Tfm_HeadLayoutKind : I32EnumAttr<"HeadLayoutKind",
+    "order of the head and sequence axes of attention's operands",
+    [Tfm_HeadLayout_Bhsd, Tfm_HeadLayout_Bshd]> {
+  let cppNamespace = "::attune::tfm";
+  let genSpecializedAttr = 0;
+}
+def Tfm_HeadLayoutAttr : EnumAttr<Tfm_Dialect, Tfm_HeadLayoutKind, "head_layout"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 // A layout, as a tensor type's encoding: the weight a GEMM reads, packed at
 // compile time into the panels its micro-kernel streams (tfm-pack-weights).
 def Tfm_PanelsAttr : AttrDef<Tfm_Dialect, "Panels"> {

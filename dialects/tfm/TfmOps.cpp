@@ -861,10 +861,28 @@ TFM_VERIFY_INFERRED(TransposeOp, inferTranspose)
 
 TFM_INFER_RETURN_TYPES(TransposeOp, inferTranspose)
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
-  for (auto [index, dim] : llvm::enumerate(getPermutation()))
+static bool isIdentity(ArrayRef<int64_t> permutation) {
+  for (auto [index, dim] : llvm::enumerate(permutation))
     if (dim != static_cast<int64_t>(index))
-      return {};
+      return false;
+  return true;
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  // transpose(transpose(x, inner), outer) is x when the two cancel (result
+  // dim k is x's dim inner[outer[k]]). Two that do not cancel are left as
+  // written: the pattern matchers (DeBERTa's relative keys, K^T) recognise
+  // an exporter's transposes one by one.
+  if (auto producer = getInput().getDefiningOp<TransposeOp>()) {
+    ArrayRef<int64_t> inner = producer.getPermutation();
+    SmallVector<int64_t> composed;
+    for (int64_t dim : getPermutation())
+      composed.push_back(inner[dim]);
+    if (isIdentity(composed))
+      return producer.getInput();
+  }
+  if (!isIdentity(getPermutation()))
+    return {};
   return getInput();
 }
 
@@ -1099,10 +1117,16 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
           checkElementType(emitError, "value", *value, "query", elementType)))
     return failure();
 
-  // query [B, H, Sq, D], key [B, Hkv, Sk, D], value [B, Hkv, Sk, Dv].
+  // query [B, H, Sq, D], key [B, Hkv, Sk, D], value [B, Hkv, Sk, Dv]; the
+  // H and S axes swapped in the bshd layout.
+  // Read as an attribute: inference may run before ODS fills in defaults.
+  HeadLayoutKindAttr layout = op.getLayoutAttr();
+  const int64_t headAxis =
+      AttentionOp::headAxisOf(layout ? layout.getValue() : HeadLayoutKind::bhsd);
+  const int64_t seqAxis = 3 - headAxis;
   int64_t batch = query->getDimSize(0);
-  int64_t heads = query->getDimSize(1);
-  int64_t querySeq = query->getDimSize(2);
+  int64_t heads = query->getDimSize(headAxis);
+  int64_t querySeq = query->getDimSize(seqAxis);
   int64_t headDim = query->getDimSize(3);
   if (failed(checkDim(emitError, "key", 0, "batch", key->getDimSize(0), "query",
                       batch)) ||
@@ -1110,24 +1134,24 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
                       "query", headDim)))
     return failure();
   batch = mergeDims(batch, key->getDimSize(0));
-  int64_t kvHeads = key->getDimSize(1);
-  int64_t keySeq = key->getDimSize(2);
+  int64_t kvHeads = key->getDimSize(headAxis);
+  int64_t keySeq = key->getDimSize(seqAxis);
   if (failed(checkDim(emitError, "value", 0, "batch", value->getDimSize(0),
                       "query' and 'key", batch)) ||
-      failed(checkDim(emitError, "value", 1, "heads", value->getDimSize(1),
-                      "key", kvHeads)) ||
-      failed(checkDim(emitError, "value", 2, "key length", value->getDimSize(2),
-                      "key", keySeq)))
+      failed(checkDim(emitError, "value", headAxis, "heads",
+                      value->getDimSize(headAxis), "key", kvHeads)) ||
+      failed(checkDim(emitError, "value", seqAxis, "key length",
+                      value->getDimSize(seqAxis), "key", keySeq)))
     return failure();
   batch = mergeDims(batch, value->getDimSize(0));
-  kvHeads = mergeDims(kvHeads, value->getDimSize(1));
-  keySeq = mergeDims(keySeq, value->getDimSize(2));
+  kvHeads = mergeDims(kvHeads, value->getDimSize(headAxis));
+  keySeq = mergeDims(keySeq, value->getDimSize(seqAxis));
 
   // Each key/value head serves H / Hkv query heads (MHA, GQA, MQA).
   if (!ShapedType::isDynamic(kvHeads)) {
     if (kvHeads < 1)
-      return emitError() << "expected 'key' heads (dim 1) >= 1, got "
-                         << kvHeads;
+      return emitError() << "expected 'key' heads (dim " << headAxis
+                         << ") >= 1, got " << kvHeads;
     if (!ShapedType::isDynamic(heads) && heads % kvHeads != 0)
       return emitError() << "expected 'query' heads (" << heads
                          << ") to be a multiple of 'key' heads, got "
@@ -1199,8 +1223,10 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
     if (std::string problem = readRope(rope, known(headDim), spec); !problem.empty())
       return emitError() << problem;
   }
-  return RankedTensorType::get({batch, heads, querySeq, value->getDimSize(3)},
-                               elementType);
+  SmallVector<int64_t, 4> result = {batch, heads, querySeq, value->getDimSize(3)};
+  if (headAxis == 2)
+    std::swap(result[1], result[2]);
+  return RankedTensorType::get(result, elementType);
 }
 
 SmallVector<ValueRange> AttentionOp::getModifierOperandGroups() {

@@ -854,6 +854,13 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
     matrix is a definition, not a tensor: code generation evaluates it tile
     by tile and never stores it.
 
+    Layout: with `layout = #tfm.head_layout<bshd>` the query, key, value and
+    result are `[B, Sq, H, D]`, `[B, Sk, Hkv, D]`, `[B, Sk, Hkv, Dv]` and
+    `[B, Sq, H, Dv]` instead: the same op on the head and sequence axes
+    swapped, read and written in place (heads split off a projection's
+    `[B, S, H * D]` output by a reshape, with no copy). `mask` and
+    `key_padding_mask` keep their shapes. Default `bhsd`.
+
     Score modifiers: `modifiers` is a list of dictionaries, each with a
     `kind` and that kind's parameters; each adds `bias_h(j - (i + Sk - Sq))`
     to `s[j]` (after the scale; -inf masks). Their tensors are
@@ -908,7 +915,9 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
                        DefaultValuedAttr<BoolAttr, "false">:$causal,
                        OptionalAttr<TypedArrayAttrBase<DictionaryAttr,
                            "array of score modifiers">>:$modifiers,
-                       OptionalAttr<DictionaryAttr>:$rope);
+                       OptionalAttr<DictionaryAttr>:$rope,
+                       DefaultValuedAttr<Tfm_HeadLayoutAttr,
+                                         "HeadLayoutKind::bhsd">:$layout);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
@@ -921,6 +930,13 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
     /// (each takes as many as its registered definition lists). Valid only
     /// on verified ops.
     ::llvm::SmallVector<::mlir::ValueRange> getModifierOperandGroups();
+    /// Axes of the heads and of the sequence in query, key, value and
+    /// result: 1 and 2 in `bhsd`, 2 and 1 in `bshd`.
+    int64_t getHeadAxis() { return headAxisOf(getLayout()); }
+    int64_t getSeqAxis() { return 3 - getHeadAxis(); }
+    static int64_t headAxisOf(HeadLayoutKind layout) {
+      return layout == HeadLayoutKind::bshd ? 2 : 1;
+    }
   }];
   let hasVerifier = 1;
 }

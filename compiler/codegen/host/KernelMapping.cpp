@@ -799,6 +799,7 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
       .Case<AttentionOp>([&](AttentionOp a) -> LogicalResult {
         ArrayRef<Monomial> q = dims(a.getQuery()), k = dims(a.getKey()),
                            v = dims(a.getValue());
+        const int64_t hd = a.getHeadAxis(), sd = a.getSeqAxis();
         if (!q[3].isConstant() || !v[3].isConstant())
           return a.emitOpError("expected static head dimensions of 'query' and "
                                "'value', got ")
@@ -812,11 +813,23 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.headDim = q[3].factor;
         if (v[3].factor != q[3].factor)
           spec.valueDim = v[3].factor;
-        SmallVector<BufferView, 6> args = {dense(a.getQuery()), dense(a.getKey()),
-                                           dense(a.getValue())};
+        // The kernel indexes [B, H, S, D]; a bshd tensor is that view of
+        // its storage with the head and sequence strides swapped (Halide
+        // orders dims innermost first: D, S, H, B).
+        auto headsView = [&](Value x) {
+          BufferView view = dense(x);
+          if (hd == 2) {
+            std::swap(view.extents[1], view.extents[2]);
+            std::swap(view.strides[1], view.strides[2]);
+          }
+          return view;
+        };
+        SmallVector<BufferView, 6> args = {headsView(a.getQuery()),
+                                           headsView(a.getKey()),
+                                           headsView(a.getValue())};
         if (Value mask = a.getMask()) {
           spec.hasMask = true;
-          Monomial target[4] = {q[0], q[1], q[2], k[2]};
+          Monomial target[4] = {q[0], q[hd], q[sd], k[sd]};
           args.push_back(broadcastTo(mask, target));
         }
         if (Value pad = a.getKeyPaddingMask()) {
@@ -833,7 +846,7 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
                llvm::zip_equal(list, a.getModifierOperandGroups()))
             if (failed(addModifier(op, cast<DictionaryAttr>(attr), group, spec, args)))
               return failure();
-        args.push_back(dense(a.getResult()));
+        args.push_back(headsView(a.getResult()));
         return addCall(op, spec, std::move(args));
       })
       .Default([](Operation *op) {

@@ -472,16 +472,17 @@ LogicalResult ShapeRules::apply(Operation *op) {
       .Case<AttentionOp>([&](AttentionOp a) -> LogicalResult {
         Value q = a.getQuery(), k = a.getKey(), v = a.getValue(),
               y = a.getResult();
+        const int64_t hd = a.getHeadAxis(), sd = a.getSeqAxis();
         if (ArrayAttr list = a.getModifiersAttr())
           for (Attribute modifier : list)
-            boundKeysByModifier(cast<DictionaryAttr>(modifier), k, 2);
+            boundKeysByModifier(cast<DictionaryAttr>(modifier), k, sd);
         if (rank(q) != 4 || rank(k) != 4 || rank(v) != 4 || rank(y) != 4)
           return a.emitOpError("expected rank-4 query, key, value and result");
         // B everywhere; H of q and result; Hkv, Sk of k and v; Sq; D; Dv.
         if (failed(same(op, q, 0, k, 0)) || failed(same(op, q, 0, v, 0)) ||
-            failed(same(op, q, 0, y, 0)) || failed(same(op, q, 1, y, 1)) ||
-            failed(same(op, k, 1, v, 1)) || failed(same(op, k, 2, v, 2)) ||
-            failed(same(op, q, 2, y, 2)) || failed(same(op, q, 3, k, 3)) ||
+            failed(same(op, q, 0, y, 0)) || failed(same(op, q, hd, y, hd)) ||
+            failed(same(op, k, hd, v, hd)) || failed(same(op, k, sd, v, sd)) ||
+            failed(same(op, q, sd, y, sd)) || failed(same(op, q, 3, k, 3)) ||
             failed(same(op, v, 3, y, 3)))
           return failure();
         if (Value mask = a.getMask()) {
@@ -490,7 +491,7 @@ LogicalResult ShapeRules::apply(Operation *op) {
           auto type = cast<RankedTensorType>(mask.getType());
           if (m > 4)
             return a.emitOpError("expected 'mask' rank <= 4, got ") << m;
-          std::pair<Value, int64_t> targets[4] = {{q, 0}, {q, 1}, {q, 2}, {k, 2}};
+          std::pair<Value, int64_t> targets[4] = {{q, 0}, {q, hd}, {q, sd}, {k, sd}};
           for (int64_t d = 0; d < m; ++d) {
             auto [target, td] = targets[d + 4 - m];
             if (type.getDimSize(d) == 1 &&
@@ -504,7 +505,7 @@ LogicalResult ShapeRules::apply(Operation *op) {
           if (rank(pad) != 2)
             return a.emitOpError("expected 'key_padding_mask' rank 2, got ")
                    << rank(pad);
-          if (failed(same(op, pad, 0, q, 0)) || failed(same(op, pad, 1, k, 2)))
+          if (failed(same(op, pad, 0, q, 0)) || failed(same(op, pad, 1, k, sd)))
             return failure();
         }
         return success();

@@ -99,6 +99,12 @@ static cl::opt<bool> fuseEpilogues(
              "(tfm-fuse-epilogues; off by default: measured no faster on "
              "AVX-512, 2-3% slower on AVX2)"),
     cl::cat(compileCategory));
+static cl::opt<bool> noPropagateLayouts(
+    "no-propagate-layouts",
+    cl::desc("Keep the transposes that split and merge heads around "
+             "attention as copies instead of folding them into its layout "
+             "(tfm-propagate-layouts)"),
+    cl::cat(compileCategory));
 static cl::opt<bool> noPackWeights(
     "no-pack-weights",
     cl::desc("Store linear weights as the model has them instead of in the "
@@ -270,6 +276,7 @@ int validateOptions(ValidatedOptions &valid) {
   d.raiseEncodings = !noRaiseEncodings;
   d.fuseEpilogues = fuseEpilogues;
   d.packWeights = !noPackWeights;
+  d.propagateLayouts = !noPropagateLayouts;
   d.fusionReportPath = fusionReport;
   d.dumpPhasesTo = dumpPhasesTo;
   d.graphPath = graphFile;

@@ -19,7 +19,7 @@
 // CHECK:      [[IDS:in0]] [label="ids\n?x?xi32", shape=invhouse
 // CHECK:      [[WTE:n[0-9]+]] [label="weight\nwte\n50257x768xf32"
 // CHECK:      [[EMB:n[0-9]+]] [label="embedding\n?x?x768xf32"]
-// CHECK:      [[ATT:n[0-9]+]] [label="attention\n?x12x?x64xf32\ncausal, scale 0.125", fillcolor="#f4a261", penwidth=2, class="fused_attention"];
+// CHECK:      [[ATT:n[0-9]+]] [label="attention\n?x?x12x64xf32\ncausal, scale 0.125, [B, S, H, D]", fillcolor="#f4a261", penwidth=2, class="fused_attention"];
 // CHECK:      [[OUT:out0]] [label="hidden_states\n?x?x768xf32", shape=house
 // CHECK-DAG:  [[WTE]] -> [[EMB]];
 // CHECK-DAG:  [[IDS]] -> [[EMB]];

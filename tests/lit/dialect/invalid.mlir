@@ -1254,6 +1254,34 @@ func.func @negative_attention_value_batch(%q: tensor<?x12x?x64xf32>, %k: tensor<
 
 // -----
 
+/// In the bshd layout heads are dim 2: a key with 5 heads (dim 2) cannot
+/// serve 12 query heads, whatever its dim 1 says.
+func.func @negative_attention_bshd_heads(%q: tensor<1x?x12x64xf32>, %k: tensor<1x4x5x64xf32>, %v: tensor<1x4x5x64xf32>) {
+  // expected-error @+1 {{expected 'query' heads (12) to be a multiple of 'key' heads, got 5}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64, layout = #tfm.head_layout<bshd>} : tensor<1x?x12x64xf32>, tensor<1x4x5x64xf32>, tensor<1x4x5x64xf32> -> tensor<1x?x12x64xf32>
+  return
+}
+
+// -----
+
+/// The bshd result is [B, Sq, H, Dv]: written as [B, H, Sq, Dv] it is wrong.
+func.func @negative_attention_bshd_result(%q: tensor<1x7x12x64xf32>, %k: tensor<1x7x12x64xf32>, %v: tensor<1x7x12x64xf32>) {
+  // expected-error @+1 {{expected result type 'tensor<1x7x12x64xf32>' (inferred from the operands), got 'tensor<1x12x7x64xf32>'}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64, layout = #tfm.head_layout<bshd>} : tensor<1x7x12x64xf32>, tensor<1x7x12x64xf32>, tensor<1x7x12x64xf32> -> tensor<1x12x7x64xf32>
+  return
+}
+
+// -----
+
+/// Key and value share their length: dim 1 in bshd.
+func.func @negative_attention_bshd_value_length(%q: tensor<1x?x12x64xf32>, %k: tensor<1x9x12x64xf32>, %v: tensor<1x8x12x64xf32>) {
+  // expected-error @+1 {{expected 'value' dim 1 (key length) to be 9 as in 'key', got 8}}
+  %0 = tfm.attention %q, %k, %v {scale = 0.125 : f64, layout = #tfm.head_layout<bshd>} : tensor<1x?x12x64xf32>, tensor<1x9x12x64xf32>, tensor<1x8x12x64xf32> -> tensor<1x?x12x64xf32>
+  return
+}
+
+// -----
+
 /// Key and value share their heads.
 func.func @negative_attention_value_heads(%q: tensor<1x12x?x64xf32>, %k: tensor<1x4x?x64xf32>, %v: tensor<1x2x?x64xf32>) {
   // expected-error @+1 {{expected 'value' dim 1 (heads) to be 4 as in 'key', got 2}}
