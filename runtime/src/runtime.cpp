@@ -1074,6 +1074,30 @@ attune_status_t attune_model_output_shape(const attune_model_t *model,
   });
 }
 
+attune_status_t attune_model_workspace_size(const attune_model_t *model,
+                                            const attune_tensor_t *inputs,
+                                            int32_t num_inputs, size_t *out_bytes) {
+  return guarded([&]() -> attune_status_t {
+    if (!model)
+      return nullModel("attune_model_workspace_size");
+    if (!out_bytes)
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "attune_model_workspace_size: out_bytes is NULL");
+    const attune_model_abi_t &abi = *model->abi;
+    std::vector<int64_t> symbols;
+    if (attune_status_t status = bindInputs(*model, inputs, num_inputs,
+                                            /*forRun=*/false, symbols))
+      return status;
+    int64_t bytes = abi.workspace_size(symbols.data());
+    if (bytes < 0)
+      return fail(ATTUNE_INTERNAL,
+                  "model '%s': workspace_size returned %" PRId64, abi.name,
+                  bytes);
+    *out_bytes = static_cast<size_t>(bytes);
+    return ATTUNE_OK;
+  });
+}
+
 attune_status_t attune_model_set_num_threads(attune_model_t *model,
                                              int32_t num_threads) {
   return guarded([&]() -> attune_status_t {

@@ -166,6 +166,9 @@ struct PlannedBuffer {
   unsigned slot = 0;
   Monomial bytes;
   unsigned firstCall = 0, lastCall = 0;
+  /// The buffer (index into MemoryPlan::buffers) whose bytes the writing
+  /// call overwrites in place, or ~0u.
+  unsigned inPlaceOf = ~0u;
 };
 
 /// Step 3's answer. Slot sizes are the run-time maximum of their buffers'
@@ -179,7 +182,17 @@ struct MemoryPlan {
   /// statically smaller dropped (same symbols, smaller factor: symbols are
   /// never negative).
   std::vector<Monomial> slotSizeTerms(unsigned s) const;
+
+  /// The workspace in bytes for these symbol values, as the library's
+  /// workspace_size computes it (64-aligned slots).
+  int64_t workspaceBytes(llvm::ArrayRef<int64_t> symbols) const;
+  /// The most bytes of intermediates alive at once over the calls: the
+  /// lower bound of any plan (a buffer overwritten in place counted once).
+  int64_t largestLiveBytes(llvm::ArrayRef<int64_t> symbols) const;
 };
+
+/// `m` at these symbol values.
+int64_t evaluate(const Monomial &m, llvm::ArrayRef<int64_t> symbols);
 
 MemoryPlan planMemory(const KernelProgram &program, const ShapeInfo &shapes);
 

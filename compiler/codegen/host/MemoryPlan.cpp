@@ -4,10 +4,12 @@
 // function result gets a buffer in the workspace. Buffers live from the call
 // that writes them to the last call that reads them (a reshape reads through
 // to its source, as views name storage roots). Walking the calls in order, a
-// buffer takes a slot whose previous buffers are all dead; which slot is
-// decided here, statically, while slot sizes (the largest buffer in the
-// slot) and offsets (64-aligned prefix sums) depend on the shape symbols
-// and are computed by the host code at run time.
+// buffer takes a slot whose previous buffers are all dead, or, written by an
+// element-wise kernel, the slot of an input that call reads for the last
+// time, element for element (in place); which slot is decided here,
+// statically, while slot sizes (the largest buffer in the slot) and offsets
+// (64-aligned prefix sums) depend on the shape symbols and are computed by
+// the host code at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +37,95 @@ std::vector<Monomial> MemoryPlan::slotSizeTerms(unsigned s) const {
       *same = bytes;
   }
   return terms;
+}
+
+int64_t evaluate(const Monomial &m, llvm::ArrayRef<int64_t> symbols) {
+  int64_t value = m.factor;
+  for (unsigned s : m.symbols)
+    value *= symbols[s];
+  return value;
+}
+
+int64_t MemoryPlan::workspaceBytes(llvm::ArrayRef<int64_t> symbols) const {
+  // As the emitted workspace_size computes it (LLVMEmitter's slotOffsets).
+  int64_t total = 0;
+  for (unsigned s = 0; s < slots.size(); ++s) {
+    int64_t size = 0;
+    for (const Monomial &term : slotSizeTerms(s))
+      size = std::max(size, evaluate(term, symbols));
+    total += (size + 63) & ~int64_t(63);
+  }
+  return total;
+}
+
+int64_t MemoryPlan::largestLiveBytes(llvm::ArrayRef<int64_t> symbols) const {
+  unsigned calls = 0;
+  for (const PlannedBuffer &buffer : buffers)
+    calls = std::max(calls, buffer.lastCall + 1);
+  int64_t largest = 0;
+  for (unsigned i = 0; i < calls; ++i) {
+    int64_t live = 0;
+    for (const PlannedBuffer &buffer : buffers) {
+      if (buffer.firstCall > i || buffer.lastCall < i)
+        continue;
+      // An input overwritten in place by call i's output is the same bytes.
+      bool overwritten = llvm::any_of(buffers, [&](const PlannedBuffer &other) {
+        return other.firstCall == i && other.inPlaceOf == &buffer - buffers.data();
+      });
+      if (!overwritten)
+        live += evaluate(buffer.bytes, symbols);
+    }
+    largest = std::max(largest, live);
+  }
+  return largest;
+}
+
+/// Whether `kind` computes each output element from the input elements at
+/// the same index only, reading each once before writing it: its output
+/// may then overwrite an input read through the same view.
+static bool isElementWise(KernelKind kind) {
+  return kind == KernelKind::Unary || kind == KernelKind::Binary ||
+         kind == KernelKind::Where || kind == KernelKind::CausalMask;
+}
+
+static bool sameGeometry(const BufferView &a, const BufferView &b) {
+  return a.extents == b.extents && a.strides == b.strides && a.offset == b.offset &&
+         a.type == b.type;
+}
+
+/// The buffer call `i` may overwrite in place with its output `out` (an
+/// index into plan.buffers), or ~0u: an input of an element-wise kernel
+/// that this call reads for the last time, through exactly the view the
+/// output is written with, covering the whole of both buffers.
+static unsigned inPlaceCandidate(const KernelCall &call, unsigned i, unsigned out,
+                                 const MemoryPlan &plan,
+                                 const llvm::DenseMap<Value, unsigned> &bufferOf) {
+  if (!isElementWise(call.spec.kind) || call.args.size() < 2)
+    return ~0u;
+  const BufferView &output = call.args.back();
+  const PlannedBuffer &written = plan.buffers[out];
+  if (output.offset != Monomial::constant(0) ||
+      product(output.extents) * Monomial::constant(scalarTypeBytes(output.type)) !=
+          written.bytes)
+    return ~0u;
+  for (const BufferView &view : llvm::ArrayRef(call.args).drop_back()) {
+    auto it = view.tensor ? bufferOf.find(view.tensor) : bufferOf.end();
+    if (it == bufferOf.end())
+      continue;
+    const PlannedBuffer &input = plan.buffers[it->second];
+    if (input.lastCall != i || input.bytes != written.bytes ||
+        !sameGeometry(view, output))
+      continue;
+    // Every read of that buffer by this call must be the same view (add(x,
+    // x) is fine; x beside a transposed x is not).
+    bool onlyThisView = llvm::all_of(call.args, [&](const BufferView &other) {
+      return &other == &output || other.tensor != view.tensor ||
+             sameGeometry(other, view);
+    });
+    if (onlyThisView)
+      return it->second;
+  }
+  return ~0u;
 }
 
 MemoryPlan planMemory(const KernelProgram &program, const ShapeInfo &shapes) {
@@ -68,7 +159,8 @@ MemoryPlan planMemory(const KernelProgram &program, const ShapeInfo &shapes) {
   }
 
   // Greedy slot assignment in call order. A buffer read by call i is still
-  // live at i, so a kernel's output never shares a slot with its inputs.
+  // live at i, so a kernel's output shares a slot with one of its inputs
+  // only in place (inPlaceCandidate).
   std::vector<unsigned> bufferOfCall(program.calls.size(), ~0u);
   for (auto [b, buffer] : llvm::enumerate(plan.buffers))
     bufferOfCall[buffer.firstCall] = b;
@@ -82,9 +174,15 @@ MemoryPlan planMemory(const KernelProgram &program, const ShapeInfo &shapes) {
     if (b == ~0u)
       continue;
     PlannedBuffer &buffer = plan.buffers[b];
-    // Prefer a free slot that already held a buffer of the same size, so
-    // slots do not grow; then the lowest free slot; then a new one.
+    // In place first; else prefer a free slot that already held a buffer of
+    // the same size, so slots do not grow; then the lowest free slot; then a
+    // new one.
     int chosen = -1;
+    unsigned overwritten = inPlaceCandidate(program.calls[i], i, b, plan, bufferOf);
+    if (overwritten != ~0u) {
+      buffer.inPlaceOf = overwritten;
+      chosen = plan.buffers[overwritten].slot;
+    }
     for (unsigned s = 0; s < slotFree.size() && chosen < 0; ++s)
       if (slotFree[s] && llvm::any_of(plan.slots[s], [&](unsigned other) {
             return plan.buffers[other].bytes == buffer.bytes;
@@ -143,7 +241,11 @@ std::string formatMemoryPlan(func::FuncOp func, const KernelProgram &program,
     os << "buffer " << valueName(buffer.value) << " ("
        << buffer.value.getDefiningOp()->getName() << "): slot " << buffer.slot
        << ", bytes " << buffer.bytes.str(names) << ", live calls "
-       << buffer.firstCall << ".." << buffer.lastCall << "\n";
+       << buffer.firstCall << ".." << buffer.lastCall
+       << (buffer.inPlaceOf == ~0u
+               ? std::string()
+               : ", in place of " + valueName(plan.buffers[buffer.inPlaceOf].value))
+       << "\n";
   // Tensors that need no workspace, so the plan accounts for every value.
   Block &body = func.getBody().front();
   for (Operation &op : body.without_terminator())

@@ -754,6 +754,11 @@ int main(int argc, char **argv) {
     outs() << "input '" << info.name << "' " << attune_dtype_name(t.dtype) << shapeString(t) << "\n";
   }
 
+  size_t workspace = 0;
+  check(attune_model_workspace_size(model, inputs.data(), numInputs, &workspace),
+        "workspace size");
+  outs() << format("workspace: %zu bytes\n", workspace);
+
   std::vector<Buffer> outputStorage(numOutputs);
   for (int32_t o = 0; o < numOutputs; ++o) {
     attune_tensor_info_t info;

@@ -183,6 +183,17 @@ attune_status_t attune_model_output_shape(const attune_model_t *model,
                                           int32_t num_inputs, int32_t index,
                                           attune_tensor_t *out_shape);
 
+/* Given the shapes of all inputs, the bytes of scratch memory a run with
+ * them uses: the model's intermediates, placed by the compiler's memory plan
+ * (tensors alive at different times share storage, element-wise kernels
+ * overwrite inputs they read for the last time). The handle allocates this
+ * on the first run of that size and keeps it; see the plan with
+ * `attune-compile --dump-phases-to`. Only shapes are read, as in
+ * attune_model_output_shape. 0 when the model has no intermediates. */
+attune_status_t attune_model_workspace_size(const attune_model_t *model,
+                                            const attune_tensor_t *inputs,
+                                            int32_t num_inputs, size_t *out_bytes);
+
 /* Sets how many threads the model's kernels use (1..N); 0 restores the
  * default (all cores, or HL_NUM_THREADS). Applies to every handle of the
  * same library and takes effect from the next run, also after runs: the

@@ -285,6 +285,29 @@ TEST_F(RuntimeTest, RunComputesTheModel) {
   EXPECT_EQ(problem.y[4 * 4 + 2], 2.0f * 8);
 }
 
+TEST_F(RuntimeTest, WorkspaceSizeFromInputShapes) {
+  // The stand-in library's plan: a float per token and a 64-byte guard.
+  Problem problem(3, 17);
+  for (attune_tensor_t &input : problem.inputs)
+    input.data = nullptr;
+  size_t bytes = 0;
+  ASSERT_EQ(attune_model_workspace_size(model(), problem.inputs, 3, &bytes), ATTUNE_OK)
+      << message();
+  EXPECT_EQ(bytes, 3u * 17u * sizeof(float) + 64u);
+  EXPECT_EQ(attune_model_workspace_size(model(), problem.inputs, 3, nullptr),
+            ATTUNE_INVALID_ARGUMENT);
+  EXPECT_THAT(message(), HasSubstr("out_bytes is NULL"));
+  EXPECT_EQ(attune_model_workspace_size(model(), problem.inputs, 2, &bytes),
+            ATTUNE_INVALID_ARGUMENT);
+  EXPECT_THAT(message(), HasSubstr("expected 3 inputs, got 2"));
+  Problem negative(998, 1);
+  EXPECT_EQ(attune_model_workspace_size(model(), negative.inputs, 3, &bytes),
+            ATTUNE_INTERNAL);
+  EXPECT_THAT(message(), HasSubstr("workspace_size returned -1"));
+  EXPECT_EQ(attune_model_workspace_size(nullptr, problem.inputs, 3, &bytes),
+            ATTUNE_INVALID_ARGUMENT);
+}
+
 TEST_F(RuntimeTest, RunReusesAndGrowsTheWorkspace) {
   // Small, large, small again, and the maximum seq: the workspace must grow
   // for the large ones and still serve the small ones.
