@@ -57,6 +57,34 @@ ComparePredicate comparePredicate(tfm::ComparePredicateKind kind) {
   llvm_unreachable("the attribute holds one of the enum's cases");
 }
 
+/// Whether `slice` is one of q, k, v cut from a packed projection (GPT-2's
+/// c_attn, [B, S, 3 * H * D]) that attention can read in place: a unit-step
+/// slice of the last axis of a rank-3 tensor, read only through reshapes
+/// splitting that axis into [H, D], each read only as the query, key or
+/// value of a bshd tfm.attention. The attention then reads the packed rows
+/// through strides (see headsView), and the slice is a view, not a copy.
+bool isPackedHeadsSlice(tfm::SliceOp slice) {
+  auto inputType = cast<RankedTensorType>(slice.getInput().getType());
+  if (inputType.getRank() != 3 || slice.getAxisAttr().getInt() != 2 ||
+      slice.getStep() != 1 || slice.getResult().use_empty())
+    return false;
+  for (Operation *user : slice.getResult().getUsers()) {
+    auto reshape = dyn_cast<tfm::ReshapeOp>(user);
+    if (!reshape)
+      return false;
+    auto type = cast<RankedTensorType>(reshape.getType());
+    if (type.getRank() != 4 || reshape.getResult().use_empty())
+      return false;
+    for (OpOperand &use : reshape.getResult().getUses()) {
+      auto attention = dyn_cast<tfm::AttentionOp>(use.getOwner());
+      if (!attention || attention.getLayout() != tfm::HeadLayoutKind::bshd ||
+          use.getOperandNumber() > 2)
+        return false;
+    }
+  }
+  return true;
+}
+
 class KernelMapper {
 public:
   KernelMapper(func::FuncOp func, const ShapeInfo &shapes,
@@ -685,6 +713,11 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         return addCall(op, spec, std::move(args));
       })
       .Case<SliceOp>([&](SliceOp sl) {
+        // q, k or v of a packed projection: attention reads it in place.
+        if (isPackedHeadsSlice(sl)) {
+          aliasOf[sl.getResult()] = root(sl.getInput());
+          return success();
+        }
         // A copy whose input view starts at `start` along the axis and
         // steps `step` rows of it at a time.
         int64_t axis = sl.getAxisAttr().getInt();
@@ -818,6 +851,17 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         // orders dims innermost first: D, S, H, B).
         auto headsView = [&](Value x) {
           BufferView view = dense(x);
+          // [B, S, H, D] reshaped from a slice of packed rows [B, S, N]:
+          // rows N apart, starting at the slice's column.
+          if (auto reshape = x.getDefiningOp<ReshapeOp>())
+            if (auto slice = reshape.getInput().getDefiningOp<SliceOp>();
+                slice && isPackedHeadsSlice(slice)) {
+              ArrayRef<Monomial> packed = dims(slice.getInput());
+              view.tensor = root(slice.getInput());
+              view.offset = Monomial::constant(slice.getStartAttr().getInt());
+              view.strides[2] = packed[2];            // S
+              view.strides[3] = packed[1] * packed[2]; // B
+            }
           if (hd == 2) {
             std::swap(view.extents[1], view.extents[2]);
             std::swap(view.strides[1], view.strides[2]);

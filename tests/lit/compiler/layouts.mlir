@@ -2,6 +2,9 @@
 // RUN: attune-compile %attune_src_root/examples/gpt2-block/block.mlir --emit=host-mlir | grep -v llvm.mlir.global | FileCheck %s --check-prefix=GPT2-HOST
 // RUN: attune-compile %attune_src_root/examples/gpt2-block/block.mlir --emit=mlir --no-propagate-layouts | FileCheck %s --check-prefix=KEPT
 // RUN: attune-compile %attune_src_root/examples/llama-decoder/block.mlir -o %t-llama.so && attune-run %t-llama.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
+// RUN: attune-compile %attune_src_root/tests/models/gpt2-tiny --emit=host-mlir | grep -v llvm.mlir.global | FileCheck %s --check-prefix=GPT2-HOST
+// RUN: rm -rf %t-phases && attune-compile %attune_src_root/tests/models/gpt2-tiny --dump-phases-to=%t-phases -o %t-hf.so && FileCheck %s --check-prefix=PACKED --input-file=%t-phases/09-memory-plan.txt
+// RUN: attune-run %t-hf.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
 // RUN: attune-compile %s --emit=mlir | FileCheck %s
 // RUN: attune-compile %s -o %t.so && attune-run %t.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
 // RUN: attune-compile %s --no-fuse-attention -o %t-unfused.so && attune-run %t-unfused.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
@@ -15,11 +18,19 @@
 /// + 1e-4 |ref|): the LLaMA example (GQA, RoPE folded into the attention)
 /// and the model below, fused with the layout, fused without it, and
 /// unfused (the decomposition reads bshd through transposes).
+///
+/// A Hugging Face GPT-2 checkpoint projects q, k and v in one matmul
+/// (c_attn) and slices them out of its [B, S, 3 * 64] rows: attention reads
+/// them there, rows 192 floats apart, so the slices are views (aliases in
+/// the memory plan), not copy kernels.
 
 // GPT2: tfm.attention {{.+}} {causal = true, layout = #tfm.head_layout<bshd>
 // GPT2-NOT: tfm.transpose
 // GPT2-HOST-NOT: llvm.call @attune_copy
 // KEPT-COUNT-4: tfm.transpose
+
+// PACKED-COUNT-3: alias {{%[0-9]+}} (tfm.slice) of
+// PACKED-NOT: (tfm.slice): slot
 
 // REF-NOT: FAIL
 // REF: (|err| <= {{.+}}: ok)
