@@ -176,6 +176,19 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)
     return fail("cannot compile '" + inputFile + "': it is not a valid tfm model");
+  // What the library's API cannot describe fails here, at the source
+  // location, not when the linked library is opened. (Which function is the
+  // model is host code generation's question: a module it cannot pick from
+  // may still be run through the graph passes, --emit=mlir.)
+  if (emit != Emit::Input) {
+    SmallVector<func::FuncOp> models;
+    for (auto func : module->getOps<func::FuncOp>())
+      if (!func.isDeclaration() &&
+          (options.entry.empty() ? func.isPublic() : func.getName() == options.entry))
+        models.push_back(func);
+    if (models.size() == 1 && failed(codegen::checkModelSignature(models.front())))
+      return fail("cannot compile '" + inputFile + "' (see the errors above)");
+  }
   timer.done("parse+verify");
   if (emit == Emit::Input) {
     textOut << printOp(module->getOperation());

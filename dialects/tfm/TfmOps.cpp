@@ -157,6 +157,28 @@ LogicalResult WeightOp::verify() {
            << type;
   if (getName().empty())
     return emitOpError("expected a non-empty 'name'");
+  // Kernels address a tensor through int32 extents and strides (Halide's
+  // buffers), and the compiler holds every weight in memory to bind it: a
+  // larger one could only fail later, at allocation or in the linker.
+  constexpr int64_t kMaxElements = 0x7fffffff;
+  int64_t elements = 1;
+  bool overflow = false;
+  for (int64_t dim : type.getShape())
+    overflow |= llvm::MulOverflow(elements, dim, elements);
+  if (overflow || elements > kMaxElements) {
+    unsigned bits = type.getElementType().isIntOrFloat()
+                        ? type.getElementType().getIntOrFloatBitWidth()
+                        : 8;
+    InFlightDiagnostic diag = emitOpError("weight '")
+                              << getName() << "' of type " << type << " has ";
+    int64_t bytes = 0;
+    if (overflow || llvm::MulOverflow(elements, int64_t((bits + 7) / 8), bytes))
+      diag << "more elements than int64 counts";
+    else
+      diag << elements << " elements (" << bytes << " bytes)";
+    return diag << "; a tensor holds at most " << kMaxElements
+                << " elements (2^31 - 1, the range of a kernel's strides)";
+  }
   double stddev = getStd().convertToDouble();
   if (!(stddev >= 0.0))
     return emitOpError("expected 'std' >= 0, got ") << stddev;

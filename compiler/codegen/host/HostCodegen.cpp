@@ -12,11 +12,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/host/HostCodegen.h"
+#include "attune/runtime.h"
 #include "compiler/codegen/host/HostPlan.h"
+#include "compiler/frontends/ScalarTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/xxhash.h"
 
 using namespace mlir;
@@ -42,6 +46,86 @@ func::FuncOp findModelFunction(ModuleOp module, StringRef entry) {
   return candidates.front();
 }
 
+namespace host {
+static std::string nameOr(DictionaryAttr attrs, std::string fallback) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("tfm.name"))
+      return name.getValue().str();
+  return fallback;
+}
+std::string inputName(func::FuncOp func, unsigned i) {
+  return nameOr(func.getArgAttrDict(i), "input" + std::to_string(i));
+}
+std::string outputName(func::FuncOp func, unsigned j) {
+  return nameOr(func.getResultAttrDict(j), "output" + std::to_string(j));
+}
+} // namespace host
+
+LogicalResult checkModelSignature(func::FuncOp func) {
+  bool ok = true;
+  // Results are located at the func.return operand that produces them.
+  Operation *terminator =
+      func.getBody().empty() ? nullptr : func.getBody().front().getTerminator();
+  auto locate = [&](bool isInput, unsigned index) -> Location {
+    if (isInput && !func.getBody().empty())
+      return func.getArgument(index).getLoc();
+    if (!isInput && terminator && index < terminator->getNumOperands())
+      if (Operation *def = terminator->getOperand(index).getDefiningOp())
+        return def->getLoc();
+    return func.getLoc();
+  };
+  auto checkList = [&](bool isInput, TypeRange types) {
+    const char *kind = isInput ? "input" : "output";
+    llvm::StringMap<unsigned> seen;
+    for (auto [i, type] : llvm::enumerate(types)) {
+      std::string name = isInput ? host::inputName(func, i) : host::outputName(func, i);
+      Location loc = locate(isInput, i);
+      auto [it, fresh] = seen.try_emplace(name, i);
+      if (!fresh) {
+        emitError(loc) << kind << "s " << it->second << " and " << i
+                       << " are both named '" << name
+                       << "': the library's API finds tensors by name";
+        ok = false;
+      }
+      auto ranked = dyn_cast<RankedTensorType>(type);
+      if (!ranked) {
+        emitError(loc) << kind << " '" << name << "' has type " << type
+                       << ", expected a ranked tensor";
+        ok = false;
+        continue;
+      }
+      if (ranked.getRank() > ATTUNE_MAX_RANK) {
+        emitError(loc) << kind << " '" << name << "' has rank " << ranked.getRank()
+                       << " (" << type << "); the library's API describes at most "
+                       << ATTUNE_MAX_RANK << " dimensions (ATTUNE_MAX_RANK)";
+        ok = false;
+      }
+      if (!scalarTypeOf(ranked.getElementType())) {
+        emitError(loc) << kind << " '" << name << "' has element type "
+                       << ranked.getElementType()
+                       << ", which the library's API has no dtype for (f32, f16, "
+                          "bf16, i1, i8, i32, i64)";
+        ok = false;
+      }
+      int64_t elements = 1;
+      bool overflow = false;
+      for (int64_t dim : ranked.getShape())
+        if (!ShapedType::isDynamic(dim))
+          overflow |= llvm::MulOverflow(elements, dim, elements);
+      if (overflow || elements > host::kMaxBufferElements) {
+        emitError(loc) << kind << " '" << name << "' of type " << type
+                       << " has more than " << host::kMaxBufferElements
+                       << " elements in its static dimensions; kernels address at "
+                          "most 2^31 - 1 (int32 strides)";
+        ok = false;
+      }
+    }
+  };
+  checkList(/*isInput=*/true, func.getArgumentTypes());
+  checkList(/*isInput=*/false, func.getResultTypes());
+  return success(ok);
+}
+
 namespace {
 /// Drops ops whose results nothing uses. tfm ops are pure, so this changes
 /// nothing observable, and a dead op would otherwise cost a kernel call and
@@ -58,7 +142,7 @@ LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &optio
                                HostLoweringResult &result) {
   module.getContext()->getOrLoadDialect<LLVM::LLVMDialect>();
   func::FuncOp func = findModelFunction(module, options.entry);
-  if (!func)
+  if (!func || failed(checkModelSignature(func)))
     return failure();
 
   eraseDeadOps(func);

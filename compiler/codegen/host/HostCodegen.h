@@ -74,6 +74,14 @@ struct HostLoweringResult {
 mlir::func::FuncOp findModelFunction(mlir::ModuleOp module,
                                      llvm::StringRef entry);
 
+/// Checks what the library's C API must describe of `func`'s inputs and
+/// outputs, so that a model it cannot describe fails at its source
+/// location before anything is built: distinct names (the API looks tensors
+/// up by them), rank <= ATTUNE_MAX_RANK, an element type the API has, and
+/// static dims and element counts a kernel can address (int32). Emits one
+/// error per problem.
+mlir::LogicalResult checkModelSignature(mlir::func::FuncOp func);
+
 /// Replaces the model function in `module` by LLVM-dialect host code.
 /// Emits an error on the offending op (and fails) for anything it cannot
 /// lower: an op without a kernel, a dynamic dimension not bound to any input

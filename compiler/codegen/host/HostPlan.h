@@ -86,6 +86,11 @@ struct ShapeInfo {
   std::vector<int64_t> abiDims(mlir::Value value) const;
 };
 
+/// The names the library's descriptor gives input `i` and output `j`: their
+/// `tfm.name`, else "input<i>" / "output<j>".
+std::string inputName(mlir::func::FuncOp func, unsigned i);
+std::string outputName(mlir::func::FuncOp func, unsigned j);
+
 /// Runs step 1 over `func`; emits an error on the offending op on failure.
 mlir::LogicalResult analyzeShapes(mlir::func::FuncOp func, ShapeInfo &info);
 

@@ -940,14 +940,6 @@ LLVM::GlobalOp Emitter::tensorArray(
   });
 }
 
-/// A tensor's name from its `tfm.name` attribute, else `fallback`.
-std::string tensorName(DictionaryAttr attrs, std::string fallback) {
-  if (attrs)
-    if (auto name = attrs.getAs<StringAttr>("tfm.name"))
-      return name.getValue().str();
-  return fallback;
-}
-
 void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp run,
                              LLVM::LLVMFuncOp setNumThreads) {
   using TensorDesc = std::tuple<std::string, ScalarType, std::vector<int64_t>, int64_t>;
@@ -956,13 +948,13 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
   for (BlockArgument arg : body.getArguments()) {
     unsigned i = arg.getArgNumber();
     auto type = cast<RankedTensorType>(arg.getType());
-    inputs.emplace_back(tensorName(func.getArgAttrDict(i), "input" + std::to_string(i)),
+    inputs.emplace_back(inputName(func, i),
                         *scalarTypeOf(type.getElementType()), shapes.abiDims(arg),
                         program.indexBounds[i]);
   }
   for (auto [j, result] : llvm::enumerate(body.getTerminator()->getOperands())) {
     auto type = cast<RankedTensorType>(result.getType());
-    outputs.emplace_back(tensorName(func.getResultAttrDict(j), "output" + std::to_string(j)),
+    outputs.emplace_back(outputName(func, j),
                          *scalarTypeOf(type.getElementType()), shapes.abiDims(result),
                          0);
   }
