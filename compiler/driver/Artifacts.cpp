@@ -28,7 +28,14 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <functional>
 #include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
@@ -153,6 +160,67 @@ std::string emitObject(llvm::Module &module, llvm::TargetMachine &tm,
 // Kernels
 //===----------------------------------------------------------------------===//
 
+/// Runs `work` in a child process (fork) and returns its message: "" on
+/// success. Halide names what it generates from process-wide counters
+/// (attn_block_weight$2), so a kernel compiled after others, or beside
+/// them on another thread, differed from the same kernel compiled alone:
+/// libraries were not reproducible, and which kernels the cache held
+/// changed the bytes of the others. Each child starts from the parent's
+/// state, and the parent compiles no kernel itself, so every kernel is
+/// compiled from the same state. A child that crashes (an abort inside
+/// Halide or LLVM) fails its kernel with a message instead of taking the
+/// compiler down. The threads that call this only fork and wait.
+std::string inChildProcess(const std::function<std::string()> &work) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return std::string("cannot create a pipe: ") + std::strerror(errno);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    int error = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return std::string("cannot fork: ") + std::strerror(error);
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string message = work();
+    for (size_t done = 0; done < message.size();) {
+      ssize_t n = ::write(fds[1], message.data() + done, message.size() - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += static_cast<size_t>(n);
+    }
+    // No atexit handlers or static destructors: they belong to the parent.
+    ::_exit(message.empty() ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string message;
+  char buffer[4096];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    message.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return std::string("cannot wait for the compiling process: ") + std::strerror(errno);
+  if (WIFSIGNALED(status))
+    return "the compiling process died of signal " + std::to_string(WTERMSIG(status)) +
+           " (" + ::strsignal(WTERMSIG(status)) + ")" +
+           (message.empty() ? std::string() : ": " + message);
+  if (WEXITSTATUS(status) != 0 && message.empty())
+    return "the compiling process exited with status " +
+           std::to_string(WEXITSTATUS(status));
+  return message;
+}
+
 std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
                                const targets::TargetBackend &target,
                                const pipeline::KernelCache &cache,
@@ -178,8 +246,10 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
       return;
     }
     std::string object = scratch.file(name + ".o");
-    std::string error = isRuntime ? target.compileRuntime(object)
-                                  : target.compileKernel(kernels[i], object);
+    std::string error = inChildProcess([&] {
+      return isRuntime ? target.compileRuntime(object)
+                       : target.compileKernel(kernels[i], object);
+    });
     if (!error.empty()) {
       errors[i] = "cannot compile " +
                   (isRuntime ? std::string("the Halide runtime")
