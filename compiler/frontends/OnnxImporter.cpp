@@ -52,8 +52,10 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/thread.h"
 
 #include <cmath>
 #include <cstring>
@@ -73,6 +75,13 @@ constexpr int64_t kMinOpset = 17, kMaxOpset = 23;
 /// Host-side constants larger than this are not folded (shape arithmetic is
 /// tiny; a big folded tensor would be a weight the file does not hold).
 constexpr int64_t kMaxFoldElements = 1 << 16;
+/// Converting a value converts its producer first, so the conversion
+/// recurses once per node along a path (Importer::get), a few KB a node (ten
+/// times that with the address sanitizer). It runs on a thread with this
+/// much stack, and a graph deeper than the stack holds, less the reserve, is
+/// an error rather than a stack overflow.
+constexpr unsigned kImportStackBytes = 64u << 20;
+constexpr uintptr_t kImportStackReserve = 4u << 20;
 
 //===----------------------------------------------------------------------===//
 // Values
@@ -90,10 +99,15 @@ struct Const {
   bool transposed = false;
 
   bool isFloat() const { return onnxType == onnx::TensorProto::FLOAT; }
+  /// The element count: -1 when a dim is negative (dynamic), INT64_MAX when
+  /// the count overflows; neither passes a check.
   int64_t numel() const {
+    if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+      return llvm::any_of(shape, [](int64_t d) { return d < 0; }) ? -1 : 0;
     int64_t n = 1;
     for (int64_t d : shape)
-      n *= d;
+      if (llvm::MulOverflow(n, d, n))
+        return INT64_MAX;
     return n;
   }
   double at(int64_t k) const { return isFloat() ? f[k] : double(i[k]); }
@@ -153,9 +167,9 @@ llvm::SmallVector<int64_t> mergedShape(llvm::ArrayRef<int64_t> shape, int m) {
 /// dims in order, so at most one of the two may be dynamic, and then the
 /// other must be 1.
 bool canMerge(llvm::ArrayRef<int64_t> shape, int m) {
-  int64_t a = shape[m], b = shape[m + 1];
+  int64_t a = shape[m], b = shape[m + 1], ab;
   if (a != kDyn && b != kDyn)
-    return true;
+    return !llvm::MulOverflow(a, b, ab);
   return a == 1 || b == 1;
 }
 
@@ -166,6 +180,13 @@ std::string nodeLabel(const onnx::NodeProto &n) {
     return "node '" + n.name() + "' (" + n.op_type() + ")";
   return "node (" + n.op_type() + ") producing '" +
          (n.output_size() ? n.output(0) : std::string()) + "'";
+}
+
+/// A node's k-th input name, or "" when it has fewer inputs: the patterns
+/// look at nodes before anything checks their inputs.
+const std::string &inputName(const onnx::NodeProto &n, int k) {
+  static const std::string none;
+  return k < n.input_size() ? n.input(k) : none;
 }
 
 llvm::StringRef onnxTypeName(int t) {
@@ -185,6 +206,7 @@ public:
       : b(&context), model(model), graph(model.graph()),
         folder(std::move(folder)), opset(opset), diagnostics(diagnostics) {}
 
+  /// Call on a thread with kImportStackBytes of stack.
   llvm::Expected<OwningOpRef<ModuleOp>> run();
   std::vector<SafeTensorData> takeWeights() { return std::move(weights); }
 
@@ -287,9 +309,15 @@ private:
   }
   Value splat(Type element, double value, llvm::ArrayRef<int64_t> shape = {}) {
     auto type = RankedTensorType::get(shape, element);
-    if (isa<FloatType>(element))
-      return b.create<arith::ConstantOp>(
-          b.getUnknownLoc(), DenseElementsAttr::get(type, APFloat(float(value))));
+    if (auto f = dyn_cast<FloatType>(element)) {
+      // In the element's own format: an f32 APFloat in an f16 or bf16
+      // tensor was stored as its low 16 bits (1.0 became 0).
+      APFloat v(value);
+      bool losesInfo;
+      v.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+      return b.create<arith::ConstantOp>(b.getUnknownLoc(),
+                                         DenseElementsAttr::get(type, v));
+    }
     if (element.isInteger(1))
       return b.create<arith::ConstantOp>(b.getUnknownLoc(),
                                          DenseElementsAttr::get(type, value != 0));
@@ -373,6 +401,8 @@ private:
   int64_t opset;
   std::string &diagnostics;
   std::optional<std::string> error;
+  /// run()'s frame: how deep get() has recursed is measured from here.
+  uintptr_t stackTop = 0;
 
   llvm::StringMap<const onnx::NodeProto *> producer;
   llvm::StringMap<const onnx::TensorProto *> initializers;
@@ -509,14 +539,21 @@ FailureOr<std::shared_ptr<Const>> Importer::readTensor(const onnx::TensorProto &
                               what, got, numel)),
            failure();
   };
+  // The typed fields' counts are checked before anything is allocated: the
+  // dims alone may ask for 2^40 elements.
+  if (!haveRaw) {
+    int got = type == onnx::TensorProto::FLOAT   ? t.float_data_size()
+              : type == onnx::TensorProto::INT64 ? t.int64_data_size()
+                                                 : t.int32_data_size();
+    if (uint64_t(got) != numel)
+      return countMismatch(got);
+  }
   if (type == onnx::TensorProto::FLOAT) {
     c->f.resize(numel);
-    if (haveRaw)
-      std::memcpy(c->f.data(), raw.data(), bytes);
-    else if (uint64_t(t.float_data_size()) == numel)
+    if (!haveRaw)
       std::copy(t.float_data().begin(), t.float_data().end(), c->f.begin());
-    else
-      return countMismatch(t.float_data_size());
+    else if (bytes)
+      std::memcpy(c->f.data(), raw.data(), bytes);
     return c;
   }
   c->i.resize(numel);
@@ -536,12 +573,8 @@ FailureOr<std::shared_ptr<Const>> Importer::readTensor(const onnx::TensorProto &
       }
     }
   } else if (type == onnx::TensorProto::INT64) {
-    if (uint64_t(t.int64_data_size()) != numel)
-      return countMismatch(t.int64_data_size());
     std::copy(t.int64_data().begin(), t.int64_data().end(), c->i.begin());
   } else {
-    if (uint64_t(t.int32_data_size()) != numel)
-      return countMismatch(t.int32_data_size());
     std::copy(t.int32_data().begin(), t.int32_data().end(), c->i.begin());
   }
   return c;
@@ -592,7 +625,8 @@ FailureOr<Value> Importer::weight(const Const &c, const onnx::NodeProto &n) {
     if (c.isFloat()) {
       t.dtype = ScalarType::F32;
       t.bytes.resize(c.f.size() * 4);
-      std::memcpy(t.bytes.data(), c.f.data(), t.bytes.size());
+      if (!t.bytes.empty())
+        std::memcpy(t.bytes.data(), c.f.data(), t.bytes.size());
     } else if (c.onnxType == onnx::TensorProto::BOOL) {
       t.dtype = ScalarType::Bool;
       for (int64_t v : c.i)
@@ -607,7 +641,8 @@ FailureOr<Value> Importer::weight(const Const &c, const onnx::NodeProto &n) {
     } else {
       t.dtype = ScalarType::I64;
       t.bytes.resize(c.i.size() * 8);
-      std::memcpy(t.bytes.data(), c.i.data(), t.bytes.size());
+      if (!t.bytes.empty())
+        std::memcpy(t.bytes.data(), c.i.data(), t.bytes.size());
     }
     weights.push_back(std::move(t));
   }
@@ -702,12 +737,8 @@ std::optional<double> Importer::scalarOf(const std::string &name) {
     const onnx::NodeProto *p = producerIs(name, "Constant");
     if (!p)
       return std::nullopt;
-  } else {
-    int64_t numel = 1;
-    for (int64_t d : t->dims())
-      numel *= d;
-    if (numel != 1)
-      return std::nullopt;
+  } else if (!llvm::all_of(t->dims(), [](int64_t d) { return d == 1; })) {
+    return std::nullopt;
   }
   FailureOr<Val> v = get(name);
   if (failed(v) || v->kind != Val::Constant || v->c->numel() != 1)
@@ -788,6 +819,14 @@ FailureOr<Val> Importer::get(const std::string &name) {
     return fail(nodeLabel(*n) + " depends on its own output '" + name +
                 "': the graph has a cycle"),
            failure();
+  if (stackTop - uintptr_t(__builtin_frame_address(0)) >
+      kImportStackBytes - kImportStackReserve) {
+    converting.erase(n->output(0));
+    return fail(nodeLabel(*n) + ": the graph is too deep to import (a path of " +
+                llvm::Twine(converting.size()) +
+                " nodes leads to it, more than the importer's stack holds)"),
+           failure();
+  }
   LogicalResult r = convert(*n);
   converting.erase(n->output(0));
   if (failed(r))
@@ -969,17 +1008,17 @@ llvm::SmallVector<int64_t> logicalShape(const Val &v) {
 std::optional<std::pair<std::string, double>>
 Importer::matchRmsInverse(const std::string &name) {
   const onnx::NodeProto *rec = producerIs(name, "Reciprocal");
-  const onnx::NodeProto *sq = rec ? producerIs(rec->input(0), "Sqrt") : nullptr;
-  const onnx::NodeProto *add = sq ? producerIs(sq->input(0), "Add") : nullptr;
+  const onnx::NodeProto *sq = rec ? producerIs(inputName(*rec, 0), "Sqrt") : nullptr;
+  const onnx::NodeProto *add = sq ? producerIs(inputName(*sq, 0), "Add") : nullptr;
   if (!add || add->input_size() != 2)
     return std::nullopt;
   for (int k = 0; k < 2; ++k) {
-    std::optional<double> eps = scalarOf(add->input(1 - k));
-    const onnx::NodeProto *mean = producerIs(add->input(k), "ReduceMean");
+    std::optional<double> eps = scalarOf(inputName(*add, 1 - k));
+    const onnx::NodeProto *mean = producerIs(inputName(*add, k), "ReduceMean");
     if (!eps || !mean || attrInt(*mean, "keepdims", 1) != 1)
       continue;
-    const onnx::NodeProto *sqr = producerIs(mean->input(0), "Mul");
-    if (!sqr || sqr->input(0) != sqr->input(1))
+    const onnx::NodeProto *sqr = producerIs(inputName(*mean, 0), "Mul");
+    if (!sqr || inputName(*sqr, 0) != inputName(*sqr, 1))
       continue;
     // The axes: the last one only.
     std::vector<int64_t> axes;
@@ -993,26 +1032,29 @@ Importer::matchRmsInverse(const std::string &name) {
     }
     if (axes.size() != 1)
       continue;
-    FailureOr<Val> x = get(sqr->input(0));
+    FailureOr<Val> x = get(inputName(*sqr, 0));
     if (failed(x))
       return std::nullopt;
     int64_t rank = logicalShape(*x).size();
     if (axes[0] != -1 && axes[0] != rank - 1)
       continue;
-    return std::make_pair(sqr->input(0), *eps);
+    return std::make_pair(inputName(*sqr, 0), *eps);
   }
   return std::nullopt;
 }
 
 LogicalResult Importer::tryMulPatterns(const onnx::NodeProto &n, bool &matched) {
   matched = false;
-  const std::string &a = n.input(0), &c = n.input(1);
+  const std::string &a = inputName(n, 0), &c = inputName(n, 1);
   for (int k = 0; k < 2; ++k) {
     const std::string &x = k ? c : a, &other = k ? a : c;
     // SiLU: x * Sigmoid(x).
-    if (const onnx::NodeProto *s = producerIs(other, "Sigmoid"); s && s->input(0) == x) {
+    if (const onnx::NodeProto *s = producerIs(other, "Sigmoid"); s && inputName(*s, 0) == x) {
       matched = true;
-      FailureOr<Value> t = tensor(*get(x), n);
+      FailureOr<Val> xv = get(x);
+      if (failed(xv))
+        return failure();
+      FailureOr<Value> t = tensor(*xv, n);
       if (failed(t))
         return failure();
       return setOut(n, create<tfm::SiluOp>(n, *t));
@@ -1026,24 +1068,25 @@ LogicalResult Importer::tryMulPatterns(const onnx::NodeProto &n, bool &matched) 
       FailureOr<Value> t = tensor(*xv, n);
       if (failed(t))
         return failure();
-      int64_t d = shapeOf(*t).back();
-      if (d == kDyn)
+      llvm::SmallVector<int64_t> shape = shapeOf(*t);
+      if (shape.empty() || shape.back() == kDyn)
         continue;
+      int64_t d = shape.back();
       matched = true;
       Value ones = splat(cast<RankedTensorType>(t->getType()).getElementType(), 1.0, {d});
       return setOut(n, create<tfm::RmsNormOp>(n, *t, ones, APFloat(rms->second)));
     }
     if (const onnx::NodeProto *inner = producerIs(other, "Mul")) {
       for (int j = 0; j < 2; ++j) {
-        auto rms = matchRmsInverse(inner->input(1 - j));
-        if (!rms || rms->first != inner->input(j))
+        auto rms = matchRmsInverse(inputName(*inner, 1 - j));
+        if (!rms || rms->first != inputName(*inner, j))
           continue;
         FailureOr<Val> w = get(x);
         if (failed(w))
           return failure();
         if (w->kind != Val::Constant || w->c->shape.size() != 1)
           continue;
-        FailureOr<Val> xv = get(inner->input(j));
+        FailureOr<Val> xv = get(inputName(*inner, j));
         if (failed(xv))
           return failure();
         FailureOr<Value> t = tensor(*xv, n), g = tensor(*w, n);
@@ -1067,21 +1110,22 @@ LogicalResult Importer::tryMulPatterns(const onnx::NodeProto &n, bool &matched) 
       continue;
     std::optional<tfm::GeluApproxKind> kind;
     if (const onnx::NodeProto *erf = producerIs(inner, "Erf")) {
-      std::string y = otherThanScalar(producerIs(erf->input(0), "Div"),
+      std::string y = otherThanScalar(producerIs(inputName(*erf, 0), "Div"),
                                       std::sqrt(2.0), /*commutative=*/false);
       if (y.empty())
-        y = otherThanScalar(producerIs(erf->input(0), "Mul"), 1.0 / std::sqrt(2.0));
+        y = otherThanScalar(producerIs(inputName(*erf, 0), "Mul"), 1.0 / std::sqrt(2.0));
       if (y == x)
         kind = tfm::GeluApproxKind::none;
     } else if (const onnx::NodeProto *tanh = producerIs(inner, "Tanh")) {
-      std::string sum = otherThanScalar(producerIs(tanh->input(0), "Mul"),
+      std::string sum = otherThanScalar(producerIs(inputName(*tanh, 0), "Mul"),
                                         std::sqrt(2.0 / M_PI));
       const onnx::NodeProto *s = producerIs(sum, "Add");
       if (s && s->input_size() == 2)
         for (int j = 0; j < 2; ++j) {
-          std::string cube = otherThanScalar(producerIs(s->input(1 - j), "Mul"), 0.044715);
+          std::string cube = otherThanScalar(producerIs(inputName(*s, 1 - j), "Mul"), 0.044715);
           const onnx::NodeProto *pow = producerIs(cube, "Pow");
-          if (s->input(j) == x && pow && pow->input(0) == x && isScalar(pow->input(1), 3.0))
+          if (inputName(*s, j) == x && pow && inputName(*pow, 0) == x &&
+              isScalar(inputName(*pow, 1), 3.0))
             kind = tfm::GeluApproxKind::tanh;
         }
     }
@@ -1102,15 +1146,15 @@ LogicalResult Importer::tryMulPatterns(const onnx::NodeProto &n, bool &matched) 
 LogicalResult Importer::tryDivPatterns(const onnx::NodeProto &n, bool &matched) {
   // sentence-transformers' Normalize: x / Max(ReduceL2(x, [-1], keepdims), eps).
   matched = false;
-  const onnx::NodeProto *max = producerIs(n.input(1), "Max");
+  const onnx::NodeProto *max = producerIs(inputName(n, 1), "Max");
   if (!max || max->input_size() != 2)
     return success();
   for (int k = 0; k < 2; ++k) {
-    const onnx::NodeProto *l2 = producerIs(max->input(k), "ReduceL2");
-    std::optional<double> eps = scalarOf(max->input(1 - k));
-    if (!l2 || !eps || l2->input(0) != n.input(0) || attrInt(*l2, "keepdims", 1) != 1)
+    const onnx::NodeProto *l2 = producerIs(inputName(*max, k), "ReduceL2");
+    std::optional<double> eps = scalarOf(inputName(*max, 1 - k));
+    if (!l2 || !eps || inputName(*l2, 0) != inputName(n, 0) || attrInt(*l2, "keepdims", 1) != 1)
       continue;
-    FailureOr<Val> xv = get(n.input(0));
+    FailureOr<Val> xv = get(inputName(n, 0));
     if (failed(xv))
       return failure();
     FailureOr<Value> x = tensor(*xv, n);
@@ -1120,9 +1164,10 @@ LogicalResult Importer::tryDivPatterns(const onnx::NodeProto &n, bool &matched) 
     FailureOr<llvm::SmallVector<int64_t>> axes = axesOf(*l2, 1, shape.size(), true);
     if (failed(axes))
       return failure();
-    int64_t d = shape.back();
-    if (axes->size() != 1 || (*axes)[0] != int64_t(shape.size()) - 1 || d == kDyn)
+    if (shape.empty() || axes->size() != 1 ||
+        (*axes)[0] != int64_t(shape.size()) - 1 || shape.back() == kDyn)
       continue;
+    int64_t d = shape.back();
     // rms_norm(x, 1/sqrt(D), eps^2/D) = x / sqrt(|x|^2 + eps^2), which is
     // x / max(|x|, eps) but where |x| is within a few eps of eps (the
     // Hugging Face frontend's Normalize is the same op).
@@ -1149,7 +1194,7 @@ LogicalResult Importer::binary(const onnx::NodeProto &n) {
       return success();
   }
   if (op == "Pow") {
-    std::optional<double> e = scalarOf(n.input(1));
+    std::optional<double> e = scalarOf(inputName(n, 1));
     if (!e || (*e != 1.0 && *e != 2.0))
       return fail(n, "only Pow(x, 2) and Pow(x, 1) are supported outside a "
                      "recognised GELU (tfm has no general power)");
@@ -1310,15 +1355,20 @@ LogicalResult Importer::reshapeLike(const onnx::NodeProto &n) {
       }
       if (d == kDyn)
         knownDyn = true;
-      else
-        known *= d;
+      else if (llvm::MulOverflow(known, d, known))
+        return fail(n, "the target shape " + shapeString(want) +
+                           " has more elements than int64 counts");
       out.push_back(d);
     }
     if (inferred >= 0) {
       int64_t total = 1;
       bool dyn = false;
       for (int64_t d : shape)
-        d == kDyn ? (void)(dyn = true) : (void)(total *= d);
+        if (d == kDyn)
+          dyn = true;
+        else if (llvm::MulOverflow(total, d, total))
+          return fail(n, "the input shape " + shapeString(shape) +
+                             " has more elements than int64 counts");
       if (!dyn && !knownDyn) {
         if (known == 0 || total % known)
           return fail(n, "cannot reshape " + shapeString(shape) + " to " +
@@ -1342,8 +1392,12 @@ LogicalResult Importer::reshapeLike(const onnx::NodeProto &n) {
     if (failed(axes))
       return failure();
     llvm::SmallVector<bool> inserted(outRank, false);
-    for (int64_t a : *axes)
+    for (int64_t a : *axes) {
+      // Twice would leave fewer 1s than axes, and read past `shape`.
+      if (inserted[a])
+        return fail(n, "axis " + llvm::Twine(a) + " is given twice");
       inserted[a] = true;
+    }
     for (int64_t k = 0, j = 0; k < outRank; ++k)
       out.push_back(inserted[k] ? 1 : shape[j++]);
   } else if (op == "Squeeze") {
@@ -1360,12 +1414,19 @@ LogicalResult Importer::reshapeLike(const onnx::NodeProto &n) {
     }
   } else { // Flatten
     int64_t axis = attrInt(n, "axis", 1);
+    if (axis < -rank || axis > rank)
+      return fail(n, "axis " + llvm::Twine(axis) + " is out of range for rank " +
+                         llvm::Twine(rank));
     if (axis < 0)
       axis += rank;
     int64_t lead = 1, tail = 1;
     for (int64_t k = 0; k < rank; ++k) {
       int64_t &p = k < axis ? lead : tail;
-      p = p == kDyn || shape[k] == kDyn ? kDyn : p * shape[k];
+      if (p == kDyn || shape[k] == kDyn)
+        p = kDyn;
+      else if (llvm::MulOverflow(p, shape[k], p))
+        return fail(n, "flattening " + shapeString(shape) +
+                           " gives a dim larger than int64 counts");
     }
     out = {lead, tail};
   }
@@ -1529,6 +1590,8 @@ LogicalResult Importer::range(const onnx::NodeProto &n) {
   FailureOr<std::shared_ptr<Const>> l = constInput(n, 1);
   if (failed(l))
     return failure();
+  if ((*l)->numel() != 1)
+    return fail(n, "limit must be a scalar");
   if (step == 0)
     return fail(n, "delta is 0");
   double count = std::max(0.0, std::ceil(((*l)->at(0) - s) / step));
@@ -1538,10 +1601,17 @@ LogicalResult Importer::range(const onnx::NodeProto &n) {
   c->onnxType = (*start)->onnxType;
   c->shape = {int64_t(count)};
   for (int64_t k = 0; k < int64_t(count); ++k) {
-    if (c->isFloat())
+    if (c->isFloat()) {
       c->f.push_back(float(s + k * step));
-    else
-      c->i.push_back(int64_t(s) + k * int64_t(step));
+      continue;
+    }
+    // start + k * delta in int64, as ONNX computes it.
+    int64_t v;
+    if ((*delta)->isFloat() || llvm::MulOverflow(k, (*delta)->i[0], v) ||
+        llvm::AddOverflow((*start)->i[0], v, v))
+      return fail(n, "element " + llvm::Twine(k) +
+                         " overflows int64, or delta is not an integer");
+    c->i.push_back(v);
   }
   Val v;
   v.kind = Val::Constant;
@@ -1621,9 +1691,11 @@ LogicalResult Importer::split(const onnx::NodeProto &n) {
       sizes.push_back(std::min(each, d - k * each));
   }
   int64_t total = 0;
+  bool overflow = false;
   for (int64_t s : sizes)
-    total += s;
-  if (int64_t(sizes.size()) != parts || total != d ||
+    if (llvm::AddOverflow(total, s, total))
+      overflow = true;
+  if (int64_t(sizes.size()) != parts || total != d || overflow ||
       llvm::any_of(sizes, [](int64_t s) { return s <= 0; }))
     return fail(n, "split sizes do not tile axis " + llvm::Twine(axis) + " of " +
                        shapeString(shape) + " into " + llvm::Twine(parts) + " outputs");
@@ -1708,8 +1780,11 @@ LogicalResult Importer::slice(const onnx::NodeProto &n) {
       continue;
     if (s >= e)
       return fail(n, "an empty slice of axis " + llvm::Twine(axis));
+    // A step past the end takes element s alone, as a step of e - s does;
+    // tfm.slice's result size (e - s + step - 1) / step must not overflow.
+    int64_t step = std::min(steps[k], e - s);
     FailureOr<Value> r = create<tfm::SliceOp>(n, x, uint64_t(axis), uint64_t(s),
-                                              uint64_t(e), uint64_t(steps[k]));
+                                              uint64_t(e), uint64_t(step));
     if (failed(r))
       return failure();
     x = *r;
@@ -1882,8 +1957,12 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
       op == "GreaterOrEqual")
     return binary(n);
   if (op == "Max" || op == "Min") {
-    if (n.input_size() == 1)
-      return setOut(n, *getInput(n, 0));
+    if (n.input_size() == 1) {
+      FailureOr<Val> v = getInput(n, 0);
+      if (failed(v))
+        return failure();
+      return setOut(n, *v);
+    }
     if (n.input_size() != 2)
       return fail(n, "only two inputs are supported");
     return binary(n);
@@ -2044,8 +2123,13 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
         return failure();
       beta = *bv;
     } else {
+      // Zeros shaped as the scale (X's last dim may be dynamic, or absent).
+      llvm::SmallVector<int64_t> shape = shapeOf(*g);
+      if (llvm::is_contained(shape, kDyn))
+        return fail(n, "without B, the scale's shape " + shapeString(shape) +
+                           " must be static");
       beta = splat(cast<RankedTensorType>(x->getType()).getElementType(), 0.0,
-                   {shapeOf(*x).back()});
+                   shape);
     }
     return setOut(n, create<tfm::LayerNormOp>(n, *x, *g, beta,
                                               APFloat(double(attrFloat(n, "epsilon", 1e-5f)))));
@@ -2084,6 +2168,7 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<OwningOpRef<ModuleOp>> Importer::run() {
+  stackTop = uintptr_t(__builtin_frame_address(0));
   for (const onnx::TensorProto &t : graph.initializer()) {
     if (!initializers.try_emplace(t.name(), &t).second)
       return makeError("initializer '" + t.name() + "' is defined twice");
@@ -2218,15 +2303,18 @@ llvm::Expected<OnnxModel> attune::frontends::importOnnx(llvm::StringRef file) {
     folder = ".";
   Importer importer(context.get(), model, folder.str().str(), opset,
                     context.diagnostics());
-  auto module = importer.run();
-  if (!module)
-    return module.takeError();
+  std::optional<llvm::Expected<OwningOpRef<ModuleOp>>> module;
+  llvm::thread worker(std::optional<unsigned>(kImportStackBytes),
+                      [&] { module.emplace(importer.run()); });
+  worker.join();
+  if (!*module)
+    return module->takeError();
 
   OnnxModel out;
   llvm::raw_string_ostream os(out.ir);
   os << "// Imported by attune-compile from " << file << " (ONNX, opset " << opset
      << ").\n";
-  (*module)->print(os);
+  (**module)->print(os);
   out.weights = writeSafeTensors(importer.takeWeights());
   out.summary = llvm::formatv("ONNX graph '{0}': {1} nodes, {2} initializers, opset {3}",
                               model.graph().name(), model.graph().node_size(),
