@@ -297,8 +297,15 @@ std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
       quoted += '\\';
     quoted += c;
   }
+  // The blob goes into .lrodata, an x86-64 *large* section (flag "l",
+  // SHF_X86_64_LARGE): the linker places large sections after .bss, so code,
+  // GOT and small data stay within the ±2 GiB that the small code model's
+  // 32-bit PC-relative references reach however big the weights are. In
+  // .rodata, weights over ~2 GiB pushed .data and the GOT out of reach and
+  // the link failed with relocation overflows. Only the descriptor's
+  // initializer names this symbol, with a 64-bit relocation.
   std::string assembly =
-      "  .section .rodata\n"
+      "  .section .lrodata,\"al\",@progbits\n"
       "  .balign 64\n"
       "  .globl attune_weights_data\n"
       "  .hidden attune_weights_data\n"

@@ -21,6 +21,12 @@ config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
 
 config.substitutions.append(("%attune_src_root", config.attune_src_root))
 
+# Tests that need several GB of memory and disk and minutes (tests/lit/large)
+# run only when asked: ATTUNE_LARGE_TESTS=1 in the environment, or lit -Dlarge=1.
+# Elsewhere lit reports them UNSUPPORTED, so a run shows they were skipped.
+if os.environ.get("ATTUNE_LARGE_TESTS") == "1" or lit_config.params.get("large") == "1":
+    config.available_features.add("large-tests")
+
 # FileCheck, not, count, split-file from the LLVM 22 install.
 llvm_config.use_default_substitutions()
 

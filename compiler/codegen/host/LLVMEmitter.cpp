@@ -277,8 +277,9 @@ void Emitter::emitConstants() {
   if (embedded && (program.usesWeights || options.weightsSize)) {
     weightsGlobal = module.lookupSymbol<LLVM::GlobalOp>("attune_weights_data");
     if (!weightsGlobal) {
-      // Defined by the driver in the same library (hidden), so references
-      // need no GOT indirection.
+      // Defined by the driver in the same library (hidden), in a large
+      // section: only the descriptor's initializer names it, with a 64-bit
+      // relocation, which reaches it however far from the code it lies.
       weightsGlobal = LLVM::GlobalOp::create(
           builder, loc, i8, /*isConstant=*/true, LLVM::Linkage::External,
           "attune_weights_data", Attribute(), /*alignment=*/64);
