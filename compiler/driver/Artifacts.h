@@ -75,6 +75,11 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
 std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
                                const ScratchDir &scratch, std::string &object);
 
+/// The C support code every model library links (runtime/model/: the
+/// scratch cache behind Halide's halide_malloc), compiled with `cc`.
+std::string buildSupportObject(llvm::StringRef cc, const ScratchDir &scratch,
+                               std::string &object);
+
 /// The name of the descriptor function in the static archive of model
 /// `modelName`: `<id>_attune_model_abi`, where <id> is the name with every
 /// character outside [A-Za-z0-9_] replaced by '_' and "model_" put in front

@@ -1,0 +1,120 @@
+/* Part of every model library attune-compile links (compiled by the driver
+ * with the system C compiler, see buildSupportObject in
+ * compiler/driver/Artifacts.cpp): a cache of freed scratch blocks behind
+ * Halide's halide_malloc / halide_free.
+ *
+ * Why. Halide allocates a kernel's intermediates on every call: the fused
+ * attention kernel, for instance, allocates a tile's scores and
+ * probabilities (tens of KB) once per key block of every query tile. glibc
+ * serves such blocks from the top of its heap, and free() gives the top
+ * back to the operating system whenever it grows past M_TRIM_THRESHOLD
+ * (128 KiB, until the process has freed a block larger than that which was
+ * mmap'd); the next call then faults every page in again. In a process
+ * that had not freed such a large block, the fused attention library ran
+ * at half speed (S=512, D=64, one thread, AMD EPYC Zen 5: 7.6 ms and about
+ * 2,700 page faults a call, against 3.7 ms once the thresholds had moved):
+ * speed depended on what the process had done before. Kept blocks make it
+ * not depend on glibc's heuristics.
+ *
+ * How. Blocks are 64-byte aligned (Halide's x86 alignment) with a 64-byte
+ * header holding their size. A freed block goes into a small cache shared
+ * by the library's threads (a mutex guards it: a few lock operations per
+ * kernel tile, against microseconds of work); halide_malloc reuses the
+ * smallest cached block that fits and is not more than twice the request.
+ * The cache holds at most kSlots blocks and kMaxBytes bytes; a block that
+ * does not fit is freed at once. Everything cached is freed when the
+ * library is unloaded.
+ */
+#define _POSIX_C_SOURCE 200112L /* posix_memalign */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef void *(*halide_malloc_t)(void *, size_t);
+typedef void (*halide_free_t)(void *, void *);
+/* From the Halide runtime linked into the same library. */
+extern halide_malloc_t halide_set_custom_malloc(halide_malloc_t user_malloc);
+extern halide_free_t halide_set_custom_free(halide_free_t user_free);
+
+enum { kAlign = 64, kHeader = 64, kSlots = 16 };
+static const size_t kMaxBytes = (size_t)64 << 20; /* 64 MiB cached at most */
+
+struct slot {
+  unsigned char *base; /* what posix_memalign returned; NULL when empty */
+  size_t size;         /* usable bytes after the header */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct slot slots[kSlots];
+static size_t cachedBytes;
+
+static size_t roundUp(size_t n) { return (n + (kAlign - 1)) & ~(size_t)(kAlign - 1); }
+
+static void *scratchMalloc(void *user_context, size_t bytes) {
+  (void)user_context;
+  /* Halide may read 8 bytes past the end: one more alignment unit. */
+  size_t want = roundUp(bytes) + kAlign;
+  if (want < bytes)
+    return NULL; /* overflow */
+  unsigned char *base = NULL;
+  pthread_mutex_lock(&lock);
+  int best = -1;
+  for (int i = 0; i < kSlots; ++i)
+    if (slots[i].base && slots[i].size >= want && slots[i].size / 2 <= want &&
+        (best < 0 || slots[i].size < slots[best].size))
+      best = i;
+  if (best >= 0) {
+    base = slots[best].base;
+    cachedBytes -= slots[best].size;
+    slots[best].base = NULL;
+  }
+  pthread_mutex_unlock(&lock);
+  if (!base) {
+    if (want > SIZE_MAX - kHeader)
+      return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, kAlign, kHeader + want) != 0)
+      return NULL;
+    base = (unsigned char *)p;
+    *(size_t *)base = want;
+  }
+  return base + kHeader;
+}
+
+static void scratchFree(void *user_context, void *ptr) {
+  (void)user_context;
+  if (!ptr)
+    return;
+  unsigned char *base = (unsigned char *)ptr - kHeader;
+  size_t size = *(size_t *)base;
+  int kept = 0;
+  pthread_mutex_lock(&lock);
+  if (size <= kMaxBytes - cachedBytes)
+    for (int i = 0; i < kSlots; ++i)
+      if (!slots[i].base) {
+        slots[i].base = base;
+        slots[i].size = size;
+        cachedBytes += size;
+        kept = 1;
+        break;
+      }
+  pthread_mutex_unlock(&lock);
+  if (!kept)
+    free(base);
+}
+
+__attribute__((constructor)) static void installScratchCache(void) {
+  halide_set_custom_malloc(scratchMalloc);
+  halide_set_custom_free(scratchFree);
+}
+
+__attribute__((destructor)) static void releaseScratchCache(void) {
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < kSlots; ++i) {
+    free(slots[i].base);
+    slots[i].base = NULL;
+  }
+  cachedBytes = 0;
+  pthread_mutex_unlock(&lock);
+}
