@@ -17,13 +17,17 @@
  * not depend on glibc's heuristics.
  *
  * How. Blocks are 64-byte aligned (Halide's x86 alignment) with a 64-byte
- * header holding their size. A freed block goes into a small cache shared
- * by the library's threads (a mutex guards it: a few lock operations per
- * kernel tile, against microseconds of work); halide_malloc reuses the
- * smallest cached block that fits and is not more than twice the request.
- * The cache holds at most kSlots blocks and kMaxBytes bytes; a block that
- * does not fit is freed at once. Everything cached is freed when the
- * library is unloaded.
+ * header holding their size, which is rounded up to a power of two (at
+ * least 4 KiB): a kernel's requests vary from call to call and tile to tile
+ * (a causal attention tile's partial results grow with its row, 12 KB to
+ * 400 KB at S=2048), and classes let a growing request reuse the block its
+ * predecessor freed; untouched pages of a rounded block cost no memory. A
+ * freed block goes into a small cache shared by the library's threads (a
+ * mutex guards it: a few lock operations per kernel tile, against
+ * microseconds of work); halide_malloc reuses the smallest cached block
+ * that fits and is not more than twice the request's class. The cache holds
+ * at most kSlots blocks and kMaxBytes bytes; a block that does not fit is
+ * freed at once. Everything cached is freed when the library is unloaded.
  */
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include <pthread.h>
@@ -49,14 +53,26 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct slot slots[kSlots];
 static size_t cachedBytes;
 
-static size_t roundUp(size_t n) { return (n + (kAlign - 1)) & ~(size_t)(kAlign - 1); }
+/* The size class of a request of n usable bytes: a power of two, at least
+ * 4 KiB; 0 when it would overflow. */
+static size_t sizeClass(size_t n) {
+  size_t c = 4096;
+  while (c < n) {
+    if (c > SIZE_MAX / 2)
+      return 0;
+    c *= 2;
+  }
+  return c;
+}
 
 static void *scratchMalloc(void *user_context, size_t bytes) {
   (void)user_context;
   /* Halide may read 8 bytes past the end: one more alignment unit. */
-  size_t want = roundUp(bytes) + kAlign;
-  if (want < bytes)
-    return NULL; /* overflow */
+  if (bytes > SIZE_MAX - kAlign)
+    return NULL;
+  size_t want = sizeClass(bytes + kAlign);
+  if (want == 0)
+    return NULL;
   unsigned char *base = NULL;
   pthread_mutex_lock(&lock);
   int best = -1;
