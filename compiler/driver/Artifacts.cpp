@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Artifacts.h"
+#include "compiler/codegen/halide/ScratchCache.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/pipeline/KernelCache.h"
 
@@ -319,16 +320,9 @@ std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
   return runCommand(cc, {"-c", asmPath, "-o", object}, scratch, "weights.log");
 }
 
-#include "ModelSupport.inc"
-
-std::string buildSupportObject(llvm::StringRef cc, const ScratchDir &scratch,
-                               std::string &object) {
-  std::string source = scratch.file("scratch_cache.c");
-  if (std::string error = writeFile(source, kScratchCacheSource); !error.empty())
-    return error;
+std::string buildSupportObject(const ScratchDir &scratch, std::string &object) {
   object = scratch.file("scratch_cache.o");
-  return runCommand(cc, {"-c", "-O2", "-fPIC", "-std=c11", source, "-o", object},
-                    scratch, "support.log");
+  return codegen::compileScratchCache(scratch.path.str().str(), object);
 }
 
 //===----------------------------------------------------------------------===//

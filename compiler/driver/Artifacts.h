@@ -77,8 +77,7 @@ std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
 
 /// The C support code every model library links (runtime/model/: the
 /// scratch cache behind Halide's halide_malloc), compiled with `cc`.
-std::string buildSupportObject(llvm::StringRef cc, const ScratchDir &scratch,
-                               std::string &object);
+std::string buildSupportObject(const ScratchDir &scratch, std::string &object);
 
 /// The name of the descriptor function in the static archive of model
 /// `modelName`: `<id>_attune_model_abi`, where <id> is the name with every

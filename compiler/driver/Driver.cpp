@@ -416,7 +416,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   objects.insert(objects.end(), kernelObjects.begin(), kernelObjects.end());
   {
     std::string supportObject;
-    if (std::string error = buildSupportObject(*cc, scratch, supportObject);
+    if (std::string error = buildSupportObject(scratch, supportObject);
         !error.empty())
       return fail("cannot build the model support object: " + error);
     objects.push_back(supportObject);

@@ -1,7 +1,7 @@
-/* Part of every model library attune-compile links (compiled by the driver
- * with the system C compiler, see buildSupportObject in
- * compiler/driver/Artifacts.cpp): a cache of freed scratch blocks behind
- * Halide's halide_malloc / halide_free.
+/* Part of every model library attune-compile links, and of every kernel
+ * library attune-tune times (embedded in the compiler and compiled with the
+ * system C compiler, see compiler/codegen/halide/ScratchCache.h): a cache of
+ * freed scratch blocks behind Halide's halide_malloc / halide_free.
  *
  * Why. Halide allocates a kernel's intermediates on every call: the fused
  * attention kernel, for instance, allocates a tile's scores and
