@@ -180,13 +180,16 @@ GRAPHS = {"matmul": (matmul_graph, lambda x: x, lambda y, ref: y),
 
 
 def session(ort, model, threads):
+    """An ORT session for `model` (an onnx ModelProto, its bytes, or a file path) with every
+    graph optimisation, T intra-op threads, one inter-op thread, sequential execution, CPU."""
+    if hasattr(model, "SerializeToString"):
+        model = model.SerializeToString()
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(model.SerializeToString(), so,
-                                providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
 
 
 def close(np, got, want):

@@ -752,6 +752,89 @@ def onnx_for_folder(folder, weights=None):
 # --------------------------------------------------------------------------------------------
 # The tiny fixtures: a config, seeded weights and inputs; the graph is the architecture's.
 
+def bert_weights(cfg, seed, linear_std=None):
+    """A BertModel's tensors, seeded: embeddings N(0, 0.3^2), norm scales near 1, biases
+    N(0, 0.1^2), and each linear weight N(0, linear_std(n_in)^2) (default: Weights.linear's
+    1.6/sqrt(n_in))."""
+    D, L, F = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["intermediate_size"]
+    V, P, T = cfg["vocab_size"], cfg["max_position_embeddings"], cfg["type_vocab_size"]
+    std = linear_std or (lambda n_in: None)
+    w = Weights(seed=seed)
+    w.normal("embeddings.word_embeddings.weight", (V, D), 0.3)
+    w.normal("embeddings.position_embeddings.weight", (P, D), 0.3)
+    w.normal("embeddings.token_type_embeddings.weight", (T, D), 0.3)
+    w.gamma("embeddings.LayerNorm.weight", D)
+    w.beta("embeddings.LayerNorm.bias", D)
+    for i in range(L):
+        p = "encoder.layer.%d." % i
+        for n in ("query", "key", "value"):
+            w.linear(p + "attention.self." + n, D, D, std=std(D))
+        w.linear(p + "attention.output.dense", D, D, std=std(D))
+        w.gamma(p + "attention.output.LayerNorm.weight", D)
+        w.beta(p + "attention.output.LayerNorm.bias", D)
+        w.linear(p + "intermediate.dense", D, F, std=std(D))
+        w.linear(p + "output.dense", F, D, std=std(F))
+        w.gamma(p + "output.LayerNorm.weight", D)
+        w.beta(p + "output.LayerNorm.bias", D)
+    return w
+
+
+def gpt2_weights(cfg, seed, linear_std=None):
+    """A GPT2Model's tensors (Conv1D weights [in, out]), seeded: embeddings N(0, 0.2^2) and
+    each linear weight N(0, linear_std(n_in)^2) (default: 0.2, and 0.1 for the MLP's output
+    projection)."""
+    D, L, V, P = cfg["n_embd"], cfg["n_layer"], cfg["vocab_size"], cfg["n_positions"]
+    F = cfg.get("n_inner") or 4 * D
+    std = linear_std or (lambda n_in: 0.1 if n_in == F else 0.2)
+    w = Weights(seed=seed)
+    w.normal("wte.weight", (V, D), 0.2)
+    w.normal("wpe.weight", (P, D), 0.2)
+    for i in range(L):
+        p = "h.%d." % i
+        w.gamma(p + "ln_1.weight", D)
+        w.beta(p + "ln_1.bias", D)
+        w.normal(p + "attn.c_attn.weight", (D, 3 * D), std(D))   # Conv1D: [in, out]
+        w.beta(p + "attn.c_attn.bias", 3 * D)
+        w.normal(p + "attn.c_proj.weight", (D, D), std(D))
+        w.beta(p + "attn.c_proj.bias", D)
+        w.gamma(p + "ln_2.weight", D)
+        w.beta(p + "ln_2.bias", D)
+        w.normal(p + "mlp.c_fc.weight", (D, F), std(D))
+        w.beta(p + "mlp.c_fc.bias", F)
+        w.normal(p + "mlp.c_proj.weight", (F, D), std(F))
+        w.beta(p + "mlp.c_proj.bias", D)
+    w.gamma("ln_f.weight", D)
+    w.beta("ln_f.bias", D)
+    return w
+
+
+def llama_weights(cfg, seed, dtype="F32", linear_std=None):
+    """LlamaForCausalLM / MistralForCausalLM tensors (an lm_head unless tie_word_embeddings),
+    seeded: embeddings N(0, 0.3^2), each linear weight N(0, linear_std(n_in)^2) (default:
+    Weights.linear's 1.6/sqrt(n_in))."""
+    V, D = cfg["vocab_size"], cfg["hidden_size"]
+    H, KV, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    F, L = cfg["intermediate_size"], cfg["num_hidden_layers"]
+    std = linear_std or (lambda n_in: None)
+    w = Weights(seed=seed, dtype=dtype)
+    w.normal("model.embed_tokens.weight", (V, D), 0.3)
+    for i in range(L):
+        p = "model.layers.%d." % i
+        w.gamma(p + "input_layernorm.weight", D)
+        w.linear(p + "self_attn.q_proj", D, H * hd, bias=False, std=std(D))
+        w.linear(p + "self_attn.k_proj", D, KV * hd, bias=False, std=std(D))
+        w.linear(p + "self_attn.v_proj", D, KV * hd, bias=False, std=std(D))
+        w.linear(p + "self_attn.o_proj", H * hd, D, bias=False, std=std(H * hd))
+        w.gamma(p + "post_attention_layernorm.weight", D)
+        w.linear(p + "mlp.gate_proj", D, F, bias=False, std=std(D))
+        w.linear(p + "mlp.up_proj", D, F, bias=False, std=std(D))
+        w.linear(p + "mlp.down_proj", F, D, bias=False, std=std(F))
+    w.gamma("model.norm.weight", D)
+    if not cfg["tie_word_embeddings"]:
+        w.linear("lm_head", D, V, bias=False, std=std(D))
+    return w
+
+
 def bert_tiny():
     cfg = {
         "architectures": ["BertModel"],
@@ -774,25 +857,8 @@ def bert_tiny():
         "use_cache": True,
         "vocab_size": 99,
     }
-    V, D, L, F = 99, 64, 2, 128
-    P, T = cfg["max_position_embeddings"], cfg["type_vocab_size"]
-    w = Weights(seed=1001)
-    w.normal("embeddings.word_embeddings.weight", (V, D), 0.3)
-    w.normal("embeddings.position_embeddings.weight", (P, D), 0.3)
-    w.normal("embeddings.token_type_embeddings.weight", (T, D), 0.3)
-    w.gamma("embeddings.LayerNorm.weight", D)
-    w.beta("embeddings.LayerNorm.bias", D)
-    for i in range(L):
-        p = "encoder.layer.%d." % i
-        for n in ("query", "key", "value"):
-            w.linear(p + "attention.self." + n, D, D)
-        w.linear(p + "attention.output.dense", D, D)
-        w.gamma(p + "attention.output.LayerNorm.weight", D)
-        w.beta(p + "attention.output.LayerNorm.bias", D)
-        w.linear(p + "intermediate.dense", D, F)
-        w.linear(p + "output.dense", F, D)
-        w.gamma(p + "output.LayerNorm.weight", D)
-        w.beta(p + "output.LayerNorm.bias", D)
+    V = cfg["vocab_size"]
+    w = bert_weights(cfg, seed=1001)
 
     rng = np.random.default_rng(2001)
     ids = rng.integers(1, V, size=(BATCH, SEQ)).astype(np.int64)
@@ -813,7 +879,7 @@ def bert_tiny():
         ],
         "sentence_bert_config.json": {"max_seq_length": 64, "do_lower_case": False},
         "1_Pooling/config.json": {
-            "word_embedding_dimension": D,
+            "word_embedding_dimension": cfg["hidden_size"],
             "pooling_mode_cls_token": False,
             "pooling_mode_mean_tokens": True,
             "pooling_mode_max_tokens": False,
@@ -858,27 +924,8 @@ def gpt2_tiny():
         "use_cache": True,
         "vocab_size": 99,
     }
-    V, D, L, P = 99, 64, 2, 64
-    F = 4 * D  # n_inner null
-    w = Weights(seed=1002)
-    w.normal("wte.weight", (V, D), 0.2)
-    w.normal("wpe.weight", (P, D), 0.2)
-    for i in range(L):
-        p = "h.%d." % i
-        w.gamma(p + "ln_1.weight", D)
-        w.beta(p + "ln_1.bias", D)
-        w.normal(p + "attn.c_attn.weight", (D, 3 * D), 0.2)   # Conv1D: [in, out]
-        w.beta(p + "attn.c_attn.bias", 3 * D)
-        w.normal(p + "attn.c_proj.weight", (D, D), 0.2)
-        w.beta(p + "attn.c_proj.bias", D)
-        w.gamma(p + "ln_2.weight", D)
-        w.beta(p + "ln_2.bias", D)
-        w.normal(p + "mlp.c_fc.weight", (D, F), 0.2)
-        w.beta(p + "mlp.c_fc.bias", F)
-        w.normal(p + "mlp.c_proj.weight", (F, D), 0.1)
-        w.beta(p + "mlp.c_proj.bias", D)
-    w.gamma("ln_f.weight", D)
-    w.beta("ln_f.bias", D)
+    V = cfg["vocab_size"]
+    w = gpt2_weights(cfg, seed=1002)
 
     rng = np.random.default_rng(2002)
     inputs = {"input_ids": rng.integers(0, V, size=(BATCH, SEQ)).astype(np.int64)}
@@ -888,25 +935,8 @@ def gpt2_tiny():
 def llama_like(cfg, seed, dtype):
     """LlamaForCausalLM / MistralForCausalLM weights and inputs (the same tensor names; an
     lm_head unless tie_word_embeddings)."""
-    V, D = cfg["vocab_size"], cfg["hidden_size"]
-    H, KV, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
-    F, L = cfg["intermediate_size"], cfg["num_hidden_layers"]
-    w = Weights(seed=seed, dtype=dtype)
-    w.normal("model.embed_tokens.weight", (V, D), 0.3)
-    for i in range(L):
-        p = "model.layers.%d." % i
-        w.gamma(p + "input_layernorm.weight", D)
-        w.linear(p + "self_attn.q_proj", D, H * hd, bias=False)
-        w.linear(p + "self_attn.k_proj", D, KV * hd, bias=False)
-        w.linear(p + "self_attn.v_proj", D, KV * hd, bias=False)
-        w.linear(p + "self_attn.o_proj", H * hd, D, bias=False)
-        w.gamma(p + "post_attention_layernorm.weight", D)
-        w.linear(p + "mlp.gate_proj", D, F, bias=False)
-        w.linear(p + "mlp.up_proj", D, F, bias=False)
-        w.linear(p + "mlp.down_proj", F, D, bias=False)
-    w.gamma("model.norm.weight", D)
-    if not cfg["tie_word_embeddings"]:
-        w.linear("lm_head", D, V, bias=False)
+    V = cfg["vocab_size"]
+    w = llama_weights(cfg, seed, dtype)
 
     rng = np.random.default_rng(seed + 1000)
     inputs = {"input_ids": rng.integers(0, V, size=(BATCH, SEQ)).astype(np.int64)}
