@@ -20,15 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontends/HuggingFace.h"
-#include "dialects/tfm/TfmDialect.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
+#include "tests/fuzz/FuzzSupport.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -57,24 +49,14 @@ bool lastConfigImported = false;
 namespace {
 
 [[noreturn]] void broken(const std::string &what) {
-  std::fprintf(stderr, "hf_config fuzz: %s\n", what.c_str());
-  std::abort();
+  attune::fuzz::fail("hf_config", what);
 }
 
 /// The scratch checkpoint folders, made once and removed at exit.
 class Checkpoints {
 public:
-  Checkpoints() {
-    // Every input rewrites config.json. On a disk file system (ext4 mounted
-    // with discard, as CI machines often are) truncating it costs about
-    // 0.6 ms, several times the import itself, so the scratch folder lives
-    // in memory where /dev/shm is there.
-    llvm::SmallString<128> prefix("/dev/shm");
-    if (!fs::is_directory(prefix) || !fs::can_write(prefix))
-      path::system_temp_directory(/*ErasedOnReboot=*/true, prefix);
-    path::append(prefix, "attune-hf-fuzz");
-    if (std::error_code ec = fs::createUniqueDirectory(prefix, root))
-      broken("cannot create a scratch folder: " + ec.message());
+  Checkpoints()
+      : root(attune::fuzz::makeScratchFolder("hf_config", "attune-hf-fuzz")) {
     // bert-tiny first: it is the folder for inputs without a model_type.
     for (const char *model :
          {"bert-tiny", "gpt2-tiny", "llama-tiny", "llama3-scaled-tiny",
@@ -139,19 +121,7 @@ private:
 void checkImported(const attune::frontends::HuggingFaceModel &model) {
   if (model.ir.empty() || model.summary.empty() || model.modelType.empty())
     broken("a successful import left a field empty");
-  mlir::DialectRegistry registry;
-  registry.insert<attune::tfm::TfmDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect>();
-  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
-    diagnostics += diag.str() + "\n";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(model.ir, &context);
-  if (!module || mlir::failed(mlir::verify(*module)))
-    broken("the imported IR does not parse and verify again: " + diagnostics);
+  (void)attune::fuzz::reparseImported("hf_config", model.ir, /*showIR=*/false);
 }
 
 } // namespace
@@ -164,16 +134,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   llvm::SmallString<256> configPath(folder);
   path::append(configPath, "config.json");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(configPath, ec, fs::OF_None);
-    if (ec)
-      broken("cannot write '" + std::string(configPath) + "': " + ec.message());
-    os << config;
-    os.close();
-    if (os.has_error())
-      broken("cannot write '" + std::string(configPath) + "'");
-  }
+  attune::fuzz::writeFile("hf_config", configPath, config);
 
   llvm::Expected<attune::frontends::HuggingFaceModel> model =
       attune::frontends::importHuggingFace(folder);

@@ -28,6 +28,7 @@
 #include "compiler/frontends/Weights.h"
 #include "dialects/tfm/TfmDialect.h"
 #include "dialects/tfm/TfmOps.h"
+#include "tests/fuzz/FuzzSupport.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,34 +60,17 @@ bool lastOnnxImported = false;
 namespace {
 
 [[noreturn]] void broken(const std::string &what) {
-  std::fprintf(stderr, "onnx fuzz: %s\n", what.c_str());
-  std::abort();
+  attune::fuzz::fail("onnx", what);
 }
 
 void writeFile(llvm::StringRef file, llvm::StringRef bytes) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(file, ec, fs::OF_None);
-  if (ec)
-    broken("cannot write '" + file.str() + "': " + ec.message());
-  os << bytes;
-  os.close();
-  if (os.has_error())
-    broken("cannot write '" + file.str() + "'");
+  attune::fuzz::writeFile("onnx", file, bytes);
 }
 
 /// The scratch folder, made once and removed at exit.
 class Scratch {
 public:
-  Scratch() {
-    // Every input rewrites model.onnx; on a disk mounted with discard that
-    // costs more than the import, so the folder lives in memory where
-    // /dev/shm is there (as in HfConfigFuzzer.cpp).
-    llvm::SmallString<128> prefix("/dev/shm");
-    if (!fs::is_directory(prefix) || !fs::can_write(prefix))
-      path::system_temp_directory(/*ErasedOnReboot=*/true, prefix);
-    path::append(prefix, "attune-onnx-fuzz");
-    if (std::error_code ec = fs::createUniqueDirectory(prefix, root))
-      broken("cannot create a scratch folder: " + ec.message());
+  Scratch() : root(attune::fuzz::makeScratchFolder("onnx", "attune-onnx-fuzz")) {
     std::string weights;
     for (int k = 0; k < 64; ++k) {
       float v = float(k - 32) / 16.0f;
@@ -116,20 +100,9 @@ void checkImported(const attune::frontends::OnnxModel &model,
                    const Scratch &scratch) {
   if (model.ir.empty() || model.summary.empty())
     broken("a successful import left a field empty");
-  mlir::DialectRegistry registry;
-  registry.insert<attune::tfm::TfmDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect>();
-  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
-    diagnostics += diag.str() + "\n";
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(model.ir, &context);
-  if (!module || mlir::failed(mlir::verify(*module)))
-    broken("the imported IR does not parse and verify again: " + diagnostics +
-           "\n" + model.ir);
+  attune::fuzz::Reparsed reparsed =
+      attune::fuzz::reparseImported("onnx", model.ir, /*showIR=*/true);
+  mlir::OwningOpRef<mlir::ModuleOp> &module = reparsed.module;
 
   // One public function, its arguments and results named.
   auto funcs = module->getOps<mlir::func::FuncOp>();
