@@ -1020,6 +1020,32 @@ def mistral_tiny():
     return llama_like(cfg, seed=1004, dtype="F32")
 
 
+def t5_encoder_weights(cfg, seed, qk_std=0.1):
+    """A T5EncoderModel's tensors, seeded: the shared embedding N(0, 0.3^2), q and k
+    N(0, qk_std^2) (small by default: T5 does not scale q k^T by 1/sqrt(d_kv); None gives
+    Weights.linear's default), the first layer's relative attention bias N(0, 0.5^2)."""
+    V, D, H = cfg["vocab_size"], cfg["d_model"], cfg["num_heads"]
+    hd, F, L = cfg["d_kv"], cfg["d_ff"], cfg["num_layers"]
+    NB = cfg["relative_attention_num_buckets"]
+    w = Weights(seed=seed)
+    w.normal("shared.weight", (V, D), 0.3)
+    for i in range(L):
+        p = "encoder.block.%d.layer." % i
+        w.linear(p + "0.SelfAttention.q", D, H * hd, bias=False, std=qk_std)
+        w.linear(p + "0.SelfAttention.k", D, H * hd, bias=False, std=qk_std)
+        w.linear(p + "0.SelfAttention.v", D, H * hd, bias=False)
+        w.linear(p + "0.SelfAttention.o", H * hd, D, bias=False)
+        if i == 0:
+            w.normal(p + "0.SelfAttention.relative_attention_bias.weight", (NB, H), 0.5)
+        w.gamma(p + "0.layer_norm.weight", D)
+        w.linear(p + "1.DenseReluDense.wi_0", D, F, bias=False)
+        w.linear(p + "1.DenseReluDense.wi_1", D, F, bias=False)
+        w.linear(p + "1.DenseReluDense.wo", F, D, bias=False)
+        w.gamma(p + "1.layer_norm.weight", D)
+    w.gamma("encoder.final_layer_norm.weight", D)
+    return w
+
+
 def t5_encoder_tiny():
     # relative_attention_num_buckets 8 and max_distance 16 (not T5's 32 and 128): with 32
     # buckets every |j - i| < 8 has its own bucket, so a 7-token input would never reach the
@@ -1053,25 +1079,8 @@ def t5_encoder_tiny():
         "use_cache": True,
         "vocab_size": 99,
     }
-    V, D, H, hd, F, L = 99, 64, 4, 16, 96, 2
-    NB = cfg["relative_attention_num_buckets"]
-    w = Weights(seed=1006)
-    w.normal("shared.weight", (V, D), 0.3)
-    for i in range(L):
-        p = "encoder.block.%d.layer." % i
-        # q and k smaller than the rest: T5 does not scale q k^T by 1/sqrt(d_kv).
-        w.linear(p + "0.SelfAttention.q", D, H * hd, bias=False, std=0.1)
-        w.linear(p + "0.SelfAttention.k", D, H * hd, bias=False, std=0.1)
-        w.linear(p + "0.SelfAttention.v", D, H * hd, bias=False)
-        w.linear(p + "0.SelfAttention.o", H * hd, D, bias=False)
-        if i == 0:
-            w.normal(p + "0.SelfAttention.relative_attention_bias.weight", (NB, H), 0.5)
-        w.gamma(p + "0.layer_norm.weight", D)
-        w.linear(p + "1.DenseReluDense.wi_0", D, F, bias=False)
-        w.linear(p + "1.DenseReluDense.wi_1", D, F, bias=False)
-        w.linear(p + "1.DenseReluDense.wo", F, D, bias=False)
-        w.gamma(p + "1.layer_norm.weight", D)
-    w.gamma("encoder.final_layer_norm.weight", D)
+    V = cfg["vocab_size"]
+    w = t5_encoder_weights(cfg, seed=1006)
 
     rng = np.random.default_rng(2006)
     ids = rng.integers(2, V, size=(BATCH, SEQ)).astype(np.int64)

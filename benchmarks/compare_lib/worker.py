@@ -35,6 +35,8 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import numpy as np  # noqa: E402
 
+import compare_ort  # noqa: E402  (the attention graphs and the ORT session settings)
+
 
 def first_line(exc):
     lines = [l for l in str(exc).strip().splitlines() if l.strip()]
@@ -65,17 +67,12 @@ class Engine:
 # ------------------------------------------------------------------------------------------
 # ONNX Runtime
 
-def ort_session(ort, model, threads):
-    import compare_ort
-    return compare_ort.session(ort, model, threads)
-
-
 class OrtModel(Engine):
     def __init__(self, spec):
         super().__init__(spec)
         import onnxruntime as ort
         self.version = "onnxruntime " + ort.__version__
-        self.sess = ort_session(ort, spec["onnx"], self.threads)
+        self.sess = compare_ort.session(ort, spec["onnx"], self.threads)
         self.names = [i.name for i in self.sess.get_inputs()]
         self.out_names = [o.name for o in self.sess.get_outputs()]
 
@@ -91,7 +88,6 @@ class OrtAttention(Engine):
     def __init__(self, spec):
         super().__init__(spec)
         import onnxruntime as ort
-        import compare_ort
         compare_ort.HEADS = spec["heads"]
         self.ort, self.co = ort, compare_ort
         self.version = "onnxruntime " + ort.__version__
@@ -104,7 +100,8 @@ class OrtAttention(Engine):
         best = None
         self.sess = None
         for name, (build, layout, back) in self.co.GRAPHS.items():
-            sess = ort_session(self.ort, build(onnx, np, seq, d, causal), self.threads)
+            sess = compare_ort.session(self.ort, build(onnx, np, seq, d, causal),
+                                       self.threads)
             feeds = dict(zip("qkv", (layout(x) for x in (q, k, v))))
             sess.run(None, feeds)
             times = []
@@ -127,7 +124,7 @@ class OrtAttention(Engine):
         q, k, v = (self.inputs(seq)[n] for n in "qkv")
         outs = {}
         for name, (build, layout, back) in self.co.GRAPHS.items():
-            sess = ort_session(self.ort, build(onnx, np, seq, self.spec["d"],
+            sess = compare_ort.session(self.ort, build(onnx, np, seq, self.spec["d"],
                                                self.spec["causal"]), 1)
             y = sess.run(None, dict(zip("qkv", (layout(x) for x in (q, k, v)))))[0]
             del sess

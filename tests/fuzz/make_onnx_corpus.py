@@ -138,22 +138,10 @@ def llama_graph(**over):
 
 
 def t5_weights():
-    NB = 8
-    w = hf_fixtures.Weights(seed=14)
-    w.normal("shared.weight", (V, D), 0.3)
-    p = "encoder.block.0.layer."
-    for n in "qkvo":
-        w.linear(p + "0.SelfAttention." + n, D, D, bias=False)
-    w.normal(p + "0.SelfAttention.relative_attention_bias.weight", (NB, HEADS), 0.5)
-    w.gamma(p + "0.layer_norm.weight", D)
-    w.linear(p + "1.DenseReluDense.wi_0", D, F, bias=False)
-    w.linear(p + "1.DenseReluDense.wi_1", D, F, bias=False)
-    w.linear(p + "1.DenseReluDense.wo", F, D, bias=False)
-    w.gamma(p + "1.layer_norm.weight", D)
-    w.gamma("encoder.final_layer_norm.weight", D)
-    cfg = {"d_model": D, "num_heads": HEADS, "d_kv": D // HEADS, "num_layers": 1,
-           "relative_attention_num_buckets": NB, "relative_attention_max_distance": 16,
-           "feed_forward_proj": "gated-gelu"}
+    cfg = {"vocab_size": V, "d_model": D, "num_heads": HEADS, "d_kv": D // HEADS, "d_ff": F,
+           "num_layers": 1, "relative_attention_num_buckets": 8,
+           "relative_attention_max_distance": 16, "feed_forward_proj": "gated-gelu"}
+    w = hf_fixtures.t5_encoder_weights(cfg, seed=14, qk_std=None)
     return hf_fixtures.t5_encoder_graph(cfg, w)
 
 
