@@ -12,6 +12,13 @@
 // GFLOPs (2·M·K·N per run), peak_GFLOPs and peak_fraction against the FMA
 // peak measured at start (benchmarks/Peak.h).
 //
+//   BM_LinearBf16/M:<M>/K:<K>/N:<N>/T:<T>
+//
+// the same shapes with --precision=bf16's kernel: w in bf16 pair panels of
+// 96 columns (PanelLayout.h), x rounded to bf16, f32 accumulation, at
+// jitTarget(spec) (avx512_zen4's vdpbf16ps where the CPU has AVX512-BF16).
+// Its peak_fraction is still against the f32 FMA peak, so it can pass 1.
+//
 // Each shape's output is checked against a double-precision loop on a sample
 // of rows before it is timed; a mismatch skips the row with an error and
 // makes the binary exit non-zero.
@@ -22,6 +29,7 @@
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/JitKernel.h"
 #include "compiler/codegen/halide/Kernels.h"
+#include "compiler/support/PanelLayout.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 
 #include "Halide.h"
@@ -47,24 +55,50 @@ int gThreads = 1;
 /// Set when a check fails: main then exits non-zero.
 bool gFailed = false;
 
-/// The Linear kernel without bias, JIT-compiled once for the process.
+/// Columns of the bf16 rows' weight panels: attune-compile's width.
+constexpr int kBf16Panel = 96;
+
+/// The Linear kernel without bias, f32 or over bf16 pair panels,
+/// JIT-compiled once for the process.
 struct LinearJit {
-  LinearJit() : kernel(spec(), attune::targets::cpu::jitTarget()) {}
-  static KernelSpec spec() {
+  explicit LinearJit(bool bf16)
+      : kernel(spec(bf16), attune::targets::cpu::jitTarget(spec(bf16))) {}
+  static KernelSpec spec(bool bf16) {
     KernelSpec s;
     s.kind = KernelKind::Linear;
+    if (bf16) {
+      s.weightPanel = kBf16Panel;
+      s.weightType = attune::ScalarType::BF16;
+    }
     return s;
   }
-  void run(Halide::Buffer<float> &x, Halide::Buffer<float> &w,
-           Halide::Buffer<float> &out) {
+  void run(Halide::Buffer<float> &x, Halide::Buffer<> &w, Halide::Buffer<float> &out) {
     kernel.run({x, w}, out, /*singleThread=*/gThreads == 1);
   }
   JitKernel kernel;
 };
 
-LinearJit &linear() {
-  static LinearJit jit;
+LinearJit &linear(bool bf16) {
+  if (bf16) {
+    static LinearJit jit(true);
+    return jit;
+  }
+  static LinearJit jit(false);
   return jit;
+}
+
+/// w[K,N] as the kernel reads it: as is, or packed into bf16 pair panels.
+Halide::Buffer<> weightsFor(Halide::Buffer<float> &w, bool bf16) {
+  if (!bf16)
+    return w;
+  const int K = w.dim(1).extent(), N = w.dim(0).extent();
+  std::vector<int64_t> shape = attune::pairPanelStorageShape(K, N, kBf16Panel);
+  Halide::Buffer<> packed(Halide::BFloat(16),
+                          {2, kBf16Panel, static_cast<int>(shape[1]),
+                           static_cast<int>(shape[0])});
+  attune::packPairPanelsBf16(w.data(), reinterpret_cast<uint16_t *>(packed.data()), K, N,
+                             kBf16Panel);
+  return packed;
 }
 
 Halide::Buffer<float> randomBuffer(int inner, int outer) {
@@ -78,34 +112,39 @@ Halide::Buffer<float> randomBuffer(int inner, int outer) {
 /// x[M,K] · w[K,N] once, compared with a double loop on rows 0, M-1 and a
 /// few between, every column: |got - want| <= 1e-5 * sum_k |x_k w_k| + 1e-6
 /// (an f32 dot product's error grows with the magnitudes summed, as in
-/// tests/unit/kernels/GemmKernelTest.cpp). Empty when it matches.
-std::string check(int M, int K, int N) {
+/// tests/unit/kernels/GemmKernelTest.cpp); for bf16, the loop multiplies
+/// the bf16-rounded operands. Empty when it matches.
+std::string check(int M, int K, int N, bool bf16) {
   Halide::Buffer<float> x = randomBuffer(K, M), w = randomBuffer(N, K),
                         out(N, M);
+  Halide::Buffer<> weights = weightsFor(w, bf16);
   gThreads = 1;
-  linear().run(x, w, out);
+  linear(bf16).run(x, weights, out);
+  auto operand = [bf16](float v) {
+    return bf16 ? attune::bf16ToFloat(attune::floatToBf16(v)) : v;
+  };
   for (int m : {0, 1, M / 3, M / 2, M - 1})
     for (int n = 0; n < N; ++n) {
       double want = 0, magnitude = 0;
       for (int k = 0; k < K; ++k) {
-        double term = double(x(k, m)) * w(n, k);
+        double term = double(operand(x(k, m))) * operand(w(n, k));
         want += term;
         magnitude += std::fabs(term);
       }
       if (!(std::fabs(out(n, m) - want) <= 1e-5 * magnitude + 1e-6)) {
         char buf[160];
         std::snprintf(buf, sizeof buf,
-                      "Linear %dx%dx%d wrong at [%d,%d]: %.7g vs %.7g", M, K, N,
-                      m, n, double(out(n, m)), want);
+                      "Linear%s %dx%dx%d wrong at [%d,%d]: %.7g vs %.7g",
+                      bf16 ? " bf16" : "", M, K, N, m, n, double(out(n, m)), want);
         return buf;
       }
     }
   return "";
 }
 
-void BM_Linear(benchmark::State &state, int M, int K, int N, int threads) {
+void BM_Linear(benchmark::State &state, int M, int K, int N, int threads, bool bf16) {
   static std::vector<std::string> errors; // SkipWithError keeps the pointer
-  std::string error = check(M, K, N);
+  std::string error = check(M, K, N, bf16);
   if (!error.empty()) {
     std::fprintf(stderr, "linear_kernel_benchmark: %s\n", error.c_str());
     errors.push_back(error);
@@ -115,13 +154,14 @@ void BM_Linear(benchmark::State &state, int M, int K, int N, int threads) {
   }
   Halide::Buffer<float> x = randomBuffer(K, M), w = randomBuffer(N, K),
                         out(N, M);
+  Halide::Buffer<> weights = weightsFor(w, bf16);
   gThreads = threads;
   if (threads > 1)
     Halide::Internal::JITSharedRuntime::set_num_threads(threads);
-  linear().run(x, w, out); // warm up: page in, start the pool
+  linear(bf16).run(x, weights, out); // warm up: page in, start the pool
   auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    linear().run(x, w, out);
+    linear(bf16).run(x, weights, out);
     benchmark::DoNotOptimize(out.data());
   }
   std::chrono::duration<double> seconds =
@@ -135,24 +175,26 @@ int main(int argc, char **argv) {
   struct Shape {
     int M, K, N;
   };
-  for (int threads : {1, 2})
-    for (Shape s :
-         {Shape{128, 768, 768}, Shape{512, 768, 768}, Shape{512, 768, 3072},
-          // all-MiniLM-L6-v2 at 128 tokens: projections, MLP in and out.
-          Shape{128, 384, 384}, Shape{128, 384, 1536}, Shape{128, 1536, 384}}) {
-      std::string name =
-          "BM_Linear/M:" + std::to_string(s.M) + "/K:" + std::to_string(s.K) +
-          "/N:" + std::to_string(s.N) + "/T:" + std::to_string(threads);
-      benchmark::RegisterBenchmark(name.c_str(), BM_Linear, s.M, s.K, s.N,
-                                   threads)
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
-    }
+  for (bool bf16 : {false, true})
+    for (int threads : {1, 2})
+      for (Shape s :
+           {Shape{128, 768, 768}, Shape{512, 768, 768}, Shape{512, 768, 3072},
+            // all-MiniLM-L6-v2 at 128 tokens: projections, MLP in and out.
+            Shape{128, 384, 384}, Shape{128, 384, 1536}, Shape{128, 1536, 384}}) {
+        std::string name = std::string(bf16 ? "BM_LinearBf16" : "BM_Linear") +
+                           "/M:" + std::to_string(s.M) + "/K:" + std::to_string(s.K) +
+                           "/N:" + std::to_string(s.N) + "/T:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Linear, s.M, s.K, s.N, threads,
+                                     bf16)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+      }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
   attune::bench::peak();
-  linear(); // compile before any timing
+  linear(false); // compile before any timing
+  linear(true);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (gFailed) {

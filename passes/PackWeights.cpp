@@ -50,7 +50,9 @@ struct PackWeights final : attune::impl::PackWeightsBase<PackWeights> {
         builder.setInsertionPointAfter(weight);
         auto packedType = RankedTensorType::get(
             type.getShape(), type.getElementType(),
-            tfm::PanelsAttr::get(&getContext(), panelWidth));
+            tfm::PanelsAttr::get(&getContext(), panelWidth,
+                                 bf16 ? Type(BFloat16Type::get(&getContext()))
+                                      : Type()));
         auto clone = cast<tfm::WeightOp>(builder.clone(*weight));
         clone.getResult().setType(packedType);
         twin = clone.getResult();

@@ -370,6 +370,11 @@ def PackWeights : Pass<"tfm-pack-weights"> {
     is given a packed twin for its linears and kept as it is for the others
     (the library then holds both).
 
+    `bf16` (`attune-compile --precision=bf16`) stores them as bf16 pair
+    panels instead, `#tfm.panels<W, bf16>`: half the bytes, and linears
+    that multiply in bf16 with f32 accumulation (vdpbf16ps on CPUs with
+    AVX512-BF16, about twice the f32 GEMM's rate on Zen 5).
+
     Before:
 
     ```mlir
@@ -392,6 +397,8 @@ def PackWeights : Pass<"tfm-pack-weights"> {
     Option<"panelWidth", "panel-width", "int64_t", /*default=*/"96",
            "Columns per panel (the driver asks the target: 96 when it builds "
            "an AVX-512 variant, else the pass does not run)">,
+    Option<"bf16", "bf16", "bool", /*default=*/"false",
+           "Store the packed weights as bf16 pair panels (#tfm.panels<W, bf16>)">,
   ];
   let statistics = [
     Statistic<"numPacked", "num-packed", "Number of linear weights packed">,

@@ -241,6 +241,15 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipelineOptions.propagateLayouts = options.propagateLayouts;
   pipelineOptions.weightPanelWidth =
       options.packWeights ? target.weightPanelWidth() : 0;
+  // bf16 lives in the packed panels (PanelLayout.h): without them there is
+  // nothing to store it in.
+  if (options.bf16 && pipelineOptions.weightPanelWidth == 0)
+    return fail(options.packWeights
+                    ? "--precision=bf16 needs packed weights, which this target "
+                      "does not use (they come with an AVX-512 variant)"
+                    : "--precision=bf16 stores linear weights packed: it cannot "
+                      "be combined with --no-pack-weights");
+  pipelineOptions.bf16Weights = options.bf16;
   pipelineOptions.fusionReportPath =
       options.fuseAttention ? options.fusionReportPath : std::string();
   PassManager pm(&context, ModuleOp::getOperationName());

@@ -63,6 +63,9 @@ struct DriverOptions {
   /// --no-pack-weights turns it off; on, the target's weightPanelWidth()
   /// decides (CompileOptions::weightPanelWidth).
   bool packWeights = true;
+  /// --precision=bf16: linear weights stored as bf16 and multiplied in bf16
+  /// with f32 accumulation; everything else stays f32. Needs packWeights.
+  bool bf16 = false;
   /// --fusion-report: every attention site as JSON ("" for none).
   std::string fusionReportPath;
   /// --dump-phases-to: one numbered file per phase ("" for none).

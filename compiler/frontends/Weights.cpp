@@ -287,9 +287,23 @@ std::vector<uint8_t> readTensor(const WeightFileTensor &found, ScalarType ir,
 
 namespace {
 
-/// Rewrites `t`, a row-major [K, N] matrix, into its panels of `width`.
-void packTensor(SafeTensorData &t, int64_t width) {
-  const int64_t k = t.shape[0], n = t.shape[1];
+/// Rewrites `t`, a row-major [K, N] matrix, into its panels of `width`, or
+/// bf16 pair panels of an f32 `t` for #tfm.panels<W, bf16>.
+void packTensor(SafeTensorData &t, tfm::PanelsAttr panels) {
+  const int64_t k = t.shape[0], n = t.shape[1], width = panels.getWidth();
+  if (panels.isBf16Pairs()) {
+    // The verifier allows bf16 panels of f32 matrices only.
+    std::vector<int64_t> shape = pairPanelStorageShape(k, n, width);
+    std::vector<float> values(static_cast<size_t>(k * n));
+    std::memcpy(values.data(), t.bytes.data(), values.size() * sizeof(float));
+    std::vector<uint16_t> pairs(static_cast<size_t>(shape[0] * shape[1] * width * 2));
+    packPairPanelsBf16(values.data(), pairs.data(), k, n, width);
+    t.bytes.assign(reinterpret_cast<const uint8_t *>(pairs.data()),
+                   reinterpret_cast<const uint8_t *>(pairs.data() + pairs.size()));
+    t.dtype = ScalarType::BF16;
+    t.shape = std::move(shape);
+    return;
+  }
   std::vector<int64_t> shape = panelStorageShape(k, n, width);
   std::vector<uint8_t> packed(static_cast<size_t>(shape[0] * k * width) *
                               scalarTypeBytes(t.dtype));
@@ -353,7 +367,7 @@ llvm::Expected<std::string> attune::packWeightBlob(ModuleOp module,
                        " as " + typeString(type));
     SafeTensorData t = copyOf(*entry);
     t.name = key;
-    packTensor(t, op.getPanels().getWidth());
+    packTensor(t, op.getPanels());
     packed.push_back(std::move(t));
     packedFrom.insert(plain);
   }
@@ -437,20 +451,21 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
       packed = files->lookupPacked(op.getName());
     if (packed) {
       // A library's own weights given back: this matrix is stored packed
-      // into panels [ceil(N/W), K, W] of its own dtype; unpacked here.
+      // into panels [ceil(N/W), K, W] of its own dtype, or bf16 pair panels
+      // of an f32 matrix (widened exactly); unpacked here.
       const SafeTensorEntry *entry = packed->entry;
       const int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-      if (entry->dtype != *dtype || entry->shape.size() != 3 ||
-          entry->shape[2] < 1 ||
-          entry->shape != panelStorageShape(k, n, entry->shape[2]))
+      int64_t width = 0;
+      PanelForm form = panelForm(entry->dtype, entry->shape, k, n, *dtype, width);
+      if (form == PanelForm::None)
         return makeError(llvm::formatv(
             "weights file '{0}': tensor '{1}' has dtype {2} and shape {3}, "
             "which are not {4} packed into panels",
             packed->file, entry->name, safeTensorsDTypeName(entry->dtype),
             shapeString(entry->shape), typeString(type)));
       t.bytes.resize(static_cast<size_t>(k * n) * scalarTypeBytes(*dtype));
-      unpackPanels(packed->data, t.bytes.data(), k, n, entry->shape[2],
-                   scalarTypeBytes(*dtype));
+      unpackPanelForm(form, packed->data, t.bytes.data(), k, n, width,
+                      scalarTypeBytes(*dtype));
     } else if (files) {
       if (!found)
         return makeError(files->description() + " has no tensor '" +
@@ -491,7 +506,7 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
       t.bytes = std::move(*bytes);
     }
     if (tfm::PanelsAttr panels = op.getPanels())
-      packTensor(t, panels.getWidth());
+      packTensor(t, panels);
     tensors.push_back(std::move(t));
   }
   // No weights, no blob: a weightless library then embeds nothing and its

@@ -54,6 +54,7 @@ void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   if (options.weightPanelWidth > 0) {
     PackWeightsOptions packOptions;
     packOptions.panelWidth = options.weightPanelWidth;
+    packOptions.bf16 = options.bf16Weights;
     pm.addPass(createPackWeights(packOptions));
   }
 

@@ -44,6 +44,9 @@ struct CompileOptions {
   /// with panels of this many columns (the target's weightPanelWidth());
   /// 0 stores them as the model has them.
   int64_t weightPanelWidth = 96;
+  /// Store those panels as bf16 pairs (tfm-pack-weights' bf16 option): the
+  /// linears then multiply in bf16 with f32 accumulation (--precision=bf16).
+  bool bf16Weights = false;
   /// Where the fuse pass writes its JSON report of every softmax site; empty
   /// writes none. Ignored when fuseAttention is false (see
   /// writeFusionDisabledReport).

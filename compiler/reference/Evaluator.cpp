@@ -1639,32 +1639,38 @@ llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
     if (!entry)
       return makeError("no tensor '" + name + "' in the weights");
     std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());
-    if (!dtype || *dtype != entry->dtype)
+    const bool packed = entry->name != name.str() ||
+                        isa_and_nonnull<tfm::PanelsAttr>(type.getEncoding());
+    // Packed: panels of the declared dtype, or bf16 pair panels of an f32
+    // matrix (the evaluator then computes with the bf16 weights, widened).
+    int64_t panelWidth = 0;
+    PanelForm form = PanelForm::None;
+    if (packed && dtype && type.getRank() == 2)
+      form = panelForm(entry->dtype, entry->shape, type.getDimSize(0),
+                       type.getDimSize(1), *dtype, panelWidth);
+    if (!dtype || (*dtype != entry->dtype && form != PanelForm::Bf16Pairs))
       return makeError(llvm::formatv(
           "tensor '{0}' has dtype {1}, but the IR declares {2}", name,
           safeTensorsDTypeName(entry->dtype), typeString(type)));
-    const bool packed = entry->name != name.str() ||
-                        isa_and_nonnull<tfm::PanelsAttr>(type.getEncoding());
-    std::vector<int64_t> stored(type.getShape().begin(), type.getShape().end());
-    if (packed && entry->shape.size() == 3)
-      stored = panelStorageShape(stored[0], stored[1], entry->shape[2]);
-    if (entry->shape != stored)
+    if (packed ? form == PanelForm::None
+               : entry->shape != std::vector<int64_t>(type.getShape().begin(),
+                                                      type.getShape().end()))
       return makeError(
           llvm::formatv("tensor '{0}' has shape {1}, but the IR declares {2}",
                         entry->name, shapeString(entry->shape), typeString(type)));
-    size_t width = scalarTypeBytes(entry->dtype);
+    size_t width = scalarTypeBytes(*dtype);
     const uint8_t *p = view.dataStart() + entry->offset;
     std::vector<uint8_t> unpacked;
     if (packed) {
       unpacked.resize(type.getNumElements() * width);
-      unpackPanels(p, unpacked.data(), stored[1], type.getDimSize(1), stored[2],
-                   width);
+      unpackPanelForm(form, p, unpacked.data(), type.getDimSize(0),
+                      type.getDimSize(1), panelWidth, width);
       p = unpacked.data();
     }
-    Tensor t = makeTensor(entry->dtype, std::vector<int64_t>(type.getShape().begin(),
-                                                             type.getShape().end()));
+    Tensor t = makeTensor(*dtype, std::vector<int64_t>(type.getShape().begin(),
+                                                       type.getShape().end()));
     for (size_t i = 0; i < t.data.size(); ++i)
-      t.data[i] = decodeElement(p + i * width, entry->dtype);
+      t.data[i] = decodeElement(p + i * width, *dtype);
     return t;
   });
 }

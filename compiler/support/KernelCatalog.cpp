@@ -302,6 +302,8 @@ std::string KernelSpec::symbolName() const {
       name += std::string("_") + unaryName(*activation);
     if (weightPanel > 0)
       name += "_p" + std::to_string(weightPanel);
+    if (weightType != ScalarType::F32)
+      name += std::string("_w") + scalarTypeName(weightType);
     break;
   case KernelKind::Matmul:
     name += transposeA ? "_ta" : "_na";
@@ -408,7 +410,11 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
   case KernelKind::RmsNorm:
     return {{"x", e, 2}, {"gamma", e, 1}, {"out", e, 2}};
   case KernelKind::Linear: {
-    std::vector<KernelArg> args = {{"x", e, 2}, {"w", e, spec.weightPanel > 0 ? 3 : 2}};
+    // Pair panels of bf16 have a fourth dim: the two rows of a pair.
+    const int wRank = spec.weightType == ScalarType::BF16 ? 4
+                      : spec.weightPanel > 0              ? 3
+                                                          : 2;
+    std::vector<KernelArg> args = {{"x", e, 2}, {"w", spec.weightType, wRank}};
     if (spec.hasBias)
       args.push_back({"bias", e, 1});
     args.push_back({"out", e, 2});
@@ -563,6 +569,12 @@ std::string validateKernelSpec(const KernelSpec &spec) {
        spec.weightPanel > 1024))
     return bad("expected a weight panel width in [1, 1024] on linear only, got " +
                std::to_string(spec.weightPanel));
+  if (spec.weightType != ScalarType::F32 &&
+      (spec.kind != KernelKind::Linear || spec.weightType != ScalarType::BF16 ||
+       spec.weightPanel < 1 || spec.elementType != ScalarType::F32))
+    return bad(std::string("expected weights of f32, or of bf16 in panels on an "
+                           "f32 linear, got ") +
+               scalarTypeName(spec.weightType));
   if (spec.activation) {
     UnaryKind a = *spec.activation;
     if (spec.kind != KernelKind::Linear)

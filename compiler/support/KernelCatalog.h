@@ -234,6 +234,11 @@ struct KernelSpec {
   /// (a tfm.weight with #tfm.panels<W>, compiler/support/PanelLayout.h);
   /// 0: w is the row-major [K, N] matrix.
   int64_t weightPanel = 0;
+  /// Linear: the element type w is stored in. F32, or BF16 with weightPanel
+  /// > 0: the panels then interleave pairs of K rows, [ceil(N/W),
+  /// ceil(K/2), W, 2] (PanelLayout.h), and the kernel rounds x to bf16 and
+  /// accumulates in f32 (--precision=bf16).
+  ScalarType weightType = ScalarType::F32;
   double epsilon = 0;                          // LayerNorm, RmsNorm
   // Sinusoidal, MultiplicativePosition without a table
   SinusoidalForm form = SinusoidalForm::Interleaved;
@@ -272,6 +277,12 @@ struct KernelSpec {
     return symbolName() == other.symbolName();
   }
 };
+
+/// True for the kernels that multiply bf16 (Linear over bf16 weights): the
+/// ones a library also builds for the avx512_zen4 level (vdpbf16ps).
+inline bool usesBf16DotProduct(const KernelSpec &spec) {
+  return spec.kind == KernelKind::Linear && spec.weightType == ScalarType::BF16;
+}
 
 /// One argument of a kernel's C entry point, in call order: inputs, then the
 /// output. Every argument is a halide_buffer_t*.

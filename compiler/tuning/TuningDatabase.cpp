@@ -131,8 +131,8 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value,
   attune_isa_t level;
   if (attune_isa_from_name(isa->str().c_str(), &level) != ATTUNE_OK)
     return fileError(file, where + " has unknown isa '" + *isa +
-                               "' (expected baseline, avx2, avx512 or "
-                               "avx512_spr)");
+                               "' (expected baseline, avx2, avx512, "
+                               "avx512_zen4 or avx512_spr)");
   entry.isa = isa->str();
   std::optional<llvm::StringRef> kernel = object->getString("kernel");
   if (!kernel || kernel->empty())
@@ -187,6 +187,9 @@ std::string tuningKey(const KernelSpec &spec) {
   case KernelKind::Linear:
   case KernelKind::ComplexLinear: // the GEMM's parameters, as Linear's
     key += spec.hasBias ? "_bias" : "_nobias";
+    // bf16 weights are another micro-kernel (vdpbf16ps), tuned apart.
+    if (spec.weightType == ScalarType::BF16)
+      key += "_wbf16";
     break;
   case KernelKind::MultiplicativePosition:
     // A table or the sinusoid's form change the loop; timescales are values.
@@ -319,7 +322,8 @@ const TuningEntry *TuningDatabase::resolve(llvm::StringRef isa,
                                            llvm::StringRef kernel) const {
   if (const TuningEntry *entry = lookupKey(isa, kernel))
     return entry;
-  if (isa == attune_isa_name(ATTUNE_ISA_AVX512_SPR))
+  if (isa == attune_isa_name(ATTUNE_ISA_AVX512_SPR) ||
+      isa == attune_isa_name(ATTUNE_ISA_AVX512_ZEN4))
     return lookupKey(attune_isa_name(ATTUNE_ISA_AVX512), kernel);
   return nullptr;
 }
@@ -344,10 +348,10 @@ const TuningEntry *TuningDatabase::find(llvm::StringRef isa,
 
 std::vector<std::string> TuningDatabase::levels() const {
   std::vector<std::string> names = isas(), out;
-  for (attune_isa_t isa : {ATTUNE_ISA_BASELINE, ATTUNE_ISA_AVX2,
-                           ATTUNE_ISA_AVX512, ATTUNE_ISA_AVX512_SPR}) {
+  for (attune_isa_t isa : {ATTUNE_ISA_BASELINE, ATTUNE_ISA_AVX2, ATTUNE_ISA_AVX512,
+                           ATTUNE_ISA_AVX512_ZEN4, ATTUNE_ISA_AVX512_SPR}) {
     std::string name = attune_isa_name(isa);
-    bool borrowed = isa == ATTUNE_ISA_AVX512_SPR &&
+    bool borrowed = isa > ATTUNE_ISA_AVX512 &&
                     llvm::is_contained(names, attune_isa_name(ATTUNE_ISA_AVX512));
     if (llvm::is_contained(names, name) || borrowed)
       out.push_back(name);
@@ -355,9 +359,17 @@ std::vector<std::string> TuningDatabase::levels() const {
   return out;
 }
 
+std::vector<std::string> TuningDatabase::levelsFor(const KernelSpec &spec) const {
+  std::vector<std::string> out = levels();
+  // Only kernels that multiply bf16 have an avx512_zen4 variant.
+  if (!codegen::usesBf16DotProduct(spec))
+    llvm::erase(out, attune_isa_name(ATTUNE_ISA_AVX512_ZEN4));
+  return out;
+}
+
 std::vector<std::string> TuningDatabase::apply(KernelSpec &spec) const {
   std::vector<std::string> applied;
-  for (const std::string &isa : levels())
+  for (const std::string &isa : levelsFor(spec))
     if (const TuningEntry *entry = find(isa, spec)) {
       spec.schedules[isa] = entry->params;
       applied.push_back(isa);
@@ -423,7 +435,7 @@ std::string defaultTuningDatabasePath() { return ATTUNE_DEFAULT_TUNING_DATABASE;
 
 std::string describeTuning(const KernelSpec &spec, const TuningDatabase *db) {
   std::string key = tuningKey(spec);
-  std::vector<std::string> levels = db ? db->levels() : std::vector<std::string>{};
+  std::vector<std::string> levels = db ? db->levelsFor(spec) : std::vector<std::string>{};
   if (levels.empty())
     return key + ": formula";
   std::string line = key + ":";

@@ -96,6 +96,9 @@ public:
 
   /// Every level resolve() finds entries for, lowest first.
   std::vector<std::string> levels() const;
+  /// levels() that `spec` is built for (avx512_zen4 only for kernels that
+  /// multiply bf16).
+  std::vector<std::string> levelsFor(const codegen::KernelSpec &spec) const;
 
   /// Sets spec.schedules[isa] for every level find() finds an entry for,
   /// leaving the others as they were. Returns the levels it set, lowest

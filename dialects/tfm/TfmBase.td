@@ -126,10 +126,23 @@ def Tfm_PanelsAttr : AttrDef<Tfm_Dialect, "Panels"> {
     per step, instead of `W` values at a stride of `N`. Only the weight of a
     `tfm.linear` has this encoding (the op's verifier and tfm.weight's check
     it); the shape and every op's semantics are the logical matrix's.
+
+    `#tfm.panels<W, bf16>` (`--precision=bf16`) stores the f32 matrix as
+    bf16, rounded to nearest even, with pairs of K rows interleaved:
+    `[ceil(N / W), ceil(K / 2), W, 2]`, element `(k, n)` at
+    `(((n / W) * ceil(K / 2) + k / 2) * W + n % W) * 2 + k % 2`, a zero row
+    past an odd K. The linear that reads it rounds its input to bf16 too and
+    accumulates in f32 (vdpbf16ps where the CPU has AVX512-BF16); the
+    result is the f32 linear's within bf16's rounding.
   }];
-  let parameters = (ins "int64_t":$width);
-  let assemblyFormat = "`<` $width `>`";
+  let parameters = (ins "int64_t":$width,
+                        OptionalParameter<"::mlir::Type">:$storage);
+  let assemblyFormat = "`<` $width (`,` $storage^)? `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True for bf16 pair panels (`#tfm.panels<W, bf16>`).
+    bool isBf16Pairs() const { return getStorage() && getStorage().isBF16(); }
+  }];
 }
 
 def Tfm_Compare_Lt : I32EnumAttrCase<"lt", 0>;

@@ -194,6 +194,9 @@ LogicalResult WeightOp::verify() {
     if (type.getRank() != 2)
       return emitOpError("expected 'result' rank 2 with #tfm.panels, got ")
              << type.getRank();
+    if (cast<PanelsAttr>(encoding).isBf16Pairs() && !type.getElementType().isF32())
+      return emitOpError("expected an f32 matrix in bf16 panels, got ")
+             << type.getElementType();
     // Code generation hands the panels to the GEMM as they are stored.
     for (OpOperand &use : getResult().getUses()) {
       auto linear = dyn_cast<LinearOp>(use.getOwner());
@@ -208,9 +211,13 @@ LogicalResult WeightOp::verify() {
 }
 
 LogicalResult PanelsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 int64_t width) {
+                                 int64_t width, Type storage) {
   if (width < 1 || width > 1024)
     return emitError() << "expected a panel width in [1, 1024], got " << width;
+  if (storage && !storage.isBF16())
+    return emitError() << "expected panels stored as the matrix's own type or "
+                          "bf16, got "
+                       << storage;
   return success();
 }
 

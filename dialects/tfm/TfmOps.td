@@ -68,14 +68,16 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
   let extraClassDeclaration = [{
     /// The entry of a library's weights blob holding this value: `name`, or
     /// `name^T` with `transpose`, so that a tensor bound both ways is two
-    /// entries; `@panels<W>` appended when the result is packed into panels
+    /// entries; `@panels<W>` (`@panels<W,bf16>`) appended when the result is
+    /// packed into panels
     /// (see PanelsAttr). The weight binder writes it, code generation and
     /// the reference evaluator read it.
     std::string getBlobKey() {
       std::string key =
           getTranspose() ? (getName() + "^T").str() : getName().str();
       if (auto panels = getPanels())
-        return ::attune::panelsBlobKey(key, panels.getWidth());
+        return ::attune::panelsBlobKey(key, panels.getWidth(),
+                                       panels.isBf16Pairs());
       return key;
     }
     /// The result's #tfm.panels encoding, or null.

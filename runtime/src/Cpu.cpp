@@ -66,16 +66,25 @@ attune_isa_t detectHostIsa() {
                       bit(l7.ebx, 31) /*VL*/;
   if (!avx512)
     return ATTUNE_ISA_AVX2;
-  const bool spr = bit(l7.edx, 23) /*AVX512-FP16*/ && bit(l7.ecx, 11) /*VNNI*/ &&
-                   bit(l7s1.eax, 5) /*AVX512-BF16*/ && bit(l7s1.eax, 4) /*AVX-VNNI*/ &&
+  // Halide's avx512_zen4 feature set, and what LLVM's znver4 model may use
+  // of the AVX-512 family beside it.
+  const bool zen4 = bit(l7.ebx, 21) /*IFMA*/ && bit(l7.ecx, 1) /*VBMI*/ &&
+                    bit(l7.ecx, 6) /*VBMI2*/ && bit(l7.ecx, 11) /*VNNI*/ &&
+                    bit(l7.ecx, 12) /*BITALG*/ && bit(l7.ecx, 14) /*VPOPCNTDQ*/ &&
+                    bit(l7.ecx, 8) /*GFNI*/ && bit(l7.ecx, 9) /*VAES*/ &&
+                    bit(l7.ecx, 10) /*VPCLMULQDQ*/ && bit(l7s1.eax, 5) /*AVX512-BF16*/;
+  if (!zen4)
+    return ATTUNE_ISA_AVX512;
+  const bool spr = bit(l7.edx, 23) /*AVX512-FP16*/ && bit(l7s1.eax, 4) /*AVX-VNNI*/ &&
                    osAmx && bit(l7.edx, 24) /*AMX-TILE*/ && bit(l7.edx, 22) /*AMX-BF16*/;
-  return spr ? ATTUNE_ISA_AVX512_SPR : ATTUNE_ISA_AVX512;
+  return spr ? ATTUNE_ISA_AVX512_SPR : ATTUNE_ISA_AVX512_ZEN4;
 }
 #else
 attune_isa_t detectHostIsa() { return ATTUNE_ISA_BASELINE; }
 #endif
 
-constexpr const char *kIsaNames[] = {"baseline", "avx2", "avx512", "avx512_spr"};
+constexpr const char *kIsaNames[] = {"baseline", "avx2", "avx512", "avx512_zen4",
+                                     "avx512_spr"};
 constexpr int kNumIsas = sizeof(kIsaNames) / sizeof(kIsaNames[0]);
 
 } // namespace
@@ -103,7 +112,9 @@ attune_status_t attune_isa_from_name(const char *name, attune_isa_t *out_isa) {
   }
   return attune::runtime::fail(
       ATTUNE_INVALID_ARGUMENT,
-      "unknown CPU level '%s', expected baseline, avx2, avx512 or avx512_spr", name);
+      "unknown CPU level '%s', expected baseline, avx2, avx512, avx512_zen4 or "
+      "avx512_spr",
+      name);
 }
 
 attune_status_t attune_cpu_isa(attune_isa_t *out_isa) {
@@ -120,8 +131,8 @@ attune_status_t attune_cpu_isa(attune_isa_t *out_isa) {
   if (attune_isa_from_name(cap, &requested) != ATTUNE_OK)
     return attune::runtime::fail(
         ATTUNE_INVALID_ARGUMENT,
-        "ATTUNE_CPU='%s' is not a CPU level: expected baseline, avx2, avx512 or "
-        "avx512_spr",
+        "ATTUNE_CPU='%s' is not a CPU level: expected baseline, avx2, avx512, "
+        "avx512_zen4 or avx512_spr",
         cap);
   if (requested > host)
     return attune::runtime::fail(

@@ -106,16 +106,20 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
 namespace {
 
 /// The targets a kernel is compiled for, best first, baseline last; every
-/// one without a runtime (compileHalideRuntime supplies the one copy).
-std::string makeTargets(const CpuTargetOptions &options,
+/// one without a runtime (compileHalideRuntime supplies the one copy). With
+/// `spec`, only the levels it is built for (targets::cpu::buildsVariant).
+std::string makeTargets(const KernelSpec *spec, const CpuTargetOptions &options,
                         std::vector<Target> &targets,
                         std::vector<std::string> &suffixes) {
   for (const std::string &features : options.featureSets) {
     if (!isValidCpuFeatureSet(features))
       return "expected a Halide feature set such as 'avx2-fma-f16c', got '" +
              features + "'";
-    targets.push_back(Target(targets::cpu::halideTargetString(features))
-                          .with_feature(Target::NoRuntime));
+    Target target = Target(targets::cpu::halideTargetString(features))
+                        .with_feature(Target::NoRuntime);
+    if (spec && !targets::cpu::buildsVariant(*spec, targets::cpu::isaOf(target)))
+      continue;
+    targets.push_back(target);
     // The suffix becomes part of a symbol name: keep it an identifier.
     std::string suffix = features;
     std::replace(suffix.begin(), suffix.end(), '-', '_');
@@ -143,7 +147,7 @@ std::string compileKernelObject(const KernelSpec &spec,
       return problem;
     std::vector<Target> targets;
     std::vector<std::string> suffixes;
-    problem = makeTargets(options, targets, suffixes);
+    problem = makeTargets(&spec, options, targets, suffixes);
     if (!problem.empty())
       return problem;
 
@@ -205,7 +209,7 @@ std::string compileHalideRuntime(const CpuTargetOptions &options,
     // here so a bad option fails before anything else is written.
     std::vector<Target> targets;
     std::vector<std::string> suffixes;
-    std::string problem = makeTargets(options, targets, suffixes);
+    std::string problem = makeTargets(nullptr, options, targets, suffixes);
     if (!problem.empty())
       return problem;
     compile_standalone_runtime(objectPath,

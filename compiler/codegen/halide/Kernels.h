@@ -23,10 +23,12 @@ namespace attune::codegen {
 /// run time to the best one the CPU supports (the first in this list that
 /// it can run), with a baseline x86-64 fallback. avx512_skylake covers the
 /// AVX-512 CPUs without Sapphire Rapids' AMX/FP16 (Skylake-X to Ice Lake,
-/// Zen 4), which would otherwise fall back to AVX2.
+/// Zen 4/5), which would otherwise fall back to AVX2; avx512_zen4 (Zen 4/5's
+/// AVX512-BF16) is built only for the kernels that multiply bf16
+/// (targets::cpu::buildsVariant), the others run avx512_skylake there.
 struct CpuTargetOptions {
-  std::vector<std::string> featureSets = {"avx512_sapphirerapids", "avx512_skylake",
-                                          "avx2-fma-f16c"};
+  std::vector<std::string> featureSets = {"avx512_sapphirerapids", "avx512_zen4",
+                                          "avx512_skylake", "avx2-fma-f16c"};
 };
 
 /// True when `features` is a Halide feature list ("avx2-fma-f16c") that

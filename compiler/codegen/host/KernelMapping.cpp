@@ -297,9 +297,15 @@ LogicalResult KernelMapper::bindWeight(tfm::WeightOp op) {
   auto type = cast<RankedTensorType>(op.getType());
   // A packed weight is stored as its panels (compiler/support/PanelLayout.h).
   std::vector<int64_t> stored(type.getShape().begin(), type.getShape().end());
-  if (tfm::PanelsAttr panels = op.getPanels())
-    stored = panelStorageShape(stored[0], stored[1], panels.getWidth());
-  if (entry->dtype != typeOf(op.getResult()) ||
+  ScalarType storedType = typeOf(op.getResult());
+  if (tfm::PanelsAttr panels = op.getPanels()) {
+    stored = panels.isBf16Pairs()
+                 ? pairPanelStorageShape(stored[0], stored[1], panels.getWidth())
+                 : panelStorageShape(stored[0], stored[1], panels.getWidth());
+    if (panels.isBf16Pairs())
+      storedType = ScalarType::BF16;
+  }
+  if (entry->dtype != storedType ||
       ArrayRef<int64_t>(entry->shape) != ArrayRef<int64_t>(stored))
     return op.emitOpError("expected weight '")
            << op.getName() << "' of type " << type
@@ -511,11 +517,22 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
           // tfm.weight's verifier: static [K, N], read only by linears.
           int64_t K = weightType.getDimSize(0), N = weightType.getDimSize(1);
           spec.weightPanel = panels.getWidth();
-          std::vector<int64_t> stored =
-              panelStorageShape(K, N, panels.getWidth());
-          args[1] = viewAs(l.getWeight(), {Monomial::constant(stored[0]),
-                                           Monomial::constant(stored[1]),
-                                           Monomial::constant(stored[2])});
+          if (panels.isBf16Pairs()) {
+            spec.weightType = ScalarType::BF16;
+            std::vector<int64_t> stored =
+                pairPanelStorageShape(K, N, panels.getWidth());
+            args[1] = viewAs(l.getWeight(), {Monomial::constant(stored[0]),
+                                             Monomial::constant(stored[1]),
+                                             Monomial::constant(stored[2]),
+                                             Monomial::constant(stored[3])});
+            args[1].type = ScalarType::BF16;
+          } else {
+            std::vector<int64_t> stored =
+                panelStorageShape(K, N, panels.getWidth());
+            args[1] = viewAs(l.getWeight(), {Monomial::constant(stored[0]),
+                                             Monomial::constant(stored[1]),
+                                             Monomial::constant(stored[2])});
+          }
         }
         if (l.getBias())
           args.push_back(dense(l.getBias()));

@@ -16,6 +16,11 @@ const char *halideFeatures(attune_isa_t isa) {
     // Skylake-X's set (F/CD/BW/DQ/VL): the AVX-512 every such CPU has,
     // Zen 4 and Zen 5 included.
     return "avx512_skylake";
+  case ATTUNE_ISA_AVX512_ZEN4:
+    // LLVM's znver4 model: the AVX-512 extensions the runtime checks for
+    // this level (attune_host_isa); the kernels built for it (bf16
+    // products) use none of the AMD-only instructions the model also has.
+    return "avx512_zen4";
   case ATTUNE_ISA_AVX512_SPR:
     return "avx512_sapphirerapids";
   }
@@ -36,9 +41,10 @@ attune_isa_t isaOf(const Halide::Target &target) {
   using F = Halide::Target::Feature;
   if (target.has_feature(F::AVX512_SapphireRapids))
     return ATTUNE_ISA_AVX512_SPR;
+  if (target.has_feature(F::AVX512_Zen4) || target.has_feature(F::AVX512_Zen5))
+    return ATTUNE_ISA_AVX512_ZEN4;
   if (target.has_feature(F::AVX512) || target.has_feature(F::AVX512_Skylake) ||
-      target.has_feature(F::AVX512_Cannonlake) || target.has_feature(F::AVX512_Zen4) ||
-      target.has_feature(F::AVX512_Zen5) || target.has_feature(F::AVX512_KNL))
+      target.has_feature(F::AVX512_Cannonlake) || target.has_feature(F::AVX512_KNL))
     return ATTUNE_ISA_AVX512;
   if (target.has_feature(F::AVX2) || target.has_feature(F::FMA) ||
       target.has_feature(F::AVX) || target.has_feature(F::F16C))
@@ -46,10 +52,30 @@ attune_isa_t isaOf(const Halide::Target &target) {
   return ATTUNE_ISA_BASELINE;
 }
 
-Halide::Target jitTarget() {
+bool buildsVariant(const codegen::KernelSpec &spec, attune_isa_t isa) {
+  return isa != ATTUNE_ISA_AVX512_ZEN4 || codegen::usesBf16DotProduct(spec);
+}
+
+namespace {
+
+attune_isa_t processIsa() {
   attune_isa_t isa;
   if (attune_cpu_isa(&isa) != ATTUNE_OK)
     throw std::runtime_error(attune_status_message());
+  return isa;
+}
+
+} // namespace
+
+Halide::Target jitTarget() {
+  attune_isa_t isa = processIsa();
+  return halideTarget(isa == ATTUNE_ISA_AVX512_ZEN4 ? ATTUNE_ISA_AVX512 : isa);
+}
+
+Halide::Target jitTarget(const codegen::KernelSpec &spec) {
+  attune_isa_t isa = processIsa();
+  while (isa > ATTUNE_ISA_BASELINE && !buildsVariant(spec, isa))
+    isa = static_cast<attune_isa_t>(isa - 1);
   return halideTarget(isa);
 }
 

@@ -13,6 +13,7 @@
 #define ATTUNE_COMPILER_TARGETS_CPU_CPUTARGET_H
 
 #include "attune/runtime.h"
+#include "compiler/support/KernelCatalog.h"
 
 #include "Halide.h"
 
@@ -23,7 +24,8 @@ namespace attune::targets::cpu {
 
 /// Every level, lowest first.
 constexpr attune_isa_t kAllIsas[] = {ATTUNE_ISA_BASELINE, ATTUNE_ISA_AVX2,
-                                     ATTUNE_ISA_AVX512, ATTUNE_ISA_AVX512_SPR};
+                                     ATTUNE_ISA_AVX512, ATTUNE_ISA_AVX512_ZEN4,
+                                     ATTUNE_ISA_AVX512_SPR};
 
 /// The Halide feature list of `isa` ("avx2-fma-f16c", ...; "" for baseline).
 const char *halideFeatures(attune_isa_t isa);
@@ -40,10 +42,21 @@ Halide::Target halideTarget(attune_isa_t isa);
 /// defining feature the target has (baseline when none).
 attune_isa_t isaOf(const Halide::Target &target);
 
+/// True when a library builds `spec` for `isa`: every kernel for every level
+/// but avx512_zen4, which only kernels that multiply bf16 (Linear with bf16
+/// weights, codegen::usesBf16DotProduct) have; the others run their avx512
+/// variant there.
+bool buildsVariant(const codegen::KernelSpec &spec, attune_isa_t isa);
+
 /// The target for JIT-compiled code in this process: the level
-/// attune_cpu_isa() allows (the host's, capped by ATTUNE_CPU). Throws
+/// attune_cpu_isa() allows (the host's, capped by ATTUNE_CPU), as a library
+/// would run a kernel without bf16 products (avx512 on avx512_zen4). Throws
 /// std::runtime_error with the runtime's message when ATTUNE_CPU is invalid.
 Halide::Target jitTarget();
+
+/// The target a library would run `spec` at in this process: jitTarget()'s
+/// level, lowered to the best variant buildsVariant() gives the kernel.
+Halide::Target jitTarget(const codegen::KernelSpec &spec);
 
 /// The levels this machine can execute that tests should cover: the best one
 /// and AVX2 (when the machine has it), best first, without repeats.

@@ -110,6 +110,14 @@ static cl::opt<bool> noPackWeights(
     cl::desc("Store linear weights as the model has them instead of in the "
              "GEMM's panel layout (tfm-pack-weights)"),
     cl::cat(compileCategory));
+enum class Precision { F32, BF16 };
+static cl::opt<Precision> precision(
+    "precision",
+    cl::desc("Arithmetic of the linear layers (the rest is f32)"),
+    cl::values(clEnumValN(Precision::F32, "f32", "f32 weights and products (default)"),
+               clEnumValN(Precision::BF16, "bf16",
+                          "bf16 weights, inputs rounded to bf16, f32 accumulation")),
+    cl::init(Precision::F32), cl::cat(compileCategory));
 static cl::opt<std::string>
     fusionReport("fusion-report",
                  cl::desc("Write every attention site, fused or not and why, "
@@ -276,6 +284,7 @@ int validateOptions(ValidatedOptions &valid) {
   d.raiseEncodings = !noRaiseEncodings;
   d.fuseEpilogues = fuseEpilogues;
   d.packWeights = !noPackWeights;
+  d.bf16 = precision == Precision::BF16;
   d.propagateLayouts = !noPropagateLayouts;
   d.fusionReportPath = fusionReport;
   d.dumpPhasesTo = dumpPhasesTo;

@@ -300,8 +300,8 @@ llvm::Expected<std::vector<attune_isa_t>> tunedIsas() {
     attune_isa_t isa;
     if (attune_isa_from_name(name.str().c_str(), &isa) != ATTUNE_OK)
       return llvm::createStringError("unknown --isa level '" + name +
-                                     "', expected baseline, avx2, avx512 or "
-                                     "avx512_spr");
+                                     "', expected baseline, avx2, avx512, "
+                                     "avx512_zen4 or avx512_spr");
     if (isa > host)
       return llvm::createStringError(
           "--isa level '" + name + "' cannot run on this machine (it runs " +
@@ -473,9 +473,16 @@ int main(int argc, char **argv) {
     db = std::move(*existing);
   }
   const auto start = std::chrono::steady_clock::now();
-  size_t remaining = problems.size() * isas->size();
+  // Only the levels a library builds each kernel for (avx512_zen4: kernels
+  // with bf16 products).
+  size_t remaining = 0;
+  for (attune_isa_t isa : *isas)
+    for (const Problem &problem : problems)
+      remaining += cpu::buildsVariant(problem.spec, isa);
   for (attune_isa_t isa : *isas)
     for (const Problem &problem : problems) {
+      if (!cpu::buildsVariant(problem.spec, isa))
+        continue;
       // What earlier kernels left unused goes to the later ones.
       double budget = std::max(0.0, budgetSeconds - secondsSince(start)) / remaining--;
       std::string error;

@@ -221,7 +221,8 @@ attune_status_t attune_model_weights(const attune_model_t *model, const void **o
 /*===----------------------------------------------------------------------===
  * Host CPU. Generated libraries carry one variant of every kernel per
  * instruction-set level and run the best one the process may use; the
- * environment variable ATTUNE_CPU (baseline, avx2, avx512, avx512_spr) caps
+ * environment variable ATTUNE_CPU (baseline, avx2, avx512, avx512_zen4,
+ * avx512_spr) caps
  * that choice, so a lower level can be run and timed on a bigger machine.
  *===----------------------------------------------------------------------===*/
 
@@ -230,7 +231,10 @@ typedef enum attune_isa {
   ATTUNE_ISA_BASELINE = 0,   /* x86-64 with SSE2 */
   ATTUNE_ISA_AVX2 = 1,       /* + AVX, AVX2, FMA, F16C */
   ATTUNE_ISA_AVX512 = 2,     /* + AVX-512 F/CD/BW/DQ/VL (Skylake-X, Zen 4/5) */
-  ATTUNE_ISA_AVX512_SPR = 3, /* + AVX512-FP16/BF16/VNNI, AVX-VNNI, AMX
+  ATTUNE_ISA_AVX512_ZEN4 = 3, /* + AVX512-BF16/VNNI/IFMA/VBMI/VBMI2/BITALG/
+                                 VPOPCNTDQ, GFNI, VAES, VPCLMULQDQ (Zen 4/5;
+                                 only kernels with bf16 weights have it) */
+  ATTUNE_ISA_AVX512_SPR = 4, /* + AVX512-FP16, AVX-VNNI, AMX
                                 (Sapphire Rapids and later) */
 } attune_isa_t;
 
@@ -263,7 +267,7 @@ attune_status_t attune_model_isa(const attune_model_t *model,
  * the contract between attune-compile's output and this runtime.
  *===----------------------------------------------------------------------===*/
 
-#define ATTUNE_MODEL_ABI_VERSION 3u
+#define ATTUNE_MODEL_ABI_VERSION 4u
 #define ATTUNE_MODEL_ABI_SYMBOL "attune_model_abi"
 
 typedef struct attune_abi_tensor {

@@ -1,6 +1,7 @@
 // RUN: attune-opt %s -split-input-file -tfm-pack-weights | FileCheck %s
 // RUN: attune-opt %s -split-input-file -tfm-pack-weights=panel-width=32 | FileCheck %s --check-prefix=W32
 // RUN: not attune-opt %s -split-input-file -tfm-pack-weights=panel-width=0 2>&1 | FileCheck %s --check-prefix=BAD-WIDTH
+// RUN: attune-opt %s -split-input-file -tfm-pack-weights=bf16=true | FileCheck %s --check-prefix=BF16
 
 // BAD-WIDTH: error: tfm-pack-weights: panel-width must be in [1, 1024], got 0
 
@@ -11,6 +12,9 @@
 // CHECK: %[[B:.+]] = tfm.weight "fc.bias" : tensor<1536xf32>
 // CHECK: tfm.linear %arg0, %[[W]], %[[B]] : tensor<?x?x384xf32>, tensor<384x1536xf32, #tfm.panels<96>>, tensor<1536xf32> -> tensor<?x?x1536xf32>
 // W32: tfm.weight "fc.weight" {transpose} : tensor<384x1536xf32, #tfm.panels<32>>
+/// --precision=bf16: the same panels, stored as bf16 pairs.
+// BF16: tfm.weight "fc.weight" {transpose} : tensor<384x1536xf32, #tfm.panels<96, bf16>>
+// BF16: tfm.linear %arg0, %{{.+}}, %{{.+}} : tensor<?x?x384xf32>, tensor<384x1536xf32, #tfm.panels<96, bf16>>, tensor<1536xf32>
 func.func @linear(%x: tensor<?x?x384xf32>) -> tensor<?x?x1536xf32> {
   %w = tfm.weight "fc.weight" {transpose} : tensor<384x1536xf32>
   %b = tfm.weight "fc.bias" : tensor<1536xf32>

@@ -10,7 +10,7 @@
 /// it still times the formula, so the entry it writes is the formula's
 /// parameters, pinned, with what they measured.
 
-// ISA: attune-tune: error: unknown --isa level 'avx9', expected baseline, avx2, avx512 or avx512_spr
+// ISA: attune-tune: error: unknown --isa level 'avx9', expected baseline, avx2, avx512, avx512_zen4 or avx512_spr
 // CAP: attune-tune: error: ATTUNE_CPU='bogus' is not a CPU level
 // FILTER: attune-tune: error: no kernel's tuning key contains 'no_such_kernel'
 // RUNS: attune-tune: error: --runs must be at least 1

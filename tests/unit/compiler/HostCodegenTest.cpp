@@ -1265,10 +1265,10 @@ extern "C" halide_error_handler_t fakeSetErrorHandler(halide_error_handler_t han
 
 TEST_F(HostCodegenTest, DispatchObeysTheIsaCap) {
   // One feature word: an AVX2 variant with bit 0, an AVX-512 one with bit
-  // 1, no AVX512_SPR variant.
+  // 1, no AVX512_ZEN4 or AVX512_SPR variant.
   isaDispatch.wordsPerLevel = 1;
-  isaDispatch.forbidden = {0x3, 0x2, 0x0, 0x0};
-  isaDispatch.effectiveLevel = {0, 1, 2, 2};
+  isaDispatch.forbidden = {0x3, 0x2, 0x0, 0x0, 0x0};
+  isaDispatch.effectiveLevel = {0, 1, 2, 2, 2};
   const char *source = R"mlir(
 func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = tfm.relu %x : tensor<4xf32> -> tensor<4xf32>

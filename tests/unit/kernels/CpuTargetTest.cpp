@@ -50,6 +50,16 @@ TEST(CpuTarget, HostLevelIsWhatTheOsLetsUsRun) {
                   __builtin_cpu_supports("avx512cd");
   EXPECT_EQ(host >= ATTUNE_ISA_AVX2, osAvx2) << attune_isa_name(host);
   EXPECT_EQ(host >= ATTUNE_ISA_AVX512, osAvx512) << attune_isa_name(host);
+  bool osZen4 = osAvx512 && __builtin_cpu_supports("avx512bf16") &&
+                __builtin_cpu_supports("avx512vnni") &&
+                __builtin_cpu_supports("avx512ifma") &&
+                __builtin_cpu_supports("avx512vbmi") &&
+                __builtin_cpu_supports("avx512vbmi2") &&
+                __builtin_cpu_supports("avx512bitalg") &&
+                __builtin_cpu_supports("avx512vpopcntdq") &&
+                __builtin_cpu_supports("gfni") && __builtin_cpu_supports("vaes") &&
+                __builtin_cpu_supports("vpclmulqdq");
+  EXPECT_EQ(host >= ATTUNE_ISA_AVX512_ZEN4, osZen4) << attune_isa_name(host);
   if (host >= ATTUNE_ISA_AVX512_SPR) {
     EXPECT_TRUE(__builtin_cpu_supports("avx512fp16"));
     EXPECT_TRUE(__builtin_cpu_supports("amx-tile"));
@@ -72,7 +82,19 @@ TEST(CpuTarget, JitTargetHasNoFeatureTheOsCannotRun) {
   if (!__builtin_cpu_supports("avx512fp16")) {
     EXPECT_FALSE(target.has_feature(F::AVX512_SapphireRapids)) << target.to_string();
   }
-  EXPECT_EQ(isaOf(target), attune_host_isa());
+  // Kernels without bf16 products have no avx512_zen4 variant: they JIT as
+  // a library runs them, at avx512 there.
+  attune_isa_t host = attune_host_isa();
+  EXPECT_EQ(isaOf(target), host == ATTUNE_ISA_AVX512_ZEN4 ? ATTUNE_ISA_AVX512 : host);
+  attune::codegen::KernelSpec bf16;
+  bf16.kind = attune::codegen::KernelKind::Linear;
+  bf16.weightPanel = 96;
+  bf16.weightType = attune::ScalarType::BF16;
+  Halide::Target bf16Target = jitTarget(bf16);
+  EXPECT_EQ(isaOf(bf16Target), host) << bf16Target.to_string();
+  if (!__builtin_cpu_supports("avx512bf16")) {
+    EXPECT_FALSE(bf16Target.has_feature(F::AVX512_Zen4)) << bf16Target.to_string();
+  }
 }
 
 TEST(CpuTarget, CapLowersTheJitTarget) {

@@ -12,6 +12,10 @@
 //  - GEMMs: |got - want| <= 1e-5 * sum_k |a_k * b_k| + 1e-6. The error of an
 //    f32 dot product grows with the magnitudes summed, not with the result,
 //    which can cancel to ~0.
+//  - Linear over bf16 weights (--precision=bf16): against the same loop on
+//    bf16-rounded x and w, the f32 GEMM tolerance; against f32 x and w,
+//    |got - want| <= 2^-8 * sum_k |a_k * b_k| + 1e-6 (rounding each operand
+//    to bf16 moves a product by at most 2 * 2^-9 of itself).
 //  - Softmax and attention: |got - want| <= 1e-4 * (|want| + 1). Both use
 //    Halide's fast_exp (about 2^-18 relative error) and their outputs are
 //    weighted averages of O(1) values.
@@ -35,9 +39,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <unistd.h>
+#include <cstdio>
+#include <sstream>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -66,13 +75,15 @@ Buffer<float> uniform(const std::vector<int> &shape, float lo = -1.f,
 /// Builds `spec` for the host and runs it on `inputs` into `out`.
 struct Kernel {
   explicit Kernel(const KernelSpec &spec)
-      : built(detail::buildKernel(spec, attune::targets::cpu::jitTarget())) {}
+      : target(attune::targets::cpu::jitTarget(spec)),
+        built(detail::buildKernel(spec, target)) {}
   void run(const std::vector<Halide::Buffer<>> &inputs, Halide::Buffer<> out) {
     ASSERT_EQ(inputs.size(), built.inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i)
       built.inputs[i].set(inputs[i]);
-    built.output.realize(out, attune::targets::cpu::jitTarget());
+    built.output.realize(out, target);
   }
+  Halide::Target target;
   detail::BuiltKernel built;
 };
 
@@ -153,6 +164,100 @@ TEST(GemmLinearKernel, ReadsPrePackedPanels) {
   spec.weightPanel = 64;
   Buffer<float> x = uniform({8, 4}), packed(64, 8, 1), out(65, 4);
   EXPECT_THROW(Kernel(spec).run({x, packed}, out), Halide::RuntimeError);
+}
+
+/// Linear over bf16 pair panels of `width` (KernelSpec::weightType), checked
+/// against double loops over the bf16-rounded operands (tight) and over the
+/// f32 ones (the bf16 error bound).
+void checkLinearBf16(int M, int K, int N, bool hasBias, int width,
+                     std::optional<UnaryKind> activation = std::nullopt) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Linear;
+  spec.hasBias = hasBias;
+  spec.weightPanel = width;
+  spec.weightType = attune::ScalarType::BF16;
+  spec.activation = activation;
+  Kernel kernel(spec);
+  Buffer<float> x = uniform({K, M}), w = uniform({N, K}), bias = uniform({N});
+  std::vector<int64_t> shape = attune::pairPanelStorageShape(K, N, width);
+  Buffer<> packed(Halide::BFloat(16), {2, width, static_cast<int>(shape[1]),
+                                       static_cast<int>(shape[0])});
+  attune::packPairPanelsBf16(w.data(), reinterpret_cast<uint16_t *>(packed.data()),
+                             K, N, width);
+  Buffer<float> out(N, M);
+  std::vector<Halide::Buffer<>> inputs = {x, packed};
+  if (hasBias)
+    inputs.push_back(bias);
+  kernel.run(inputs, out);
+  auto round = [](float v) { return attune::bf16ToFloat(attune::floatToBf16(v)); };
+  auto act = [&](double v) {
+    if (!activation)
+      return v;
+    EXPECT_EQ(*activation, UnaryKind::Relu);
+    return v > 0 ? v : 0.0;
+  };
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double exact = hasBias ? bias(n) : 0.0, full = exact, mag = std::fabs(exact);
+      for (int k = 0; k < K; ++k) {
+        exact += double(round(x(k, m))) * round(w(n, k));
+        full += double(x(k, m)) * w(n, k);
+        mag += std::fabs(double(x(k, m)) * w(n, k));
+      }
+      const double got = out(n, m);
+      ASSERT_TRUE(closeGemm(got, act(exact), mag))
+          << "bf16 panels " << width << ": M=" << M << " K=" << K << " N=" << N
+          << " at m=" << m << " n=" << n;
+      ASSERT_LE(std::fabs(got - act(full)), std::ldexp(mag, -8) + 1e-6)
+          << "against f32: M=" << M << " K=" << K << " N=" << N << " at m=" << m
+          << " n=" << n;
+    }
+}
+
+/// Odd K (a zero row pads the last pair), N past the last panel, M past
+/// the row tile; the 96-wide layout attune-compile writes.
+TEST(GemmLinearKernel, Bf16PairPanelsMatchLoops) {
+  for (bool bias : {false, true}) {
+    checkLinearBf16(1, 1, 1, bias, 32);
+    checkLinearBf16(7, 13, 70, bias, 96);
+    checkLinearBf16(129, 65, 200, bias, 96);
+  }
+  checkLinearBf16(64, 256, 192, true, 96);             // whole tiles only
+  checkLinearBf16(9, 31, 40, true, 32, UnaryKind::Relu); // the epilogue
+  // The panels must cover x's K.
+  KernelSpec spec;
+  spec.kind = KernelKind::Linear;
+  spec.weightPanel = 32;
+  spec.weightType = attune::ScalarType::BF16;
+  Buffer<float> x = uniform({8, 4}), out(32, 4);
+  Buffer<> packed(Halide::BFloat(16), {2, 32, 3, 1});
+  EXPECT_THROW(Kernel(spec).run({x, packed}, out), Halide::RuntimeError);
+}
+
+/// The avx512_zen4 variant is compiled with LLVM's znver4 model, whose
+/// AMD-only extensions (SSE4A's extrq/insertq, CLZERO, ...) the level
+/// does not check for (Sapphire Rapids runs that level too): the bf16
+/// linear, the only kernel built for it, must use vdpbf16ps and none of them.
+TEST(GemmLinearKernel, Bf16Zen4VariantUsesNoAmdOnlyInstructions) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Linear;
+  spec.hasBias = true;
+  spec.activation = UnaryKind::GeluTanh;
+  spec.weightPanel = 96;
+  spec.weightType = attune::ScalarType::BF16;
+  Halide::Target target = attune::targets::cpu::halideTarget(ATTUNE_ISA_AVX512_ZEN4)
+                              .with_feature(Halide::Target::NoRuntime);
+  detail::BuiltKernel kernel = detail::buildKernel(spec, target);
+  std::vector<Halide::Argument> args(kernel.inputs.begin(), kernel.inputs.end());
+  std::string path = ::testing::TempDir() + "/bf16_zen4_" + std::to_string(getpid()) + ".s";
+  kernel.output.compile_to_assembly(path, args, "bf16_zen4", target);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(path.c_str());
+  EXPECT_NE(text.str().find("vdpbf16ps"), std::string::npos);
+  for (const char *amdOnly : {"extrq", "insertq", "clzero", "monitorx", "mwaitx", "rdpru"})
+    EXPECT_EQ(text.str().find(std::string("\t") + amdOnly), std::string::npos) << amdOnly;
 }
 
 TEST(GemmLinearKernel, MatchesLoopsOnOddShapes) {

@@ -693,7 +693,7 @@ INSTANTIATE_TEST_SUITE_P(
     Variants, RuntimeBrokenDescriptorTest,
     ::testing::Values(
         BrokenCase{"Version", ATTUNE_BROKEN_VERSION_PATH,
-                   "abi_version is 4, expected 3"},
+                   "abi_version is 5, expected 4"},
         BrokenCase{"Rank", ATTUNE_BROKEN_RANK_PATH,
                    "input 0 ('x') has rank 99, expected 0..8"},
         BrokenCase{"Dtype", ATTUNE_BROKEN_DTYPE_PATH,

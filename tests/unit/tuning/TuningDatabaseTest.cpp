@@ -138,8 +138,10 @@ TEST(TuningDatabase, LookupAndApply) {
   EXPECT_EQ(db->lookup("baseline", attention(64, true)), nullptr);
 
   KernelSpec spec = attention(64, true);
-  // avx512_spr has no entry of its own and borrows avx512's.
-  EXPECT_EQ(db->levels(), (std::vector<std::string>{"avx2", "avx512", "avx512_spr"}));
+  // avx512_zen4 and avx512_spr have no entries of their own and borrow
+  // avx512's; only kernels with bf16 products are built for avx512_zen4.
+  EXPECT_EQ(db->levels(),
+            (std::vector<std::string>{"avx2", "avx512", "avx512_zen4", "avx512_spr"}));
   EXPECT_EQ(db->apply(spec),
             (std::vector<std::string>{"avx2", "avx512", "avx512_spr"}));
   ASSERT_EQ(spec.schedules.size(), 3u);
@@ -163,6 +165,16 @@ TEST(TuningDatabase, LookupAndApply) {
   EXPECT_EQ(describeTuning(linear(false), &*db),
             "linear_f32_nobias: avx2 formula, avx512 formula, avx512_spr formula");
   EXPECT_EQ(describeTuning(linear(false), nullptr), "linear_f32_nobias: formula");
+
+  // bf16 weights: its own key, which the f32 linear entries do not serve,
+  // and the avx512_zen4 level.
+  KernelSpec bf16 = linear(true);
+  bf16.weightPanel = 96;
+  bf16.weightType = attune::ScalarType::BF16;
+  EXPECT_TRUE(db->apply(bf16).empty());
+  EXPECT_EQ(describeTuning(bf16, &*db),
+            "linear_f32_bias_wbf16: avx2 formula, avx512 formula, avx512_zen4 "
+            "formula, avx512_spr formula");
 }
 
 TEST(TuningDatabase, SaveIsDeterministicAndRoundTrips) {
