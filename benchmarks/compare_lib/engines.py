@@ -81,8 +81,14 @@ def ensure_packages(python, packages, probe, install):
 # attune
 
 class Attune:
-    def __init__(self, bin_dir, cache_dir, env):
+    """attune's tools at one precision: "f32" (attune-compile's default) or "bf16"
+    (--precision=bf16: the linear layers multiply bf16 weights by bf16-rounded inputs and
+    accumulate in f32, the rest is f32). A bf16 library is cached under a name of its own."""
+
+    def __init__(self, bin_dir, cache_dir, env, precision="f32"):
         self.bin = bin_dir
+        self.precision = precision
+        self.flags = [] if precision == "f32" else ["--precision=" + precision]
         self.compiler = os.path.join(bin_dir, "attune-compile")
         self.runner = os.path.join(bin_dir, "attune-run")
         self.bench = os.path.join(bin_dir, "model_benchmark")
@@ -104,11 +110,13 @@ class Attune:
         """attune-compile SOURCE (a checkpoint folder or an .mlir file) into a library,
         cached under build/compare-models/attune/ while the compiler and source are unchanged."""
         os.makedirs(self.cache, exist_ok=True)
-        lib = os.path.join(self.cache, "lib%s.so" % name)
-        key = digest([file_key(self.compiler), source_key])
+        suffix = "" if self.precision == "f32" else "_" + self.precision
+        lib = os.path.join(self.cache, "lib%s%s.so" % (name, suffix))
+        # f32's key is the one it had before there were precisions (its cache stays valid)
+        key = digest([file_key(self.compiler), source_key] + ([self.flags] if self.flags else []))
         if cached(lib, key):
             return lib, None
-        cmd = [self.compiler, source, "-o", lib, "--kernel-cache=" + kernel_cache]
+        cmd = [self.compiler, source, "-o", lib, "--kernel-cache=" + kernel_cache] + self.flags
         log("+ " + " ".join(cmd))
         start = time.perf_counter()
         r = subprocess.run(cmd, capture_output=True, text=True, env=self.compile_env)
