@@ -33,7 +33,9 @@
 // way, so every variant computes the same products. Its parameters are
 // Linear's (rows, panel_vectors), with their own defaults: 8 x 2 vectors
 // with 32 registers (vdpbf16ps at 8 x 2 and 6 x 4 measured 490 and 482
-// GFLOP/s, M=512 K=768 N=3072, one Zen 5 thread; 3 x 6 449), 3 x 2 with 16.
+// GFLOP/s, M=512 K=768 N=3072, one Zen 5 thread; 3 x 6 449), 5 x 2 with 16
+// (split path on AVX2: 5 x 2 18.6 ms, 3 x 3 18.9, 12 x 1 19.6, 4 x 2 19.8,
+// 3 x 2 24.1; the f32 kernel takes 17.9).
 //
 //===----------------------------------------------------------------------===//
 
@@ -279,7 +281,7 @@ BuiltKernel buildBf16LinearKernel(const KernelSpec &spec, const Target &target) 
   const ScheduleParams &params = scheduleFor(spec, target);
   const bool dot = hasBf16DotProduct(target);
   const int64_t panelVectors = scheduleParam(params, "panel_vectors", 2);
-  const int64_t rows = scheduleParam(params, "rows", registers >= 32 ? 8 : 3);
+  const int64_t rows = scheduleParam(params, "rows", registers >= 32 ? 8 : 5);
   // Live registers: the accumulators, the B vectors (doubled when split)
   // and the broadcast.
   const int64_t bVectors = dot ? panelVectors : 2 * panelVectors;
