@@ -28,6 +28,10 @@
 // over its R query heads becomes tfm.repeat_interleave, the form
 // tfm-fuse-attention raises as GQA. Anything else reshapes to rank 5 first.
 //
+// Masks. Trilu of a constant folds; of a tensor it becomes tfm.compare of
+// tfm.arange positions and a tfm.where, so a dynamic causal mask is computed,
+// not stored. Expand broadcasts to a shape known at compile time.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontends/OnnxImporter.h"
@@ -329,6 +333,8 @@ private:
   /// An exact all-ones f32 tensor, 1 on every axis but those in `axes`, where
   /// it is as long as that axis of `like` (dynamic or not): each factor is
   /// `arange == arange`, which is true for every integer.
+  LogicalResult trilu(const onnx::NodeProto &n);
+  LogicalResult expand(const onnx::NodeProto &n);
   FailureOr<Value> onesLike(const onnx::NodeProto &n, Value like,
                             llvm::ArrayRef<int64_t> axes, int64_t rank);
   /// Makes a rank-5 tensor lazy at m (reshaping it to rank 4).
@@ -1792,6 +1798,135 @@ LogicalResult Importer::slice(const onnx::NodeProto &n) {
   return setOut(n, x);
 }
 
+/// Trilu: x where j - i >= k (upper) or j - i <= k (lower) over the last
+/// two axes, else 0. A constant x folds; otherwise the positions come from
+/// tfm.arange over x's own dims, so a dynamic mask stays dynamic.
+LogicalResult Importer::trilu(const onnx::NodeProto &n) {
+  FailureOr<Val> in = getInput(n, 0);
+  if (failed(in))
+    return failure();
+  int64_t k = 0;
+  if (hasInput(n, 1)) {
+    FailureOr<std::shared_ptr<Const>> kc = constInput(n, 1);
+    if (failed(kc))
+      return failure();
+    if ((*kc)->numel() != 1)
+      return fail(n, "'k' must be a scalar");
+    k = int64_t((*kc)->at(0));
+  }
+  const bool upper = attrInt(n, "upper", 1) != 0;
+  auto keep = [&](int64_t i, int64_t j) { return upper ? j - i >= k : j - i <= k; };
+  llvm::SmallVector<int64_t> shape = logicalShape(*in);
+  if (shape.size() < 2)
+    return fail(n, "expected an input of rank 2 or more, got rank " +
+                       llvm::Twine(shape.size()));
+  if (in->kind == Val::Constant) {
+    auto c = std::make_shared<Const>(*in->c);
+    c->init.clear();
+    c->transposed = false;
+    const int64_t rows = c->shape[c->shape.size() - 2], cols = c->shape.back();
+    for (int64_t e = 0; e < c->numel(); ++e)
+      if (!keep((e / cols) % rows, e % cols)) {
+        if (c->isFloat())
+          c->f[e] = 0;
+        else
+          c->i[e] = 0;
+      }
+    Val v;
+    v.kind = Val::Constant;
+    v.c = c;
+    return setOut(n, v);
+  }
+  FailureOr<Value> x = tensor(*in, n);
+  if (failed(x))
+    return failure();
+  const int64_t rank = shape.size();
+  Type i64 = b.getI64Type();
+  auto position = [&](int64_t axis, llvm::ArrayRef<int64_t> as) -> FailureOr<Value> {
+    auto type = RankedTensorType::get({shapeOf(*x)[axis]}, i64);
+    FailureOr<Value> r =
+        checked(n, b.create<tfm::ArangeOp>(loc(n), type, *x, axis, int64_t(0)));
+    if (failed(r))
+      return failure();
+    return reshape(n, *r, as);
+  };
+  const int64_t rows = shapeOf(*x)[rank - 2], cols = shapeOf(*x)[rank - 1];
+  FailureOr<Value> i = position(rank - 2, {rows, 1}), j = position(rank - 1, {1, cols});
+  if (failed(i) || failed(j))
+    return failure();
+  FailureOr<Value> diff = create<tfm::SubOp>(n, *j, *i);
+  if (failed(diff))
+    return failure();
+  FailureOr<Value> cond =
+      create<tfm::CompareOp>(n, *diff, splat(i64, double(k)),
+                             upper ? tfm::ComparePredicateKind::ge
+                                   : tfm::ComparePredicateKind::le);
+  if (failed(cond))
+    return failure();
+  Type element = cast<RankedTensorType>(x->getType()).getElementType();
+  return setOut(n, create<tfm::WhereOp>(n, *cond, *x, splat(element, 0.0)));
+}
+
+/// Expand: numpy broadcasting of x against a constant shape (folded plumbing
+/// included); a dim of 1 in the shape keeps x's. A constant x folds.
+LogicalResult Importer::expand(const onnx::NodeProto &n) {
+  FailureOr<Val> in = getInput(n, 0);
+  if (failed(in))
+    return failure();
+  std::optional<std::vector<int64_t>> target = intsOf(n, 1);
+  if (!target)
+    return failure(); // constInput said why
+  llvm::SmallVector<int64_t> from = logicalShape(*in);
+  const size_t rank = std::max(from.size(), target->size());
+  llvm::SmallVector<int64_t> to(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t a = d + from.size() >= rank ? from[d + from.size() - rank] : 1;
+    const int64_t t = d + target->size() >= rank ? (*target)[d + target->size() - rank] : 1;
+    if (t < 0)
+      return fail(n, "shape " + shapeString(*target) + " has a negative dim");
+    if (a != 1 && t != 1 && a != kDyn && a != t)
+      return fail(n, "cannot expand " + shapeString(from) + " to " + shapeString(*target));
+    // A dim of x that is not 1 (static or dynamic) is the result's; a 1
+    // stretches to the shape's.
+    to[d] = a == 1 ? t : a;
+  }
+  if (in->kind == Val::Constant) {
+    const Const &src = *in->c;
+    auto c = std::make_shared<Const>();
+    c->onnxType = src.onnxType;
+    c->shape = to;
+    if (c->numel() < 0 || c->numel() > kMaxFoldElements)
+      return fail(n, "shape " + shapeString(to) + " is too large to fold");
+    llvm::SmallVector<int64_t> aligned(rank, 1);
+    for (size_t d = 0; d < src.shape.size(); ++d)
+      aligned[rank - src.shape.size() + d] = src.shape[d];
+    for (int64_t e = 0; e < c->numel(); ++e) {
+      int64_t rest = e, offset = 0, stride = 1;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        const int64_t index = rest % to[d];
+        rest /= to[d];
+        offset += (aligned[d] == 1 ? 0 : index) * stride;
+        stride *= aligned[d];
+      }
+      if (c->isFloat())
+        c->f.push_back(src.f[offset]);
+      else
+        c->i.push_back(src.i[offset]);
+    }
+    Val v;
+    v.kind = Val::Constant;
+    v.c = c;
+    return setOut(n, v);
+  }
+  FailureOr<Value> x = tensor(*in, n);
+  if (failed(x))
+    return failure();
+  if (llvm::ArrayRef<int64_t>(shapeOf(*x)) == llvm::ArrayRef<int64_t>(to))
+    return setOut(n, *x);
+  auto type = RankedTensorType::get(to, cast<RankedTensorType>(x->getType()).getElementType());
+  return setOut(n, checked(n, b.create<tfm::ExpandOp>(loc(n), type, *x)));
+}
+
 FailureOr<Value> Importer::onesLike(const onnx::NodeProto &n, Value like,
                                     llvm::ArrayRef<int64_t> axes, int64_t rank) {
   Value ones;
@@ -2134,6 +2269,20 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
     return setOut(n, create<tfm::LayerNormOp>(n, *x, *g, beta,
                                               APFloat(double(attrFloat(n, "epsilon", 1e-5f)))));
   }
+  if (op == "RMSNormalization") { // opset 23
+    FailureOr<Value> x = tensorOf(n, 0), g = tensorOf(n, 1);
+    if (failed(x) || failed(g))
+      return failure();
+    int64_t rank = shapeOf(*x).size(), axis = attrInt(n, "axis", -1);
+    if (axis != -1 && axis != rank - 1)
+      return fail(n, "only axis = -1 (the last) is supported");
+    return setOut(n, create<tfm::RmsNormOp>(n, *x, *g,
+                                            APFloat(double(attrFloat(n, "epsilon", 1e-5f)))));
+  }
+  if (op == "Trilu")
+    return trilu(n);
+  if (op == "Expand")
+    return expand(n);
   if (op == "Neg")
     return unary(tfm::NegOp());
   if (op == "Abs")

@@ -16,6 +16,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace attune {
@@ -29,7 +30,16 @@ inline llvm::Error makeError(const llvm::Twine &message) {
 inline std::string shapeString(llvm::ArrayRef<int64_t> shape) {
   std::string s = "[";
   llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, ", ");
+  // A dynamic dim (MLIR's ShapedType::kDynamic, INT64_MIN) prints as '?'.
+  llvm::interleave(
+      shape, os,
+      [&](int64_t d) {
+        if (d == std::numeric_limits<int64_t>::min())
+          os << '?';
+        else
+          os << d;
+      },
+      ", ");
   os << "]";
   return s;
 }

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX graphs of tests/lit/frontends/onnx-ops.mlir, their
+inputs and ONNX Runtime's outputs for them (committed; rerun after a change):
+
+  build/ort-venv/bin/python tests/lit/frontends/Inputs/make_onnx_ops.py
+
+Each graph GRAPH gets Inputs/onnx-ops/GRAPH.onnx, GRAPH/inputs/NAME.npy and
+GRAPH/reference/NAME.npy (ONNX Runtime 1.32, CPU, all optimisations):
+
+  rmsnorm        RMSNormalization (opset 23) over a dynamic number of rows
+  trilu          Trilu, upper with k = 1 and lower with k = -1, of an input
+                 whose two dims are dynamic (kept as tfm.arange masks)
+  causal_mask    Trilu of a ConstantOfShape (folded at compile time) as the
+                 multiplicative causal mask exporters write
+  expand         Expand of a [?, 1, 16] input to [?, 4, 16], and of a
+                 constant row (folded), added together
+
+and, for the importer's errors (no reference: ONNX Runtime rejects them
+too), bad_expand.onnx ([?, 3, 16] to [1, 4, 16]) and trilu_dynamic_k.onnx
+(k a graph input, not a constant).
+"""
+import os
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "onnx-ops")
+RNG = np.random.default_rng(23)
+
+
+def save(name, graph, opset, inputs):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    onnx.checker.check_model(model)
+    os.makedirs(os.path.join(HERE, name, "inputs"), exist_ok=True)
+    os.makedirs(os.path.join(HERE, name, "reference"), exist_ok=True)
+    path = os.path.join(HERE, name + ".onnx")
+    onnx.save(model, path)
+    for key, value in inputs.items():
+        np.save(os.path.join(HERE, name, "inputs", key + ".npy"), value)
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    for key, value in zip(names, session.run(names, inputs)):
+        np.save(os.path.join(HERE, name, "reference", key + ".npy"), value)
+    print("wrote", path)
+
+
+def rmsnorm():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 16])
+    scale = numpy_helper.from_array(RNG.uniform(0.5, 1.5, 16).astype(np.float32), "scale")
+    node = helper.make_node("RMSNormalization", ["x", "scale"], ["y"], name="norm",
+                            axis=-1, epsilon=1e-6)
+    save("rmsnorm", helper.make_graph([node], "rmsnorm", [x], [y], [scale]), 23,
+         {"x": RNG.standard_normal((5, 16)).astype(np.float32)})
+
+
+def trilu():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, "rows", "cols"])
+    up = helper.make_tensor_value_info("upper", TensorProto.FLOAT, [2, "rows", "cols"])
+    lo = helper.make_tensor_value_info("lower", TensorProto.FLOAT, [2, "rows", "cols"])
+    k1 = numpy_helper.from_array(np.array(1, np.int64), "k1")
+    km1 = numpy_helper.from_array(np.array(-1, np.int64), "km1")
+    nodes = [helper.make_node("Trilu", ["x", "k1"], ["upper"], name="triu", upper=1),
+             helper.make_node("Trilu", ["x", "km1"], ["lower"], name="tril", upper=0)]
+    save("trilu", helper.make_graph(nodes, "trilu", [x], [up, lo], [k1, km1]), 17,
+         {"x": RNG.standard_normal((2, 6, 9)).astype(np.float32)})
+
+
+def causal_mask():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8, 8])
+    shape = numpy_helper.from_array(np.array([8, 8], np.int64), "shape")
+    nodes = [helper.make_node("ConstantOfShape", ["shape"], ["ones"], name="ones",
+                              value=numpy_helper.from_array(np.array([1.0], np.float32))),
+             helper.make_node("Trilu", ["ones"], ["mask"], name="tril", upper=0),
+             helper.make_node("Mul", ["x", "mask"], ["y"], name="masked")]
+    save("causal_mask", helper.make_graph(nodes, "causal_mask", [x], [y], [shape]), 17,
+         {"x": RNG.standard_normal((4, 8, 8)).astype(np.float32)})
+
+
+def expand():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 1, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4, 16])
+    shape = numpy_helper.from_array(np.array([1, 4, 16], np.int64), "shape")
+    row_shape = numpy_helper.from_array(np.array([4, 16], np.int64), "row_shape")
+    row = numpy_helper.from_array(RNG.standard_normal(16).astype(np.float32), "row")
+    nodes = [helper.make_node("Expand", ["x", "shape"], ["wide"], name="expand_x"),
+             helper.make_node("Expand", ["row", "row_shape"], ["rows"], name="expand_row"),
+             helper.make_node("Add", ["wide", "rows"], ["y"], name="add")]
+    save("expand", helper.make_graph(nodes, "expand", [x], [y], [shape, row_shape, row]),
+         17, {"x": RNG.standard_normal((3, 1, 16)).astype(np.float32)})
+
+
+def errors():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4, 16])
+    shape = numpy_helper.from_array(np.array([1, 4, 16], np.int64), "shape")
+    node = helper.make_node("Expand", ["x", "shape"], ["y"], name="expand_x")
+    model = helper.make_model(helper.make_graph([node], "bad_expand", [x], [y], [shape]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(model, os.path.join(HERE, "bad_expand.onnx"))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 4])
+    k = helper.make_tensor_value_info("k", TensorProto.INT64, [])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 4])
+    node = helper.make_node("Trilu", ["x", "k"], ["y"], name="triu")
+    model = helper.make_model(helper.make_graph([node], "trilu_dynamic_k", [x, k], [y]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(model, os.path.join(HERE, "trilu_dynamic_k.onnx"))
+
+
+if __name__ == "__main__":
+    rmsnorm()
+    trilu()
+    causal_mask()
+    expand()
+    errors()

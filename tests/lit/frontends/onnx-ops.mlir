@@ -1,0 +1,46 @@
+// ONNX ops as exporters write them, one small graph each
+// (Inputs/make_onnx_ops.py: the graphs, their inputs and ONNX Runtime's
+// outputs, committed): imported, compiled, run and compared with ORT,
+// |attune - ort| <= 1e-5 + 1e-4 |ort| (scripts/compare_npy.py).
+
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: attune-compile %S/Inputs/onnx-ops/rmsnorm.onnx --emit=input | FileCheck %s --check-prefix=RMS
+// RUN: attune-compile %S/Inputs/onnx-ops/rmsnorm.onnx -o %t/rmsnorm.so
+// RUN: attune-run %t/rmsnorm.so --input=x=@%S/Inputs/onnx-ops/rmsnorm/inputs/x.npy --output=%t/rmsnorm
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/rmsnorm %S/Inputs/onnx-ops/rmsnorm/reference | FileCheck %s --check-prefix=OK
+// RMS: tfm.rms_norm %arg0, %{{.+}} {epsilon = 9.99{{[0-9]+}}E-7 : f64} : tensor<?x16xf32>, tensor<16xf32> -> tensor<?x16xf32>
+
+/// Both dims dynamic: the mask is computed from positions (tfm.arange), not
+/// stored.
+// RUN: attune-compile %S/Inputs/onnx-ops/trilu.onnx --emit=input | FileCheck %s --check-prefix=TRILU
+// RUN: attune-compile %S/Inputs/onnx-ops/trilu.onnx -o %t/trilu.so
+// RUN: attune-run %t/trilu.so --input=x=@%S/Inputs/onnx-ops/trilu/inputs/x.npy --output=%t/trilu
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/trilu %S/Inputs/onnx-ops/trilu/reference | FileCheck %s --check-prefix=OK2
+// TRILU: tfm.arange %arg0 {axis = 1 : i64} : tensor<2x?x?xf32> -> tensor<?xi64>
+// TRILU: tfm.arange %arg0 {axis = 2 : i64} : tensor<2x?x?xf32> -> tensor<?xi64>
+// TRILU: tfm.compare {{.+}} {predicate = #tfm.compare<ge>}
+// TRILU: tfm.where
+// TRILU: tfm.compare {{.+}} {predicate = #tfm.compare<le>}
+
+/// Trilu of a constant folds: the mask is one constant.
+// RUN: attune-compile %S/Inputs/onnx-ops/causal_mask.onnx --emit=input | FileCheck %s --check-prefix=CAUSAL
+// RUN: attune-compile %S/Inputs/onnx-ops/causal_mask.onnx -o %t/causal_mask.so
+// RUN: attune-run %t/causal_mask.so --input=x=@%S/Inputs/onnx-ops/causal_mask/inputs/x.npy --output=%t/causal_mask
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/causal_mask %S/Inputs/onnx-ops/causal_mask/reference | FileCheck %s --check-prefix=OK
+// CAUSAL-NOT: tfm.arange
+// CAUSAL: tfm.mul %arg0, %{{.+}} : tensor<4x8x8xf32>, tensor<8x8xf32> -> tensor<4x8x8xf32>
+
+// RUN: attune-compile %S/Inputs/onnx-ops/expand.onnx --emit=input | FileCheck %s --check-prefix=EXPAND
+// RUN: attune-compile %S/Inputs/onnx-ops/expand.onnx -o %t/expand.so
+// RUN: attune-run %t/expand.so --input=x=@%S/Inputs/onnx-ops/expand/inputs/x.npy --output=%t/expand
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/expand %S/Inputs/onnx-ops/expand/reference | FileCheck %s --check-prefix=OK
+// EXPAND: tfm.expand %arg0 : tensor<?x1x16xf32> -> tensor<?x4x16xf32>
+// EXPAND: tfm.add %{{.+}}, %{{.+}} : tensor<?x4x16xf32>, tensor<4x16xf32> -> tensor<?x4x16xf32>
+
+// OK: 1 passed, 0 failed
+// OK2: 2 passed, 0 failed
+
+// RUN: not attune-compile %S/Inputs/onnx-ops/bad_expand.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=BAD-EXPAND
+// BAD-EXPAND: error: cannot import '{{.*}}bad_expand.onnx': node 'expand_x' (Expand) (opset 17): cannot expand [?, 3, 16] to [1, 4, 16]
+// RUN: not attune-compile %S/Inputs/onnx-ops/trilu_dynamic_k.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=DYNAMIC-K
+// DYNAMIC-K: error: cannot import '{{.*}}trilu_dynamic_k.onnx': node 'triu' (Trilu) (opset 17): input 1 ('k') must be a constant
