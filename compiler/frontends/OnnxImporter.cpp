@@ -62,6 +62,7 @@
 #include "llvm/Support/thread.h"
 
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -334,6 +335,7 @@ private:
   /// it is as long as that axis of `like` (dynamic or not): each factor is
   /// `arange == arange`, which is true for every integer.
   LogicalResult trilu(const onnx::NodeProto &n);
+  LogicalResult attention(const onnx::NodeProto &n);
   LogicalResult expand(const onnx::NodeProto &n);
   FailureOr<Value> onesLike(const onnx::NodeProto &n, Value like,
                             llvm::ArrayRef<int64_t> axes, int64_t rank);
@@ -1867,6 +1869,90 @@ LogicalResult Importer::trilu(const onnx::NodeProto &n) {
   return setOut(n, create<tfm::WhereOp>(n, *cond, *x, splat(element, 0.0)));
 }
 
+/// Attention (opset 23) on 4-D q [B, H, Sq, D], k [B, Hkv, Sk, D] and
+/// v [B, Hkv, Sk, Dv]: tfm.attention with the node's scale (default
+/// 1/sqrt(D)) and its attn_mask as the additive mask (a bool mask becomes
+/// 0 / -inf). ONNX's is_causal keeps key j <= query i (the upper-left
+/// triangle, numpy's tril), tfm's causal j <= i + Sk - Sq: the same when
+/// Sq == Sk, so is_causal becomes tfm's causal when both are static and
+/// equal, and otherwise an additive mask computed from tfm.arange positions.
+/// 3-D inputs, past keys/values, softcap and the extra outputs are errors.
+LogicalResult Importer::attention(const onnx::NodeProto &n) {
+  if (hasInput(n, 4) || hasInput(n, 5))
+    return fail(n, "past_key and past_value are not supported");
+  for (int k = 1; k < n.output_size(); ++k)
+    if (!n.output(k).empty())
+      return fail(n, "only the first output (Y) is supported, not present_key, "
+                     "present_value or qk_matmul_output");
+  if (attrFloat(n, "softcap", 0.0f) != 0.0f)
+    return fail(n, "softcap is not supported");
+  FailureOr<Value> q = tensorOf(n, 0), k = tensorOf(n, 1), v = tensorOf(n, 2);
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  llvm::SmallVector<int64_t> qs = shapeOf(*q), ks = shapeOf(*k);
+  if (qs.size() != 4 || ks.size() != 4 || shapeOf(*v).size() != 4)
+    return fail(n, "expected 4-D q, k and v ([batch, heads, sequence, head size]); 3-D "
+                   "inputs with q_num_heads/kv_num_heads are not supported");
+  if (qs[3] == kDyn)
+    return fail(n, "the head size (q's last dim) must be static");
+  Type element = cast<RankedTensorType>(q->getType()).getElementType();
+  const double scale = findAttr(n, "scale")
+                           ? double(attrFloat(n, "scale", 1.0f))
+                           : 1.0 / std::sqrt(double(qs[3]));
+  Value mask;
+  if (hasInput(n, 3)) {
+    FailureOr<Value> m = tensorOf(n, 3);
+    if (failed(m))
+      return failure();
+    mask = *m;
+    if (cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1)) {
+      const double inf = std::numeric_limits<double>::infinity();
+      FailureOr<Value> additive =
+          create<tfm::WhereOp>(n, mask, splat(element, 0.0), splat(element, -inf));
+      if (failed(additive))
+        return failure();
+      mask = *additive;
+    }
+  }
+  bool causal = attrInt(n, "is_causal", 0) != 0;
+  if (causal && !(qs[2] != kDyn && qs[2] == ks[2])) {
+    // tril over [Sq, Sk]: keep key j <= query i.
+    Type i64 = b.getI64Type();
+    auto position = [&](Value like, llvm::ArrayRef<int64_t> as) -> FailureOr<Value> {
+      auto type = RankedTensorType::get({shapeOf(like)[2]}, i64);
+      FailureOr<Value> r =
+          checked(n, b.create<tfm::ArangeOp>(loc(n), type, like, int64_t(2), int64_t(0)));
+      if (failed(r))
+        return failure();
+      return reshape(n, *r, as);
+    };
+    FailureOr<Value> i = position(*q, {qs[2], 1}), j = position(*k, {1, ks[2]});
+    if (failed(i) || failed(j))
+      return failure();
+    FailureOr<Value> keep = create<tfm::CompareOp>(n, *j, *i, tfm::ComparePredicateKind::le);
+    if (failed(keep))
+      return failure();
+    FailureOr<Value> bias =
+        create<tfm::WhereOp>(n, *keep, splat(element, 0.0),
+                             splat(element, -std::numeric_limits<double>::infinity()));
+    if (failed(bias))
+      return failure();
+    if (mask) {
+      FailureOr<Value> sum = create<tfm::AddOp>(n, mask, *bias);
+      if (failed(sum))
+        return failure();
+      mask = *sum;
+    } else {
+      mask = *bias;
+    }
+    causal = false;
+  }
+  return setOut(n, create<tfm::AttentionOp>(
+                       n, *q, *k, *v, mask, /*key_padding_mask=*/Value(), ValueRange(),
+                       b.getF64FloatAttr(scale), causal ? b.getBoolAttr(true) : BoolAttr(),
+                       ArrayAttr(), DictionaryAttr()));
+}
+
 /// Expand: numpy broadcasting of x against a constant shape (folded plumbing
 /// included); a dim of 1 in the shape keeps x's. A constant x folds.
 LogicalResult Importer::expand(const onnx::NodeProto &n) {
@@ -2281,6 +2367,8 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
   }
   if (op == "Trilu")
     return trilu(n);
+  if (op == "Attention") // opset 23
+    return attention(n);
   if (op == "Expand")
     return expand(n);
   if (op == "Neg")

@@ -37,6 +37,26 @@
 // EXPAND: tfm.expand %arg0 : tensor<?x1x16xf32> -> tensor<?x4x16xf32>
 // EXPAND: tfm.add %{{.+}}, %{{.+}} : tensor<?x4x16xf32>, tensor<4x16xf32> -> tensor<?x4x16xf32>
 
+/// Attention (opset 23), GQA: is_causal with query and key lengths dynamic
+/// (ONNX keeps key j <= query i) is an additive mask from positions, run
+/// with Sq = 5 and Sk = 9; with both 8 it is tfm's causal attribute; an
+/// additive float mask and a scale pass through.
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_causal.onnx --emit=mlir | FileCheck %s --check-prefix=ATTN-CAUSAL
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_static.onnx --emit=mlir | FileCheck %s --check-prefix=ATTN-STATIC
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_mask.onnx --emit=mlir | FileCheck %s --check-prefix=ATTN-MASK
+// ATTN-CAUSAL: tfm.attention %arg0, %arg1, %arg2 mask(%{{.+}} : tensor<?x?xf32>) {scale = 2.500000e-01 : f64} : tensor<1x4x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x4x?x16xf32>
+// ATTN-STATIC: tfm.attention %arg0, %arg1, %arg2 {causal = true, scale = 2.500000e-01 : f64}
+// ATTN-MASK: tfm.attention %arg0, %arg1, %arg2 mask(%arg3 : tensor<1x1x?x?xf32>) {scale = 0.20000000298023224 : f64}
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_causal.onnx -o %t/attention_causal.so
+// RUN: attune-run %t/attention_causal.so --input=q=@%S/Inputs/onnx-ops/attention_causal/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_causal/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_causal/inputs/v.npy --output=%t/attention_causal
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_causal %S/Inputs/onnx-ops/attention_causal/reference | FileCheck %s --check-prefix=OK
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_static.onnx -o %t/attention_static.so
+// RUN: attune-run %t/attention_static.so --input=q=@%S/Inputs/onnx-ops/attention_static/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_static/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_static/inputs/v.npy --output=%t/attention_static
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_static %S/Inputs/onnx-ops/attention_static/reference | FileCheck %s --check-prefix=OK
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_mask.onnx -o %t/attention_mask.so
+// RUN: attune-run %t/attention_mask.so --input=q=@%S/Inputs/onnx-ops/attention_mask/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_mask/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_mask/inputs/v.npy --input=mask=@%S/Inputs/onnx-ops/attention_mask/inputs/mask.npy --output=%t/attention_mask
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_mask %S/Inputs/onnx-ops/attention_mask/reference | FileCheck %s --check-prefix=OK
+
 // OK: 1 passed, 0 failed
 // OK2: 2 passed, 0 failed
 
@@ -44,3 +64,5 @@
 // BAD-EXPAND: error: cannot import '{{.*}}bad_expand.onnx': node 'expand_x' (Expand) (opset 17): cannot expand [?, 3, 16] to [1, 4, 16]
 // RUN: not attune-compile %S/Inputs/onnx-ops/trilu_dynamic_k.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=DYNAMIC-K
 // DYNAMIC-K: error: cannot import '{{.*}}trilu_dynamic_k.onnx': node 'triu' (Trilu) (opset 17): input 1 ('k') must be a constant
+// RUN: not attune-compile %S/Inputs/onnx-ops/attention_3d.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=ATTN-3D
+// ATTN-3D: error: cannot import '{{.*}}attention_3d.onnx': node 'attn3d' (Attention) (opset 23): expected 4-D q, k and v ([batch, heads, sequence, head size]); 3-D inputs with q_num_heads/kv_num_heads are not supported

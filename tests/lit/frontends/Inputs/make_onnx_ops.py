@@ -15,9 +15,16 @@ GRAPH/reference/NAME.npy (ONNX Runtime 1.32, CPU, all optimisations):
   expand         Expand of a [?, 1, 16] input to [?, 4, 16], and of a
                  constant row (folded), added together
 
+  attention_causal    Attention (opset 23), GQA 4 over 2 heads, is_causal
+                      with query and key lengths dynamic and different
+                      (ONNX keeps key j <= query i, the upper-left triangle)
+  attention_static    the same with both lengths 8: tfm's causal attribute
+  attention_mask      Attention with an additive float mask and a scale
+
 and, for the importer's errors (no reference: ONNX Runtime rejects them
-too), bad_expand.onnx ([?, 3, 16] to [1, 4, 16]) and trilu_dynamic_k.onnx
-(k a graph input, not a constant).
+too), bad_expand.onnx ([?, 3, 16] to [1, 4, 16]), trilu_dynamic_k.onnx
+(k a graph input, not a constant) and attention_3d.onnx (3-D q, k, v with
+q_num_heads, not supported yet).
 """
 import os
 
@@ -94,6 +101,35 @@ def expand():
          17, {"x": RNG.standard_normal((3, 1, 16)).astype(np.float32)})
 
 
+def attention_graph(name, q_seq, k_seq, inputs, attrs, with_mask=False):
+    q = helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, 4, q_seq, 16])
+    k = helper.make_tensor_value_info("k", TensorProto.FLOAT, [1, 2, k_seq, 16])
+    v = helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, 2, k_seq, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, q_seq, 16])
+    ins = [q, k, v]
+    names = ["q", "k", "v"]
+    if with_mask:
+        ins.append(helper.make_tensor_value_info("mask", TensorProto.FLOAT,
+                                                 [1, 1, q_seq, k_seq]))
+        names.append("mask")
+    node = helper.make_node("Attention", names, ["y"], name="attn", **attrs)
+    save(name, helper.make_graph([node], name, ins, [y]), 23, inputs)
+
+
+def attention():
+    def qkv(sq, sk):
+        return {"q": RNG.standard_normal((1, 4, sq, 16)).astype(np.float32),
+                "k": RNG.standard_normal((1, 2, sk, 16)).astype(np.float32),
+                "v": RNG.standard_normal((1, 2, sk, 16)).astype(np.float32)}
+    attention_graph("attention_causal", "sq", "sk", qkv(5, 9), {"is_causal": 1})
+    attention_graph("attention_static", 8, 8, qkv(8, 8), {"is_causal": 1})
+    inputs = qkv(6, 7)
+    mask = RNG.standard_normal((1, 1, 6, 7)).astype(np.float32)
+    mask[0, 0, :, 3] = -np.inf  # one key masked for every query
+    inputs["mask"] = mask
+    attention_graph("attention_mask", "sq", "sk", inputs, {"scale": 0.2}, with_mask=True)
+
+
 def errors():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 16])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4, 16])
@@ -109,6 +145,13 @@ def errors():
     model = helper.make_model(helper.make_graph([node], "trilu_dynamic_k", [x, k], [y]),
                               opset_imports=[helper.make_opsetid("", 17)])
     onnx.save(model, os.path.join(HERE, "trilu_dynamic_k.onnx"))
+    q = helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, "s", 64])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "s", 64])
+    node = helper.make_node("Attention", ["q", "q", "q"], ["y"], name="attn3d",
+                            q_num_heads=4, kv_num_heads=4)
+    model = helper.make_model(helper.make_graph([node], "attention_3d", [q], [y]),
+                              opset_imports=[helper.make_opsetid("", 23)])
+    onnx.save(model, os.path.join(HERE, "attention_3d.onnx"))
 
 
 if __name__ == "__main__":
@@ -116,4 +159,5 @@ if __name__ == "__main__":
     trilu()
     causal_mask()
     expand()
+    attention()
     errors()
