@@ -284,11 +284,20 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
   return "";
 }
 
-/// The weights blob as an object defining `attune_weights_data`: the blob is
-/// written next to an assembly file that .incbin's it, so a large model never
-/// passes through a C array or the compiler's memory twice.
+std::string weightsSymbolOf(llvm::StringRef staticSymbol) {
+  return (staticSymbol + "_weights").str();
+}
+
+std::string weightsAliasFlag(llvm::StringRef weightsSymbol) {
+  return ("-Wl,--defsym=attune_weights_data=" + weightsSymbol).str();
+}
+
+/// The weights blob as an object defining `symbol`: the blob is written next
+/// to an assembly file that .incbin's it, so a large model never passes
+/// through a C array or the compiler's memory twice.
 std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
-                               const ScratchDir &scratch, std::string &object) {
+                               llvm::StringRef symbol, const ScratchDir &scratch,
+                               std::string &object) {
   std::string binPath = scratch.file("weights.bin");
   if (std::string error = writeFile(binPath, blob); !error.empty())
     return error;
@@ -305,18 +314,18 @@ std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
   // .rodata, weights over ~2 GiB pushed .data and the GOT out of reach and
   // the link failed with relocation overflows. Only the descriptor's
   // initializer names this symbol, with a 64-bit relocation.
-  std::string assembly =
-      "  .section .lrodata,\"al\",@progbits\n"
-      "  .balign 64\n"
-      "  .globl attune_weights_data\n"
-      "  .hidden attune_weights_data\n"
-      "attune_weights_data:\n"
-      "  .incbin \"" + quoted + "\"\n"
-      "  .section .note.GNU-stack,\"\",@progbits\n";
+  std::string assembly = "  .section .lrodata,\"al\",@progbits\n"
+                         "  .balign 64\n"
+                         "  .globl " + symbol.str() + "\n"
+                         "  .hidden " + symbol.str() + "\n" +
+                         symbol.str() + ":\n"
+                         "  .incbin \"" + quoted + "\"\n"
+                         "  .section .note.GNU-stack,\"\",@progbits\n";
   std::string asmPath = scratch.file("weights.S");
   if (std::string error = writeFile(asmPath, assembly); !error.empty())
     return error;
-  object = scratch.file("weights.o");
+  // The archive member is named after the symbol (`ar t` says whose it is).
+  object = scratch.file(symbol.str() + ".o");
   return runCommand(cc, {"-c", asmPath, "-o", object}, scratch, "weights.log");
 }
 
@@ -347,6 +356,7 @@ std::string staticDescriptorSymbol(llvm::StringRef modelName) {
 }
 
 std::string buildStaticArchive(llvm::ArrayRef<std::string> objects,
+                               llvm::StringRef weightsObject,
                                llvm::StringRef staticSymbol, llvm::StringRef ld,
                                llvm::StringRef objcopy, llvm::StringRef ar,
                                const ScratchDir &scratch,
@@ -370,6 +380,9 @@ std::string buildStaticArchive(llvm::ArrayRef<std::string> objects,
   std::vector<std::string> objcopyArgs = {
       "--remove-section=.group",
       ("--redefine-sym=" ATTUNE_MODEL_ABI_SYMBOL "=" + staticSymbol).str(),
+      // The weights member's name for the blob; the reference stays
+      // undefined (only definitions are made local below).
+      ("--redefine-sym=attune_weights_data=" + weightsSymbolOf(staticSymbol)),
       // Applies to the renamed symbol: objcopy renames first.
       ("--keep-global-symbol=" + staticSymbol).str(),
       merged,
@@ -379,7 +392,10 @@ std::string buildStaticArchive(llvm::ArrayRef<std::string> objects,
       !error.empty())
     return error;
 
-  return runCommand(ar, {"rcs", archive.str(), member}, scratch, "ar.log");
+  std::vector<std::string> arArgs = {"rcs", archive.str(), member};
+  if (!weightsObject.empty())
+    arArgs.push_back(weightsObject.str());
+  return runCommand(ar, arArgs, scratch, "ar.log");
 }
 
 //===----------------------------------------------------------------------===//

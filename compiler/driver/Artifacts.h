@@ -71,9 +71,20 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
                                std::vector<std::string> &objects,
                                KernelBuildStats &stats);
 
-/// The weights blob as an object defining `attune_weights_data`.
+/// The weights blob as an object `<symbol>.o` defining `symbol` (global,
+/// hidden), the model's own name for the bytes the host code calls
+/// `attune_weights_data`: the shared library links it with that name as an
+/// alias (weightsAliasFlag), the static archive holds it as a member of its
+/// own, so the blob is copied once into each and never through `ld -r`.
 std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
-                               const ScratchDir &scratch, std::string &object);
+                               llvm::StringRef symbol, const ScratchDir &scratch,
+                               std::string &object);
+
+/// The linker flag that makes `attune_weights_data` name `weightsSymbol`.
+std::string weightsAliasFlag(llvm::StringRef weightsSymbol);
+
+/// The symbol a model's weights object defines: `<staticSymbol>_weights`.
+std::string weightsSymbolOf(llvm::StringRef staticSymbol);
 
 /// The C support code every model library links (runtime/model/: the
 /// scratch cache behind Halide's halide_malloc), compiled with `cc`.
@@ -88,11 +99,15 @@ std::string staticDescriptorSymbol(llvm::StringRef modelName);
 
 /// The static archive `archive`: one relocatable object made from `objects`
 /// (`ld -r`) in which the descriptor is renamed `staticSymbol` and is the
-/// only global definition; kernels, the Halide runtime and the weights become
-/// local, and COMDAT groups are dissolved, so that archives of several models
-/// link into one program without clashing. Undefined references (libc,
-/// libpthread, libdl, libm) stay for the final link.
+/// only global definition; kernels and the Halide runtime become local, and
+/// COMDAT groups are dissolved, so that archives of several models link into
+/// one program without clashing. With `weightsObject` (buildWeightsObject,
+/// defining weightsSymbolOf(staticSymbol)) the weights are a second member,
+/// which the first's reference to `attune_weights_data`, renamed, reaches.
+/// Undefined references (libc, libpthread, libdl, libm) stay for the final
+/// link.
 std::string buildStaticArchive(llvm::ArrayRef<std::string> objects,
+                               llvm::StringRef weightsObject,
                                llvm::StringRef staticSymbol, llvm::StringRef ld,
                                llvm::StringRef objcopy, llvm::StringRef ar,
                                const ScratchDir &scratch, llvm::StringRef archive);
