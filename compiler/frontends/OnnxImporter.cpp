@@ -1872,11 +1872,14 @@ LogicalResult Importer::trilu(const onnx::NodeProto &n) {
 /// Attention (opset 23) on 4-D q [B, H, Sq, D], k [B, Hkv, Sk, D] and
 /// v [B, Hkv, Sk, Dv]: tfm.attention with the node's scale (default
 /// 1/sqrt(D)) and its attn_mask as the additive mask (a bool mask becomes
-/// 0 / -inf). ONNX's is_causal keeps key j <= query i (the upper-left
-/// triangle, numpy's tril), tfm's causal j <= i + Sk - Sq: the same when
-/// Sq == Sk, so is_causal becomes tfm's causal when both are static and
-/// equal, and otherwise an additive mask computed from tfm.arange positions.
-/// 3-D inputs, past keys/values, softcap and the extra outputs are errors.
+/// 0 / -inf). 3-D inputs [B, S, heads * size] (q_num_heads, kv_num_heads)
+/// are split into heads by a reshape and read in place, tfm.attention's
+/// bshd layout, and the result merged back. ONNX's is_causal keeps key
+/// j <= query i (the upper-left triangle, numpy's tril), tfm's causal
+/// j <= i + Sk - Sq: the same when Sq == Sk, so is_causal becomes tfm's
+/// causal when both are static and equal, and otherwise an additive mask
+/// computed from tfm.arange positions. Past keys/values, softcap and the
+/// extra outputs are errors.
 LogicalResult Importer::attention(const onnx::NodeProto &n) {
   if (hasInput(n, 4) || hasInput(n, 5))
     return fail(n, "past_key and past_value are not supported");
@@ -1889,10 +1892,33 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
   FailureOr<Value> q = tensorOf(n, 0), k = tensorOf(n, 1), v = tensorOf(n, 2);
   if (failed(q) || failed(k) || failed(v))
     return failure();
+  const size_t rank = shapeOf(*q).size();
+  if (rank != shapeOf(*k).size() || rank != shapeOf(*v).size() || (rank != 3 && rank != 4))
+    return fail(n, "expected q, k and v all 4-D ([batch, heads, sequence, head size]) "
+                   "or all 3-D ([batch, sequence, heads * head size])");
+  // 3-D: heads split off the last dim, [B, S, H, D] (bshd).
+  const bool split = rank == 3;
+  if (split) {
+    const int64_t heads[3] = {attrInt(n, "q_num_heads", 0), attrInt(n, "kv_num_heads", 0),
+                              attrInt(n, "kv_num_heads", 0)};
+    Value *operands[3] = {&*q, &*k, &*v};
+    const char *names[3] = {"q", "k", "v"};
+    for (int o = 0; o < 3; ++o) {
+      llvm::SmallVector<int64_t> shape = shapeOf(*operands[o]);
+      if (heads[o] < 1 || shape[2] == kDyn || shape[2] % heads[o] != 0)
+        return fail(n, llvm::Twine("3-D inputs need q_num_heads and kv_num_heads dividing "
+                                   "the static hidden sizes; ") +
+                           names[o] + " is " + shapeString(shape) + " with " +
+                           llvm::Twine(heads[o]) + " heads");
+      FailureOr<Value> r =
+          reshape(n, *operands[o], {shape[0], shape[1], heads[o], shape[2] / heads[o]});
+      if (failed(r))
+        return failure();
+      *operands[o] = *r;
+    }
+  }
+  const int64_t seqAxis = split ? 1 : 2;
   llvm::SmallVector<int64_t> qs = shapeOf(*q), ks = shapeOf(*k);
-  if (qs.size() != 4 || ks.size() != 4 || shapeOf(*v).size() != 4)
-    return fail(n, "expected 4-D q, k and v ([batch, heads, sequence, head size]); 3-D "
-                   "inputs with q_num_heads/kv_num_heads are not supported");
   if (qs[3] == kDyn)
     return fail(n, "the head size (q's last dim) must be static");
   Type element = cast<RankedTensorType>(q->getType()).getElementType();
@@ -1915,18 +1941,18 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
     }
   }
   bool causal = attrInt(n, "is_causal", 0) != 0;
-  if (causal && !(qs[2] != kDyn && qs[2] == ks[2])) {
+  if (causal && !(qs[seqAxis] != kDyn && qs[seqAxis] == ks[seqAxis])) {
     // tril over [Sq, Sk]: keep key j <= query i.
     Type i64 = b.getI64Type();
     auto position = [&](Value like, llvm::ArrayRef<int64_t> as) -> FailureOr<Value> {
-      auto type = RankedTensorType::get({shapeOf(like)[2]}, i64);
+      auto type = RankedTensorType::get({shapeOf(like)[seqAxis]}, i64);
       FailureOr<Value> r =
-          checked(n, b.create<tfm::ArangeOp>(loc(n), type, like, int64_t(2), int64_t(0)));
+          checked(n, b.create<tfm::ArangeOp>(loc(n), type, like, seqAxis, int64_t(0)));
       if (failed(r))
         return failure();
       return reshape(n, *r, as);
     };
-    FailureOr<Value> i = position(*q, {qs[2], 1}), j = position(*k, {1, ks[2]});
+    FailureOr<Value> i = position(*q, {qs[seqAxis], 1}), j = position(*k, {1, ks[seqAxis]});
     if (failed(i) || failed(j))
       return failure();
     FailureOr<Value> keep = create<tfm::CompareOp>(n, *j, *i, tfm::ComparePredicateKind::le);
@@ -1947,10 +1973,17 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
     }
     causal = false;
   }
-  return setOut(n, create<tfm::AttentionOp>(
-                       n, *q, *k, *v, mask, /*key_padding_mask=*/Value(), ValueRange(),
-                       b.getF64FloatAttr(scale), causal ? b.getBoolAttr(true) : BoolAttr(),
-                       ArrayAttr(), DictionaryAttr()));
+  FailureOr<Value> y = create<tfm::AttentionOp>(
+      n, *q, *k, *v, mask, /*key_padding_mask=*/Value(), ValueRange(),
+      b.getF64FloatAttr(scale), causal ? b.getBoolAttr(true) : BoolAttr(), ArrayAttr(),
+      DictionaryAttr(),
+      tfm::HeadLayoutKindAttr::get(b.getContext(),
+                                   split ? tfm::HeadLayoutKind::bshd : tfm::HeadLayoutKind::bhsd));
+  if (failed(y) || !split)
+    return setOut(n, y);
+  // [B, Sq, H, Dv] -> [B, Sq, H * Dv].
+  llvm::SmallVector<int64_t> ys = shapeOf(*y);
+  return setOut(n, reshape(n, *y, {ys[0], ys[1], ys[2] * ys[3]}));
 }
 
 /// Expand: numpy broadcasting of x against a constant shape (folded plumbing

@@ -64,5 +64,14 @@
 // BAD-EXPAND: error: cannot import '{{.*}}bad_expand.onnx': node 'expand_x' (Expand) (opset 17): cannot expand [?, 3, 16] to [1, 4, 16]
 // RUN: not attune-compile %S/Inputs/onnx-ops/trilu_dynamic_k.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=DYNAMIC-K
 // DYNAMIC-K: error: cannot import '{{.*}}trilu_dynamic_k.onnx': node 'triu' (Trilu) (opset 17): input 1 ('k') must be a constant
-// RUN: not attune-compile %S/Inputs/onnx-ops/attention_3d.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=ATTN-3D
-// ATTN-3D: error: cannot import '{{.*}}attention_3d.onnx': node 'attn3d' (Attention) (opset 23): expected 4-D q, k and v ([batch, heads, sequence, head size]); 3-D inputs with q_num_heads/kv_num_heads are not supported
+/// 3-D inputs: heads split by a reshape and read in place (bshd); a bool
+/// mask beside a dynamic is_causal.
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_3d.onnx --emit=mlir | FileCheck %s --check-prefix=ATTN-3D
+// ATTN-3D: tfm.reshape %arg0 : tensor<1x?x64xf32> -> tensor<1x?x4x16xf32>
+// ATTN-3D: tfm.attention {{.+}} {layout = #tfm.head_layout<bshd>, scale = 2.500000e-01 : f64} : tensor<1x?x4x16xf32>, tensor<1x?x2x16xf32>, tensor<1x?x2x16xf32> -> tensor<1x?x4x16xf32>
+// ATTN-3D: tfm.reshape %{{.+}} : tensor<1x?x4x16xf32> -> tensor<1x?x64xf32>
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_3d.onnx -o %t/attention_3d.so
+// RUN: attune-run %t/attention_3d.so --input=q=@%S/Inputs/onnx-ops/attention_3d/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_3d/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_3d/inputs/v.npy --input=mask=@%S/Inputs/onnx-ops/attention_3d/inputs/mask.npy --output=%t/attention_3d
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_3d %S/Inputs/onnx-ops/attention_3d/reference | FileCheck %s --check-prefix=OK
+// RUN: not attune-compile %S/Inputs/onnx-ops/attention_3d_bad_heads.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=ATTN-HEADS
+// ATTN-HEADS: error: cannot import '{{.*}}attention_3d_bad_heads.onnx': node 'attn3d' (Attention) (opset 23): 3-D inputs need q_num_heads and kv_num_heads dividing the static hidden sizes; q is [1, ?, 64] with 5 heads

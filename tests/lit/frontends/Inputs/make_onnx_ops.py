@@ -20,11 +20,13 @@ GRAPH/reference/NAME.npy (ONNX Runtime 1.32, CPU, all optimisations):
                       (ONNX keeps key j <= query i, the upper-left triangle)
   attention_static    the same with both lengths 8: tfm's causal attribute
   attention_mask      Attention with an additive float mask and a scale
+  attention_3d        Attention on 3-D [1, S, heads * 16] inputs, q_num_heads
+                      4 over kv_num_heads 2, a bool mask, is_causal
 
 and, for the importer's errors (no reference: ONNX Runtime rejects them
 too), bad_expand.onnx ([?, 3, 16] to [1, 4, 16]), trilu_dynamic_k.onnx
-(k a graph input, not a constant) and attention_3d.onnx (3-D q, k, v with
-q_num_heads, not supported yet).
+(k a graph input, not a constant) and attention_3d_bad_heads.onnx
+(q_num_heads not dividing q's hidden size).
 """
 import os
 
@@ -128,6 +130,20 @@ def attention():
     mask[0, 0, :, 3] = -np.inf  # one key masked for every query
     inputs["mask"] = mask
     attention_graph("attention_mask", "sq", "sk", inputs, {"scale": 0.2}, with_mask=True)
+    # 3-D: [1, S, heads * 16]; a bool mask (True: attend) beside is_causal.
+    q = helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, "sq", 64])
+    k = helper.make_tensor_value_info("k", TensorProto.FLOAT, [1, "sk", 32])
+    v = helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, "sk", 32])
+    m = helper.make_tensor_value_info("mask", TensorProto.BOOL, ["sq", "sk"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "sq", 64])
+    node = helper.make_node("Attention", ["q", "k", "v", "mask"], ["y"], name="attn3d",
+                            q_num_heads=4, kv_num_heads=2, is_causal=1)
+    mask = RNG.random((7, 7)) < 0.8
+    mask[:, 0] = True  # every query keeps key 0 (the causal triangle's corner)
+    save("attention_3d", helper.make_graph([node], "attention_3d", [q, k, v, m], [y]), 23,
+         {"q": RNG.standard_normal((1, 7, 64)).astype(np.float32),
+          "k": RNG.standard_normal((1, 7, 32)).astype(np.float32),
+          "v": RNG.standard_normal((1, 7, 32)).astype(np.float32), "mask": mask})
 
 
 def errors():
@@ -148,10 +164,10 @@ def errors():
     q = helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, "s", 64])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "s", 64])
     node = helper.make_node("Attention", ["q", "q", "q"], ["y"], name="attn3d",
-                            q_num_heads=4, kv_num_heads=4)
-    model = helper.make_model(helper.make_graph([node], "attention_3d", [q], [y]),
+                            q_num_heads=5, kv_num_heads=4)
+    model = helper.make_model(helper.make_graph([node], "attention_3d_bad_heads", [q], [y]),
                               opset_imports=[helper.make_opsetid("", 23)])
-    onnx.save(model, os.path.join(HERE, "attention_3d.onnx"))
+    onnx.save(model, os.path.join(HERE, "attention_3d_bad_heads.onnx"))
 
 
 if __name__ == "__main__":
