@@ -336,6 +336,7 @@ private:
   /// `arange == arange`, which is true for every integer.
   LogicalResult trilu(const onnx::NodeProto &n);
   LogicalResult attention(const onnx::NodeProto &n);
+  LogicalResult rotaryEmbedding(const onnx::NodeProto &n);
   LogicalResult expand(const onnx::NodeProto &n);
   FailureOr<Value> onesLike(const onnx::NodeProto &n, Value like,
                             llvm::ArrayRef<int64_t> axes, int64_t rank);
@@ -1986,6 +1987,119 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
   return setOut(n, reshape(n, *y, {ys[0], ys[1], ys[2] * ys[3]}));
 }
 
+/// RotaryEmbedding (opset 23): x [B, H, S, D], or [B, S, H * D] with
+/// num_heads, rotated by the cos/sin rows the caches hold for each position:
+/// caches [P, R/2] gathered by position_ids [B, S] (tfm.embedding), or
+/// already [B, S, R/2] without them. Pairs are halves of the first R dims,
+/// or neighbours when interleaved; the dims past R pass through. Written out
+/// as slices, products and a concat, the spec's reference computation: the
+/// tables are data here (tfm.rope derives its angles from a base), and
+/// attention is still fused on the rotated q and k.
+LogicalResult Importer::rotaryEmbedding(const onnx::NodeProto &n) {
+  FailureOr<Value> xIn = tensorOf(n, 0), cosIn = tensorOf(n, 1), sinIn = tensorOf(n, 2);
+  if (failed(xIn) || failed(cosIn) || failed(sinIn))
+    return failure();
+  Value x = *xIn, cosT = *cosIn, sinT = *sinIn;
+  llvm::SmallVector<int64_t> xs = shapeOf(x);
+  const bool split = xs.size() == 3;
+  if (xs.size() != 3 && xs.size() != 4)
+    return fail(n, "expected x of rank 4 [batch, heads, sequence, head size] or 3 "
+                   "[batch, sequence, hidden], got " + shapeString(xs));
+  if (split) {
+    const int64_t heads = attrInt(n, "num_heads", 0);
+    if (heads < 1 || xs[2] == kDyn || xs[2] % heads != 0)
+      return fail(n, "a 3-D x needs num_heads dividing its static hidden size; x is " +
+                         shapeString(xs) + " with num_heads " + llvm::Twine(heads));
+    FailureOr<Value> r = reshape(n, x, {xs[0], xs[1], heads, xs[2] / heads});
+    if (failed(r))
+      return failure();
+    x = *r; // [B, S, H, D]
+  }
+  llvm::SmallVector<int64_t> shape = shapeOf(x);
+  const int64_t D = shape[3];
+  const int64_t R = attrInt(n, "rotary_embedding_dim", 0) > 0
+                        ? attrInt(n, "rotary_embedding_dim", 0)
+                        : D;
+  if (D == kDyn || R % 2 != 0 || R > D)
+    return fail(n, "expected an even rotary_embedding_dim within a static head size, got " +
+                       llvm::Twine(R) + " of " + shapeString(shape));
+  const bool interleaved = attrInt(n, "interleaved", 0) != 0;
+  // cos and sin as [B, S, R/2].
+  auto rows = [&](Value cache) -> FailureOr<Value> {
+    if (!hasInput(n, 3))
+      return cache;
+    FailureOr<Value> ids = tensorOf(n, 3);
+    if (failed(ids))
+      return failure();
+    return create<tfm::EmbeddingOp>(n, cache, *ids);
+  };
+  FailureOr<Value> c = rows(cosT), sn = rows(sinT);
+  if (failed(c) || failed(sn))
+    return failure();
+  llvm::SmallVector<int64_t> cs = shapeOf(*c);
+  if (cs.size() != 3 || cs[2] != R / 2)
+    return fail(n, "expected cos/sin rows of [batch, sequence, " + llvm::Twine(R / 2) +
+                       "], got " + shapeString(cs));
+  // Broadcast over the heads: [B, 1, S, R/2] (bhsd) or [B, S, 1, R/2].
+  llvm::SmallVector<int64_t> bshape =
+      split ? llvm::SmallVector<int64_t>{cs[0], cs[1], 1, cs[2]}
+            : llvm::SmallVector<int64_t>{cs[0], 1, cs[1], cs[2]};
+  FailureOr<Value> cb = reshape(n, *c, bshape), sb = reshape(n, *sn, bshape);
+  if (failed(cb) || failed(sb))
+    return failure();
+  auto slice = [&](Value v, int64_t start, int64_t end, int64_t step) {
+    return create<tfm::SliceOp>(n, v, uint64_t(3), uint64_t(start), uint64_t(end),
+                                uint64_t(step));
+  };
+  FailureOr<Value> x1 = interleaved ? slice(x, 0, R, 2) : slice(x, 0, R / 2, 1);
+  FailureOr<Value> x2 = interleaved ? slice(x, 1, R, 2) : slice(x, R / 2, R, 1);
+  if (failed(x1) || failed(x2))
+    return failure();
+  auto mul = [&](Value a, Value b2) { return create<tfm::MulOp>(n, a, b2); };
+  FailureOr<Value> c1 = mul(*x1, *cb), s2 = mul(*x2, *sb), s1 = mul(*x1, *sb),
+                   c2 = mul(*x2, *cb);
+  if (failed(c1) || failed(s2) || failed(s1) || failed(c2))
+    return failure();
+  FailureOr<Value> real = create<tfm::SubOp>(n, *c1, *s2),
+                   imag = create<tfm::AddOp>(n, *s1, *c2);
+  if (failed(real) || failed(imag))
+    return failure();
+  Value rotated;
+  if (interleaved) {
+    // Pairs back side by side: [.., R/2, 2] -> [.., R].
+    llvm::SmallVector<int64_t> half = shapeOf(*real), pair = half;
+    pair.push_back(1);
+    FailureOr<Value> r1 = reshape(n, *real, pair), i1 = reshape(n, *imag, pair);
+    if (failed(r1) || failed(i1))
+      return failure();
+    FailureOr<Value> both = create<tfm::ConcatOp>(n, ValueRange{*r1, *i1}, uint64_t(4));
+    if (failed(both))
+      return failure();
+    half[3] = R;
+    FailureOr<Value> flat = reshape(n, *both, half);
+    if (failed(flat))
+      return failure();
+    rotated = *flat;
+  } else {
+    FailureOr<Value> both = create<tfm::ConcatOp>(n, ValueRange{*real, *imag}, uint64_t(3));
+    if (failed(both))
+      return failure();
+    rotated = *both;
+  }
+  if (R < D) {
+    FailureOr<Value> rest = slice(x, R, D, 1);
+    if (failed(rest))
+      return failure();
+    FailureOr<Value> whole = create<tfm::ConcatOp>(n, ValueRange{rotated, *rest}, uint64_t(3));
+    if (failed(whole))
+      return failure();
+    rotated = *whole;
+  }
+  if (!split)
+    return setOut(n, rotated);
+  return setOut(n, reshape(n, rotated, xs));
+}
+
 /// Expand: numpy broadcasting of x against a constant shape (folded plumbing
 /// included); a dim of 1 in the shape keeps x's. A constant x folds.
 LogicalResult Importer::expand(const onnx::NodeProto &n) {
@@ -2402,6 +2516,8 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
     return trilu(n);
   if (op == "Attention") // opset 23
     return attention(n);
+  if (op == "RotaryEmbedding") // opset 23
+    return rotaryEmbedding(n);
   if (op == "Expand")
     return expand(n);
   if (op == "Neg")

@@ -75,3 +75,16 @@
 // RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_3d %S/Inputs/onnx-ops/attention_3d/reference | FileCheck %s --check-prefix=OK
 // RUN: not attune-compile %S/Inputs/onnx-ops/attention_3d_bad_heads.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=ATTN-HEADS
 // ATTN-HEADS: error: cannot import '{{.*}}attention_3d_bad_heads.onnx': node 'attn3d' (Attention) (opset 23): 3-D inputs need q_num_heads and kv_num_heads dividing the static hidden sizes; q is [1, ?, 64] with 5 heads
+
+/// RotaryEmbedding (opset 23): the caches' rows gathered by position_ids
+/// (tfm.embedding) and the rotation written out; 4-D halves, and 3-D with
+/// num_heads, interleaved pairs and a partial rotary dim at positions 5..9.
+// RUN: attune-compile %S/Inputs/onnx-ops/rope.onnx --emit=input | FileCheck %s --check-prefix=ROPE
+// ROPE: tfm.embedding %{{.+}}, %arg1 : tensor<32x8xf32>, tensor<1x?xi64> -> tensor<1x?x8xf32>
+// ROPE: tfm.slice %arg0 {axis = 3 : i64, end = 8 : i64, start = 0 : i64} : tensor<1x2x?x16xf32> -> tensor<1x2x?x8xf32>
+// RUN: attune-compile %S/Inputs/onnx-ops/rope.onnx -o %t/rope.so
+// RUN: attune-run %t/rope.so --input=x=@%S/Inputs/onnx-ops/rope/inputs/x.npy --input=pos=@%S/Inputs/onnx-ops/rope/inputs/pos.npy --output=%t/rope
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/rope %S/Inputs/onnx-ops/rope/reference | FileCheck %s --check-prefix=OK
+// RUN: attune-compile %S/Inputs/onnx-ops/rope_3d.onnx -o %t/rope_3d.so
+// RUN: attune-run %t/rope_3d.so --input=x=@%S/Inputs/onnx-ops/rope_3d/inputs/x.npy --input=pos=@%S/Inputs/onnx-ops/rope_3d/inputs/pos.npy --output=%t/rope_3d
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/rope_3d %S/Inputs/onnx-ops/rope_3d/reference | FileCheck %s --check-prefix=OK

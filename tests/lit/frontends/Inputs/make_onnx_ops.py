@@ -22,6 +22,10 @@ GRAPH/reference/NAME.npy (ONNX Runtime 1.32, CPU, all optimisations):
   attention_mask      Attention with an additive float mask and a scale
   attention_3d        Attention on 3-D [1, S, heads * 16] inputs, q_num_heads
                       4 over kv_num_heads 2, a bool mask, is_causal
+  rope                RotaryEmbedding (opset 23) on [1, 2, S, 16], halves,
+                      cos/sin caches [32, 8] gathered by position_ids
+  rope_3d             RotaryEmbedding on [1, S, 4 * 16] with num_heads,
+                      interleaved pairs over the first 8 dims, positions 5..
 
 and, for the importer's errors (no reference: ONNX Runtime rejects them
 too), bad_expand.onnx ([?, 3, 16] to [1, 4, 16]), trilu_dynamic_k.onnx
@@ -146,6 +150,33 @@ def attention():
           "v": RNG.standard_normal((1, 7, 32)).astype(np.float32), "mask": mask})
 
 
+def rope_caches(rotary, base=10000.0, positions=32):
+    inv = base ** (-np.arange(0, rotary, 2, dtype=np.float64) / rotary)
+    angles = np.arange(positions)[:, None] * inv[None, :]
+    return (numpy_helper.from_array(np.cos(angles).astype(np.float32), "cos_cache"),
+            numpy_helper.from_array(np.sin(angles).astype(np.float32), "sin_cache"))
+
+
+def rope():
+    cos, sin = rope_caches(16)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, "s", 16])
+    pos = helper.make_tensor_value_info("pos", TensorProto.INT64, [1, "s"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, "s", 16])
+    node = helper.make_node("RotaryEmbedding", ["x", "cos_cache", "sin_cache", "pos"], ["y"],
+                            name="rope")
+    save("rope", helper.make_graph([node], "rope", [x, pos], [y], [cos, sin]), 23,
+         {"x": RNG.standard_normal((1, 2, 6, 16)).astype(np.float32),
+          "pos": np.arange(6, dtype=np.int64)[None, :]})
+    cos, sin = rope_caches(8)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "s", 64])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "s", 64])
+    node = helper.make_node("RotaryEmbedding", ["x", "cos_cache", "sin_cache", "pos"], ["y"],
+                            name="rope3d", num_heads=4, rotary_embedding_dim=8, interleaved=1)
+    save("rope_3d", helper.make_graph([node], "rope_3d", [x, pos], [y], [cos, sin]), 23,
+         {"x": RNG.standard_normal((1, 5, 64)).astype(np.float32),
+          "pos": np.arange(5, 10, dtype=np.int64)[None, :]})
+
+
 def errors():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 16])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4, 16])
@@ -176,4 +207,5 @@ if __name__ == "__main__":
     causal_mask()
     expand()
     attention()
+    rope()
     errors()
