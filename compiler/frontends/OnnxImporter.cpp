@@ -148,6 +148,13 @@ Val tensorVal(Value v) {
   return out;
 }
 
+Val constVal(std::shared_ptr<Const> c) {
+  Val out;
+  out.kind = Val::Constant;
+  out.c = std::move(c);
+  return out;
+}
+
 llvm::SmallVector<int64_t> shapeOf(Value v) {
   return llvm::SmallVector<int64_t>(cast<RankedTensorType>(v.getType()).getShape());
 }
@@ -266,6 +273,12 @@ private:
       return failure();
     return tensor(*v, n);
   }
+  /// Input k as a tensor, or a null Value when the node leaves it out.
+  FailureOr<Value> optionalTensorOf(const onnx::NodeProto &n, int k) {
+    if (!hasInput(n, k))
+      return Value();
+    return tensorOf(n, k);
+  }
   FailureOr<Value> weight(const Const &c, const onnx::NodeProto &n);
   FailureOr<Value> constant(const Const &c, const onnx::NodeProto &n);
   /// A constant input's data (initializer, Constant, folded shape).
@@ -335,6 +348,8 @@ private:
   /// it is as long as that axis of `like` (dynamic or not): each factor is
   /// `arange == arange`, which is true for every integer.
   LogicalResult trilu(const onnx::NodeProto &n);
+  FailureOr<Value> positions(const onnx::NodeProto &n, Value like, int64_t axis,
+                             llvm::ArrayRef<int64_t> shape);
   LogicalResult attention(const onnx::NodeProto &n);
   LogicalResult rotaryEmbedding(const onnx::NodeProto &n);
   LogicalResult expand(const onnx::NodeProto &n);
@@ -813,11 +828,7 @@ FailureOr<Val> Importer::get(const std::string &name) {
     if (failed(c))
       return failure();
     (*c)->init = name;
-    Val v;
-    v.kind = Val::Constant;
-    v.c = *c;
-    values[name] = v;
-    return v;
+    return values[name] = constVal(*c);
   }
   const onnx::NodeProto *n = producerOf(name);
   if (!n)
@@ -1622,10 +1633,7 @@ LogicalResult Importer::range(const onnx::NodeProto &n) {
                          " overflows int64, or delta is not an integer");
     c->i.push_back(v);
   }
-  Val v;
-  v.kind = Val::Constant;
-  v.c = c;
-  return setOut(n, v);
+  return setOut(n, constVal(c));
 }
 
 LogicalResult Importer::concat(const onnx::NodeProto &n) {
@@ -1801,6 +1809,18 @@ LogicalResult Importer::slice(const onnx::NodeProto &n) {
   return setOut(n, x);
 }
 
+/// 0, 1, ... along axis `axis` of `like` (tfm.arange, i64), reshaped to
+/// `shape` (that dim and 1s) so that it broadcasts against other positions.
+FailureOr<Value> Importer::positions(const onnx::NodeProto &n, Value like, int64_t axis,
+                                     llvm::ArrayRef<int64_t> shape) {
+  auto type = RankedTensorType::get({shapeOf(like)[axis]}, b.getI64Type());
+  FailureOr<Value> r =
+      checked(n, b.create<tfm::ArangeOp>(loc(n), type, like, axis, int64_t(0)));
+  if (failed(r))
+    return failure();
+  return reshape(n, *r, shape);
+}
+
 /// Trilu: x where j - i >= k (upper) or j - i <= k (lower) over the last
 /// two axes, else 0. A constant x folds; otherwise the positions come from
 /// tfm.arange over x's own dims, so a dynamic mask stays dynamic.
@@ -1835,26 +1855,16 @@ LogicalResult Importer::trilu(const onnx::NodeProto &n) {
         else
           c->i[e] = 0;
       }
-    Val v;
-    v.kind = Val::Constant;
-    v.c = c;
-    return setOut(n, v);
+    return setOut(n, constVal(c));
   }
   FailureOr<Value> x = tensor(*in, n);
   if (failed(x))
     return failure();
   const int64_t rank = shape.size();
   Type i64 = b.getI64Type();
-  auto position = [&](int64_t axis, llvm::ArrayRef<int64_t> as) -> FailureOr<Value> {
-    auto type = RankedTensorType::get({shapeOf(*x)[axis]}, i64);
-    FailureOr<Value> r =
-        checked(n, b.create<tfm::ArangeOp>(loc(n), type, *x, axis, int64_t(0)));
-    if (failed(r))
-      return failure();
-    return reshape(n, *r, as);
-  };
   const int64_t rows = shapeOf(*x)[rank - 2], cols = shapeOf(*x)[rank - 1];
-  FailureOr<Value> i = position(rank - 2, {rows, 1}), j = position(rank - 1, {1, cols});
+  FailureOr<Value> i = positions(n, *x, rank - 2, {rows, 1}),
+                   j = positions(n, *x, rank - 1, {1, cols});
   if (failed(i) || failed(j))
     return failure();
   FailureOr<Value> diff = create<tfm::SubOp>(n, *j, *i);
@@ -1926,12 +1936,11 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
   const double scale = findAttr(n, "scale")
                            ? double(attrFloat(n, "scale", 1.0f))
                            : 1.0 / std::sqrt(double(qs[3]));
-  Value mask;
-  if (hasInput(n, 3)) {
-    FailureOr<Value> m = tensorOf(n, 3);
-    if (failed(m))
-      return failure();
-    mask = *m;
+  FailureOr<Value> maskIn = optionalTensorOf(n, 3);
+  if (failed(maskIn))
+    return failure();
+  Value mask = *maskIn;
+  if (mask) {
     if (cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1)) {
       const double inf = std::numeric_limits<double>::infinity();
       FailureOr<Value> additive =
@@ -1944,16 +1953,8 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
   bool causal = attrInt(n, "is_causal", 0) != 0;
   if (causal && !(qs[seqAxis] != kDyn && qs[seqAxis] == ks[seqAxis])) {
     // tril over [Sq, Sk]: keep key j <= query i.
-    Type i64 = b.getI64Type();
-    auto position = [&](Value like, llvm::ArrayRef<int64_t> as) -> FailureOr<Value> {
-      auto type = RankedTensorType::get({shapeOf(like)[seqAxis]}, i64);
-      FailureOr<Value> r =
-          checked(n, b.create<tfm::ArangeOp>(loc(n), type, like, seqAxis, int64_t(0)));
-      if (failed(r))
-        return failure();
-      return reshape(n, *r, as);
-    };
-    FailureOr<Value> i = position(*q, {qs[seqAxis], 1}), j = position(*k, {1, ks[seqAxis]});
+    FailureOr<Value> i = positions(n, *q, seqAxis, {qs[seqAxis], 1}),
+                     j = positions(n, *k, seqAxis, {1, ks[seqAxis]});
     if (failed(i) || failed(j))
       return failure();
     FailureOr<Value> keep = create<tfm::CompareOp>(n, *j, *i, tfm::ComparePredicateKind::le);
@@ -2146,10 +2147,7 @@ LogicalResult Importer::expand(const onnx::NodeProto &n) {
       else
         c->i.push_back(src.i[offset]);
     }
-    Val v;
-    v.kind = Val::Constant;
-    v.c = c;
-    return setOut(n, v);
+    return setOut(n, constVal(c));
   }
   FailureOr<Value> x = tensor(*in, n);
   if (failed(x))
@@ -2315,10 +2313,7 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
       return fail(n, "expected one attribute value, value_float, value_int, "
                      "value_floats or value_ints");
     }
-    Val v;
-    v.kind = Val::Constant;
-    v.c = c;
-    return setOut(n, v);
+    return setOut(n, constVal(c));
   }
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" ||
       op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" ||
@@ -2357,14 +2352,10 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
     FailureOr<Value> wt = weight(c, n);
     if (failed(wt))
       return failure();
-    Value bias;
-    if (hasInput(n, 2)) {
-      FailureOr<Value> bv = tensorOf(n, 2);
-      if (failed(bv))
-        return failure();
-      bias = *bv;
-    }
-    return setOut(n, create<tfm::LinearOp>(n, *a, *wt, bias));
+    FailureOr<Value> bias = optionalTensorOf(n, 2);
+    if (failed(bias))
+      return failure();
+    return setOut(n, create<tfm::LinearOp>(n, *a, *wt, *bias));
   }
   if (op == "Reshape" || op == "Unsqueeze" || op == "Squeeze" || op == "Flatten")
     return reshapeLike(n);
@@ -2446,10 +2437,7 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
       c->f.assign(c->numel(), float(value));
     else
       c->i.assign(c->numel(), int64_t(value));
-    Val v;
-    v.kind = Val::Constant;
-    v.c = c;
-    return setOut(n, v);
+    return setOut(n, constVal(c));
   }
   if (op == "Softmax") {
     FailureOr<Val> in = getInput(n, 0);
@@ -2474,23 +2462,24 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
       return failure();
     return setOut(n, create<tfm::SoftmaxOp>(n, *t, uint64_t(axis)));
   }
-  if (op == "LayerNormalization") {
+  if (op == "LayerNormalization" || op == "RMSNormalization") { // RMS: opset 23
     FailureOr<Value> x = tensorOf(n, 0), g = tensorOf(n, 1);
     if (failed(x) || failed(g))
       return failure();
     int64_t rank = shapeOf(*x).size(), axis = attrInt(n, "axis", -1);
     if (axis != -1 && axis != rank - 1)
       return fail(n, "only axis = -1 (the last) is supported");
+    const APFloat epsilon(double(attrFloat(n, "epsilon", 1e-5f)));
+    if (op == "RMSNormalization")
+      return setOut(n, create<tfm::RmsNormOp>(n, *x, *g, epsilon));
     for (int k = 1; k < n.output_size(); ++k)
       if (!n.output(k).empty())
         return fail(n, "the Mean and InvStdDev outputs are not supported");
-    Value beta;
-    if (hasInput(n, 2)) {
-      FailureOr<Value> bv = tensorOf(n, 2);
-      if (failed(bv))
-        return failure();
-      beta = *bv;
-    } else {
+    FailureOr<Value> bv = optionalTensorOf(n, 2);
+    if (failed(bv))
+      return failure();
+    Value beta = *bv;
+    if (!beta) {
       // Zeros shaped as the scale (X's last dim may be dynamic, or absent).
       llvm::SmallVector<int64_t> shape = shapeOf(*g);
       if (llvm::is_contained(shape, kDyn))
@@ -2499,18 +2488,7 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
       beta = splat(cast<RankedTensorType>(x->getType()).getElementType(), 0.0,
                    shape);
     }
-    return setOut(n, create<tfm::LayerNormOp>(n, *x, *g, beta,
-                                              APFloat(double(attrFloat(n, "epsilon", 1e-5f)))));
-  }
-  if (op == "RMSNormalization") { // opset 23
-    FailureOr<Value> x = tensorOf(n, 0), g = tensorOf(n, 1);
-    if (failed(x) || failed(g))
-      return failure();
-    int64_t rank = shapeOf(*x).size(), axis = attrInt(n, "axis", -1);
-    if (axis != -1 && axis != rank - 1)
-      return fail(n, "only axis = -1 (the last) is supported");
-    return setOut(n, create<tfm::RmsNormOp>(n, *x, *g,
-                                            APFloat(double(attrFloat(n, "epsilon", 1e-5f)))));
+    return setOut(n, create<tfm::LayerNormOp>(n, *x, *g, beta, epsilon));
   }
   if (op == "Trilu")
     return trilu(n);

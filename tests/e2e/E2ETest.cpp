@@ -2821,25 +2821,21 @@ TEST(E2EBf16, NeedsPackedWeights) {
   EXPECT_THAT(error, testing::HasSubstr("--precision=bf16 stores linear weights packed"));
 }
 
-/// Threads of this process, from /proc/self/task.
-int64_t threadCount() {
+/// Entries of a /proc/self folder (-1 when it cannot be read).
+int64_t procEntries(const char *folder) {
   std::error_code ec;
   int64_t count = 0;
-  for (llvm::sys::fs::directory_iterator it("/proc/self/task", ec), end;
-       it != end && !ec; it.increment(ec))
+  for (llvm::sys::fs::directory_iterator it(folder, ec), end; it != end && !ec;
+       it.increment(ec))
     ++count;
   return ec ? -1 : count;
 }
 
-/// Open file descriptors of this process, from /proc/self/fd.
-int64_t openDescriptors() {
-  std::error_code ec;
-  int64_t count = 0;
-  for (llvm::sys::fs::directory_iterator it("/proc/self/fd", ec), end;
-       it != end && !ec; it.increment(ec))
-    ++count;
-  return ec ? -1 : count;
-}
+/// Threads of this process.
+int64_t threadCount() { return procEntries("/proc/self/task"); }
+
+/// Open file descriptors of this process.
+int64_t openDescriptors() { return procEntries("/proc/self/fd"); }
 
 /// Resident memory of this process in bytes, from /proc/self/statm.
 int64_t residentBytes() {
