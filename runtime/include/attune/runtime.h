@@ -205,7 +205,10 @@ attune_status_t attune_model_set_num_threads(attune_model_t *model, int32_t num_
  * inputs and outputs; shapes and dtypes are checked against the model, and
  * integer inputs that index a table (token ids) are range-checked. An output
  * buffer may not overlap an input or another output (kernels write outputs
- * while reading inputs): such a call fails with ATTUNE_INVALID_ARGUMENT. */
+ * while reading inputs): such a call fails with ATTUNE_INVALID_ARGUMENT.
+ * Every dynamic dimension must be at least 1: an empty input (batch 0,
+ * sequence 0) fails with ATTUNE_INVALID_ARGUMENT naming the input and the
+ * dimension, where ONNX Runtime and PyTorch would return an empty output. */
 attune_status_t attune_model_run(attune_model_t *model, const attune_tensor_t *inputs,
                                  int32_t num_inputs, attune_tensor_t *outputs,
                                  int32_t num_outputs);
