@@ -33,6 +33,7 @@
 #include <csignal>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include <sys/wait.h>
@@ -227,7 +228,8 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
                                const pipeline::KernelCache &cache,
                                const ScratchDir &scratch, unsigned jobs,
                                std::vector<std::string> &objects,
-                               KernelBuildStats &stats) {
+                               KernelBuildStats &stats,
+                               const KernelProgress &progress) {
   const std::string &buildId = pipeline::compilerBuildId();
   // Work item i < kernels.size() is kernel i; the last one is the runtime.
   size_t numItems = kernels.size() + 1;
@@ -262,9 +264,18 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
     // A cache that cannot be written only costs time on the next compile.
     (void)cache.store(key, object);
   };
+  std::mutex progressMutex;
+  size_t ready = 0, compiled = 0;
   auto worker = [&] {
-    for (size_t i; (i = nextItem.fetch_add(1)) < numItems;)
+    for (size_t i; (i = nextItem.fetch_add(1)) < numItems;) {
       buildItem(i);
+      if (!progress)
+        continue;
+      std::lock_guard<std::mutex> lock(progressMutex);
+      ++ready;
+      compiled += !fromCache[i] && errors[i].empty();
+      progress(ready, compiled, numItems);
+    }
   };
 
   unsigned numThreads = std::max(1u, std::min<unsigned>(jobs, numItems));

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,12 +65,16 @@ struct KernelBuildStats {
 /// Produces one object per kernel plus the target's runtime, from the cache
 /// where possible, compiling the rest on `jobs` threads. Objects are listed
 /// in a deterministic order (kernels in order of first use, then runtime).
+/// `progress`, when set, is called (under a lock) each time an item is ready,
+/// with the items ready, those compiled (not from the cache) and the total.
+using KernelProgress = std::function<void(size_t ready, size_t compiled, size_t total)>;
 std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
                                const targets::TargetBackend &target,
                                const pipeline::KernelCache &cache,
                                const ScratchDir &scratch, unsigned jobs,
                                std::vector<std::string> &objects,
-                               KernelBuildStats &stats);
+                               KernelBuildStats &stats,
+                               const KernelProgress &progress = nullptr);
 
 /// The weights blob as an object `<symbol>.o` defining `symbol` (global,
 /// hidden), the model's own name for the bytes the host code calls

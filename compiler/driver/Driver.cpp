@@ -399,11 +399,31 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   unsigned jobs = std::max(1u, options.jobs);
   std::vector<std::string> kernelObjects;
   KernelBuildStats kernelStats;
-  if (std::string error =
-          buildKernelObjects(host.kernels, target, cache, scratch, jobs,
-                             kernelObjects, kernelStats);
-      !error.empty())
-    return fail(error);
+  // A cold compile spends most of its time here: past a few seconds, say
+  // how far it is.
+  const auto kernelsStart = std::chrono::steady_clock::now();
+  bool progressShown = false;
+  KernelProgress progress;
+  if (options.progress)
+    progress = [&](size_t ready, size_t compiled, size_t total) {
+      std::chrono::duration<double> elapsed =
+          std::chrono::steady_clock::now() - kernelsStart;
+      if (elapsed.count() < kProgressAfterSeconds)
+        return;
+      log << (options.progressOnTerminal ? "\r" : "")
+          << llvm::format("attune-compile: kernels %zu/%zu ready, %zu compiled, %.1f s",
+                          ready, total, compiled, elapsed.count())
+          << (options.progressOnTerminal ? "" : "\n");
+      log.flush();
+      progressShown = true;
+    };
+  std::string kernelError =
+      buildKernelObjects(host.kernels, target, cache, scratch, jobs, kernelObjects,
+                         kernelStats, progress);
+  if (progressShown && options.progressOnTerminal)
+    log << "\n";
+  if (!kernelError.empty())
+    return fail(kernelError);
   timer.done("kernels");
 
   auto cc = llvm::sys::findProgramByName("cc");

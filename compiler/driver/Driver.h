@@ -96,7 +96,15 @@ struct DriverOptions {
   unsigned jobs = 1;
   /// Remarks, phase timings and a summary on `log`.
   bool verbose = false;
+  /// Once kernels have taken kProgressAfterSeconds, a line on `log` per
+  /// kernel ready ("kernels 7/9 ready, 5 compiled, 4.2 s"); on a terminal
+  /// the line is rewritten in place.
+  bool progress = false;
+  bool progressOnTerminal = false;
 };
+
+/// Kernel compiles shorter than this print no progress line.
+inline constexpr double kProgressAfterSeconds = 2.0;
 
 /// Compiles the model in `buffer`. Text emits go to `textOut`; --verbose
 /// output and MLIR diagnostics (with file:line:col) go to `log`. Returns ""

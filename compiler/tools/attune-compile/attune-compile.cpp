@@ -35,6 +35,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -170,6 +171,11 @@ static cl::opt<unsigned>
     numJobs("j", cl::Prefix, cl::init(0),
             cl::desc("Compile kernels on N threads (default: hardware threads)"),
             cl::value_desc("N"), cl::cat(compileCategory));
+static cl::opt<cl::boolOrDefault> progressLine(
+    "progress",
+    cl::desc("Print how many kernels are ready once their compile takes over 2 s "
+             "(default: when stderr is a terminal)"),
+    cl::cat(compileCategory));
 static cl::opt<bool> splitInputFile(
     "split-input-file",
     cl::desc("Compile each '// -----' chunk of the input on its own (text "
@@ -305,6 +311,9 @@ int validateOptions(ValidatedOptions &valid) {
   d.jobs = numJobs ? numJobs.getValue()
                    : std::max(1u, std::thread::hardware_concurrency());
   d.verbose = verbose;
+  d.progressOnTerminal = llvm::sys::Process::StandardErrIsDisplayed();
+  d.progress = progressLine == cl::BOU_UNSET ? d.progressOnTerminal
+                                              : progressLine == cl::BOU_TRUE;
   return 0;
 }
 
