@@ -368,7 +368,7 @@ attune::writeSafeTensors(const std::vector<SafeTensorData> &tensors) {
     if (aligned != cursor)
       padding.emplace_back(cursor, aligned);
     offsets.push_back(aligned);
-    cursor = aligned + t.bytes.size();
+    cursor = aligned + t.data().size();
   }
   uint64_t dataSize = cursor;
 
@@ -398,13 +398,13 @@ attune::writeSafeTensors(const std::vector<SafeTensorData> &tensors) {
         uint64_t count = 1;
         for (int64_t d : t.shape)
           count *= static_cast<uint64_t>(d);
-        assert(count * scalarTypeBytes(t.dtype) == t.bytes.size() &&
+        assert(count * scalarTypeBytes(t.dtype) == t.data().size() &&
                "tensor bytes do not match its dtype and shape");
         assert(!llvm::StringRef(t.name).starts_with(kPaddingPrefix) &&
                "tensor name uses the reserved padding prefix");
 #endif
         entry(t.name, safeTensorsDTypeName(t.dtype), t.shape, offsets[i],
-              offsets[i] + t.bytes.size());
+              offsets[i] + t.data().size());
       }
       for (auto [i, gap] : llvm::enumerate(padding)) {
         int64_t length = static_cast<int64_t>(gap.second - gap.first);
@@ -424,9 +424,10 @@ attune::writeSafeTensors(const std::vector<SafeTensorData> &tensors) {
     out.push_back(static_cast<char>((headerSize >> (8 * i)) & 0xff));
   out += header;
   out.resize(8 + headerSize + dataSize, '\0');
-  for (size_t i = 0; i < tensors.size(); ++i)
-    if (!tensors[i].bytes.empty())
-      std::memcpy(&out[8 + headerSize + offsets[i]], tensors[i].bytes.data(),
-                  tensors[i].bytes.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    llvm::ArrayRef<uint8_t> data = tensors[i].data();
+    if (!data.empty())
+      std::memcpy(&out[8 + headerSize + offsets[i]], data.data(), data.size());
+  }
   return out;
 }

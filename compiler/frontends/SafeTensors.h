@@ -12,6 +12,7 @@
 
 #include "compiler/support/ScalarType.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -66,6 +67,12 @@ struct SafeTensorData {
   ScalarType dtype;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
+  /// With `bytes` empty: data owned elsewhere that outlives the write (an
+  /// entry of another blob passed through unchanged, not copied first).
+  llvm::ArrayRef<uint8_t> borrowed;
+  llvm::ArrayRef<uint8_t> data() const {
+    return bytes.empty() ? borrowed : llvm::ArrayRef<uint8_t>(bytes);
+  }
 };
 
 /// Serialises tensors in the given order; each tensor's data starts on a

@@ -337,13 +337,19 @@ llvm::Expected<std::string> attune::packWeightBlob(ModuleOp module,
   if (missing.empty())
     return blob.str();
 
-  auto copyOf = [&](const SafeTensorEntry &entry) {
+  // An entry of `blob`: its bytes copied (to be packed), or borrowed from
+  // `blob`, which outlives the write, so that passing a large model's
+  // entries through does not hold a third copy of its weights.
+  auto entryOf = [&](const SafeTensorEntry &entry, bool copy) {
     SafeTensorData t;
     t.name = entry.name;
     t.dtype = entry.dtype;
     t.shape = entry.shape;
-    const uint8_t *data = view->dataStart() + entry.offset;
-    t.bytes.assign(data, data + entry.size);
+    llvm::ArrayRef<uint8_t> data(view->dataStart() + entry.offset, entry.size);
+    if (copy)
+      t.bytes.assign(data.begin(), data.end());
+    else
+      t.borrowed = data;
     return t;
   };
   // Sorted by key: the blob's bytes must not depend on hash order.
@@ -365,7 +371,7 @@ llvm::Expected<std::string> attune::packWeightBlob(ModuleOp module,
       return makeError("weight '" + op.getName() + "': cannot pack entry '" +
                        plain + "' of shape " + shapeString(entry->shape) +
                        " as " + typeString(type));
-    SafeTensorData t = copyOf(*entry);
+    SafeTensorData t = entryOf(*entry, /*copy=*/true);
     t.name = key;
     packTensor(t, op.getPanels());
     packed.push_back(std::move(t));
@@ -376,7 +382,7 @@ llvm::Expected<std::string> attune::packWeightBlob(ModuleOp module,
   // reference evaluator unpacks those (weightsFromSafeTensors).
   for (const SafeTensorEntry &entry : view->entries())
     if (!packedFrom.contains(entry.name) || plainKeys.contains(entry.name))
-      tensors.push_back(copyOf(entry));
+      tensors.push_back(entryOf(entry, /*copy=*/false));
   for (SafeTensorData &t : packed)
     tensors.push_back(std::move(t));
   return writeSafeTensors(tensors);
