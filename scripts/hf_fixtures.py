@@ -895,7 +895,7 @@ def bert_tiny():
     return cfg, w, inputs, g, extra
 
 
-def gpt2_tiny():
+def gpt2_cfg(**over):
     cfg = {
         "activation_function": "gelu_new",
         "architectures": ["GPT2LMHeadModel"],
@@ -924,6 +924,12 @@ def gpt2_tiny():
         "use_cache": True,
         "vocab_size": 99,
     }
+    cfg.update(over)
+    return dict(sorted(cfg.items()))
+
+
+def gpt2_tiny():
+    cfg = gpt2_cfg()
     V = cfg["vocab_size"]
     w = gpt2_weights(cfg, seed=1002)
 

@@ -70,34 +70,15 @@ BERT_BASE = {
     "vocab_size": 30522,
 }
 
-GPT2_SMALL = {
-    "activation_function": "gelu_new",
-    "architectures": ["GPT2LMHeadModel"],
-    "attn_pdrop": 0.1,
+GPT2_SMALL = {  # merged over hf_fixtures.gpt2_cfg()'s keys
     "bos_token_id": 50256,
-    "embd_pdrop": 0.1,
     "eos_token_id": 50256,
-    "initializer_range": 0.02,
-    "layer_norm_epsilon": 1e-05,
-    "model_type": "gpt2",
     "n_ctx": 1024,
     "n_embd": 768,
     "n_head": 12,
-    "n_inner": None,
     "n_layer": 12,
     "n_positions": 1024,
-    "reorder_and_upcast_attn": False,
-    "resid_pdrop": 0.1,
-    "scale_attn_by_inverse_layer_idx": False,
-    "scale_attn_weights": True,
-    "summary_activation": None,
-    "summary_first_dropout": 0.1,
-    "summary_proj_to_labels": True,
-    "summary_type": "cls_index",
-    "summary_use_proj": True,
     "tie_word_embeddings": True,
-    "torch_dtype": "float32",
-    "use_cache": True,
     "vocab_size": 50257,
 }
 
@@ -150,6 +131,8 @@ def generate(spec, folder):
     import hf_fixtures as hf
     if spec.kind == "llama":
         cfg = hf.llama_cfg(**spec.config)
+    elif spec.kind == "gpt2":
+        cfg = hf.gpt2_cfg(**spec.config)
     else:
         cfg = dict(sorted(spec.config.items()))
     make = {"bert": hf.bert_weights, "gpt2": hf.gpt2_weights, "llama": hf.llama_weights}[spec.kind]
