@@ -41,6 +41,7 @@
 
 #include "compiler/codegen/halide/BuilderSupport.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/targets/cpu/CpuTarget.h"
 
 #include <functional>
 #include <limits>
@@ -253,11 +254,10 @@ GemmTiles prePackedTiles(GemmTiles t, int64_t width, const Target &target) {
 namespace {
 
 /// True when `target` multiplies bf16 pairs natively (vdpbf16ps): Halide
-/// lowers a two-lane f32(bf16) * f32(bf16) sum to it on these feature sets.
+/// lowers a two-lane f32(bf16) * f32(bf16) sum to it on the feature sets of
+/// the avx512_zen4 level and above.
 bool hasBf16DotProduct(const Target &target) {
-  return target.has_feature(Target::AVX512_Zen4) ||
-         target.has_feature(Target::AVX512_Zen5) ||
-         target.has_feature(Target::AVX512_SapphireRapids);
+  return targets::cpu::isaOf(target) >= ATTUNE_ISA_AVX512_ZEN4;
 }
 
 /// Linear over bf16 pair panels [ceil(N/W), ceil(K/2), W, 2]; see the top
