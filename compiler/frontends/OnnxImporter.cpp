@@ -61,6 +61,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/thread.h"
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <cstring>
@@ -374,6 +375,7 @@ private:
   }
   LogicalResult binary(const onnx::NodeProto &n);
   LogicalResult matmul(const onnx::NodeProto &n);
+  LogicalResult einsum(const onnx::NodeProto &n);
   LogicalResult reshapeLike(const onnx::NodeProto &n);
   LogicalResult transpose(const onnx::NodeProto &n);
   LogicalResult gather(const onnx::NodeProto &n);
@@ -1320,6 +1322,273 @@ LogicalResult Importer::matmul(const onnx::NodeProto &n) {
   out.logical.push_back(la[la.size() - 2]);
   out.logical.push_back(lc.back());
   return setOut(n, out);
+}
+
+/// Einsum of one operand (a transpose) or two (a contraction). With two,
+/// each index is a batch index (both operands and the output), a free index
+/// of one operand (it and the output), or a contracted one (both operands,
+/// not the output). Each operand is put in an order tfm.matmul reads,
+/// [batch, free, contracted] or its transpose (no copy when the operand
+/// already has one of them), the free and the contracted indices of each
+/// merged into one axis, and one tfm.matmul multiplies them; its result is
+/// reshaped and transposed to the output's order. x W with W a 2-D
+/// initializer is a tfm.linear, as for MatMul.
+LogicalResult Importer::einsum(const onnx::NodeProto &n) {
+  const onnx::AttributeProto *attr = findAttr(n, "equation");
+  if (!attr)
+    return fail(n, "expected the attribute 'equation'");
+  std::string equation;
+  for (char ch : attr->s())
+    if (!std::isspace(static_cast<unsigned char>(ch)))
+      equation += ch;
+  const int operands = n.input_size();
+  if (operands != 1 && operands != 2)
+    return fail(n, "Einsum of " + llvm::Twine(operands) +
+                       " operands is not supported, only of one or two");
+  llvm::StringRef lhs = equation, rhs;
+  const bool explicitOutput = lhs.contains("->");
+  if (explicitOutput)
+    std::tie(lhs, rhs) = lhs.split("->");
+  llvm::SmallVector<llvm::StringRef> terms;
+  lhs.split(terms, ',');
+  if (int(terms.size()) != operands)
+    return fail(n, "equation '" + equation + "' has " + llvm::Twine(terms.size()) +
+                       " operand terms for " + llvm::Twine(operands) + " inputs");
+
+  // A term's letters by their code, with kEllipsis standing for "...".
+  constexpr int kEllipsis = 256;
+  auto parse = [&](llvm::StringRef term, llvm::SmallVector<int> &out) -> LogicalResult {
+    for (size_t p = 0; p < term.size(); ++p) {
+      if (term.substr(p).starts_with("...") && !llvm::is_contained(out, kEllipsis)) {
+        out.push_back(kEllipsis);
+        p += 2;
+      } else if (std::isalpha(static_cast<unsigned char>(term[p]))) {
+        out.push_back(static_cast<unsigned char>(term[p]));
+      } else {
+        return fail(n, "equation '" + equation + "': unexpected '" + term.substr(p, 1) +
+                           "' in term '" + term + "'");
+      }
+    }
+    return success();
+  };
+  llvm::SmallVector<Val> vals;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> shapes;
+  llvm::SmallVector<llvm::SmallVector<int>> raw(operands);
+  llvm::SmallVector<int> broadcastDims;
+  for (int k = 0; k < operands; ++k) {
+    FailureOr<Val> v = getInput(n, k);
+    if (failed(v) || failed(parse(terms[k], raw[k])))
+      return failure();
+    vals.push_back(*v);
+    shapes.push_back(v->kind == Val::Constant ? llvm::SmallVector<int64_t>(v->c->shape)
+                                              : logicalShape(*v));
+    const int rank = shapes[k].size();
+    const bool ellipsis = llvm::is_contained(raw[k], kEllipsis);
+    const int letters = int(raw[k].size()) - (ellipsis ? 1 : 0);
+    if (rank < letters || (!ellipsis && rank != letters))
+      return fail(n, "term '" + terms[k] + "' has " + llvm::Twine(letters) +
+                         " indices for input " + llvm::Twine(k) + " of shape " +
+                         shapeString(shapes[k]));
+    broadcastDims.push_back(rank - letters);
+  }
+  // The "..." dims are right-aligned across the operands, as numpy aligns
+  // them: the t-th of operand k's e is label kEllipsis + (maxE - e + t).
+  const int maxBroadcast = *llvm::max_element(broadcastDims);
+  auto labelName = [&](int l) {
+    return l < kEllipsis ? "'" + std::string(1, char(l)) + "'"
+                         : "'...' dim " + std::to_string(l - kEllipsis);
+  };
+  auto expand = [&](llvm::ArrayRef<int> term, int e, llvm::StringRef text,
+                    llvm::SmallVector<int> &out) -> LogicalResult {
+    for (int l : term) {
+      if (l != kEllipsis) {
+        if (llvm::is_contained(out, l))
+          return fail(n, "term '" + text + "' repeats index " + labelName(l) +
+                             " (a diagonal or trace), which is not supported");
+        out.push_back(l);
+        continue;
+      }
+      for (int t = 0; t < e; ++t)
+        out.push_back(kEllipsis + maxBroadcast - e + t);
+    }
+    return success();
+  };
+  llvm::SmallVector<llvm::SmallVector<int>> labels(operands);
+  for (int k = 0; k < operands; ++k)
+    if (failed(expand(raw[k], broadcastDims[k], terms[k], labels[k])))
+      return failure();
+  // The output: as written, or numpy's implicit one ("..." first, then the
+  // letters that appear once, in alphabetical order).
+  llvm::SmallVector<int> out;
+  if (explicitOutput) {
+    llvm::SmallVector<int> rawOut;
+    if (failed(parse(rhs, rawOut)) || failed(expand(rawOut, maxBroadcast, rhs, out)))
+      return failure();
+    for (int l : out)
+      if (llvm::none_of(labels, [&](auto &ls) { return llvm::is_contained(ls, l); }))
+        return fail(n, "output index " + labelName(l) + " of equation '" + equation +
+                           "' is in no input");
+  } else {
+    for (int t = 0; t < maxBroadcast; ++t)
+      out.push_back(kEllipsis + t);
+    for (int l = 0; l < kEllipsis; ++l) {
+      int count = 0;
+      for (auto &ls : labels)
+        count += llvm::count(ls, l);
+      if (count == 1)
+        out.push_back(l);
+    }
+  }
+  auto sizeOf = [&](int k, int l) { return shapes[k][llvm::find(labels[k], l) - labels[k].begin()]; };
+  auto permutationTo = [](llvm::ArrayRef<int> from, llvm::ArrayRef<int> to) {
+    llvm::SmallVector<int64_t> perm;
+    for (int l : to)
+      perm.push_back(llvm::find(from, l) - from.begin());
+    return perm;
+  };
+  auto isIdentity = [](llvm::ArrayRef<int64_t> perm) {
+    for (size_t k = 0; k < perm.size(); ++k)
+      if (perm[k] != int64_t(k))
+        return false;
+    return true;
+  };
+  // `value`, whose indices are `have`, transposed to `want`.
+  auto transposeTo = [&](Value value, llvm::ArrayRef<int> have,
+                         llvm::ArrayRef<int> want) -> FailureOr<Value> {
+    llvm::SmallVector<int64_t> perm = permutationTo(have, want);
+    if (isIdentity(perm))
+      return value;
+    return create<tfm::TransposeOp>(n, value, perm);
+  };
+
+  if (operands == 1) {
+    for (int l : labels[0])
+      if (!llvm::is_contained(out, l))
+        return fail(n, "equation '" + equation + "' sums over index " + labelName(l) +
+                           ", which is not supported (only a transpose of one operand is)");
+    FailureOr<Value> x = tensor(vals[0], n);
+    if (failed(x))
+      return failure();
+    return setOut(n, transposeTo(*x, labels[0], out));
+  }
+
+  // Two operands: the index classes, each in operand 0's order (then 1's).
+  llvm::ArrayRef<int> la = labels[0], lb = labels[1];
+  llvm::SmallVector<int> batch, freeA, freeB, contracted;
+  for (int l : la) {
+    const bool inB = llvm::is_contained(lb, l), inOut = llvm::is_contained(out, l);
+    if (inB)
+      (inOut ? batch : contracted).push_back(l);
+    else if (inOut)
+      freeA.push_back(l);
+    else
+      return fail(n, "equation '" + equation + "' sums over index " + labelName(l) +
+                         " of input 0 alone, which is not supported");
+  }
+  for (int l : lb) {
+    if (llvm::is_contained(la, l))
+      continue;
+    if (!llvm::is_contained(out, l))
+      return fail(n, "equation '" + equation + "' sums over index " + labelName(l) +
+                         " of input 1 alone, which is not supported");
+    freeB.push_back(l);
+  }
+  for (int l : llvm::concat<int>(batch, contracted)) {
+    int64_t a = sizeOf(0, l), c = sizeOf(1, l);
+    if (a != kDyn && c != kDyn && a != c)
+      return fail(n, "index " + labelName(l) + " of equation '" + equation + "' is " +
+                         llvm::Twine(a) + " in input 0 of shape " + shapeString(shapes[0]) +
+                         " and " + llvm::Twine(c) + " in input 1 of shape " +
+                         shapeString(shapes[1]));
+  }
+
+  // x W: a linear layer over x's last index, the weight bound as stored.
+  const Val &wv = vals[1];
+  if (wv.kind == Val::Constant && !wv.c->init.empty() && wv.c->isFloat() && lb.size() == 2 &&
+      batch.empty() && contracted.size() == 1 && freeB.size() == 1 && la.size() >= 2 &&
+      la.back() == contracted[0] && vals[0].kind == Val::Tensor && !vals[0].isLazy()) {
+    Const w = *wv.c;
+    if (lb[0] != contracted[0]) { // [N, K]: the weight's transpose
+      w.transposed = !w.transposed;
+      std::swap(w.shape[0], w.shape[1]);
+    }
+    FailureOr<Value> weightValue = weight(w, n);
+    if (failed(weightValue))
+      return failure();
+    FailureOr<Value> y = create<tfm::LinearOp>(n, vals[0].v, *weightValue, Value());
+    if (failed(y))
+      return failure();
+    llvm::SmallVector<int> have(la.drop_back());
+    have.push_back(freeB[0]);
+    return setOut(n, transposeTo(*y, have, out));
+  }
+
+  // The product of a group's sizes: 1 for none; dynamic only alone (a
+  // reshape keeps dynamic dims in order and cannot merge one with others).
+  auto groupSize = [&](int k, llvm::ArrayRef<int> group) -> FailureOr<int64_t> {
+    if (group.size() == 1)
+      return sizeOf(k, group[0]);
+    int64_t size = 1;
+    for (int l : group) {
+      int64_t d = sizeOf(k, l);
+      if (d == kDyn)
+        return fail(n, "equation '" + equation + "' merges index " + labelName(l) +
+                           ", whose size is dynamic, with others into one matmul axis; "
+                           "that is not supported"),
+               failure();
+      size *= d;
+    }
+    return size;
+  };
+  // Operand k as [batch, rows, cols] or, with `transposed`, [batch, cols,
+  // rows]: whichever it already is, else the first.
+  auto arrange = [&](int k, llvm::ArrayRef<int> rows, llvm::ArrayRef<int> cols,
+                     bool &transposed) -> FailureOr<Value> {
+    FailureOr<Value> x = tensor(vals[k], n);
+    FailureOr<int64_t> r = groupSize(k, rows), c = groupSize(k, cols);
+    if (failed(x) || failed(r) || failed(c))
+      return failure();
+    llvm::SmallVector<int> straight(batch), swapped(batch);
+    straight.append(rows.begin(), rows.end());
+    straight.append(cols.begin(), cols.end());
+    swapped.append(cols.begin(), cols.end());
+    swapped.append(rows.begin(), rows.end());
+    transposed = isIdentity(permutationTo(labels[k], swapped)) &&
+                 !isIdentity(permutationTo(labels[k], straight));
+    FailureOr<Value> t = transposeTo(*x, labels[k], transposed ? swapped : straight);
+    if (failed(t))
+      return failure();
+    llvm::SmallVector<int64_t> shape;
+    for (int l : batch)
+      shape.push_back(sizeOf(k, l));
+    shape.push_back(transposed ? *c : *r);
+    shape.push_back(transposed ? *r : *c);
+    return reshape(n, *t, shape);
+  };
+  bool transA = false, transB = false;
+  FailureOr<Value> x = arrange(0, freeA, contracted, transA);
+  FailureOr<Value> y = arrange(1, contracted, freeB, transB);
+  if (failed(x) || failed(y))
+    return failure();
+  FailureOr<Value> product = create<tfm::MatmulOp>(n, *x, *y, transA, transB);
+  if (failed(product))
+    return failure();
+  // [batch, rows of 0, cols of 1] with each group's indices apart again.
+  llvm::SmallVector<int> have(batch);
+  llvm::SmallVector<int64_t> shape = shapeOf(*product);
+  shape.resize(batch.size());
+  for (int l : freeA) {
+    have.push_back(l);
+    shape.push_back(sizeOf(0, l));
+  }
+  for (int l : freeB) {
+    have.push_back(l);
+    shape.push_back(sizeOf(1, l));
+  }
+  FailureOr<Value> split = reshape(n, *product, shape);
+  if (failed(split))
+    return failure();
+  return setOut(n, transposeTo(*split, have, out));
 }
 
 /// Reshape, Unsqueeze, Squeeze, Flatten.
@@ -2334,6 +2603,8 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
     return logical(n);
   if (op == "MatMul")
     return matmul(n);
+  if (op == "Einsum")
+    return einsum(n);
   if (op == "Gemm") {
     if (attrFloat(n, "alpha", 1) != 1 || attrFloat(n, "beta", 1) != 1 ||
         attrInt(n, "transA", 0))

@@ -88,3 +88,29 @@
 // RUN: attune-compile %S/Inputs/onnx-ops/rope_3d.onnx -o %t/rope_3d.so
 // RUN: attune-run %t/rope_3d.so --input=x=@%S/Inputs/onnx-ops/rope_3d/inputs/x.npy --input=pos=@%S/Inputs/onnx-ops/rope_3d/inputs/pos.npy --output=%t/rope_3d
 // RUN: python3 %attune_src_root/scripts/compare_npy.py %t/rope_3d %S/Inputs/onnx-ops/rope_3d/reference | FileCheck %s --check-prefix=OK
+
+/// Einsum: attention written as two Einsums imports as the matmuls an
+/// exporter's MatMul would give, and fuses; the other forms each become
+/// one tfm.linear or tfm.matmul with the transposes and reshapes around it.
+// RUN: attune-compile %S/Inputs/onnx-ops/einsum_attention.onnx --emit=mlir | FileCheck %s --check-prefix=EINSUM-ATTN
+// EINSUM-ATTN: tfm.attention %arg0, %arg1, %arg2 {scale = 2.500000e-01 : f64} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+// EINSUM-ATTN-NOT: tfm.matmul
+// RUN: attune-compile %S/Inputs/onnx-ops/einsum_attention.onnx -o %t/einsum_attention.so
+// RUN: attune-run %t/einsum_attention.so --input=q=@%S/Inputs/onnx-ops/einsum_attention/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/einsum_attention/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/einsum_attention/inputs/v.npy --output=%t/einsum_attention
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/einsum_attention %S/Inputs/onnx-ops/einsum_attention/reference | FileCheck %s --check-prefix=OK
+// RUN: attune-compile %S/Inputs/onnx-ops/einsum.onnx --emit=input | FileCheck %s --check-prefix=EINSUM
+// EINSUM-DAG: tfm.linear %arg0, %{{.+}} : tensor<2x?x8xf32>, tensor<8x12xf32> -> tensor<2x?x12xf32>
+// EINSUM-DAG: tfm.weight "wt" {transpose} : tensor<8x12xf32>
+// EINSUM-DAG: tfm.matmul %{{.+}}, %{{.+}} {transpose_a = true} : tensor<12x5xf32>, tensor<12x7xf32> -> tensor<5x7xf32>
+// EINSUM-DAG: tfm.reshape %arg4 : tensor<2x8xf32> -> tensor<2x8x1xf32>
+// EINSUM-DAG: tfm.transpose %arg2 {permutation = array<i64: 0, 2, 1>} : tensor<3x4x5xf32> -> tensor<3x5x4xf32>
+// EINSUM-DAG: tfm.matmul %arg5, %arg6 : tensor<4x5xf32>, tensor<5x3xf32> -> tensor<4x3xf32>
+// EINSUM-DAG: tfm.reshape %arg7 : tensor<?xf32> -> tensor<?x1xf32>
+// RUN: attune-compile %S/Inputs/onnx-ops/einsum.onnx -o %t/einsum.so
+// RUN: attune-run %t/einsum.so --input=x=@%S/Inputs/onnx-ops/einsum/inputs/x.npy --input=y=@%S/Inputs/onnx-ops/einsum/inputs/y.npy --input=z=@%S/Inputs/onnx-ops/einsum/inputs/z.npy --input=z2=@%S/Inputs/onnx-ops/einsum/inputs/z2.npy --input=u=@%S/Inputs/onnx-ops/einsum/inputs/u.npy --input=a=@%S/Inputs/onnx-ops/einsum/inputs/a.npy --input=c=@%S/Inputs/onnx-ops/einsum/inputs/c.npy --input=t=@%S/Inputs/onnx-ops/einsum/inputs/t.npy --output=%t/einsum
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/einsum %S/Inputs/onnx-ops/einsum/reference | FileCheck %s --check-prefix=EINSUM-OK
+// EINSUM-OK: 9 passed, 0 failed
+// RUN: not attune-compile %S/Inputs/onnx-ops/einsum_diagonal.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=EINSUM-DIAG
+// EINSUM-DIAG: error: cannot import '{{.*}}einsum_diagonal.onnx': node 'einsum_diagonal' (Einsum) (opset 17): term 'ii' repeats index 'i' (a diagonal or trace), which is not supported
+// RUN: not attune-compile %S/Inputs/onnx-ops/einsum_sum.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=EINSUM-SUM
+// EINSUM-SUM: error: cannot import '{{.*}}einsum_sum.onnx': node 'einsum_sum' (Einsum) (opset 17): equation 'ij,jk->i' sums over index 'k' of input 1 alone, which is not supported

@@ -26,11 +26,20 @@ GRAPH/reference/NAME.npy (ONNX Runtime 1.32, CPU, all optimisations):
                       cos/sin caches [32, 8] gathered by position_ids
   rope_3d             RotaryEmbedding on [1, S, 4 * 16] with num_heads,
                       interleaved pairs over the first 8 dims, positions 5..
+  einsum_attention    attention written with two Einsums (bhqd,bhkd->bhqk
+                      and bhqk,bhkd->bhqd), a scale and a Softmax
+  einsum              Einsum's other forms, one output each: x W with W an
+                      initializer (as stored and transposed), a batched
+                      product in another order, "..." dims, two contracted
+                      indices, a vector operand, one operand's transpose
+                      an implicit output and RoPE's outer product
+                      (i,j->ij) of positions and frequencies
 
 and, for the importer's errors (no reference: ONNX Runtime rejects them
 too), bad_expand.onnx ([?, 3, 16] to [1, 4, 16]), trilu_dynamic_k.onnx
 (k a graph input, not a constant) and attention_3d_bad_heads.onnx
-(q_num_heads not dividing q's hidden size).
+(q_num_heads not dividing q's hidden size), einsum_diagonal.onnx (ii->i)
+and einsum_sum.onnx (ij,jk->i sums k over one operand).
 """
 import os
 
@@ -177,6 +186,57 @@ def rope():
           "pos": np.arange(5, 10, dtype=np.int64)[None, :]})
 
 
+def einsum():
+    # Attention as einsum exporters write it: q k^T, scale, softmax, p v.
+    info = helper.make_tensor_value_info
+    q, k, v = (info(x, TensorProto.FLOAT, [1, 2, "s", 16]) for x in "qkv")
+    out = info("out", TensorProto.FLOAT, [1, 2, "s", 16])
+    scale = numpy_helper.from_array(np.array(0.25, np.float32), "scale")
+    nodes = [helper.make_node("Einsum", ["q", "k"], ["scores"], name="qk",
+                              equation="bhqd,bhkd->bhqk"),
+             helper.make_node("Mul", ["scores", "scale"], ["scaled"], name="scale_mul"),
+             helper.make_node("Softmax", ["scaled"], ["probs"], name="softmax", axis=-1),
+             helper.make_node("Einsum", ["probs", "v"], ["out"], name="pv",
+                              equation="bhqk,bhkd->bhqd")]
+    save("einsum_attention", helper.make_graph(nodes, "einsum_attention", [q, k, v], [out],
+                                               [scale]), 17,
+         {x: RNG.standard_normal((1, 2, 7, 16)).astype(np.float32) for x in "qkv"})
+    # The other forms: x W (a linear, W as stored and transposed), a batched
+    # product written out of order, "..." batch dims, two contracted indices
+    # merged, a vector operand, a transpose of one operand, an implicit
+    # output, and RoPE's angles as an outer product of positions and
+    # frequencies.
+    w = numpy_helper.from_array(RNG.standard_normal((8, 12)).astype(np.float32), "w")
+    wt = numpy_helper.from_array(RNG.standard_normal((12, 8)).astype(np.float32), "wt")
+    inv_freq = numpy_helper.from_array(
+        (10000.0 ** (-np.arange(0, 8, 2) / 8)).astype(np.float32), "inv_freq")
+    inputs = {"x": RNG.standard_normal((2, 5, 8)).astype(np.float32),
+              "y": RNG.standard_normal((2, 8, 6)).astype(np.float32),
+              "z": RNG.standard_normal((3, 4, 5)).astype(np.float32),
+              "z2": RNG.standard_normal((3, 4, 7)).astype(np.float32),
+              "u": RNG.standard_normal((2, 8)).astype(np.float32),
+              "a": RNG.standard_normal((4, 5)).astype(np.float32),
+              "c": RNG.standard_normal((5, 3)).astype(np.float32),
+              "t": np.arange(6, dtype=np.float32)}
+    shapes = {"x": [2, "s", 8], "y": [2, 8, 6], "z": [3, 4, 5], "z2": [3, 4, 7],
+              "u": [2, 8], "a": [4, 5], "c": [5, 3], "t": ["n"]}
+    equations = [("linear", "bsd,df->bsf", ["x", "w"], [2, "s", 12]),
+                 ("linear_t", "bsd,fd->sbf", ["x", "wt"], ["s", 2, 12]),
+                 ("batched", "bij,bjk->bki", ["x", "y"], [2, 6, "s"]),
+                 ("ellipsis", "...ij,...jk->...ik", ["x", "y"], [2, "s", 6]),
+                 ("two_contracted", "ijk,ijl->lk", ["z", "z2"], [7, 5]),
+                 ("vector", "bsd,bd->bs", ["x", "u"], [2, "s"]),
+                 ("transpose", "...ij->...ji", ["z"], [3, 5, 4]),
+                 ("implicit", "ij,jk", ["a", "c"], [4, 3]),
+                 ("outer", "i,j->ij", ["t", "inv_freq"], ["n", 4])]
+    nodes = [helper.make_node("Einsum", args, [name], name=name, equation=eq)
+             for name, eq, args, _ in equations]
+    outs = [info(name, TensorProto.FLOAT, shape) for name, _, _, shape in equations]
+    graph = helper.make_graph(nodes, "einsum", [info(x, TensorProto.FLOAT, shapes[x])
+                                                for x in inputs], outs, [w, wt, inv_freq])
+    save("einsum", graph, 17, inputs)
+
+
 def errors():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 16])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4, 16])
@@ -199,6 +259,14 @@ def errors():
     model = helper.make_model(helper.make_graph([node], "attention_3d_bad_heads", [q], [y]),
                               opset_imports=[helper.make_opsetid("", 23)])
     onnx.save(model, os.path.join(HERE, "attention_3d_bad_heads.onnx"))
+    for name, eq in [("einsum_diagonal", "ii->i"), ("einsum_sum", "ij,jk->i")]:
+        a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [4, 4])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        node = helper.make_node("Einsum", ["a"] * eq.split("->")[0].count(",") + ["a"], ["y"],
+                                name=name, equation=eq)
+        model = helper.make_model(helper.make_graph([node], name, [a], [y]),
+                                  opset_imports=[helper.make_opsetid("", 17)])
+        onnx.save(model, os.path.join(HERE, name + ".onnx"))
 
 
 if __name__ == "__main__":
@@ -208,4 +276,5 @@ if __name__ == "__main__":
     expand()
     attention()
     rope()
+    einsum()
     errors()
