@@ -726,11 +726,16 @@ def Tfm_ConcatOp : Tfm_PureOp<"concat"> {
   let description = [{
     `result` is `inputs` laid end to end along `axis`: its extent there is
     the sum of theirs, every other dimension agrees, and so do the element
-    types. Code generation needs the joined axis static.
+    types. A dynamic joined axis is the sum of the operands' extents, which
+    the compiled library computes from the input shapes (a cache of past
+    keys joined with the new ones); code generation needs the operands
+    before the last one to be static along the axis, or to be one operand.
 
     ```mlir
     %r = tfm.concat %neg_x2, %x1 {axis = 3 : i64}
         : tensor<1x12x?x32xf32>, tensor<1x12x?x32xf32> -> tensor<1x12x?x64xf32>
+    %present = tfm.concat %past_k, %k {axis = 2 : i64}
+        : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
     ```
   }];
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);

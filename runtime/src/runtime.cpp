@@ -293,16 +293,61 @@ std::string validateDescriptor(const attune_model_abi_t &abi) {
   if (!problem.empty())
     return problem;
 
-  // Symbols take their values from input shapes; one that no input carries
-  // could never be bound, and an output or the workspace size would read it.
+  // Sums: each defines a symbol from symbols bound before it (by an input or
+  // an earlier sum), so evaluating them in order never reads an unbound one.
+  if (abi.num_symbol_sums < 0 || abi.num_symbol_sums > abi.num_symbols)
+    return formatString("num_symbol_sums is %d, expected 0..%d",
+                        abi.num_symbol_sums, abi.num_symbols);
+  if (abi.num_symbol_sums > 0 && !abi.symbol_sums)
+    return formatString("symbol_sums is NULL with num_symbol_sums = %d",
+                        abi.num_symbol_sums);
+  auto boundByInput = [&](int32_t s) {
+    for (int32_t i = 0; i < abi.num_inputs; ++i)
+      for (int32_t d = 0; d < abi.inputs[i].rank; ++d)
+        if (abi.inputs[i].dims[d] == -1 - static_cast<int64_t>(s))
+          return true;
+    return false;
+  };
+  for (int32_t k = 0; k < abi.num_symbol_sums; ++k) {
+    const attune_abi_symbol_sum_t &sum = abi.symbol_sums[k];
+    if (sum.symbol < 0 || sum.symbol >= abi.num_symbols)
+      return formatString("symbol sum %d defines symbol %d, but the model has "
+                          "%d symbols",
+                          k, sum.symbol, abi.num_symbols);
+    if (sum.num_terms < 1 || sum.num_terms > abi.num_symbols || !sum.terms)
+      return formatString("symbol sum %d ('%s') has %d terms%s", k,
+                          abi.symbol_names[sum.symbol], sum.num_terms,
+                          sum.terms ? "" : " and NULL terms");
+    if (sum.constant < 0)
+      return formatString("symbol sum %d ('%s') has constant %" PRId64
+                          ", expected >= 0",
+                          k, abi.symbol_names[sum.symbol], sum.constant);
+    for (int32_t t = 0; t < sum.num_terms; ++t) {
+      int32_t term = sum.terms[t];
+      bool earlier = false;
+      for (int32_t j = 0; j < k && !earlier && term >= 0; ++j)
+        earlier = abi.symbol_sums[j].symbol == term;
+      if (term < 0 || term >= abi.num_symbols || term == sum.symbol ||
+          !(earlier || boundByInput(term)))
+        return formatString("symbol sum %d ('%s') adds symbol %d, which is "
+                            "neither an input's nor defined by an earlier sum",
+                            k, abi.symbol_names[sum.symbol], term);
+    }
+  }
+
+  // Symbols take their values from input shapes or sums; one that neither
+  // gives could never be bound, and an output or the workspace size would
+  // read it.
   for (int32_t s = 0; s < abi.num_symbols; ++s) {
     bool bound = false;
+    for (int32_t k = 0; k < abi.num_symbol_sums && !bound; ++k)
+      bound = abi.symbol_sums[k].symbol == s;
     for (int32_t i = 0; i < abi.num_inputs && !bound; ++i)
       for (int32_t d = 0; d < abi.inputs[i].rank && !bound; ++d)
         bound = abi.inputs[i].dims[d] == -1 - static_cast<int64_t>(s);
     if (!bound)
-      return formatString("symbol %d ('%s') appears in no input's shape, so it "
-                          "can never be bound",
+      return formatString("symbol %d ('%s') appears in no input's shape and "
+                          "no sum defines it, so it can never be bound",
                           s, abi.symbol_names[s]);
   }
 
@@ -644,6 +689,34 @@ attune_status_t bindInputs(const attune_model &model,
     if (elementCount(t.shape, t.rank, dtypeSize(desc.dtype)) < 0)
       return fail(ATTUNE_INVALID_ARGUMENT, "input '%s': shape %s is too large",
                   desc.name, shapeString(t.shape, t.rank).c_str());
+  }
+  // Symbols that are sums of others (validateDescriptor ordered them).
+  for (int32_t k = 0; k < abi.num_symbol_sums; ++k) {
+    const attune_abi_symbol_sum_t &sum = abi.symbol_sums[k];
+    int64_t value = sum.constant;
+    std::string terms;
+    for (int32_t t = 0; t < sum.num_terms; ++t) {
+      int64_t term = symbols[static_cast<size_t>(sum.terms[t])];
+      terms += formatString("%s%s (%" PRId64 ")", t ? " + " : "",
+                            abi.symbol_names[sum.terms[t]], term);
+      if (__builtin_add_overflow(value, term, &value))
+        return fail(ATTUNE_INVALID_ARGUMENT, "%s = %s overflows int64",
+                    abi.symbol_names[sum.symbol], terms.c_str());
+    }
+    if (sum.constant)
+      terms += formatString(" + %" PRId64, sum.constant);
+    int64_t &bound = symbols[static_cast<size_t>(sum.symbol)];
+    if (bound >= 0 && bound != value)
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "the inputs give %s = %" PRId64 ", but it is the joined "
+                  "length %s = %" PRId64,
+                  abi.symbol_names[sum.symbol], bound, terms.c_str(), value);
+    if (abi.symbol_max[sum.symbol] >= 0 && value > abi.symbol_max[sum.symbol])
+      return fail(ATTUNE_INVALID_ARGUMENT,
+                  "%s = %s = %" PRId64 " exceeds the model's maximum %" PRId64,
+                  abi.symbol_names[sum.symbol], terms.c_str(), value,
+                  abi.symbol_max[sum.symbol]);
+    bound = value;
   }
   return ATTUNE_OK;
 }

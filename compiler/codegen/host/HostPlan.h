@@ -68,11 +68,22 @@ struct ShapeSymbol {
   int64_t max = -1;
 };
 
+/// A symbol that is the sum of others and a constant (runtime.h's
+/// attune_abi_symbol_sum_t): the joined dim of a concat of dynamic operands.
+struct SymbolSum {
+  unsigned symbol = 0;
+  std::vector<unsigned> terms;
+  int64_t constant = 0;
+};
+
 /// Step 1's answer: every dimension of every tensor in the function as a
-/// constant or a single symbol, and the symbols themselves in the order of
-/// their first appearance over the function's arguments.
+/// constant or a single symbol, and the symbols themselves: first those the
+/// function's arguments give, in order of appearance, then the sums of
+/// symbols that dynamic concats join (`sums`, in the order the runtime
+/// evaluates them; a sum may also check a symbol an argument gives).
 struct ShapeInfo {
   std::vector<ShapeSymbol> symbols;
+  std::vector<SymbolSum> sums;
   llvm::DenseMap<mlir::Value, llvm::SmallVector<Monomial, 4>> dims;
 
   llvm::ArrayRef<Monomial> dimsOf(mlir::Value value) const {

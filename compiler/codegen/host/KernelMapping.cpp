@@ -761,25 +761,35 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
       .Case<ConcatOp>([&](ConcatOp c) -> LogicalResult {
         // One copy per operand into the rows of the result it fills: the
         // result's strides, the operand's extents, starting at the sum of
-        // the extents before it along the axis (static: ShapeSymbols
-        // demands it).
+        // the extents before it along the axis. An offset is one monomial:
+        // static sums, or one dynamic operand alone before it (a cache of
+        // past keys, then the new ones).
         int64_t axis = c.getAxisAttr().getInt();
         Value result = c.getResult();
         SmallVector<Monomial, 4> outStrides = denseStrides(dims(result));
-        int64_t position = 0;
-        for (Value input : c.getInputs()) {
+        std::optional<Monomial> position = Monomial::constant(0);
+        for (auto [i, input] : llvm::enumerate(c.getInputs())) {
           ArrayRef<Monomial> inDims = dims(input);
-          assert(inDims[axis].isConstant() &&
-                 "analyzeShapes demands a static joined dim");
+          if (!position)
+            return c.emitOpError("expected the operands before 'inputs #")
+                   << i << "' to have static joined dims " << axis
+                   << ", or to be one operand: its offset is a sum of "
+                   << "dynamic sizes, which code generation does not support";
           BufferView out;
           out.tensor = root(result);
           out.type = elementType(result);
-          out.offset = Monomial::constant(position) * outStrides[axis];
+          out.offset = *position * outStrides[axis];
           for (int64_t d = static_cast<int64_t>(inDims.size()) - 1; d >= 0; --d) {
             out.extents.push_back(inDims[d]);
             out.strides.push_back(outStrides[d]);
           }
-          position += inDims[axis].factor;
+          // The next offset: this one plus this operand's extent.
+          if (inDims[axis].isConstant() && position->isConstant())
+            position = Monomial::constant(position->factor + inDims[axis].factor);
+          else if (position->isConstant() && position->factor == 0)
+            position = inDims[axis];
+          else
+            position.reset();
           SmallVector<BufferView, 6> args = {dense(input), out};
           collapseDims(args);
           // An output must have stride 1 in dimension 0; collapseDims drops

@@ -105,7 +105,7 @@ public:
         i16(builder.getI16Type()), i32(builder.getI32Type()),
         i64(builder.getI64Type()), dimLayout(halideDimensionLayout(ctx)),
         bufLayout(halideBufferLayout(ctx)), tensorLayout(abiTensorLayout(ctx)),
-        abiLayout(modelAbiLayout(ctx)) {}
+        abiLayout(modelAbiLayout(ctx)), sumLayout(abiSymbolSumLayout(ctx)) {}
 
   LogicalResult run(std::vector<KernelSpec> &kernels);
 
@@ -213,7 +213,7 @@ private:
   OpBuilder builder;
   Location loc;
   Type ptrType, i8, i16, i32, i64;
-  CStructLayout dimLayout, bufLayout, tensorLayout, abiLayout;
+  CStructLayout dimLayout, bufLayout, tensorLayout, abiLayout, sumLayout;
 
   llvm::StringMap<LLVM::LLVMFuncOp> kernelDecls;
   LLVM::LLVMFuncOp setThreadsDecl, setErrorHandlerDecl;
@@ -984,6 +984,38 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
     });
   }
 
+  // Symbols that are sums of others: {symbol, num_terms, terms, constant}.
+  LLVM::GlobalOp sumsGlobal;
+  if (!shapes.sums.empty()) {
+    SmallVector<LLVM::GlobalOp> terms;
+    for (const SymbolSum &sum : shapes.sums) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.restoreInsertionPoint(moduleEnd());
+      SmallVector<int32_t> values(sum.terms.begin(), sum.terms.end());
+      auto type = LLVM::LLVMArrayType::get(i32, values.size());
+      auto tensorType = RankedTensorType::get({static_cast<int64_t>(values.size())}, i32);
+      terms.push_back(LLVM::GlobalOp::create(
+          builder, loc, type, /*isConstant=*/true, LLVM::Linkage::Private,
+          uniqueName("__attune_symbol_sum_terms"),
+          DenseElementsAttr::get(tensorType, ArrayRef<int32_t>(values)), /*alignment=*/4));
+    }
+    auto type = LLVM::LLVMArrayType::get(sumLayout.type(), shapes.sums.size());
+    sumsGlobal = initializedGlobal("__attune_symbol_sums", type, [&]() -> Value {
+      Value array = LLVM::ZeroOp::create(builder, loc, type);
+      for (auto [i, sum] : llvm::enumerate(shapes.sums)) {
+        Value t = LLVM::ZeroOp::create(builder, loc, sumLayout.type());
+        t = sumLayout.insert(builder, loc, t, kSumSymbol, constI(i32, sum.symbol));
+        t = sumLayout.insert(builder, loc, t, kSumNumTerms, constI(i32, sum.terms.size()));
+        t = sumLayout.insert(builder, loc, t, kSumTerms,
+                             LLVM::AddressOfOp::create(builder, loc, terms[i]));
+        t = sumLayout.insert(builder, loc, t, kSumConstant, constI(i64, sum.constant));
+        array = LLVM::InsertValueOp::create(builder, loc, array, t,
+                                            ArrayRef<int64_t>{static_cast<int64_t>(i)});
+      }
+      return array;
+    });
+  }
+
   LLVM::GlobalOp inputsGlobal = tensorArray("__attune_inputs", inputs);
   LLVM::GlobalOp outputsGlobal = tensorArray("__attune_outputs", outputs);
 
@@ -1029,6 +1061,9 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
     d = abiLayout.insert(
         builder, loc, d, kAbiDispatchedIsa,
         LLVM::AddressOfOp::create(builder, loc, dispatchedIsa));
+    d = abiLayout.insert(builder, loc, d, kAbiNumSymbolSums,
+                         constI(i32, shapes.sums.size()));
+    d = abiLayout.insert(builder, loc, d, kAbiSymbolSums, addressOr(sumsGlobal));
     return d;
   });
 

@@ -163,8 +163,10 @@ public:
 
   LogicalResult apply(Operation *op);
   /// Once every rule is applied: a concat's joined dim is the sum of its
-  /// operands', which is a size only when each of them is static.
-  LogicalResult resolveConcats();
+  /// operands', a size when each of them is static. The others are left in
+  /// `dynamicConcats`, for symbols that are sums (see analyzeShapes).
+  void resolveConcats();
+  SmallVector<tfm::ConcatOp> dynamicConcats;
   /// Position tables (learned, multiplicative) bound the symbol of their S
   /// dimension, as score modifiers that limit the keys bound Sk.
   SmallVector<std::pair<unsigned, int64_t>> positionBounds;
@@ -515,7 +517,7 @@ LogicalResult ShapeRules::apply(Operation *op) {
       });
 }
 
-LogicalResult ShapeRules::resolveConcats() {
+void ShapeRules::resolveConcats() {
   // A joined dim can make another concat's operand static (through the
   // classes it shares), so go round until nothing changes.
   SmallVector<tfm::ConcatOp> pending = concats;
@@ -531,29 +533,16 @@ LogicalResult ShapeRules::resolveConcats() {
         // analysis resolved is not bounded by it.
         known &= size >= 0 && !llvm::AddOverflow(sum, size, sum);
       }
-      if (!known) {
-        left.push_back(c);
+      // setStatic cannot fail on a class the rules left dynamic.
+      if (known && succeeded(classes.setStatic(classes.node(c.getResult(), axis), sum, c)))
         continue;
-      }
-      if (failed(classes.setStatic(classes.node(c.getResult(), axis), sum, c)))
-        return failure();
+      left.push_back(c);
     }
     if (left.size() == pending.size())
       break;
     pending = std::move(left);
   }
-  if (pending.empty())
-    return success();
-  // Code generation places each operand at a static offset in the result.
-  tfm::ConcatOp c = pending.front();
-  int64_t axis = c.getAxisAttr().getInt();
-  for (auto [i, input] : llvm::enumerate(c.getInputs()))
-    if (classes.staticOf(classes.node(input, axis)) < 0)
-      return c.emitOpError("expected a static joined dim ")
-             << axis << " in every input for code generation, got ? in 'inputs #"
-             << i << "'";
-  return c.emitOpError("expected the joined dim ")
-         << axis << " to fit in int64";
+  dynamicConcats = std::move(pending);
 }
 
 } // namespace
@@ -617,8 +606,7 @@ LogicalResult analyzeShapes(func::FuncOp func, ShapeInfo &info) {
   for (Operation &op : body.without_terminator())
     if (failed(rules.apply(&op)))
       return failure();
-  if (failed(rules.resolveConcats()))
-    return failure();
+  rules.resolveConcats();
 
   // Symbols in order of first appearance over the arguments; a class's name
   // is the first name any of its argument dimensions carries.
@@ -654,6 +642,71 @@ LogicalResult analyzeShapes(func::FuncOp func, ShapeInfo &info) {
       name += "_";
     taken[name] = i;
     symbol.name = name;
+  }
+
+  // Dynamic concats: the joined dim is the sum of the operands' symbols and
+  // static sizes. A new symbol when no argument gives it, named after its
+  // terms ("(past+seq)"); a check of the argument's symbol otherwise. Sums of
+  // sums are resolved in order, so go round until nothing changes.
+  SmallVector<tfm::ConcatOp> pending = rules.dynamicConcats;
+  while (!pending.empty()) {
+    SmallVector<tfm::ConcatOp> left;
+    for (tfm::ConcatOp c : pending) {
+      int64_t axis = c.getAxisAttr().getInt();
+      SymbolSum sum;
+      bool resolved = true, overflow = false;
+      std::string name;
+      for (Value input : c.getInputs()) {
+        unsigned root = classes.find(classes.node(input, axis));
+        int64_t size = classes.staticOf(root);
+        if (size >= 0) {
+          overflow |= llvm::AddOverflow(sum.constant, size, sum.constant);
+          continue;
+        }
+        auto it = symbolOfRoot.find(root);
+        if (it == symbolOfRoot.end()) {
+          resolved = false;
+          break;
+        }
+        sum.terms.push_back(it->second);
+        name += (name.empty() ? "(" : "+") + info.symbols[it->second].name;
+      }
+      if (!resolved) {
+        left.push_back(c);
+        continue;
+      }
+      if (overflow)
+        return c.emitOpError("expected the joined dim ")
+               << axis << " to fit in int64";
+      if (sum.constant)
+        name += "+" + std::to_string(sum.constant);
+      name += ")";
+      unsigned root = classes.find(classes.node(c.getResult(), axis));
+      auto [it, inserted] = symbolOfRoot.try_emplace(root, info.symbols.size());
+      if (inserted) {
+        while (taken.count(name))
+          name += "_";
+        taken[name] = info.symbols.size();
+        info.symbols.push_back({name, -1});
+      }
+      sum.symbol = it->second;
+      info.sums.push_back(std::move(sum));
+    }
+    if (left.size() == pending.size()) {
+      // Code generation needs each joined operand's size: static or a
+      // symbol an input gives (or a sum of such).
+      tfm::ConcatOp c = left.front();
+      int64_t axis = c.getAxisAttr().getInt();
+      for (auto [i, input] : llvm::enumerate(c.getInputs())) {
+        unsigned root = classes.find(classes.node(input, axis));
+        if (classes.staticOf(root) < 0 && !symbolOfRoot.count(root))
+          return c.emitOpError("expected the joined dim ")
+                 << axis << " of 'inputs #" << i
+                 << "' to be static or given by an input dimension";
+      }
+      return c.emitOpError("expected its joined dim to be resolvable");
+    }
+    pending = std::move(left);
   }
 
   auto resolve = [&](Value value, Operation *owner) -> LogicalResult {

@@ -104,7 +104,11 @@ CStructLayout modelAbiLayout(MLIRContext *context) {
                 CField::Ptr, CField::I32, CField::Ptr, CField::Ptr, CField::Ptr,
                 CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr, CField::I64,
                 CField::I32, CField::Ptr, CField::I64, CField::Ptr, CField::Ptr,
-                CField::Ptr});
+                CField::Ptr, CField::I32, CField::Ptr});
+}
+
+CStructLayout abiSymbolSumLayout(MLIRContext *context) {
+  return CStructLayout(context, {CField::I32, CField::I32, CField::Ptr, CField::I64});
 }
 
 } // namespace attune::codegen::host

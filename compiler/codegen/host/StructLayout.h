@@ -108,9 +108,15 @@ enum ModelAbiField {
   kAbiWeightsHash,
   kAbiLastError,
   kAbiSetIsaCap,
-  kAbiDispatchedIsa
+  kAbiDispatchedIsa,
+  kAbiNumSymbolSums,
+  kAbiSymbolSums
 };
 CStructLayout modelAbiLayout(mlir::MLIRContext *context);
+
+/// attune_abi_symbol_sum_t (runtime.h).
+enum AbiSymbolSumField { kSumSymbol, kSumNumTerms, kSumTerms, kSumConstant };
+CStructLayout abiSymbolSumLayout(mlir::MLIRContext *context);
 
 } // namespace attune::codegen::host
 

@@ -270,7 +270,7 @@ attune_status_t attune_model_isa(const attune_model_t *model,
  * the contract between attune-compile's output and this runtime.
  *===----------------------------------------------------------------------===*/
 
-#define ATTUNE_MODEL_ABI_VERSION 4u
+#define ATTUNE_MODEL_ABI_VERSION 5u
 #define ATTUNE_MODEL_ABI_SYMBOL "attune_model_abi"
 
 typedef struct attune_abi_tensor {
@@ -284,6 +284,19 @@ typedef struct attune_abi_tensor {
    * lie in [0, index_bound). 0 otherwise. */
   int64_t index_bound;
 } attune_abi_tensor_t;
+
+/* A symbol defined as the sum of other symbols and a constant: the joined
+ * dim of a concat whose operands are dynamic (a cache of past keys and the
+ * new ones). The runtime computes it once the inputs are bound, in the
+ * order of attune_model_abi_t::symbol_sums; each term is a symbol an input
+ * binds or an earlier sum defines. Where an input dimension gives the
+ * symbol as well, the two must agree. */
+typedef struct attune_abi_symbol_sum {
+  int32_t symbol;
+  int32_t num_terms;
+  const int32_t *terms;
+  int64_t constant;
+} attune_abi_symbol_sum_t;
 
 /* attune_model_abi_t::weights_storage. */
 enum {
@@ -341,6 +354,10 @@ typedef struct attune_model_abi {
    * the library was loaded; -1 before any kernel with variants has run.
    * Recorded by the dispatch itself, so it shows what really ran. */
   int32_t (*dispatched_isa)(void);
+  /* Symbols that are sums of others (attune_abi_symbol_sum_t), in the
+   * order the runtime evaluates them. */
+  int32_t num_symbol_sums;
+  const attune_abi_symbol_sum_t *symbol_sums;
 } attune_model_abi_t;
 
 /* Exported by every generated shared library under ATTUNE_MODEL_ABI_SYMBOL.

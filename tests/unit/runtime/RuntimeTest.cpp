@@ -693,7 +693,7 @@ INSTANTIATE_TEST_SUITE_P(
     Variants, RuntimeBrokenDescriptorTest,
     ::testing::Values(
         BrokenCase{"Version", ATTUNE_BROKEN_VERSION_PATH,
-                   "abi_version is 5, expected 4"},
+                   "abi_version is 6, expected 5"},
         BrokenCase{"Rank", ATTUNE_BROKEN_RANK_PATH,
                    "input 0 ('x') has rank 99, expected 0..8"},
         BrokenCase{"Dtype", ATTUNE_BROKEN_DTYPE_PATH,
@@ -708,6 +708,9 @@ INSTANTIATE_TEST_SUITE_P(
             "i32 or i64"},
         BrokenCase{"UnboundSymbol", ATTUNE_BROKEN_UNBOUND_SYMBOL_PATH,
                    "symbol 1 ('orphan') appears in no input's shape"},
+        BrokenCase{"SymbolSum", ATTUNE_BROKEN_SYMBOL_SUM_PATH,
+                   "symbol sum 0 ('total') adds symbol 2, which is neither an "
+                   "input's nor defined by an earlier sum"},
         BrokenCase{"Count", ATTUNE_BROKEN_COUNT_PATH,
                    "num_inputs is 5000, expected 0..1024"},
         BrokenCase{"NullRun", ATTUNE_BROKEN_NULL_RUN_PATH, "run is NULL"},

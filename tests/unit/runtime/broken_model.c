@@ -59,6 +59,13 @@ static const attune_abi_tensor_t kOutputs[] = {
 static const char *const kSymbolNames[] = {"n", "orphan"};
 static const int64_t kSymbolMax[] = {-1, -1};
 #define NUM_SYMBOLS 2
+#elif defined(BROKEN_SYMBOL_SUM)
+/* "total" = n + symbol 2, which does not exist. */
+static const char *const kSymbolNames[] = {"n", "total"};
+static const int64_t kSymbolMax[] = {-1, -1};
+#define NUM_SYMBOLS 2
+static const int32_t kSumTerms[] = {0, 2};
+static const attune_abi_symbol_sum_t kSums[] = {{1, 2, kSumTerms, 0}};
 #else
 static const char *const kSymbolNames[] = {"n"};
 static const int64_t kSymbolMax[] = {-1};
@@ -119,6 +126,13 @@ __attribute__((unused)) static const attune_model_abi_t kAbi = {
     setIsaCap,
 #endif
     dispatchedIsa,
+#if defined(BROKEN_SYMBOL_SUM)
+    1,
+    kSums,
+#else
+    0,
+    NULL,
+#endif
 };
 
 #if !defined(BROKEN_NO_SYMBOL)

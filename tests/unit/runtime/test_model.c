@@ -183,6 +183,8 @@ static const attune_model_abi_t kAbi = {
     lastError,
     setIsaCap,
     dispatchedIsa,
+    0, /* no symbol sums */
+    NULL,
 };
 
 __attribute__((visibility("default"))) const attune_model_abi_t *
