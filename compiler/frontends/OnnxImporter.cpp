@@ -2154,21 +2154,30 @@ LogicalResult Importer::trilu(const onnx::NodeProto &n) {
 /// 1/sqrt(D)) and its attn_mask as the additive mask (a bool mask becomes
 /// 0 / -inf). 3-D inputs [B, S, heads * size] (q_num_heads, kv_num_heads)
 /// are split into heads by a reshape and read in place, tfm.attention's
-/// bshd layout, and the result merged back. ONNX's is_causal keeps key
-/// j <= query i (the upper-left triangle, numpy's tril), tfm's causal
-/// j <= i + Sk - Sq: the same when Sq == Sk, so is_causal becomes tfm's
-/// causal when both are static and equal, and otherwise an additive mask
-/// computed from tfm.arange positions. Past keys/values, softcap and the
-/// extra outputs are errors.
+/// bshd layout, and the result merged back.
+///
+/// past_key and past_value [B, Hkv, P, D] are joined with k and v along
+/// the sequence (tfm.concat: with P dynamic, the library computes the
+/// joined length from the input shapes), and present_key / present_value
+/// are the joined tensors; 3-D inputs are then moved to [B, H, S, D] to
+/// join them.
+///
+/// ONNX's is_causal keeps key j <= query i + P (the upper-left triangle of
+/// the new keys; every past key is visible), tfm's causal j <= i + Sk - Sq:
+/// the same when the new keys are as many as the queries. So is_causal
+/// becomes tfm's causal when Sq and the new Sk are static and equal, and
+/// otherwise an additive mask computed from tfm.arange positions (zeros
+/// over the past, the triangle over the new keys). Softcap and
+/// qk_matmul_output are errors.
 LogicalResult Importer::attention(const onnx::NodeProto &n) {
-  if (hasInput(n, 4) || hasInput(n, 5))
-    return fail(n, "past_key and past_value are not supported");
-  for (int k = 1; k < n.output_size(); ++k)
-    if (!n.output(k).empty())
-      return fail(n, "only the first output (Y) is supported, not present_key, "
-                     "present_value or qk_matmul_output");
+  if (hasInput(n, 4) != hasInput(n, 5))
+    return fail(n, "past_key and past_value must be given together");
+  if (n.output_size() > 3 && !n.output(3).empty())
+    return fail(n, "qk_matmul_output (output 3) is not supported");
   if (attrFloat(n, "softcap", 0.0f) != 0.0f)
     return fail(n, "softcap is not supported");
+  const bool past = hasInput(n, 4);
+  auto wanted = [&](int k) { return k < n.output_size() && !n.output(k).empty(); };
   FailureOr<Value> q = tensorOf(n, 0), k = tensorOf(n, 1), v = tensorOf(n, 2);
   if (failed(q) || failed(k) || failed(v))
     return failure();
@@ -2176,8 +2185,10 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
   if (rank != shapeOf(*k).size() || rank != shapeOf(*v).size() || (rank != 3 && rank != 4))
     return fail(n, "expected q, k and v all 4-D ([batch, heads, sequence, head size]) "
                    "or all 3-D ([batch, sequence, heads * head size])");
-  // 3-D: heads split off the last dim, [B, S, H, D] (bshd).
+  // 3-D: heads split off the last dim, [B, S, H, D] (bshd), and moved to
+  // [B, H, S, D] when the cache or the present outputs need that layout.
   const bool split = rank == 3;
+  const bool bshd = split && !past && !wanted(1) && !wanted(2);
   if (split) {
     const int64_t heads[3] = {attrInt(n, "q_num_heads", 0), attrInt(n, "kv_num_heads", 0),
                               attrInt(n, "kv_num_heads", 0)};
@@ -2192,13 +2203,32 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
                            llvm::Twine(heads[o]) + " heads");
       FailureOr<Value> r =
           reshape(n, *operands[o], {shape[0], shape[1], heads[o], shape[2] / heads[o]});
-      if (failed(r))
+      if (failed(r) || (!bshd && failed(r = create<tfm::TransposeOp>(
+                                            n, *r, llvm::ArrayRef<int64_t>{0, 2, 1, 3}))))
         return failure();
       *operands[o] = *r;
     }
   }
-  const int64_t seqAxis = split ? 1 : 2;
-  llvm::SmallVector<int64_t> qs = shapeOf(*q), ks = shapeOf(*k);
+  const int64_t seqAxis = bshd ? 1 : 2;
+  const Value newKeys = *k;
+  Value pastKeys;
+  if (past) {
+    FailureOr<Value> pk = tensorOf(n, 4), pv = tensorOf(n, 5);
+    if (failed(pk) || failed(pv))
+      return failure();
+    if (shapeOf(*pk).size() != 4 || shapeOf(*pv).size() != 4)
+      return fail(n, "expected past_key and past_value 4-D [batch, kv heads, past "
+                     "sequence, head size], got " + shapeString(shapeOf(*pk)) + " and " +
+                     shapeString(shapeOf(*pv)));
+    FailureOr<Value> joinedK = create<tfm::ConcatOp>(n, ValueRange{*pk, *k}, uint64_t(2));
+    FailureOr<Value> joinedV = create<tfm::ConcatOp>(n, ValueRange{*pv, *v}, uint64_t(2));
+    if (failed(joinedK) || failed(joinedV))
+      return failure();
+    pastKeys = *pk;
+    k = joinedK;
+    v = joinedV;
+  }
+  llvm::SmallVector<int64_t> qs = shapeOf(*q), ks = shapeOf(newKeys);
   if (qs[3] == kDyn)
     return fail(n, "the head size (q's last dim) must be static");
   Type element = cast<RankedTensorType>(q->getType()).getElementType();
@@ -2209,9 +2239,9 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
   if (failed(maskIn))
     return failure();
   Value mask = *maskIn;
+  const double inf = std::numeric_limits<double>::infinity();
   if (mask) {
     if (cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1)) {
-      const double inf = std::numeric_limits<double>::infinity();
       FailureOr<Value> additive =
           create<tfm::WhereOp>(n, mask, splat(element, 0.0), splat(element, -inf));
       if (failed(additive))
@@ -2221,19 +2251,37 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
   }
   bool causal = attrInt(n, "is_causal", 0) != 0;
   if (causal && !(qs[seqAxis] != kDyn && qs[seqAxis] == ks[seqAxis])) {
-    // tril over [Sq, Sk]: keep key j <= query i.
+    // Over the new keys, tril [Sq, Sk_new]: keep key j <= query i.
     FailureOr<Value> i = positions(n, *q, seqAxis, {qs[seqAxis], 1}),
-                     j = positions(n, *k, seqAxis, {1, ks[seqAxis]});
+                     j = positions(n, newKeys, seqAxis, {1, ks[seqAxis]});
     if (failed(i) || failed(j))
       return failure();
     FailureOr<Value> keep = create<tfm::CompareOp>(n, *j, *i, tfm::ComparePredicateKind::le);
     if (failed(keep))
       return failure();
     FailureOr<Value> bias =
-        create<tfm::WhereOp>(n, *keep, splat(element, 0.0),
-                             splat(element, -std::numeric_limits<double>::infinity()));
+        create<tfm::WhereOp>(n, *keep, splat(element, 0.0), splat(element, -inf));
     if (failed(bias))
       return failure();
+    if (past) {
+      // Zeros [Sq, P] in front: (0 where i == i) + (0 where p == p).
+      FailureOr<Value> pastPositions = positions(n, pastKeys, 2, {1, shapeOf(pastKeys)[2]});
+      if (failed(pastPositions))
+        return failure();
+      auto zerosWhereEqual = [&](Value x) -> FailureOr<Value> {
+        FailureOr<Value> same = create<tfm::CompareOp>(n, x, x, tfm::ComparePredicateKind::eq);
+        if (failed(same))
+          return failure();
+        return create<tfm::WhereOp>(n, *same, splat(element, 0.0), splat(element, -inf));
+      };
+      FailureOr<Value> rows = zerosWhereEqual(*i), cols = zerosWhereEqual(*pastPositions);
+      if (failed(rows) || failed(cols))
+        return failure();
+      FailureOr<Value> pastBias = create<tfm::AddOp>(n, *rows, *cols);
+      if (failed(pastBias) ||
+          failed(bias = create<tfm::ConcatOp>(n, ValueRange{*pastBias, *bias}, uint64_t(1))))
+        return failure();
+    }
     if (mask) {
       FailureOr<Value> sum = create<tfm::AddOp>(n, mask, *bias);
       if (failed(sum))
@@ -2249,10 +2297,18 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
       b.getF64FloatAttr(scale), causal ? b.getBoolAttr(true) : BoolAttr(), ArrayAttr(),
       DictionaryAttr(),
       tfm::HeadLayoutKindAttr::get(b.getContext(),
-                                   split ? tfm::HeadLayoutKind::bshd : tfm::HeadLayoutKind::bhsd));
-  if (failed(y) || !split)
+                                   bshd ? tfm::HeadLayoutKind::bshd : tfm::HeadLayoutKind::bhsd));
+  if (failed(y))
+    return failure();
+  if (wanted(1))
+    (void)setOut(n, tensorVal(*k), 1);
+  if (wanted(2))
+    (void)setOut(n, tensorVal(*v), 2);
+  if (!split)
     return setOut(n, y);
-  // [B, Sq, H, Dv] -> [B, Sq, H * Dv].
+  // [B, Sq, H, Dv] -> [B, Sq, H * Dv], from [B, H, Sq, Dv] when moved.
+  if (!bshd && failed(y = create<tfm::TransposeOp>(n, *y, llvm::ArrayRef<int64_t>{0, 2, 1, 3})))
+    return failure();
   llvm::SmallVector<int64_t> ys = shapeOf(*y);
   return setOut(n, reshape(n, *y, {ys[0], ys[1], ys[2] * ys[3]}));
 }

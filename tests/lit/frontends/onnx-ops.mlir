@@ -114,3 +114,22 @@
 // EINSUM-DIAG: error: cannot import '{{.*}}einsum_diagonal.onnx': node 'einsum_diagonal' (Einsum) (opset 17): term 'ii' repeats index 'i' (a diagonal or trace), which is not supported
 // RUN: not attune-compile %S/Inputs/onnx-ops/einsum_sum.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=EINSUM-SUM
 // EINSUM-SUM: error: cannot import '{{.*}}einsum_sum.onnx': node 'einsum_sum' (Einsum) (opset 17): equation 'ij,jk->i' sums over index 'k' of input 1 alone, which is not supported
+
+/// Attention with a cache: past_key/past_value joined with the new keys by
+/// tfm.concat (the library computes the joined length), present_key and
+/// present_value out. Every length dynamic with fewer new keys than queries:
+/// is_causal is a mask, zeros over the past and the triangle over the new
+/// keys. One 3-D decoding step (Sq = Sk_new = 1): tfm's causal attribute.
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_past.onnx --emit=mlir | FileCheck %s --check-prefix=ATTN-PAST
+// ATTN-PAST: tfm.concat %arg3, %arg1 {axis = 2 : i64} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+// ATTN-PAST: tfm.concat %{{.+}}, %{{.+}} {axis = 1 : i64} : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+// ATTN-PAST: tfm.attention %arg0, %0, %1 mask(%{{.+}} : tensor<?x?xf32>) {scale = 2.500000e-01 : f64}
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_past.onnx -o %t/attention_past.so
+// RUN: attune-run %t/attention_past.so --input=q=@%S/Inputs/onnx-ops/attention_past/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_past/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_past/inputs/v.npy --input=past_key=@%S/Inputs/onnx-ops/attention_past/inputs/past_key.npy --input=past_value=@%S/Inputs/onnx-ops/attention_past/inputs/past_value.npy --output=%t/attention_past
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_past %S/Inputs/onnx-ops/attention_past/reference | FileCheck %s --check-prefix=OK3
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_step.onnx --emit=mlir | FileCheck %s --check-prefix=ATTN-STEP
+// ATTN-STEP: tfm.attention {{.+}} {causal = true, scale = 2.500000e-01 : f64} : tensor<1x4x1x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x4x1x16xf32>
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_step.onnx -o %t/attention_step.so
+// RUN: attune-run %t/attention_step.so --input=q=@%S/Inputs/onnx-ops/attention_step/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_step/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_step/inputs/v.npy --input=past_key=@%S/Inputs/onnx-ops/attention_step/inputs/past_key.npy --input=past_value=@%S/Inputs/onnx-ops/attention_step/inputs/past_value.npy --output=%t/attention_step
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_step %S/Inputs/onnx-ops/attention_step/reference | FileCheck %s --check-prefix=OK3
+// OK3: 3 passed, 0 failed

@@ -26,6 +26,10 @@ GRAPH/reference/NAME.npy (ONNX Runtime 1.32, CPU, all optimisations):
                       cos/sin caches [32, 8] gathered by position_ids
   rope_3d             RotaryEmbedding on [1, S, 4 * 16] with num_heads,
                       interleaved pairs over the first 8 dims, positions 5..
+  attention_past      Attention with past_key/past_value and the present
+                      outputs, every length dynamic, fewer new keys than
+                      queries, is_causal
+  attention_step      a decoding step on 3-D inputs against a cache
   einsum_attention    attention written with two Einsums (bhqd,bhkd->bhqk
                       and bhqk,bhkd->bhqd), a scale and a Softmax
   einsum              Einsum's other forms, one output each: x W with W an
@@ -237,6 +241,43 @@ def einsum():
     save("einsum", graph, 17, inputs)
 
 
+def attention_past():
+    # A cache: past_key/past_value [1, 2, P, 16] joined with the new keys;
+    # present_key/present_value out. 4-D with every length dynamic and the
+    # new keys fewer than the queries' (is_causal: every past key visible,
+    # the new ones up to the query's index), run with P = 6, Sq = 4, Sk = 3.
+    info = helper.make_tensor_value_info
+    f = TensorProto.FLOAT
+    ins = [info("q", f, [1, 4, "sq", 16]), info("k", f, [1, 2, "sk", 16]),
+           info("v", f, [1, 2, "sk", 16]), info("past_key", f, [1, 2, "p", 16]),
+           info("past_value", f, [1, 2, "p", 16])]
+    outs = [info("y", f, [1, 4, "sq", 16]), info("present_key", f, [1, 2, "t", 16]),
+            info("present_value", f, [1, 2, "t", 16])]
+    node = helper.make_node("Attention", ["q", "k", "v", "", "past_key", "past_value"],
+                            ["y", "present_key", "present_value"], name="attn_past",
+                            is_causal=1)
+    save("attention_past", helper.make_graph([node], "attention_past", ins, outs), 23,
+         {"q": RNG.standard_normal((1, 4, 4, 16)).astype(np.float32),
+          "k": RNG.standard_normal((1, 2, 3, 16)).astype(np.float32),
+          "v": RNG.standard_normal((1, 2, 3, 16)).astype(np.float32),
+          "past_key": RNG.standard_normal((1, 2, 6, 16)).astype(np.float32),
+          "past_value": RNG.standard_normal((1, 2, 6, 16)).astype(np.float32)})
+    # A decoding step on 3-D inputs: one new token against P = 9 cached.
+    ins = [info("q", f, [1, 1, 64]), info("k", f, [1, 1, 32]), info("v", f, [1, 1, 32]),
+           info("past_key", f, [1, 2, "p", 16]), info("past_value", f, [1, 2, "p", 16])]
+    outs = [info("y", f, [1, 1, 64]), info("present_key", f, [1, 2, "t", 16]),
+            info("present_value", f, [1, 2, "t", 16])]
+    node = helper.make_node("Attention", ["q", "k", "v", "", "past_key", "past_value"],
+                            ["y", "present_key", "present_value"], name="attn_step",
+                            is_causal=1, q_num_heads=4, kv_num_heads=2)
+    save("attention_step", helper.make_graph([node], "attention_step", ins, outs), 23,
+         {"q": RNG.standard_normal((1, 1, 64)).astype(np.float32),
+          "k": RNG.standard_normal((1, 1, 32)).astype(np.float32),
+          "v": RNG.standard_normal((1, 1, 32)).astype(np.float32),
+          "past_key": RNG.standard_normal((1, 2, 9, 16)).astype(np.float32),
+          "past_value": RNG.standard_normal((1, 2, 9, 16)).astype(np.float32)})
+
+
 def errors():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 16])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4, 16])
@@ -277,4 +318,5 @@ if __name__ == "__main__":
     attention()
     rope()
     einsum()
+    attention_past()
     errors()
