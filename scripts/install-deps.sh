@@ -3,6 +3,8 @@
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 
+# g++ brings libgcc-12-dev and with it the sanitizer runtimes (libasan8,
+# libubsan1, libtsan2) that tests/fuzz and tests/tsan link.
 apt_pkgs=(cmake ninja-build g++ ccache python3-pip
           libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
           libgtest-dev libbenchmark-dev
