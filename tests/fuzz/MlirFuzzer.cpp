@@ -123,6 +123,26 @@ void runPipeline(mlir::MLIRContext &context, mlir::ModuleOp module,
   copy->print(os);
 }
 
+/// Whether `input` holds a dense array of `index` (`array<index: 1>`, or of
+/// a type alias, which may name index). MLIR 22's parser crashes on those
+/// (a null dereference in parseDenseArrayAttr, which asks index for its bit
+/// width): llvm/llvm-project#179045, fixed upstream by #179075 after the
+/// 22.1 packages this project builds against. It is not attune's to fix,
+/// and attune-compile reads the same way, so the target skips such inputs
+/// rather than report the known crash again and again.
+bool hasIndexDenseArray(llvm::StringRef input) {
+  for (size_t at = input.find("array"); at != llvm::StringRef::npos;
+       at = input.find("array", at + 1)) {
+    llvm::StringRef rest = input.drop_front(at + 5).ltrim();
+    if (!rest.consume_front("<"))
+      continue;
+    rest = rest.ltrim();
+    if (rest.starts_with("index") || rest.starts_with("!"))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 /// Turns off ASan's user poisoning, in the replay and the libFuzzer binary
@@ -142,6 +162,8 @@ extern "C" const char *__asan_default_options() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   attune::fuzz::lastMlirVerified = false;
   llvm::StringRef input(reinterpret_cast<const char *>(data), size);
+  if (hasIndexDenseArray(input))
+    return 0;
 
   mlir::DialectRegistry registry;
   registry.insert<attune::tfm::TfmDialect, mlir::func::FuncDialect,
