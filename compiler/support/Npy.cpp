@@ -464,7 +464,10 @@ std::string readHeader(const std::string &path, Header &out) {
           parsePreamble(prefix, fileSize, path, major, dataOffset);
       !error.empty())
     return error;
-  size_t have = prefix.size();
+  // A header length of 0 or 1 in a 1.0 file puts the data before the end of
+  // the bytes already read: nothing more to read then (prefix.size() - have
+  // would wrap, and fread would write past the string).
+  size_t have = std::min<uint64_t>(prefix.size(), dataOffset);
   prefix.resize(dataOffset);
   if (std::fread(prefix.data() + have, 1, prefix.size() - have, file.get()) !=
       prefix.size() - have)

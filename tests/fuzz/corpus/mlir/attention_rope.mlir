@@ -1,0 +1,10 @@
+module {
+  func.func @attention_rope(%q: tensor<1x12x?x64xf32> {tfm.name = "q", tfm.dim_names = ["b", "h", "seq", "d"]},
+                            %k: tensor<1x12x?x64xf32> {tfm.name = "k", tfm.dim_names = ["b", "h", "seq", "d"]},
+                            %v: tensor<1x12x?x64xf32> {tfm.name = "v", tfm.dim_names = ["b", "h", "seq", "d"]})
+      -> (tensor<1x12x?x64xf32> {tfm.name = "out"}) {
+    %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true, rope = {base = 10000.0 : f64, rotary_dims = 64 : i64}}
+        : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+    return %o : tensor<1x12x?x64xf32>
+  }
+}

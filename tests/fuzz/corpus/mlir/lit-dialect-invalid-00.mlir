@@ -1,0 +1,4 @@
+func.func @negative_weight_dynamic_shape() {
+  %0 = tfm.weight "w" : tensor<?x4xf32>
+  return
+}
