@@ -380,6 +380,8 @@ std::string KernelSpec::scheduleKey() const {
       key += name + "=" + std::to_string(value) + ";";
     key += "}";
   }
+  if (keyBound > 0)
+    key += "key_bound=" + std::to_string(keyBound) + ";";
   return key;
 }
 

@@ -256,6 +256,11 @@ struct KernelSpec {
   /// k's), else 0. valueHeadDim() is Dv either way.
   int64_t valueDim = 0;
   int64_t valueHeadDim() const { return valueDim > 0 ? valueDim : headDim; }
+  /// Attention: the most keys any call can have (a static key length, or
+  /// the bound of its symbol, as a learned position table gives), else 0.
+  /// The kernel's key block is no longer than that. A schedule hint, so in
+  /// scheduleKey(), not symbolName().
+  int64_t keyBound = 0;
   std::vector<ModifierSpec> modifiers;         // Attention, ScoreBias, ScoreValues
   bool hasContent = false; // ScoreBias: takes q and k for content terms, times scale
   RopeSpec rope;                               // Attention, Rope
@@ -267,7 +272,8 @@ struct KernelSpec {
   /// of compiled kernels must key on scheduleKey() too.
   std::map<std::string, ScheduleParams> schedules;
 
-  /// A deterministic text form of `schedules` ("" when empty).
+  /// A deterministic text form of `schedules` and keyBound ("" when
+  /// neither is set).
   std::string scheduleKey() const;
 
   /// A deterministic C identifier naming this spec, e.g.

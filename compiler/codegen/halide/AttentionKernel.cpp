@@ -259,6 +259,11 @@ AttentionTiles chooseTiles(const KernelSpec &spec, const Target &target) {
              " x value_rows = " + std::to_string(valueVectors * t.valueRows) +
              " accumulators do not fit in " + std::to_string(R) +
              " vector registers with their operands");
+  // No call has more keys than keyBound: a longer block would compute
+  // masked keys only (a 256-key block over 64 keys does 4x the work).
+  if (spec.keyBound > 0 && spec.keyBound < t.keyBlock)
+    t.keyBlock = static_cast<int>((spec.keyBound + t.keyUnroll - 1) / t.keyUnroll) *
+                 t.keyUnroll;
   return t;
 }
 

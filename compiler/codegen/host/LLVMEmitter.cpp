@@ -230,8 +230,16 @@ LogicalResult Emitter::declareKernels(std::vector<KernelSpec> &kernels) {
   builder.restoreInsertionPoint(moduleEnd());
   for (const KernelCall &call : program.calls) {
     std::string name = call.spec.symbolName();
-    if (kernelDecls.count(name))
+    if (kernelDecls.count(name)) {
+      // One kernel serves every call of its name: its key block must suit
+      // the call with the most keys (0: unbounded).
+      for (KernelSpec &kernel : kernels)
+        if (kernel.symbolName() == name && kernel.keyBound > 0)
+          kernel.keyBound = call.spec.keyBound > 0
+                                ? std::max(kernel.keyBound, call.spec.keyBound)
+                                : 0;
       continue;
+    }
     SmallVector<Type> args(call.args.size(), ptrType);
     auto type = LLVM::LLVMFunctionType::get(i32, args);
     if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name)) {

@@ -878,6 +878,30 @@ TEST(GemmScheduleParams, NonDefaultCandidateMatchesEvaluator) {
                          {toTensor(x), toTensor(w), toTensor(bias)}, out));
 }
 
+/// keyBound (a static key length, or a bounded symbol) shortens the key
+/// block: with 20 keys at most, a 256-key block would compute 236 masked
+/// keys. The block is a schedule choice: the kernel stays correct for any
+/// key count, within the bound and past it (several blocks).
+TEST(FusedAttentionScheduleParams, KeyBoundShortensTheBlockAndStaysCorrect) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Attention;
+  spec.headDim = 16;
+  spec.scale = 0.25;
+  spec.causal = true;
+  spec.keyBound = 20;
+  EXPECT_EQ(spec.scheduleKey(), "key_bound=20;");
+  for (int Sk : {20, 7, 45}) {
+    SCOPED_TRACE("Sk=" + std::to_string(Sk));
+    Buffer<float> q = uniform({16, 9, 2, 1}), k = uniform({16, Sk, 2, 1}),
+                  v = uniform({16, Sk, 2, 1}), out(16, 9, 2, 1);
+    Kernel(spec).run({q, k, v}, out);
+    expectMatchesEvaluator(
+        out, evaluateOneOp("tfm.attention %a0, %a1, %a2 {causal = true, scale = 0.25 : f64} "
+                           ": {T0}, {T1}, {T2} -> {R}",
+                           {toTensor(q), toTensor(k), toTensor(v)}, out));
+  }
+}
+
 TEST(FusedAttentionScheduleParams, NonDefaultCandidateMatchesEvaluator) {
   const int B = 1, H = 2, Sq = 45, Sk = 300, D = 64;
   KernelSpec spec;
