@@ -382,6 +382,8 @@ std::string KernelSpec::scheduleKey() const {
   }
   if (keyBound > 0)
     key += "key_bound=" + std::to_string(keyBound) + ";";
+  if (queryBound > 0)
+    key += "query_bound=" + std::to_string(queryBound) + ";";
   return key;
 }
 

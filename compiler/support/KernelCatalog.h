@@ -261,6 +261,9 @@ struct KernelSpec {
   /// The kernel's key block is no longer than that. A schedule hint, so in
   /// scheduleKey(), not symbolName().
   int64_t keyBound = 0;
+  /// Attention: the same for the queries (a short query block needs no
+  /// full query tile).
+  int64_t queryBound = 0;
   std::vector<ModifierSpec> modifiers;         // Attention, ScoreBias, ScoreValues
   bool hasContent = false; // ScoreBias: takes q and k for content terms, times scale
   RopeSpec rope;                               // Attention, Rope
@@ -272,8 +275,8 @@ struct KernelSpec {
   /// of compiled kernels must key on scheduleKey() too.
   std::map<std::string, ScheduleParams> schedules;
 
-  /// A deterministic text form of `schedules` and keyBound ("" when
-  /// neither is set).
+  /// A deterministic text form of `schedules`, keyBound and queryBound
+  /// ("" when none is set).
   std::string scheduleKey() const;
 
   /// A deterministic C identifier naming this spec, e.g.

@@ -264,6 +264,21 @@ AttentionTiles chooseTiles(const KernelSpec &spec, const Target &target) {
   if (spec.keyBound > 0 && spec.keyBound < t.keyBlock)
     t.keyBlock = static_cast<int>((spec.keyBound + t.keyUnroll - 1) / t.keyUnroll) *
                  t.keyUnroll;
+  // No call has more queries than queryBound: when they fit one tile of at
+  // most 4 vectors that computes fewer rows than the tiles would (64 rows,
+  // not two 48-row tiles), take it, with GEMM #1's and #2's row tiles
+  // dividing it.
+  if (spec.queryBound > 0) {
+    const int64_t rows = (spec.queryBound + V - 1) / V * V;
+    const int64_t tiled = (spec.queryBound + t.queryTile - 1) / t.queryTile * t.queryTile;
+    if (rows <= 4 * V && rows < tiled) {
+      t.queryTile = static_cast<int>(rows);
+      while ((t.queryTile / V) % t.scoreVectors != 0)
+        --t.scoreVectors;
+      while (t.queryTile % t.valueRows != 0)
+        --t.valueRows;
+    }
+  }
   return t;
 }
 

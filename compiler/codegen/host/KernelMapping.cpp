@@ -873,11 +873,17 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.headDim = q[3].factor;
         if (v[3].factor != q[3].factor)
           spec.valueDim = v[3].factor;
-        // The most keys a call can have, when the model bounds them.
-        if (k[sd].isConstant())
-          spec.keyBound = k[sd].factor;
-        else if (k[sd].factor == 1 && k[sd].symbols.size() == 1)
-          spec.keyBound = std::max<int64_t>(shapes.symbols[k[sd].symbols[0]].max, 0);
+        // The most keys and queries a call can have, when the model bounds
+        // them.
+        auto bound = [&](const Monomial &m) -> int64_t {
+          if (m.isConstant())
+            return m.factor;
+          if (m.factor == 1 && m.symbols.size() == 1)
+            return std::max<int64_t>(shapes.symbols[m.symbols[0]].max, 0);
+          return 0;
+        };
+        spec.keyBound = bound(k[sd]);
+        spec.queryBound = bound(q[sd]);
         // The kernel indexes [B, H, S, D]; a bshd tensor is that view of
         // its storage with the head and sequence strides swapped (Halide
         // orders dims innermost first: D, S, H, B).

@@ -231,13 +231,16 @@ LogicalResult Emitter::declareKernels(std::vector<KernelSpec> &kernels) {
   for (const KernelCall &call : program.calls) {
     std::string name = call.spec.symbolName();
     if (kernelDecls.count(name)) {
-      // One kernel serves every call of its name: its key block must suit
-      // the call with the most keys (0: unbounded).
+      // One kernel serves every call of its name: its tiles must suit the
+      // call with the most keys and queries (0: unbounded).
+      auto widen = [](int64_t &kept, int64_t other) {
+        kept = kept > 0 && other > 0 ? std::max(kept, other) : 0;
+      };
       for (KernelSpec &kernel : kernels)
-        if (kernel.symbolName() == name && kernel.keyBound > 0)
-          kernel.keyBound = call.spec.keyBound > 0
-                                ? std::max(kernel.keyBound, call.spec.keyBound)
-                                : 0;
+        if (kernel.symbolName() == name) {
+          widen(kernel.keyBound, call.spec.keyBound);
+          widen(kernel.queryBound, call.spec.queryBound);
+        }
       continue;
     }
     SmallVector<Type> args(call.args.size(), ptrType);

@@ -880,20 +880,22 @@ TEST(GemmScheduleParams, NonDefaultCandidateMatchesEvaluator) {
 
 /// keyBound (a static key length, or a bounded symbol) shortens the key
 /// block: with 20 keys at most, a 256-key block would compute 236 masked
-/// keys. The block is a schedule choice: the kernel stays correct for any
-/// key count, within the bound and past it (several blocks).
-TEST(FusedAttentionScheduleParams, KeyBoundShortensTheBlockAndStaysCorrect) {
+/// keys; queryBound picks one query tile that covers the queries. Both are
+/// schedule choices: the kernel stays correct for any length, within the
+/// bounds and past them (several blocks and tiles).
+TEST(FusedAttentionScheduleParams, BoundsShortenTheTilesAndStayCorrect) {
   KernelSpec spec;
   spec.kind = KernelKind::Attention;
   spec.headDim = 16;
   spec.scale = 0.25;
   spec.causal = true;
   spec.keyBound = 20;
-  EXPECT_EQ(spec.scheduleKey(), "key_bound=20;");
-  for (int Sk : {20, 7, 45}) {
-    SCOPED_TRACE("Sk=" + std::to_string(Sk));
-    Buffer<float> q = uniform({16, 9, 2, 1}), k = uniform({16, Sk, 2, 1}),
-                  v = uniform({16, Sk, 2, 1}), out(16, 9, 2, 1);
+  spec.queryBound = 50; // one 64-row tile, not two of 48
+  EXPECT_EQ(spec.scheduleKey(), "key_bound=20;query_bound=50;");
+  for (auto [Sq, Sk] : {std::pair{50, 20}, {9, 7}, {70, 45}}) {
+    SCOPED_TRACE("Sq=" + std::to_string(Sq) + " Sk=" + std::to_string(Sk));
+    Buffer<float> q = uniform({16, Sq, 2, 1}), k = uniform({16, Sk, 2, 1}),
+                  v = uniform({16, Sk, 2, 1}), out(16, Sq, 2, 1);
     Kernel(spec).run({q, k, v}, out);
     expectMatchesEvaluator(
         out, evaluateOneOp("tfm.attention %a0, %a1, %a2 {causal = true, scale = 0.25 : f64} "
