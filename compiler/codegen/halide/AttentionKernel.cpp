@@ -533,7 +533,11 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   p.score(i, jj, kb, h, b) = select(keyVisible(key), s, negInf);
 
   // Per-block softmax statistics.
+  // The keys of block kb that exist: all KB but in the last block, where
+  // the predicate (solved for rj) ends every loop over the block's keys at
+  // Sk. A short sequence then costs its keys, not a whole block.
   p.rj = RDom(0, KB, "rj");
+  p.rj.where(kb * KB + p.rj < Sk);
   p.blockMax(i, kb, h, b) = negInf;
   p.blockMax(i, kb, h, b) =
       max(p.blockMax(i, kb, h, b), p.score(i, p.rj, kb, h, b));
@@ -885,9 +889,8 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
   Var jo("jo"), ji("ji"), so("so"), si("si");
   p.score.compute_at(p.partial, kb)
       .align_bounds(i, QT)
-      .bound_extent(jj, t.keyBlock)
       .split(i, so, si, t.scoreVectors * V)
-      .split(jj, jo, ji, t.keyUnroll)
+      .split(jj, jo, ji, t.keyUnroll, TailStrategy::RoundUp)
       .reorder(si, ji, jo, so)
       .vectorize(si, V);
   if (p.mask.defined()) {
