@@ -36,6 +36,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -475,6 +476,20 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
   // The product of the scales between `current` and the softmax: an additive
   // mask found above a scale is scaled along with the scores.
   double scaleBelow = 1.0;
+  // The fill of a tfm.where with a finite fill (-1e9, finfo.min) already on
+  // the chain above `current`, if any. The fused op adds its mask terms, but
+  // such a where *replaces* the score: where another term below it masked
+  // the same key too (-inf + fill, fill + fill), the sum is lower than the
+  // fill, and a row with every key masked then averages over other keys than
+  // the graph does (or outputs 0 instead of the uniform average).
+  std::optional<double> finiteFillAbove;
+  auto maskBelowFiniteFill = [&](StringRef what) -> LogicalResult {
+    if (!finiteFillAbove)
+      return success();
+    return fail("tfm.where fills with " + formatNumber(*finiteFillAbove) +
+                " after " + what + " masked the scores; the fused op would add the "
+                "two, which differs from the fill on a row with every key masked");
+  };
   Value current = match.softmax.getInput();
   // The op of the chain that uses `current`; any other user blocks fusion.
   Operation *consumer = match.softmax;
@@ -572,6 +587,8 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
         return fail("the additive mask is scaled along with the scores "
                     "(tfm.add before the scale); tfm.attention scales only "
                     "q·k");
+      if (failed(maskBelowFiniteFill("an additive mask")))
+        return failure();
       match.masks.push_back({mask, /*isCondition=*/false});
       current = chain;
       continue;
@@ -604,6 +621,10 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       if (scaleBelow <= 0)
         return fail("a non-positive scale after tfm.where turns its mask into "
                     "+inf");
+      if (failed(maskBelowFiniteFill("another tfm.where")))
+        return failure();
+      if (!std::isinf(fill))
+        finiteFillAbove = fill;
       // Key padding and causal masks are -inf in tfm.attention, so a row with
       // every key masked outputs 0. With a finite fill (-1e9, finfo.min) the
       // graph averages such a row uniformly instead: that stays an additive
@@ -632,6 +653,28 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
         return fail("the score modifier's bias is scaled along with the "
                     "scores (tfm.score_bias before the scale); tfm.attention "
                     "adds it after the scale");
+      // Only a modifier that masks (-inf outside a window: visibleDeltas
+      // narrows the distances) can meet a finite fill above it; a bias
+      // alone is absorbed by the fill as a score is.
+      bool masking = true;
+      if (tfm::parseModifier(bias.getModifier(), modifier).empty()) {
+        // parseModifier leaves defaults out; visibleDeltas reads them.
+        bool complete = true;
+        for (const attune::modifiers::ParamSpec &param : modifier.definition->params())
+          if (!modifier.params.count(param.name)) {
+            if (param.defaultValue)
+              modifier.params[param.name] = *param.defaultValue;
+            else
+              complete = false;
+          }
+        const int64_t wide = std::numeric_limits<int64_t>::max() / 4;
+        int64_t lo = -wide, hi = wide;
+        if (complete)
+          modifier.definition->visibleDeltas(modifier.params, lo, hi);
+        masking = !complete || lo != -wide || hi != wide;
+      }
+      if (masking && failed(maskBelowFiniteFill("a masking score modifier")))
+        return failure();
       match.modifiers.push_back({bias, scaleBelow});
       current = bias.getInput();
       continue;
@@ -645,6 +688,8 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       if (scaleBelow <= 0)
         return fail("a non-positive scale after tfm.causal_mask turns its "
                     "mask into +inf");
+      if (failed(maskBelowFiniteFill("tfm.causal_mask")))
+        return failure();
       match.causal = true;
       current = causal.getInput();
       continue;

@@ -822,3 +822,57 @@ func.func @negative_bias_before_scale(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6
   %o = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
   return %o : tensor<1x2x6x16xf32>
 }
+
+// -----
+
+/// Two masked_fills with finfo.min (found by attune-fuzz-graphs, seed 2):
+/// each where replaces the score, so a key masked by both is finfo.min and a
+/// row with every key masked averages v uniformly. Summed as one additive
+/// mask, finfo.min + finfo.min is -inf and that row would output 0. Not
+/// fused, with a reason.
+// CHECK-LABEL: func.func @negative_finite_fill_over_mask
+// CHECK-NOT: tfm.attention
+func.func @negative_finite_fill_over_mask(%q: tensor<1x2x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>, %keep: tensor<1x1x?x?xi1>, %drop: tensor<1x1x?x?xi1>) -> tensor<1x2x?x32xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x2x?x?xf32>
+  %min = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %a = tfm.where %keep, %s, %min : tensor<1x1x?x?xi1>, tensor<1x2x?x?xf32>, tensor<f32> -> tensor<1x2x?x?xf32>
+  %b = tfm.where %drop, %min, %a : tensor<1x1x?x?xi1>, tensor<f32>, tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  // expected-remark @+1 {{attention not fused: tfm.where fills with -3.40282e+38 after another tfm.where masked the scores; the fused op would add the two, which differs from the fill on a row with every key masked}}
+  %p = tfm.softmax %b {axis = -1 : i64} : tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x?x?xf32>, tensor<1x2x?x32xf32> -> tensor<1x2x?x32xf32>
+  return %o : tensor<1x2x?x32xf32>
+}
+
+// -----
+
+/// The same with -inf under a -1e9 fill: the graph's fill wins over the
+/// additive mask below it, the fused sum would not.
+// CHECK-LABEL: func.func @negative_finite_fill_over_additive
+// CHECK-NOT: tfm.attention
+func.func @negative_finite_fill_over_additive(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>, %mask: tensor<1x1x4x4xf32>, %drop: tensor<4x4xi1>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x4xf32>
+  %m = tfm.add %s, %mask : tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32> -> tensor<1x2x4x4xf32>
+  %fill = arith.constant dense<-1.0e+09> : tensor<f32>
+  %w = tfm.where %drop, %fill, %m : tensor<4x4xi1>, tensor<f32>, tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  // expected-remark @+1 {{attention not fused: tfm.where fills with -1e+09 after an additive mask masked the scores}}
+  %p = tfm.softmax %w {axis = -1 : i64} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
+
+// -----
+
+/// A finite fill nearest the scores, an additive mask after it (GPT-2 in
+/// Hugging Face: the causal where, then attention_mask): the sum is what
+/// the graph computes, so it fuses.
+// CHECK-LABEL: func.func @finite_fill_then_additive
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(
+func.func @finite_fill_then_additive(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>, %mask: tensor<1x1x4x4xf32>, %drop: tensor<4x4xi1>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x4xf32>
+  %fill = arith.constant dense<-1.0e+09> : tensor<f32>
+  %w = tfm.where %drop, %fill, %s : tensor<4x4xi1>, tensor<f32>, tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %m = tfm.add %w, %mask : tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32> -> tensor<1x2x4x4xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
