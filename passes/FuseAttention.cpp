@@ -628,13 +628,18 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       // Key padding and causal masks are -inf in tfm.attention, so a row with
       // every key masked outputs 0. With a finite fill (-1e9, finfo.min) the
       // graph averages such a row uniformly instead: that stays an additive
-      // mask of the fill. (Causal never masks a whole row.)
+      // mask of the fill. (Causal masks a whole row only when Sq > Sk.)
       Value keyPadding;
       if (!maskedWhereNonzero && !match.keyPaddingMask && std::isinf(fill))
         keyPadding = matchKeyPaddingCondition(condition, scores);
+      // With more queries than keys the first Sq - Sk rows see no key: causal
+      // (-inf) outputs 0 there, a finite fill the uniform average, so such a
+      // fill stays an additive mask (isCausalCondition has checked that the
+      // scores' Sq and Sk are static).
       if (keyPadding)
         match.keyPaddingMask = keyPadding;
-      else if (isCausalCondition(condition, scores, maskedWhereNonzero))
+      else if (isCausalCondition(condition, scores, maskedWhereNonzero) &&
+               (std::isinf(fill) || scores[2] <= scores[3]))
         match.causal = true;
       else
         match.masks.push_back(

@@ -876,3 +876,39 @@ func.func @finite_fill_then_additive(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x
   %o = tfm.matmul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
   return %o : tensor<1x2x4x16xf32>
 }
+
+// -----
+
+/// GPT-2's constant causal where with finfo.min, 4 queries over 2 keys (found
+/// by attune-fuzz-graphs): the first two rows see no key, and the finite fill
+/// averages them uniformly where causal (-inf) would output 0. Fused with the
+/// fill as an additive mask, not as causal.
+// CHECK-LABEL: func.func @constant_causal_finite_fill_more_queries
+// CHECK: %[[M:.+]] = tfm.where %{{.+}} : tensor<1x1x4x2xi1>, tensor<f32>, tensor<f32> -> tensor<1x1x4x2xf32>
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M]] : tensor<1x1x4x2xf32>) {scale = 1.000000e+00 : f64}
+// CHECK-NOT: causal
+func.func @constant_causal_finite_fill_more_queries(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x2x16xf32>, %v: tensor<1x2x2x16xf32>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x2x16xf32> -> tensor<1x2x4x2xf32>
+  %c = arith.constant dense<[[[[false, false], [false, false], [true, false], [true, true]]]]> : tensor<1x1x4x2xi1>
+  %min = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %m = tfm.where %c, %s, %min : tensor<1x1x4x2xi1>, tensor<1x2x4x2xf32>, tensor<f32> -> tensor<1x2x4x2xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x4x2xf32> -> tensor<1x2x4x2xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x2xf32>, tensor<1x2x2x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
+
+// -----
+
+/// The same triangle with -inf: the rows without a key output 0 either way,
+/// so it is causal.
+// CHECK-LABEL: func.func @constant_causal_neg_inf_more_queries
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {causal = true, scale = 1.000000e+00 : f64}
+func.func @constant_causal_neg_inf_more_queries(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x2x16xf32>, %v: tensor<1x2x2x16xf32>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x2x16xf32> -> tensor<1x2x4x2xf32>
+  %c = arith.constant dense<[[[[false, false], [false, false], [true, false], [true, true]]]]> : tensor<1x1x4x2xi1>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %m = tfm.where %c, %s, %ninf : tensor<1x1x4x2xi1>, tensor<1x2x4x2xf32>, tensor<f32> -> tensor<1x2x4x2xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x4x2xf32> -> tensor<1x2x4x2xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x2xf32>, tensor<1x2x2x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
