@@ -415,6 +415,23 @@ struct Generator {
         continue;
       kinds.push_back(kind);
     }
+    if (miss == NearMiss::MulZeroOne) {
+      // A multiplicative 0/1 mask: not a mask at all (exp(0) still counts).
+      // Right on the product, before any -inf mask (-inf * 0 is NaN).
+      describe("near-miss:mul-0/1");
+      std::string rows;
+      for (int64_t i = 0; i < sh.sq.size; ++i) {
+        std::string row;
+        for (int64_t j = 0; j < sh.sk.size; ++j)
+          row += std::string(j ? ", " : "") + (g.chance(0.7) ? "1.0" : "0.0");
+        rows += std::string(i ? ", " : "") + "[" + row + "]";
+      }
+      Value m = g.fresh({sh.sq, sh.sk});
+      g.line(m.name + " = arith.constant dense<[" + rows + "]> : " + typeOf(m));
+      s = g.binary("mul", s, m);
+      expect = Expect::NotFuse;
+    }
+
     // A tfm.where with a finite fill over another mask term replaces what
     // that term masked; the fused op's sum of masks would not (a row with
     // every key masked differs), so the pass leaves it alone.
@@ -438,22 +455,6 @@ struct Generator {
     }
     if (finiteOverMask) {
       describe("near-miss:finite-fill-over-mask");
-      expect = Expect::NotFuse;
-    }
-
-    if (miss == NearMiss::MulZeroOne) {
-      // A multiplicative 0/1 mask: not a mask at all (exp(0) still counts).
-      describe("near-miss:mul-0/1");
-      std::string rows;
-      for (int64_t i = 0; i < sh.sq.size; ++i) {
-        std::string row;
-        for (int64_t j = 0; j < sh.sk.size; ++j)
-          row += std::string(j ? ", " : "") + (g.chance(0.7) ? "1.0" : "0.0");
-        rows += std::string(i ? ", " : "") + "[" + row + "]";
-      }
-      Value m = g.fresh({sh.sq, sh.sk});
-      g.line(m.name + " = arith.constant dense<[" + rows + "]> : " + typeOf(m));
-      s = g.binary("mul", s, m);
       expect = Expect::NotFuse;
     }
 

@@ -47,6 +47,10 @@ static cl::opt<uint64_t> seed("seed", cl::init(1), cl::desc("Run seed"),
 static cl::opt<uint64_t> numGraphs("count", cl::init(0),
                                cl::desc("Graphs to generate (0: until --time runs out)"),
                                cl::cat(fuzzCategory));
+static cl::opt<uint64_t> firstIndex(
+    "first", cl::init(0),
+    cl::desc("Index of the first graph (so --first=12 --count=1 redoes graph 12 of a run)"),
+    cl::cat(fuzzCategory));
 static cl::opt<double> timeLimit("time", cl::init(0),
                                  cl::desc("Stop starting graphs after this many seconds "
                                           "(0: no limit)"),
@@ -149,9 +153,11 @@ int main(int argc, char **argv) {
   int64_t graphs = 0, compiled = 0, fusedSites = 0, notFused = 0, mismatches = 0, crashes = 0;
   int64_t invalid = 0, missed = 0, unexpected = 0;
 
-  for (uint64_t index = 0;; ++index) {
+  const uint64_t first = replay.empty() ? firstIndex.getValue() : 0;
+  for (uint64_t index = first;; ++index) {
     if (!replay.empty() ? index >= replay.size()
-                        : (numGraphs && index >= numGraphs) || (timeLimit > 0 && elapsed() >= timeLimit))
+                        : (numGraphs && index - first >= numGraphs) ||
+                              (timeLimit > 0 && elapsed() >= timeLimit))
       break;
     Program program;
     std::string name;
@@ -184,7 +190,8 @@ int main(int argc, char **argv) {
     if (result.outcome == Outcome::InvalidProgram) {
       // A generator bug: reported, but not the compiler's failure.
       ++invalid;
-      outs() << "graph " << name << ": generator error: " << result.message << "\n";
+      outs() << "graph " << name << ": generator error: " << result.message << " ("
+             << program.description << ")\n";
     } else {
       bool libsBuilt = result.outcome == Outcome::Ok || result.outcome == Outcome::Mismatch ||
                        result.outcome == Outcome::RuntimeError ||
