@@ -695,6 +695,17 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
                     "mask into +inf");
       if (failed(maskBelowFiniteFill("tfm.causal_mask")))
         return failure();
+      if (!std::isinf(fill)) {
+        // The fused op's causal masks with -inf: a row that sees no key
+        // (Sq > Sk) outputs 0 there, where this fill averages v uniformly.
+        if (ShapedType::isDynamic(scores[2]) || ShapedType::isDynamic(scores[3]) ||
+            scores[2] > scores[3])
+          return fail("tfm.causal_mask fills with " + formatNumber(fill) +
+                      " and Sq may exceed Sk: a query that sees no key averages "
+                      "v uniformly, where causal attention outputs 0");
+        // Like a finite where, it replaces what a mask below it masked.
+        finiteFillAbove = fill;
+      }
       match.causal = true;
       current = causal.getInput();
       continue;

@@ -912,3 +912,34 @@ func.func @constant_causal_neg_inf_more_queries(%q: tensor<1x2x4x16xf32>, %k: te
   %o = tfm.matmul %p, %v : tensor<1x2x4x2xf32>, tensor<1x2x2x16xf32> -> tensor<1x2x4x16xf32>
   return %o : tensor<1x2x4x16xf32>
 }
+
+// -----
+
+/// tfm.causal_mask with a finite value on dynamic lengths (found by
+/// attune-fuzz-graphs --replay of a 5-query, 3-key case): with Sq > Sk the
+/// first queries see no key and the graph averages v there; the fused op's
+/// causal (-inf) would output 0. Not fused, with a reason.
+// CHECK-LABEL: func.func @negative_causal_finite_value_dynamic
+// CHECK: tfm.causal_mask
+// CHECK-NOT: tfm.attention
+func.func @negative_causal_finite_value_dynamic(%q: tensor<1x2x?x16xf32>, %k: tensor<1x2x?x16xf32>, %v: tensor<1x2x?x16xf32>) -> tensor<1x2x?x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x?xf32>
+  %m = tfm.causal_mask %s {value = -1.0e+09 : f64} : tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  // expected-remark @+1 {{attention not fused: tfm.causal_mask fills with -1e+09 and Sq may exceed Sk: a query that sees no key averages v uniformly, where causal attention outputs 0}}
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x?x?xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+  return %o : tensor<1x2x?x16xf32>
+}
+
+// -----
+
+/// The same with static Sq <= Sk: every query sees a key, so it is causal.
+// CHECK-LABEL: func.func @causal_finite_value_static
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {causal = true, scale = 1.000000e+00 : f64}
+func.func @causal_finite_value_static(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x5x16xf32>, %v: tensor<1x2x5x16xf32>) -> tensor<1x2x3x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x3x16xf32>, tensor<1x2x5x16xf32> -> tensor<1x2x3x5xf32>
+  %m = tfm.causal_mask %s {value = -1.0e+09 : f64} : tensor<1x2x3x5xf32> -> tensor<1x2x3x5xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x3x5xf32> -> tensor<1x2x3x5xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x3x5xf32>, tensor<1x2x5x16xf32> -> tensor<1x2x3x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
