@@ -257,6 +257,10 @@ struct Generator {
   Builder &g;
   Program &program;
   int maskInputs = 0;
+  /// The site has a finite-valued tfm.causal_mask that may mask whole rows
+  /// (Sq > Sk, or not known statically): causal in the fused op would
+  /// output 0 there, so the pass must leave it.
+  bool causalFiniteRows = false;
 
   void describe(const std::string &what) {
     program.description += (program.description.empty() ? "" : " ") + what;
@@ -298,8 +302,19 @@ struct Generator {
     }
     case MaskKind::Causal: {
       if (sh.sq.dynamic() || sh.sk.dynamic() || g.chance(0.6)) {
-        describe("causal");
-        return g.unary("causal_mask", s);
+        if (g.chance(0.7)) {
+          describe("causal");
+          return g.unary("causal_mask", s);
+        }
+        // tfm.causal_mask with a finite value: where Sq > Sk the first rows
+        // see no key and average v uniformly.
+        bool finfo = g.chance(0.5);
+        finiteFill = true;
+        causalFiniteRows |= sh.sq.dynamic() || sh.sk.dynamic() || sh.sq.size > sh.sk.size;
+        describe(finfo ? "causal-finfo" : "causal-1e9");
+        return g.unary("causal_mask", s,
+                       std::string(" {value = ") + (finfo ? "-3.40282347E+38" : "-1.0e+09") +
+                           " : f64}");
       }
       // Hugging Face GPT-2: where(bias[:, :, :Sq, :Sk], s, finfo.min) with
       // the constant lower triangle, aligned at the last key.
@@ -456,6 +471,11 @@ struct Generator {
     if (finiteOverMask) {
       describe("near-miss:finite-fill-over-mask");
       expect = Expect::NotFuse;
+    }
+    if (causalFiniteRows) {
+      describe("near-miss:finite-causal-rows-without-keys");
+      expect = Expect::NotFuse;
+      causalFiniteRows = false;
     }
 
     Value p;
