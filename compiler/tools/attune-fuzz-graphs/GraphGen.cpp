@@ -434,11 +434,16 @@ struct Generator {
       // A multiplicative 0/1 mask: not a mask at all (exp(0) still counts).
       // Right on the product, before any -inf mask (-inf * 0 is NaN).
       describe("near-miss:mul-0/1");
+      // At least one 0: all ones is a multiply by 1, which may fold away.
       std::string rows;
       for (int64_t i = 0; i < sh.sq.size; ++i) {
         std::string row;
-        for (int64_t j = 0; j < sh.sk.size; ++j)
-          row += std::string(j ? ", " : "") + (g.chance(0.7) ? "1.0" : "0.0");
+        for (int64_t j = 0; j < sh.sk.size; ++j) {
+          bool last = i == sh.sq.size - 1 && j == sh.sk.size - 1;
+          bool one = g.chance(0.7) && !(last && rows.find("0.0") == std::string::npos &&
+                                        row.find("0.0") == std::string::npos);
+          row += std::string(j ? ", " : "") + (one ? "1.0" : "0.0");
+        }
         rows += std::string(i ? ", " : "") + "[" + row + "]";
       }
       Value m = g.fresh({sh.sq, sh.sk});
