@@ -439,7 +439,27 @@ CheckResult checkProgram(const Program &program, const CheckOptions &options) {
   return CheckResult{Outcome::Ok, "", fused};
 }
 
+namespace {
+/// The process group of the child checkIsolated waits for, so that the
+/// fuzzer stopped by a signal (Ctrl-C, a ctest timeout) does not leave a
+/// compile running behind it.
+volatile sig_atomic_t runningGroup = 0;
+
+void killChildAndExit(int sig) {
+  if (runningGroup > 0)
+    kill(-static_cast<pid_t>(runningGroup), SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+} // namespace
+
 CheckResult checkIsolated(const Program &program, const CheckOptions &options) {
+  static bool handlersInstalled = [] {
+    signal(SIGINT, killChildAndExit);
+    signal(SIGTERM, killChildAndExit);
+    return true;
+  }();
+  (void)handlersInstalled;
   int fds[2];
   if (pipe(fds) != 0)
     return failure(Outcome::Crash, std::string("pipe: ") + std::strerror(errno));
@@ -450,6 +470,8 @@ CheckResult checkIsolated(const Program &program, const CheckOptions &options) {
   if (pid < 0)
     return failure(Outcome::Crash, std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     // The child: its own process group, so that a timeout also ends the
     // linker and compiler processes it started; stderr to a log whose tail
     // a crash reports.
@@ -474,6 +496,7 @@ CheckResult checkIsolated(const Program &program, const CheckOptions &options) {
     _exit(0);
   }
   setpgid(pid, pid);
+  runningGroup = pid;
   close(fds[1]);
   std::string received;
   auto deadline = std::chrono::steady_clock::now() +
@@ -507,6 +530,7 @@ CheckResult checkIsolated(const Program &program, const CheckOptions &options) {
   }
   // Whatever the child left behind in its group (a linker it started).
   kill(-pid, SIGKILL);
+  runningGroup = 0;
 
   auto logTail = [&]() {
     auto buffer = llvm::MemoryBuffer::getFile(logPath);
