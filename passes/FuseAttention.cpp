@@ -490,6 +490,36 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
                 " after " + what + " masked the scores; the fused op would add the "
                 "two, which differs from the fill on a row with every key masked");
   };
+  // A causal pattern masked with a finite fill is `causal` (-inf) only if no
+  // row can have every key masked: then each row keeps a finite score and
+  // the fill's weight is 0 either way. That needs static Sq <= Sk and no
+  // other term that masks (which could mask the rest of a row: the graph
+  // then averages over the causally masked keys, the fused op outputs 0),
+  // so it is decided once the whole chain is known. A constant condition
+  // (GPT-2's where) can stay an additive mask instead; a tfm.causal_mask
+  // cannot.
+  SmallVector<MaskTerm> finiteCausalWheres;
+  std::optional<double> finiteCausalMaskFill;
+  bool maskingModifier = false;
+  auto decideFiniteCausal = [&]() -> LogicalResult {
+    if (finiteCausalWheres.empty() && !finiteCausalMaskFill)
+      return success();
+    bool rowsKeepAKey = !ShapedType::isDynamic(scores[2]) &&
+                        !ShapedType::isDynamic(scores[3]) && scores[2] <= scores[3];
+    bool alone = match.masks.empty() && !match.keyPaddingMask && !maskingModifier;
+    if (rowsKeepAKey && alone) {
+      match.causal = true;
+      return success();
+    }
+    if (finiteCausalMaskFill)
+      return fail("tfm.causal_mask fills with " + formatNumber(*finiteCausalMaskFill) +
+                  (rowsKeepAKey ? " and another term masks the scores"
+                                : " and Sq may exceed Sk") +
+                  ": a query that sees no other key averages v over the causally "
+                  "masked ones, where causal attention outputs 0");
+    llvm::append_range(match.masks, finiteCausalWheres);
+    return success();
+  };
   Value current = match.softmax.getInput();
   // The op of the chain that uses `current`; any other user blocks fusion.
   Operation *consumer = match.softmax;
@@ -514,7 +544,7 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
 
     if (auto matmul = dyn_cast<tfm::MatmulOp>(def)) {
       queryTimesKey = matmul;
-      return success();
+      return decideFiniteCausal();
     }
 
     if (auto mul = dyn_cast<tfm::MulOp>(def)) {
@@ -628,19 +658,19 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       // Key padding and causal masks are -inf in tfm.attention, so a row with
       // every key masked outputs 0. With a finite fill (-1e9, finfo.min) the
       // graph averages such a row uniformly instead: that stays an additive
-      // mask of the fill. (Causal masks a whole row only when Sq > Sk.)
+      // mask of the fill; a causal pattern with one, see decideFiniteCausal.
       Value keyPadding;
       if (!maskedWhereNonzero && !match.keyPaddingMask && std::isinf(fill))
         keyPadding = matchKeyPaddingCondition(condition, scores);
-      // With more queries than keys the first Sq - Sk rows see no key: causal
-      // (-inf) outputs 0 there, a finite fill the uniform average, so such a
-      // fill stays an additive mask (isCausalCondition has checked that the
-      // scores' Sq and Sk are static).
+      bool causal =
+          !keyPadding && isCausalCondition(condition, scores, maskedWhereNonzero);
       if (keyPadding)
         match.keyPaddingMask = keyPadding;
-      else if (isCausalCondition(condition, scores, maskedWhereNonzero) &&
-               (std::isinf(fill) || scores[2] <= scores[3]))
+      else if (causal && std::isinf(fill))
         match.causal = true;
+      else if (causal)
+        finiteCausalWheres.push_back(
+            {condition, /*isCondition=*/true, maskedWhereNonzero, fill});
       else
         match.masks.push_back(
             {condition, /*isCondition=*/true, maskedWhereNonzero, fill});
@@ -680,6 +710,7 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       }
       if (masking && failed(maskBelowFiniteFill("a masking score modifier")))
         return failure();
+      maskingModifier |= masking;
       match.modifiers.push_back({bias, scaleBelow});
       current = bias.getInput();
       continue;
@@ -696,17 +727,13 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       if (failed(maskBelowFiniteFill("tfm.causal_mask")))
         return failure();
       if (!std::isinf(fill)) {
-        // The fused op's causal masks with -inf: a row that sees no key
-        // (Sq > Sk) outputs 0 there, where this fill averages v uniformly.
-        if (ShapedType::isDynamic(scores[2]) || ShapedType::isDynamic(scores[3]) ||
-            scores[2] > scores[3])
-          return fail("tfm.causal_mask fills with " + formatNumber(fill) +
-                      " and Sq may exceed Sk: a query that sees no key averages "
-                      "v uniformly, where causal attention outputs 0");
-        // Like a finite where, it replaces what a mask below it masked.
+        // Decided at the end of the chain (decideFiniteCausal). Like a
+        // finite where, it replaces what a mask below it masked.
+        finiteCausalMaskFill = fill;
         finiteFillAbove = fill;
+      } else {
+        match.causal = true;
       }
-      match.causal = true;
       current = causal.getInput();
       continue;
     }
