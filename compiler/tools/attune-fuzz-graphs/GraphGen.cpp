@@ -261,6 +261,9 @@ struct Generator {
   /// (Sq > Sk, or not known statically): causal in the fused op would
   /// output 0 there, so the pass must leave it.
   bool causalFiniteRows = false;
+  /// The site has a finite-valued tfm.causal_mask: fused only when it is the
+  /// only mask term (another could mask the rest of a row).
+  bool finiteCausalMask = false;
 
   void describe(const std::string &what) {
     program.description += (program.description.empty() ? "" : " ") + what;
@@ -310,6 +313,7 @@ struct Generator {
         // see no key and average v uniformly.
         bool finfo = g.chance(0.5);
         finiteFill = true;
+        finiteCausalMask = true;
         causalFiniteRows |= sh.sq.dynamic() || sh.sk.dynamic() || sh.sq.size > sh.sk.size;
         describe(finfo ? "causal-finfo" : "causal-1e9");
         return g.unary("causal_mask", s,
@@ -477,11 +481,11 @@ struct Generator {
       describe("near-miss:finite-fill-over-mask");
       expect = Expect::NotFuse;
     }
-    if (causalFiniteRows) {
-      describe("near-miss:finite-causal-rows-without-keys");
+    if (finiteCausalMask && (causalFiniteRows || kinds.size() > 1)) {
+      describe("near-miss:finite-causal-not-alone");
       expect = Expect::NotFuse;
-      causalFiniteRows = false;
     }
+    causalFiniteRows = finiteCausalMask = false;
 
     Value p;
     if (miss == NearMiss::SoftmaxOverQueries) {
