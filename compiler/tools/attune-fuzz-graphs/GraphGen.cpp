@@ -346,6 +346,20 @@ struct Generator {
       return g.where(c, s, f);
     }
     case MaskKind::KeyPaddingAdditive: {
+      if (g.chance(0.5)) {
+        // BERT's extended attention mask, computed in the graph:
+        // (1 - attention_mask.float()) * -10000 (or finfo.min), [B,1,1,Sk].
+        std::string elt = g.pick<std::string>({"i64", "i1"});
+        Value kp = g.argument(maskName("keep_kp"), {fixed(sh.b), sh.sk}, elt);
+        Value f = g.fresh(kp.shape);
+        g.line(f.name + " = tfm.cast " + kp.name + " : " + typeOf(kp) + " -> " + typeOf(f));
+        Value inv = g.binary("sub", g.scalar(1.0), f);
+        bool finfo = g.chance(0.5);
+        Value m = g.binary("mul", inv, g.scalar(finfo ? -3.40282347e38 : -10000.0));
+        Value m4 = g.reshape(m, {fixed(sh.b), fixed(1), fixed(1), sh.sk});
+        describe(std::string("bert-extended-mask-") + elt + (finfo ? "-finfo" : "-1e4"));
+        return g.binary("add", s, m4);
+      }
       Value kp = g.argument(maskName("addmask_kp"), {fixed(sh.b), sh.sk});
       Value m = g.reshape(kp, {fixed(sh.b), fixed(1), fixed(1), sh.sk});
       describe("key-padding-additive");
