@@ -483,10 +483,11 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
   // fill, and a row with every key masked then averages over other keys than
   // the graph does (or outputs 0 instead of the uniform average).
   std::optional<double> finiteFillAbove;
+  StringRef finiteFillOp; // "tfm.where" or "tfm.causal_mask"
   auto maskBelowFiniteFill = [&](StringRef what) -> LogicalResult {
     if (!finiteFillAbove)
       return success();
-    return fail("tfm.where fills with " + formatNumber(*finiteFillAbove) +
+    return fail(finiteFillOp + " fills with " + formatNumber(*finiteFillAbove) +
                 " after " + what + " masked the scores; the fused op would add the "
                 "two, which differs from the fill on a row with every key masked");
   };
@@ -653,8 +654,10 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
                     "+inf");
       if (failed(maskBelowFiniteFill("another tfm.where")))
         return failure();
-      if (!std::isinf(fill))
+      if (!std::isinf(fill)) {
         finiteFillAbove = fill;
+        finiteFillOp = "tfm.where";
+      }
       // Key padding and causal masks are -inf in tfm.attention, so a row with
       // every key masked outputs 0. With a finite fill (-1e9, finfo.min) the
       // graph averages such a row uniformly instead: that stays an additive
@@ -731,6 +734,7 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
         // finite where, it replaces what a mask below it masked.
         finiteCausalMaskFill = fill;
         finiteFillAbove = fill;
+        finiteFillOp = "tfm.causal_mask";
       } else {
         match.causal = true;
       }

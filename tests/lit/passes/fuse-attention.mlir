@@ -984,3 +984,20 @@ func.func @constant_causal_finite_fill_with_key_padding(%q: tensor<1x2x4x16xf32>
   %o = tfm.matmul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
   return %o : tensor<1x2x4x16xf32>
 }
+
+// -----
+
+/// A finite tfm.causal_mask over a -inf where replaces the -inf of the keys
+/// both mask, like a finite where would.
+// CHECK-LABEL: func.func @negative_causal_finite_value_over_where
+// CHECK-NOT: tfm.attention
+func.func @negative_causal_finite_value_over_where(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x4x16xf32>, %v: tensor<1x1x4x16xf32>, %drop: tensor<4x4xi1>) -> tensor<1x1x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x1x4x16xf32>, tensor<1x1x4x16xf32> -> tensor<1x1x4x4xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %w = tfm.where %drop, %ninf, %s : tensor<4x4xi1>, tensor<f32>, tensor<1x1x4x4xf32> -> tensor<1x1x4x4xf32>
+  %c = tfm.causal_mask %w {value = -1.000000e+09 : f64} : tensor<1x1x4x4xf32> -> tensor<1x1x4x4xf32>
+  // expected-remark @+1 {{attention not fused: tfm.causal_mask fills with -1e+09 after another tfm.where masked the scores}}
+  %p = tfm.softmax %c {axis = -1 : i64} : tensor<1x1x4x4xf32> -> tensor<1x1x4x4xf32>
+  %o = tfm.matmul %p, %v : tensor<1x1x4x4xf32>, tensor<1x1x4x16xf32> -> tensor<1x1x4x16xf32>
+  return %o : tensor<1x1x4x16xf32>
+}
