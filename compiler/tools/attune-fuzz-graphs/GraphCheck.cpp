@@ -165,17 +165,22 @@ void fillInput(attune_tensor_t &t, InputRole role, std::mt19937_64 &rng) {
       writeElement(t, i, 4 * unit(rng) - 2);
     return;
   case InputRole::Keep:
+  case InputRole::KeepSomeKey:
   case InputRole::Drop:
   case InputRole::Additive: {
     double fill = role == InputRole::Additive ? (rng() % 2 ? -INFINITY : -1e9) : 1;
     double clear = 0;
     for (int64_t r = 0; r * row < n; ++r) {
       // 15% of rows fully masked, the others about a quarter.
-      bool all = unit(rng) < 0.15;
+      bool all = role != InputRole::KeepSomeKey && unit(rng) < 0.15;
+      int64_t kept = rng() % row; // the key a KeepSomeKey row always keeps
       for (int64_t j = 0; j < row && r * row + j < n; ++j) {
         bool masked = all || unit(rng) < 0.25;
-        double value = role == InputRole::Keep ? (masked ? 0 : 1)
-                                               : (masked ? fill : clear);
+        if (role == InputRole::KeepSomeKey && j == kept)
+          masked = false;
+        double value = role == InputRole::Keep || role == InputRole::KeepSomeKey
+                           ? (masked ? 0 : 1)
+                           : (masked ? fill : clear);
         writeElement(t, r * row + j, value);
       }
     }

@@ -349,12 +349,17 @@ struct Generator {
       if (g.chance(0.5)) {
         // BERT's extended attention mask, computed in the graph:
         // (1 - attention_mask.float()) * -10000 (or finfo.min), [B,1,1,Sk].
+        // With -10000 a fully padded row is not absorbed (the f32 ulp at 1e4
+        // is 1e-3: the scores keep a few bits and any two correct orders of
+        // rounding differ by more than the tolerance), so its input
+        // ("keeprow") always leaves a key; finfo.min absorbs them.
         std::string elt = g.pick<std::string>({"i64", "i1"});
-        Value kp = g.argument(maskName("keep_kp"), {fixed(sh.b), sh.sk}, elt);
+        bool finfo = g.chance(0.5);
+        Value kp = g.argument(maskName(finfo ? "keep_kp" : "keeprow_kp"), {fixed(sh.b), sh.sk},
+                              elt);
         Value f = g.fresh(kp.shape);
         g.line(f.name + " = tfm.cast " + kp.name + " : " + typeOf(kp) + " -> " + typeOf(f));
         Value inv = g.binary("sub", g.scalar(1.0), f);
-        bool finfo = g.chance(0.5);
         Value m = g.binary("mul", inv, g.scalar(finfo ? -3.40282347e38 : -10000.0));
         Value m4 = g.reshape(m, {fixed(sh.b), fixed(1), fixed(1), sh.sk});
         describe(std::string("bert-extended-mask-") + elt + (finfo ? "-finfo" : "-1e4"));
@@ -619,6 +624,8 @@ std::string programHeader(const Program &program, const std::string &note) {
   for (Expect e : program.sites)
     text += e == Expect::Fuse ? " fuse" : e == Expect::NotFuse ? " not-fuse" : " either";
   text += "\n";
+  if (program.inputSeed)
+    text += "// fuzz-input-seed: " + std::to_string(program.inputSeed) + "\n";
   if (!program.description.empty())
     text += "// spellings: " + program.description + "\n";
   if (!note.empty())
@@ -648,6 +655,8 @@ Program parseProgramFile(const std::string &text) {
         program.sites.push_back(item == "fuse"       ? Expect::Fuse
                                 : item == "not-fuse" ? Expect::NotFuse
                                                      : Expect::Either);
+    } else if (line.consume_front("// fuzz-input-seed:")) {
+      (void)line.trim().getAsInteger(10, program.inputSeed);
     } else if (line.consume_front("// spellings:")) {
       program.description = line.trim().str();
     }
@@ -657,6 +666,8 @@ Program parseProgramFile(const std::string &text) {
 
 InputRole inputRole(const std::string &name) {
   llvm::StringRef n(name);
+  if (n.starts_with("keeprow"))
+    return InputRole::KeepSomeKey;
   if (n.starts_with("keep"))
     return InputRole::Keep;
   if (n.starts_with("drop"))

@@ -39,6 +39,9 @@ struct Program {
   std::vector<Expect> sites;
   /// A short description of the spellings used, for the log and the header.
   std::string description;
+  /// The seed of the inputs it was checked with (0: not yet chosen), saved
+  /// so that a replay feeds the same values.
+  uint64_t inputSeed = 0;
 };
 
 /// The program of `index` in the run of `seed`: the same pair always gives
@@ -57,6 +60,7 @@ Program parseProgramFile(const std::string &text);
 enum class InputRole {
   Data,     ///< activations: uniform in [-a, a], a per input (some extreme)
   Keep,     ///< a condition, nonzero = attend; some rows fully masked
+  KeepSomeKey, ///< as Keep, but every row attends to at least one key
   Drop,     ///< a condition, nonzero = masked; some rows fully masked
   Additive, ///< an additive mask: 0 or a masking value (-inf or -1e9)
   Bias,     ///< an additive score bias: small finite values

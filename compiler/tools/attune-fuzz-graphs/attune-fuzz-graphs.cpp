@@ -173,13 +173,15 @@ int main(int argc, char **argv) {
       program = generateProgram(seed, index);
       name = std::to_string(seed) + "-" + std::to_string(index);
     }
+    if (!program.inputSeed)
+      program.inputSeed = seed * 1000003 + index + 1;
     if (printPrograms)
       outs() << programHeader(program, "") << program.mlir;
 
     SmallString<256> workDir(workRoot);
     sys::path::append(workDir, "g" + std::to_string(index));
     options.workDir = workDir.str().str();
-    options.inputSeed = seed * 1000003 + index;
+    options.inputSeed = program.inputSeed;
     auto graphStart = std::chrono::steady_clock::now();
     CheckResult result = checkIsolated(program, options);
     double seconds =
