@@ -383,7 +383,8 @@ struct Generator {
     if (g.chance(0.3)) {
       std::vector<NearMiss> misses = {NearMiss::SoftmaxOverQueries, NearMiss::ScaleOnV,
                                       NearMiss::ProbsOut, NearMiss::MaskBeforeScale};
-      if (staticScores)
+      // One element would be a splat, which is a scale (0 or 1), not a mask.
+      if (staticScores && sh.sq.size * sh.sk.size >= 2)
         misses.push_back(NearMiss::MulZeroOne);
       miss = g.pick(misses);
     }
@@ -457,16 +458,18 @@ struct Generator {
       // A multiplicative 0/1 mask: not a mask at all (exp(0) still counts).
       // Right on the product, before any -inf mask (-inf * 0 is NaN).
       describe("near-miss:mul-0/1");
-      // At least one 0: all ones is a multiply by 1, which may fold away.
+      // Both values: all ones or all zeros is a splat, which the pass reads
+      // as a scale (1 or 0), rightly.
+      std::vector<bool> ones;
+      for (int64_t i = 0; i < sh.sq.size * sh.sk.size; ++i)
+        ones.push_back(g.chance(0.7));
+      if (llvm::all_equal(ones))
+        ones.back() = !ones.back();
       std::string rows;
       for (int64_t i = 0; i < sh.sq.size; ++i) {
         std::string row;
-        for (int64_t j = 0; j < sh.sk.size; ++j) {
-          bool last = i == sh.sq.size - 1 && j == sh.sk.size - 1;
-          bool one = g.chance(0.7) && !(last && rows.find("0.0") == std::string::npos &&
-                                        row.find("0.0") == std::string::npos);
-          row += std::string(j ? ", " : "") + (one ? "1.0" : "0.0");
-        }
+        for (int64_t j = 0; j < sh.sk.size; ++j)
+          row += std::string(j ? ", " : "") + (ones[i * sh.sk.size + j] ? "1.0" : "0.0");
         rows += std::string(i ? ", " : "") + "[" + row + "]";
       }
       Value m = g.fresh({sh.sq, sh.sk});
