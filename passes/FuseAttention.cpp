@@ -36,6 +36,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -475,6 +476,51 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
   // The product of the scales between `current` and the softmax: an additive
   // mask found above a scale is scaled along with the scores.
   double scaleBelow = 1.0;
+  // The fill of a tfm.where with a finite fill (-1e9, finfo.min) already on
+  // the chain above `current`, if any. The fused op adds its mask terms, but
+  // such a where *replaces* the score: where another term below it masked
+  // the same key too (-inf + fill, fill + fill), the sum is lower than the
+  // fill, and a row with every key masked then averages over other keys than
+  // the graph does (or outputs 0 instead of the uniform average).
+  std::optional<double> finiteFillAbove;
+  StringRef finiteFillOp; // "tfm.where" or "tfm.causal_mask"
+  auto maskBelowFiniteFill = [&](StringRef what) -> LogicalResult {
+    if (!finiteFillAbove)
+      return success();
+    return fail(finiteFillOp + " fills with " + formatNumber(*finiteFillAbove) +
+                " after " + what + " masked the scores; the fused op would add the "
+                "two, which differs from the fill on a row with every key masked");
+  };
+  // A causal pattern masked with a finite fill is `causal` (-inf) only if no
+  // row can have every key masked: then each row keeps a finite score and
+  // the fill's weight is 0 either way. That needs static Sq <= Sk and no
+  // other term that masks (which could mask the rest of a row: the graph
+  // then averages over the causally masked keys, the fused op outputs 0),
+  // so it is decided once the whole chain is known. A constant condition
+  // (GPT-2's where) can stay an additive mask instead; a tfm.causal_mask
+  // cannot.
+  SmallVector<MaskTerm> finiteCausalWheres;
+  std::optional<double> finiteCausalMaskFill;
+  bool maskingModifier = false;
+  auto decideFiniteCausal = [&]() -> LogicalResult {
+    if (finiteCausalWheres.empty() && !finiteCausalMaskFill)
+      return success();
+    bool rowsKeepAKey = !ShapedType::isDynamic(scores[2]) &&
+                        !ShapedType::isDynamic(scores[3]) && scores[2] <= scores[3];
+    bool alone = match.masks.empty() && !match.keyPaddingMask && !maskingModifier;
+    if (rowsKeepAKey && alone) {
+      match.causal = true;
+      return success();
+    }
+    if (finiteCausalMaskFill)
+      return fail("tfm.causal_mask fills with " + formatNumber(*finiteCausalMaskFill) +
+                  (rowsKeepAKey ? " and another term masks the scores"
+                                : " and Sq may exceed Sk") +
+                  ": a query that sees no other key averages v over the causally "
+                  "masked ones, where causal attention outputs 0");
+    llvm::append_range(match.masks, finiteCausalWheres);
+    return success();
+  };
   Value current = match.softmax.getInput();
   // The op of the chain that uses `current`; any other user blocks fusion.
   Operation *consumer = match.softmax;
@@ -499,7 +545,7 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
 
     if (auto matmul = dyn_cast<tfm::MatmulOp>(def)) {
       queryTimesKey = matmul;
-      return success();
+      return decideFiniteCausal();
     }
 
     if (auto mul = dyn_cast<tfm::MulOp>(def)) {
@@ -572,6 +618,8 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
         return fail("the additive mask is scaled along with the scores "
                     "(tfm.add before the scale); tfm.attention scales only "
                     "q·k");
+      if (failed(maskBelowFiniteFill("an additive mask")))
+        return failure();
       match.masks.push_back({mask, /*isCondition=*/false});
       current = chain;
       continue;
@@ -604,17 +652,28 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       if (scaleBelow <= 0)
         return fail("a non-positive scale after tfm.where turns its mask into "
                     "+inf");
+      if (failed(maskBelowFiniteFill("another tfm.where")))
+        return failure();
+      if (!std::isinf(fill)) {
+        finiteFillAbove = fill;
+        finiteFillOp = "tfm.where";
+      }
       // Key padding and causal masks are -inf in tfm.attention, so a row with
       // every key masked outputs 0. With a finite fill (-1e9, finfo.min) the
       // graph averages such a row uniformly instead: that stays an additive
-      // mask of the fill. (Causal never masks a whole row.)
+      // mask of the fill; a causal pattern with one, see decideFiniteCausal.
       Value keyPadding;
       if (!maskedWhereNonzero && !match.keyPaddingMask && std::isinf(fill))
         keyPadding = matchKeyPaddingCondition(condition, scores);
+      bool causal =
+          !keyPadding && isCausalCondition(condition, scores, maskedWhereNonzero);
       if (keyPadding)
         match.keyPaddingMask = keyPadding;
-      else if (isCausalCondition(condition, scores, maskedWhereNonzero))
+      else if (causal && std::isinf(fill))
         match.causal = true;
+      else if (causal)
+        finiteCausalWheres.push_back(
+            {condition, /*isCondition=*/true, maskedWhereNonzero, fill});
       else
         match.masks.push_back(
             {condition, /*isCondition=*/true, maskedWhereNonzero, fill});
@@ -632,6 +691,29 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
         return fail("the score modifier's bias is scaled along with the "
                     "scores (tfm.score_bias before the scale); tfm.attention "
                     "adds it after the scale");
+      // Only a modifier that masks (-inf outside a window: visibleDeltas
+      // narrows the distances) can meet a finite fill above it; a bias
+      // alone is absorbed by the fill as a score is.
+      bool masking = true;
+      if (tfm::parseModifier(bias.getModifier(), modifier).empty()) {
+        // parseModifier leaves defaults out; visibleDeltas reads them.
+        bool complete = true;
+        for (const attune::modifiers::ParamSpec &param : modifier.definition->params())
+          if (!modifier.params.count(param.name)) {
+            if (param.defaultValue)
+              modifier.params[param.name] = *param.defaultValue;
+            else
+              complete = false;
+          }
+        const int64_t wide = std::numeric_limits<int64_t>::max() / 4;
+        int64_t lo = -wide, hi = wide;
+        if (complete)
+          modifier.definition->visibleDeltas(modifier.params, lo, hi);
+        masking = !complete || lo != -wide || hi != wide;
+      }
+      if (masking && failed(maskBelowFiniteFill("a masking score modifier")))
+        return failure();
+      maskingModifier |= masking;
       match.modifiers.push_back({bias, scaleBelow});
       current = bias.getInput();
       continue;
@@ -645,7 +727,17 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
       if (scaleBelow <= 0)
         return fail("a non-positive scale after tfm.causal_mask turns its "
                     "mask into +inf");
-      match.causal = true;
+      if (failed(maskBelowFiniteFill("tfm.causal_mask")))
+        return failure();
+      if (!std::isinf(fill)) {
+        // Decided at the end of the chain (decideFiniteCausal). Like a
+        // finite where, it replaces what a mask below it masked.
+        finiteCausalMaskFill = fill;
+        finiteFillAbove = fill;
+        finiteFillOp = "tfm.causal_mask";
+      } else {
+        match.causal = true;
+      }
       current = causal.getInput();
       continue;
     }

@@ -822,3 +822,182 @@ func.func @negative_bias_before_scale(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x6
   %o = tfm.matmul %p, %v : tensor<1x2x6x6xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
   return %o : tensor<1x2x6x16xf32>
 }
+
+// -----
+
+/// Two masked_fills with finfo.min (found by attune-fuzz-graphs, seed 2):
+/// each where replaces the score, so a key masked by both is finfo.min and a
+/// row with every key masked averages v uniformly. Summed as one additive
+/// mask, finfo.min + finfo.min is -inf and that row would output 0. Not
+/// fused, with a reason.
+// CHECK-LABEL: func.func @negative_finite_fill_over_mask
+// CHECK-NOT: tfm.attention
+func.func @negative_finite_fill_over_mask(%q: tensor<1x2x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>, %keep: tensor<1x1x?x?xi1>, %drop: tensor<1x1x?x?xi1>) -> tensor<1x2x?x32xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x2x?x?xf32>
+  %min = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %a = tfm.where %keep, %s, %min : tensor<1x1x?x?xi1>, tensor<1x2x?x?xf32>, tensor<f32> -> tensor<1x2x?x?xf32>
+  %b = tfm.where %drop, %min, %a : tensor<1x1x?x?xi1>, tensor<f32>, tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  // expected-remark @+1 {{attention not fused: tfm.where fills with -3.40282e+38 after another tfm.where masked the scores; the fused op would add the two, which differs from the fill on a row with every key masked}}
+  %p = tfm.softmax %b {axis = -1 : i64} : tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x?x?xf32>, tensor<1x2x?x32xf32> -> tensor<1x2x?x32xf32>
+  return %o : tensor<1x2x?x32xf32>
+}
+
+// -----
+
+/// The same with -inf under a -1e9 fill: the graph's fill wins over the
+/// additive mask below it, the fused sum would not.
+// CHECK-LABEL: func.func @negative_finite_fill_over_additive
+// CHECK-NOT: tfm.attention
+func.func @negative_finite_fill_over_additive(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>, %mask: tensor<1x1x4x4xf32>, %drop: tensor<4x4xi1>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x4xf32>
+  %m = tfm.add %s, %mask : tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32> -> tensor<1x2x4x4xf32>
+  %fill = arith.constant dense<-1.0e+09> : tensor<f32>
+  %w = tfm.where %drop, %fill, %m : tensor<4x4xi1>, tensor<f32>, tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  // expected-remark @+1 {{attention not fused: tfm.where fills with -1e+09 after an additive mask masked the scores}}
+  %p = tfm.softmax %w {axis = -1 : i64} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
+
+// -----
+
+/// A finite fill nearest the scores, an additive mask after it (GPT-2 in
+/// Hugging Face: the causal where, then attention_mask): the sum is what
+/// the graph computes, so it fuses.
+// CHECK-LABEL: func.func @finite_fill_then_additive
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(
+func.func @finite_fill_then_additive(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>, %mask: tensor<1x1x4x4xf32>, %drop: tensor<4x4xi1>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x4xf32>
+  %fill = arith.constant dense<-1.0e+09> : tensor<f32>
+  %w = tfm.where %drop, %fill, %s : tensor<4x4xi1>, tensor<f32>, tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %m = tfm.add %w, %mask : tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32> -> tensor<1x2x4x4xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
+
+// -----
+
+/// GPT-2's constant causal where with finfo.min, 4 queries over 2 keys (found
+/// by attune-fuzz-graphs): the first two rows see no key, and the finite fill
+/// averages them uniformly where causal (-inf) would output 0. Fused with the
+/// fill as an additive mask, not as causal.
+// CHECK-LABEL: func.func @constant_causal_finite_fill_more_queries
+// CHECK: %[[M:.+]] = tfm.where %{{.+}} : tensor<1x1x4x2xi1>, tensor<f32>, tensor<f32> -> tensor<1x1x4x2xf32>
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M]] : tensor<1x1x4x2xf32>) {scale = 1.000000e+00 : f64}
+// CHECK-NOT: causal
+func.func @constant_causal_finite_fill_more_queries(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x2x16xf32>, %v: tensor<1x2x2x16xf32>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x2x16xf32> -> tensor<1x2x4x2xf32>
+  %c = arith.constant dense<[[[[false, false], [false, false], [true, false], [true, true]]]]> : tensor<1x1x4x2xi1>
+  %min = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %m = tfm.where %c, %s, %min : tensor<1x1x4x2xi1>, tensor<1x2x4x2xf32>, tensor<f32> -> tensor<1x2x4x2xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x4x2xf32> -> tensor<1x2x4x2xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x2xf32>, tensor<1x2x2x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
+
+// -----
+
+/// The same triangle with -inf: the rows without a key output 0 either way,
+/// so it is causal.
+// CHECK-LABEL: func.func @constant_causal_neg_inf_more_queries
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {causal = true, scale = 1.000000e+00 : f64}
+func.func @constant_causal_neg_inf_more_queries(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x2x16xf32>, %v: tensor<1x2x2x16xf32>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x2x16xf32> -> tensor<1x2x4x2xf32>
+  %c = arith.constant dense<[[[[false, false], [false, false], [true, false], [true, true]]]]> : tensor<1x1x4x2xi1>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %m = tfm.where %c, %s, %ninf : tensor<1x1x4x2xi1>, tensor<1x2x4x2xf32>, tensor<f32> -> tensor<1x2x4x2xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x4x2xf32> -> tensor<1x2x4x2xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x2xf32>, tensor<1x2x2x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
+
+// -----
+
+/// tfm.causal_mask with a finite value on dynamic lengths (found by
+/// attune-fuzz-graphs --replay of a 5-query, 3-key case): with Sq > Sk the
+/// first queries see no key and the graph averages v there; the fused op's
+/// causal (-inf) would output 0. Not fused, with a reason.
+// CHECK-LABEL: func.func @negative_causal_finite_value_dynamic
+// CHECK: tfm.causal_mask
+// CHECK-NOT: tfm.attention
+func.func @negative_causal_finite_value_dynamic(%q: tensor<1x2x?x16xf32>, %k: tensor<1x2x?x16xf32>, %v: tensor<1x2x?x16xf32>) -> tensor<1x2x?x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x?xf32>
+  %m = tfm.causal_mask %s {value = -1.0e+09 : f64} : tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  // expected-remark @+1 {{attention not fused: tfm.causal_mask fills with -1e+09 and Sq may exceed Sk: a query that sees no other key averages v over the causally masked ones, where causal attention outputs 0}}
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x?x?xf32> -> tensor<1x2x?x?xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x?x?xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+  return %o : tensor<1x2x?x16xf32>
+}
+
+// -----
+
+/// The same with static Sq <= Sk: every query sees a key, so it is causal.
+// CHECK-LABEL: func.func @causal_finite_value_static
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {causal = true, scale = 1.000000e+00 : f64}
+func.func @causal_finite_value_static(%q: tensor<1x2x3x16xf32>, %k: tensor<1x2x5x16xf32>, %v: tensor<1x2x5x16xf32>) -> tensor<1x2x3x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x3x16xf32>, tensor<1x2x5x16xf32> -> tensor<1x2x3x5xf32>
+  %m = tfm.causal_mask %s {value = -1.0e+09 : f64} : tensor<1x2x3x5xf32> -> tensor<1x2x3x5xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x3x5xf32> -> tensor<1x2x3x5xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x3x5xf32>, tensor<1x2x5x16xf32> -> tensor<1x2x3x16xf32>
+  return %o : tensor<1x2x3x16xf32>
+}
+
+// -----
+
+/// A finite causal_mask with key padding after it (found by
+/// attune-fuzz-graphs, seed 4, graph 23): a query whose past keys are all
+/// padded still has its future keys at -1e9 and averages them; fused, causal
+/// and key padding are both -inf and it would output 0. Not fused.
+// CHECK-LABEL: func.func @negative_causal_finite_value_with_key_padding
+// CHECK-NOT: tfm.attention
+func.func @negative_causal_finite_value_with_key_padding(%q: tensor<1x1x8x32xf32>, %k: tensor<1x1x8x32xf32>, %v: tensor<1x1x8x8xf32>, %kp: tensor<1x8xi64>) -> tensor<1x1x8x8xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x1x8x32xf32>, tensor<1x1x8x32xf32> -> tensor<1x1x8x8xf32>
+  %c = tfm.causal_mask %s {value = -1.000000e+09 : f64} : tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf32>
+  %kc = tfm.reshape %kp : tensor<1x8xi64> -> tensor<1x1x1x8xi64>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %m = tfm.where %kc, %c, %ninf : tensor<1x1x1x8xi64>, tensor<1x1x8x8xf32>, tensor<f32> -> tensor<1x1x8x8xf32>
+  // expected-remark @+1 {{attention not fused: tfm.causal_mask fills with -1e+09 and another term masks the scores}}
+  %p = tfm.softmax %m {axis = 3 : i64} : tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x1x8x8xf32>
+  return %o : tensor<1x1x8x8xf32>
+}
+
+// -----
+
+/// GPT-2's constant causal where with finfo.min and key padding after it:
+/// for the same reason not causal, but the triangle stays an additive mask
+/// of the fill beside the key padding, which is exact.
+// CHECK-LABEL: func.func @constant_causal_finite_fill_with_key_padding
+// CHECK: %[[M:.+]] = tfm.where %{{.+}} : tensor<1x1x4x4xi1>, tensor<f32>, tensor<f32> -> tensor<1x1x4x4xf32>
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M]] : tensor<1x1x4x4xf32>) key_padding_mask(%{{.+}} : tensor<1x4xi1>) {scale = 1.000000e+00 : f64}
+func.func @constant_causal_finite_fill_with_key_padding(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>, %kp: tensor<1x4xi1>) -> tensor<1x2x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x4xf32>
+  %c = arith.constant dense<[[[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]]]> : tensor<1x1x4x4xi1>
+  %min = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %w = tfm.where %c, %s, %min : tensor<1x1x4x4xi1>, tensor<1x2x4x4xf32>, tensor<f32> -> tensor<1x2x4x4xf32>
+  %kc = tfm.reshape %kp : tensor<1x4xi1> -> tensor<1x1x1x4xi1>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %m = tfm.where %kc, %w, %ninf : tensor<1x1x1x4xi1>, tensor<1x2x4x4xf32>, tensor<f32> -> tensor<1x2x4x4xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %o = tfm.matmul %p, %v : tensor<1x2x4x4xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  return %o : tensor<1x2x4x16xf32>
+}
+
+// -----
+
+/// A finite tfm.causal_mask over a -inf where replaces the -inf of the keys
+/// both mask, like a finite where would.
+// CHECK-LABEL: func.func @negative_causal_finite_value_over_where
+// CHECK-NOT: tfm.attention
+func.func @negative_causal_finite_value_over_where(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x4x16xf32>, %v: tensor<1x1x4x16xf32>, %drop: tensor<4x4xi1>) -> tensor<1x1x4x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x1x4x16xf32>, tensor<1x1x4x16xf32> -> tensor<1x1x4x4xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<f32>
+  %w = tfm.where %drop, %ninf, %s : tensor<4x4xi1>, tensor<f32>, tensor<1x1x4x4xf32> -> tensor<1x1x4x4xf32>
+  %c = tfm.causal_mask %w {value = -1.000000e+09 : f64} : tensor<1x1x4x4xf32> -> tensor<1x1x4x4xf32>
+  // expected-remark @+1 {{attention not fused: tfm.causal_mask fills with -1e+09 after another tfm.where masked the scores}}
+  %p = tfm.softmax %c {axis = -1 : i64} : tensor<1x1x4x4xf32> -> tensor<1x1x4x4xf32>
+  %o = tfm.matmul %p, %v : tensor<1x1x4x4xf32>, tensor<1x1x4x16xf32> -> tensor<1x1x4x16xf32>
+  return %o : tensor<1x1x4x16xf32>
+}
