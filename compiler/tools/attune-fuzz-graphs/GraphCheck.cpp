@@ -6,6 +6,7 @@
 #include "compiler/driver/Driver.h"
 #include "compiler/reference/Evaluator.h"
 #include "compiler/targets/TargetBackend.h"
+#include "compiler/tools/attune-run/RunInputs.h"
 #include "compiler/tuning/TuningDatabase.h"
 #include "dialects/tfm/TfmDialect.h"
 #include "dialects/tfm/TfmOps.h"
@@ -87,20 +88,7 @@ int64_t numElements(const attune_tensor_t &t) {
 }
 
 double readElement(const attune_tensor_t &t, int64_t i) {
-  switch (t.dtype) {
-  case ATTUNE_DTYPE_F32:
-    return static_cast<const float *>(t.data)[i];
-  case ATTUNE_DTYPE_I32:
-    return static_cast<const int32_t *>(t.data)[i];
-  case ATTUNE_DTYPE_I64:
-    return static_cast<double>(static_cast<const int64_t *>(t.data)[i]);
-  case ATTUNE_DTYPE_I8:
-    return static_cast<const int8_t *>(t.data)[i];
-  case ATTUNE_DTYPE_BOOL:
-    return static_cast<const uint8_t *>(t.data)[i];
-  default:
-    return NAN;
-  }
+  return attune::run::readElement(t, i).value_or(NAN);
 }
 
 void writeElement(attune_tensor_t &t, int64_t i, double x) {

@@ -336,6 +336,26 @@ uint16_t floatToBf16(float f) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
+std::optional<double> readElement(const attune_tensor_t &t, int64_t i) {
+  switch (t.dtype) {
+  case ATTUNE_DTYPE_F32:
+    return static_cast<const float *>(t.data)[i];
+  case ATTUNE_DTYPE_F16:
+    return halfToFloat(static_cast<const uint16_t *>(t.data)[i]);
+  case ATTUNE_DTYPE_BF16:
+    return bf16ToFloat(static_cast<const uint16_t *>(t.data)[i]);
+  case ATTUNE_DTYPE_I32:
+    return static_cast<const int32_t *>(t.data)[i];
+  case ATTUNE_DTYPE_I64:
+    return static_cast<double>(static_cast<const int64_t *>(t.data)[i]);
+  case ATTUNE_DTYPE_I8:
+    return static_cast<const int8_t *>(t.data)[i];
+  case ATTUNE_DTYPE_BOOL:
+    return static_cast<const uint8_t *>(t.data)[i];
+  }
+  return std::nullopt;
+}
+
 std::optional<npy::ElementType> npyTypeOf(attune_dtype_t dtype) {
   switch (dtype) {
   case ATTUNE_DTYPE_F32:

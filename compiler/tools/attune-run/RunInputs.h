@@ -132,6 +132,10 @@ uint16_t floatToHalf(float f);
 float bf16ToFloat(uint16_t b);
 uint16_t floatToBf16(float f);
 
+/// Element i of a tensor as double (f16 and bf16 widened exactly); none
+/// for a dtype attune-run does not know.
+std::optional<double> readElement(const attune_tensor_t &t, int64_t i);
+
 } // namespace attune::run
 
 #endif // ATTUNE_COMPILER_TOOLS_ATTUNE_RUN_RUNINPUTS_H

@@ -149,22 +149,8 @@ npy::ElementType npyTypeOrFail(attune_dtype_t dtype) {
 
 /// Reads element i of a buffer as double.
 double readElement(const attune_tensor_t &t, int64_t i) {
-  switch (t.dtype) {
-  case ATTUNE_DTYPE_F32:
-    return static_cast<const float *>(t.data)[i];
-  case ATTUNE_DTYPE_F16:
-    return halfToFloat(static_cast<const uint16_t *>(t.data)[i]);
-  case ATTUNE_DTYPE_BF16:
-    return bf16ToFloat(static_cast<const uint16_t *>(t.data)[i]);
-  case ATTUNE_DTYPE_I32:
-    return static_cast<const int32_t *>(t.data)[i];
-  case ATTUNE_DTYPE_I64:
-    return static_cast<double>(static_cast<const int64_t *>(t.data)[i]);
-  case ATTUNE_DTYPE_I8:
-    return static_cast<const int8_t *>(t.data)[i];
-  case ATTUNE_DTYPE_BOOL:
-    return static_cast<const uint8_t *>(t.data)[i];
-  }
+  if (std::optional<double> x = attune::run::readElement(t, i))
+    return *x;
   fail(Twine("dtype ") + attune_dtype_name(t.dtype) +
        " is not supported by attune-run");
 }
