@@ -408,17 +408,23 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   auto addMaskAndBias = [&](Expr s, const Expr &at) {
     const Expr atClamped = min(at, Sk - 1);
     if (spec.hasMask) {
+      // The mask is added in the graph's units, scale * q.k + m, and the sum
+      // taken to base 2 after: a finite fill such as -1e9 rounds the sum to
+      // its own grid (64 at 1e9), and a row it masks entirely is the softmax
+      // of those rounded sums. Adding m * log2(e) to base-2 scores would
+      // round on another grid (128 at 1.44e9) and give another row.
       // In base 2 a mask of finfo.min overflows to -inf, which would turn a
       // row masked by a finite fill into 0 instead of the uniform average
-      // the graph computes (s + finfo.min == finfo.min): finite masks stay
-      // finite. -inf is told apart by its bits: Halide compiles float
-      // compares with LLVM's no-infs flag, under which `m == -inf` folds to
-      // false.
+      // the graph computes (s + finfo.min == finfo.min): finite sums are
+      // clamped to stay finite. -inf is told apart by its bits: Halide
+      // compiles float compares with LLVM's no-infs flag, under which
+      // `m == -inf` folds to false.
       Expr m = f32(mask(atClamped, row, h, b));
       Expr isNegInf =
           reinterpret<uint32_t>(m) == Internal::make_const(UInt(32), 0xFF800000u);
       const float lowest = -std::numeric_limits<float>::max() / static_cast<float>(kLog2E);
-      s += select(isNegInf, negInf, max(m, lowest) * static_cast<float>(kLog2E));
+      Expr natural = s * static_cast<float>(1.0 / kLog2E) + m;
+      s = select(isNegInf, negInf, max(natural, lowest) * static_cast<float>(kLog2E));
     }
     // Modifiers: a function of the head and the key-query distance, looked
     // up per score from a per-tile table of distances (scheduled below).
