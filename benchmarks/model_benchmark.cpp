@@ -139,6 +139,14 @@ std::string makeProblem(attune_model_t *model, const Dims &dims, unsigned seed,
       case ATTUNE_DTYPE_F32:
         static_cast<float *>(t.data)[e] = normal(rng);
         break;
+      case ATTUNE_DTYPE_BF16: {
+        // The top half of the float (truncation: any bf16 will do here).
+        float value = normal(rng);
+        uint32_t bits;
+        std::memcpy(&bits, &value, sizeof bits);
+        static_cast<uint16_t *>(t.data)[e] = static_cast<uint16_t>(bits >> 16);
+        break;
+      }
       case ATTUNE_DTYPE_I64:
         static_cast<int64_t *>(t.data)[e] = id;
         break;
@@ -180,20 +188,29 @@ attune_status_t run(attune_model_t *model, Problem &p) {
                           p.outputs.data(), int32_t(p.outputs.size()));
 }
 
-/// "" when every float output is finite.
+/// "" when every float output (f32, bf16) is finite.
 std::string checkFinite(attune_model_t *model, const Problem &p) {
   for (size_t o = 0; o < p.outputs.size(); ++o) {
     const attune_tensor_t &t = p.outputs[o];
-    if (t.dtype != ATTUNE_DTYPE_F32)
+    if (t.dtype != ATTUNE_DTYPE_F32 && t.dtype != ATTUNE_DTYPE_BF16)
       continue;
-    size_t n = p.outputData[o].size() / sizeof(float);
-    const float *x = reinterpret_cast<const float *>(p.outputData[o].data());
+    const bool bf16 = t.dtype == ATTUNE_DTYPE_BF16;
+    size_t n = p.outputData[o].size() / (bf16 ? 2 : 4);
+    auto element = [&](size_t i) {
+      if (!bf16)
+        return reinterpret_cast<const float *>(p.outputData[o].data())[i];
+      uint32_t bits = uint32_t(reinterpret_cast<const uint16_t *>(p.outputData[o].data())[i])
+                      << 16;
+      float value;
+      std::memcpy(&value, &bits, sizeof value);
+      return value;
+    };
     for (size_t i = 0; i < n; ++i)
-      if (!std::isfinite(x[i])) {
+      if (float x = element(i); !std::isfinite(x)) {
         attune_tensor_info_t info;
         attune_model_output_info(model, int32_t(o), &info);
         return std::string("output '") + info.name + "' element " + std::to_string(i) +
-               " is " + std::to_string(x[i]);
+               " is " + std::to_string(x);
       }
   }
   return "";

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Artifacts.h"
-#include "compiler/codegen/halide/ScratchCache.h"
+#include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/pipeline/KernelCache.h"
 
@@ -341,8 +341,8 @@ std::string buildWeightsObject(llvm::StringRef blob, llvm::StringRef cc,
 }
 
 std::string buildSupportObject(const ScratchDir &scratch, std::string &object) {
-  object = scratch.file("scratch_cache.o");
-  return codegen::compileScratchCache(scratch.path.str().str(), object);
+  object = scratch.file("model_support.o");
+  return codegen::compileModelSupport(scratch.path.str().str(), object);
 }
 
 //===----------------------------------------------------------------------===//

@@ -92,7 +92,8 @@ std::string weightsAliasFlag(llvm::StringRef weightsSymbol);
 std::string weightsSymbolOf(llvm::StringRef staticSymbol);
 
 /// The C support code every model library links (runtime/model/: the
-/// scratch cache behind Halide's halide_malloc), compiled with `cc`.
+/// scratch cache behind Halide's halide_malloc, the AMX attention),
+/// compiled with `cc`.
 std::string buildSupportObject(const ScratchDir &scratch, std::string &object);
 
 /// The name of the descriptor function in the static archive of model

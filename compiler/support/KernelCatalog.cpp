@@ -340,6 +340,8 @@ std::string KernelSpec::symbolName() const {
       name += std::string("_kpm_") + scalarTypeName(keyPaddingType);
     name += modifierSuffix(modifiers);
     name += ropeSuffix(rope);
+    if (bf16Products)
+      name += "_bf16products";
     break;
   case KernelKind::ScoreBias:
     name += modifierSuffix(modifiers);

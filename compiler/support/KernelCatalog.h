@@ -251,6 +251,10 @@ struct KernelSpec {
   int64_t start = 0;                           // Arange
   double scale = 1.0;                          // Attention
   bool causal = false, hasMask = false, hasKeyPadding = false;
+  /// Attention: q.k and p.v multiply bf16-rounded operands (tfm.attention's
+  /// product_type = bf16, from --precision=bf16). Runs on AMX where the
+  /// target has it; other variants compute in f32.
+  bool bf16Products = false;
   int64_t headDim = 0;                         // Attention (static)
   /// Attention: the value head dim Dv when it differs from headDim (q and
   /// k's), else 0. valueHeadDim() is Dv either way.

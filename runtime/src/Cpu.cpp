@@ -20,6 +20,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace {
 
@@ -42,6 +46,20 @@ unsigned long long readXcr0() {
   unsigned eax, edx;
   __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
   return (static_cast<unsigned long long>(edx) << 32) | eax;
+}
+
+/// Linux gives a process AMX's tile data state only when asked
+/// (ARCH_REQ_XCOMP_PERM, kernel 5.16 on); before that a tile instruction
+/// raises SIGILL even though XCR0 enables the state. Asked here, once, so
+/// that avx512_spr is chosen only where its kernels may use the tiles
+/// (runtime/model/attention_amx.c asks too, for processes that JIT).
+bool amxPermitted() {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+  const long ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18;
+  return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+#else
+  return false;
+#endif
 }
 
 attune_isa_t detectHostIsa() {
@@ -76,10 +94,25 @@ attune_isa_t detectHostIsa() {
   if (!zen4)
     return ATTUNE_ISA_AVX512;
   const bool spr = bit(l7.edx, 23) /*AVX512-FP16*/ && bit(l7s1.eax, 4) /*AVX-VNNI*/ &&
-                   osAmx && bit(l7.edx, 24) /*AMX-TILE*/ && bit(l7.edx, 22) /*AMX-BF16*/;
+                   osAmx && bit(l7.edx, 24) /*AMX-TILE*/ && bit(l7.edx, 22) /*AMX-BF16*/ &&
+                   amxPermitted();
   return spr ? ATTUNE_ISA_AVX512_SPR : ATTUNE_ISA_AVX512_ZEN4;
 }
 #else
+/// Linux gives a process AMX's tile data state only when asked
+/// (ARCH_REQ_XCOMP_PERM, kernel 5.16 on); before that a tile instruction
+/// raises SIGILL even though XCR0 enables the state. Asked here, once, so
+/// that avx512_spr is chosen only where its kernels may use the tiles
+/// (runtime/model/attention_amx.c asks too, for processes that JIT).
+bool amxPermitted() {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+  const long ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18;
+  return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+#else
+  return false;
+#endif
+}
+
 attune_isa_t detectHostIsa() { return ATTUNE_ISA_BASELINE; }
 #endif
 
@@ -127,7 +160,7 @@ attune_status_t attune_cpu_isa(attune_isa_t *out_isa) {
     *out_isa = host;
     return ATTUNE_OK;
   }
-  attune_isa_t requested;
+  attune_isa_t requested = ATTUNE_ISA_BASELINE;
   if (attune_isa_from_name(cap, &requested) != ATTUNE_OK)
     return attune::runtime::fail(
         ATTUNE_INVALID_ARGUMENT,

@@ -2,7 +2,7 @@
 
 #include "compiler/codegen/halide/AotKernel.h"
 #include "compiler/codegen/halide/Process.h"
-#include "compiler/codegen/halide/ScratchCache.h"
+#include "compiler/codegen/halide/ModelSupport.h"
 
 #include <dlfcn.h>
 #include <stdexcept>
@@ -22,16 +22,16 @@ AotKernel::AotKernel(const KernelSpec &spec, const Halide::Target &target)
   // With the runtime (no NoRuntime feature): the shared object is a small
   // library of its own, with its own thread pool.
   Halide::Pipeline(built.output).compile_to_object(object, args, name, target);
-  // With the scratch cache every model library links, so that a kernel is
-  // timed as it runs there. -Bsymbolic: the object's calls into its runtime
+  // With the support code every model library links (the scratch cache, the
+  // AMX attention), so that a kernel is timed as it runs there. -Bsymbolic: the object's calls into its runtime
   // stay inside it, even if the process has another halide_* (libHalide's,
   // another kernel's).
-  const std::string cache = scratch.path + "/scratch_cache.o";
-  if (std::string error = compileScratchCache(scratch.path, cache); !error.empty())
+  const std::string support = scratch.path + "/model_support.o";
+  if (std::string error = compileModelSupport(scratch.path, support); !error.empty())
     throw std::runtime_error(error);
   if (std::string error = runShellCommand(
           "cc -shared -Wl,-Bsymbolic -o " + shellQuote(library) + " " +
-              shellQuote(object) + " " + shellQuote(cache) + " -lpthread -ldl -lm",
+              shellQuote(object) + " " + shellQuote(support) + " -lpthread -ldl -lm",
           "linking kernel " + name);
       !error.empty())
     throw std::runtime_error(error);

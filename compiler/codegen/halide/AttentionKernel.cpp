@@ -83,6 +83,7 @@
 
 #include "compiler/codegen/halide/BuilderSupport.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/modifiers/ScoreModifier.h"
 
 #include <climits>
@@ -957,11 +958,29 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 
 } // namespace
 
+/// Whether this attention runs on AMX tiles (runtime/model/attention_amx.c)
+/// in the variant for `target`: bf16 q, k, v, or f32 ones with bf16
+/// products, on a CPU with AMX (Halide's avx512_sapphirerapids), plain or
+/// causal, head dims multiples of 32 up to 256. Masks, key padding,
+/// modifiers and RoPE keep the Halide pipeline (in f32).
+static bool runsOnAmx(const KernelSpec &spec, const Target &target) {
+  const int64_t D = spec.headDim, Dv = spec.valueHeadDim();
+  const bool bf16 = spec.elementType == ScalarType::BF16 ||
+                    (spec.elementType == ScalarType::F32 && spec.bf16Products);
+  return target.has_feature(Target::AVX512_SapphireRapids) && bf16 && !spec.hasMask &&
+         !spec.hasKeyPadding &&
+         spec.modifiers.empty() && !spec.rope.enabled && D % 32 == 0 && Dv % 32 == 0 &&
+         D <= 256 && Dv <= 256;
+}
+
 std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
                                                         const Target &target) {
   // The value head dim sizes GEMM #2's tiles.
   const int D = static_cast<int>(std::max<int64_t>(spec.valueHeadDim(), 1));
   const AttentionTiles base = defaultTiles(target, D, spec.causal);
+  // The AMX kernel has no schedule parameters: nothing to time.
+  if (runsOnAmx(spec, target))
+    return {toParams(base)};
   const int V = base.vec, R = vectorRegisterCount(target);
   std::vector<ScheduleParams> out = {toParams(base)};
   // A register tile is worth timing when it fits with its operands and
@@ -1013,6 +1032,32 @@ std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
   return out;
 }
 
+/// The AMX attention as an extern stage: q, k, v and the output as the
+/// Halide pipeline has them, with the same shape checks.
+BuiltKernel buildAmxAttention(const KernelSpec &spec) {
+  const int D = static_cast<int>(spec.headDim), Dv = static_cast<int>(spec.valueHeadDim());
+  const ScalarType e = spec.elementType;
+  ImageParam q = makeInput(e, 4, "q", true), k = makeInput(e, 4, "k", true),
+             v = makeInput(e, 4, "v", true);
+  Func out("attn_amx");
+  std::vector<ExternFuncArgument> args = {q, k, v, Expr(static_cast<float>(spec.scale)),
+                                          Expr(spec.causal ? 1 : 0)};
+  out.define_extern(kAmxAttentionSymbol, args, toHalideType(e), 4, NameMangling::C);
+  q.dim(0).set_bounds(0, D);
+  k.dim(0).set_bounds(0, D);
+  v.dim(0).set_bounds(0, Dv);
+  v.dim(1).set_extent(k.dim(1).extent());
+  v.dim(2).set_extent(k.dim(2).extent());
+  k.dim(3).set_extent(q.dim(3).extent());
+  v.dim(3).set_extent(q.dim(3).extent());
+  OutputImageParam o = out.output_buffer();
+  o.dim(0).set_bounds(0, Dv);
+  o.dim(1).set_bounds(0, q.dim(1).extent());
+  o.dim(2).set_bounds(0, q.dim(2).extent());
+  o.dim(3).set_bounds(0, q.dim(3).extent());
+  return {{q, k, v}, out};
+}
+
 BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "attention");
   for (auto [name, dim] : {std::pair<const char *, int64_t>{"headDim", spec.headDim},
@@ -1020,6 +1065,8 @@ BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
     if (dim <= 0 || dim > kMaxAttentionHeadDim)
       failSpec(std::string("attention: expected a static ") + name + " in [1, " +
                std::to_string(kMaxAttentionHeadDim) + "], got " + std::to_string(dim));
+  if (runsOnAmx(spec, target))
+    return buildAmxAttention(spec);
   AttentionTiles tiles = chooseTiles(spec, target);
   AttentionPipeline p = defineAttention(spec, tiles);
   // SCHEDULE (CPU targets only: the library has no GPU target.) The output

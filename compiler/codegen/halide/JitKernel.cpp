@@ -1,6 +1,12 @@
 //===- JitKernel.cpp - a kernel compiled in process -----------------------===//
 
 #include "compiler/codegen/halide/JitKernel.h"
+#include "compiler/codegen/halide/ModelSupport.h"
+
+// runtime/model/attention_amx.c, linked into this library.
+extern "C" int attune_attention_bf16_amx(halide_buffer_t *q, halide_buffer_t *k,
+                                         halide_buffer_t *v, float scale, int causal,
+                                         halide_buffer_t *out);
 
 namespace attune::codegen {
 namespace {
@@ -16,18 +22,36 @@ int serialParFor(Halide::JITUserContext *context,
 
 } // namespace
 
+namespace detail {
+
+Halide::Pipeline &BuiltKernel::jit() {
+  if (!jitPipeline) {
+    jitPipeline = Halide::Pipeline(output);
+    Halide::Type buffer = Halide::type_of<halide_buffer_t *>();
+    Halide::ExternSignature amxSignature(
+        Halide::Int(32), false,
+        {buffer, buffer, buffer, Halide::Float(32), Halide::Int(32), buffer});
+    jitPipeline->set_jit_externs(
+        {{kAmxAttentionSymbol,
+          Halide::JITExtern(Halide::ExternCFunction(
+              reinterpret_cast<void *>(&attune_attention_bf16_amx), amxSignature))}});
+  }
+  return *jitPipeline;
+}
+
+} // namespace detail
+
 JitKernel::JitKernel(const KernelSpec &spec, const Halide::Target &target)
     : target(target), built(detail::buildKernel(spec, target)) {
-  built.output.compile_jit(target);
+  built.jit().compile_jit(target);
 }
 
 void JitKernel::run(const std::vector<Halide::Buffer<>> &inputs,
                     Halide::Buffer<> out, bool singleThread) {
   for (size_t i = 0; i < inputs.size() && i < built.inputs.size(); ++i)
     built.inputs[i].set(inputs[i]);
-  built.output.jit_handlers().custom_do_par_for =
-      singleThread ? serialParFor : nullptr;
-  built.output.realize(out, target);
+  built.jit().jit_handlers().custom_do_par_for = singleThread ? serialParFor : nullptr;
+  built.jit().realize(out, target);
 }
 
 void JitKernel::dump(const std::string &base) {

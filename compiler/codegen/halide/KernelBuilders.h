@@ -24,6 +24,11 @@ namespace attune::codegen::detail {
 struct BuiltKernel {
   std::vector<Halide::ImageParam> inputs;
   Halide::Func output;
+  /// The pipeline that runs `output` in this process, made on first use
+  /// with the extern stages kernels call registered (ModelSupport.h: the
+  /// AMX attention). JIT through it: `output.realize()` knows no externs.
+  Halide::Pipeline &jit();
+  std::optional<Halide::Pipeline> jitPipeline = {};
 };
 
 Halide::Type toHalideType(ScalarType type);

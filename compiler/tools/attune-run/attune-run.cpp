@@ -104,8 +104,8 @@ static cl::opt<double> l2Tol(
     cl::desc("Relative L2 tolerance of --check-reference per output, "
              "||got - ref|| <= tol ||ref||: the check of a library with bf16 "
              "weights (whose elementwise error follows the magnitudes summed, "
-             "not the result) unless --rtol or --atol is given, or of any "
-             "library when given"),
+             "not the result) and of a bf16 output unless --rtol or --atol is "
+             "given, or of any output when given"),
     cl::cat(runCategory));
 static cl::opt<unsigned> benchRuns("bench", cl::init(0),
                                    cl::desc("Time N runs and print the median"),
@@ -282,9 +282,13 @@ bool checkAgainstReference(attune_model_t *model, const std::vector<attune_tenso
     for (const attune::SafeTensorEntry &entry : view->entries())
       bf16Weights |= attune::isBf16PanelsKey(entry.name);
   }
-  const bool elementwise =
-      l2Tol.getNumOccurrences() == 0 &&
-      (!bf16Weights || relTol.getNumOccurrences() > 0 || absTol.getNumOccurrences() > 0);
+  // bf16 weights or a bf16 output (rounded to 2^-8 of itself): the relative
+  // L2 check, unless a tolerance was asked for.
+  const bool tolerancesGiven = relTol.getNumOccurrences() > 0 || absTol.getNumOccurrences() > 0;
+  auto elementwiseFor = [&](const attune_tensor_t &output) {
+    return l2Tol.getNumOccurrences() == 0 &&
+           (tolerancesGiven || (!bf16Weights && output.dtype != ATTUNE_DTYPE_BF16));
+  };
   if (weights) {
     auto fromBlob = attune::reference::weightsFromSafeTensors(weights, weightsSize);
     if (!fromBlob)
@@ -331,7 +335,7 @@ bool checkAgainstReference(attune_model_t *model, const std::vector<attune_tenso
     outs() << "reference '" << info.name << "'"
            << format(": max abs err %.3g, max rel err %.3g, rel l2 err %.3g", maxAbs, maxRel,
                      relL2);
-    if (elementwise) {
+    if (elementwiseFor(got)) {
       outs() << format(" (|err| <= %g + %g|ref|: ", absTol.getValue(), relTol.getValue())
              << (bad ? "FAIL, " + std::to_string(bad) + " elements outside" : std::string("ok"))
              << ")\n";
@@ -340,7 +344,10 @@ bool checkAgainstReference(attune_model_t *model, const std::vector<attune_tenso
       // A NaN where the reference has none (or the reverse) is an infinite
       // error, so the sum is too.
       const bool within = relL2 <= l2Tol;
-      outs() << format(" (%srel l2 err <= %g: ", bf16Weights ? "bf16 weights, " : "",
+      outs() << format(" (%srel l2 err <= %g: ",
+                       bf16Weights                        ? "bf16 weights, "
+                       : got.dtype == ATTUNE_DTYPE_BF16 ? "bf16 output, "
+                                                          : "",
                        l2Tol.getValue())
              << (within ? "ok" : "FAIL") << ")\n";
       ok &= within;

@@ -237,8 +237,10 @@ typedef enum attune_isa {
   ATTUNE_ISA_AVX512_ZEN4 = 3, /* + AVX512-BF16/VNNI/IFMA/VBMI/VBMI2/BITALG/
                                  VPOPCNTDQ, GFNI, VAES, VPCLMULQDQ (Zen 4/5;
                                  only kernels with bf16 weights have it) */
-  ATTUNE_ISA_AVX512_SPR = 4, /* + AVX512-FP16, AVX-VNNI, AMX
-                                (Sapphire Rapids and later) */
+  ATTUNE_ISA_AVX512_SPR = 4, /* + AVX512-FP16, AVX-VNNI, AMX (Sapphire
+                                Rapids and later; Linux must grant the
+                                process AMX tile state, which detecting this
+                                level asks for) */
 } attune_isa_t;
 
 /* The highest level this process can execute: the CPU's CPUID feature bits

@@ -38,6 +38,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unistd.h>
 #include <cstdio>
@@ -82,7 +83,7 @@ struct Kernel {
     ASSERT_EQ(inputs.size(), built.inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i)
       built.inputs[i].set(inputs[i]);
-    built.output.realize(out, target);
+    built.jit().realize(out, target);
   }
   Halide::Target target;
   detail::BuiltKernel built;
@@ -887,11 +888,111 @@ void checkHalfAttention(ScalarType type, double halfUlp) {
       shapeOf(got), type);
   Tensor have = toTensor(got, type);
   ASSERT_EQ(have.shape, want.shape);
+  // On AMX (bf16 on Sapphire Rapids) the probabilities are rounded to bf16
+  // for the second product: up to half an ulp of each, 2^-9 max|v| (v is
+  // in [-1, 1]) beside the output's own rounding.
+  const double probabilityRounding =
+      type == ScalarType::BF16 &&
+              attune::targets::cpu::jitTarget(spec).has_feature(Halide::Target::AVX512_SapphireRapids)
+          ? 0x1p-9
+          : 0.0;
   for (size_t i = 0; i < want.data.size(); ++i) {
     double w = want.data[i];
     ASSERT_LE(std::fabs(have.data[i] - w),
-              halfUlp * std::fabs(w) + 1e-4 * (std::fabs(w) + 1))
+              halfUlp * std::fabs(w) + probabilityRounding + 1e-4 * (std::fabs(w) + 1))
         << "at flat index " << i << ": got " << have.data[i] << ", want " << w;
+  }
+}
+
+/// Attention on AMX tiles (runtime/model/attention_amx.c), the avx512_spr
+/// variant of a plain or causal attention on bf16 tensors or with bf16
+/// products on f32 ones (--precision=bf16): against the definition in
+/// double on the same bf16 values, across the shapes its blocking has edges
+/// at (32-row tasks, 32-key pieces, 256-key blocks), GQA and MQA, Dv != D,
+/// and causal rows that see no key (0).
+TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
+  KernelSpec probe;
+  probe.kind = KernelKind::Attention;
+  probe.elementType = ScalarType::BF16;
+  if (!attune::targets::cpu::jitTarget(probe).has_feature(Halide::Target::AVX512_SapphireRapids))
+    GTEST_SKIP() << "this CPU has no AMX (or ATTUNE_CPU caps it below avx512_spr): the "
+                    "AMX attention cannot run here";
+  struct Case {
+    int B, H, Hkv, Sq, Sk, D, Dv;
+    bool causal;
+    bool f32; // f32 tensors with bf16 products, else bf16 tensors
+  };
+  for (Case c : {Case{1, 2, 2, 7, 7, 64, 64, false, false},
+                 Case{2, 4, 2, 70, 129, 64, 32, false, false},
+                 Case{1, 2, 1, 129, 300, 128, 128, true, false},
+                 Case{1, 2, 2, 300, 129, 64, 64, true, false},
+                 Case{1, 1, 1, 1, 600, 128, 128, false, false},
+                 Case{1, 3, 3, 33, 257, 96, 64, false, false},
+                 Case{2, 4, 2, 70, 129, 64, 32, true, true},
+                 Case{1, 2, 2, 300, 600, 128, 128, false, true}}) {
+    SCOPED_TRACE("B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) + "/" +
+                 std::to_string(c.Hkv) + " Sq=" + std::to_string(c.Sq) + " Sk=" +
+                 std::to_string(c.Sk) + " D=" + std::to_string(c.D) + " Dv=" +
+                 std::to_string(c.Dv) + " causal=" + std::to_string(c.causal) +
+                 (c.f32 ? " f32 tensors, bf16 products" : " bf16 tensors"));
+    KernelSpec spec = probe;
+    spec.elementType = c.f32 ? ScalarType::F32 : ScalarType::BF16;
+    spec.bf16Products = c.f32;
+    spec.headDim = c.D;
+    spec.valueDim = c.Dv == c.D ? 0 : c.Dv;
+    spec.scale = 1.0 / std::sqrt(double(c.D));
+    spec.causal = c.causal;
+    // Values a bf16 holds exactly, so that the f32 case's rounding in the
+    // kernel changes nothing and one reference serves both.
+    auto bf16Of = [](const Buffer<float> &x) {
+      Buffer<Halide::bfloat16_t> y(x.width(), x.height(), x.channels(), x.dim(3).extent());
+      y.for_each_element([&](int a, int i, int h, int b) {
+        y(a, i, h, b) = Halide::bfloat16_t(x(a, i, h, b));
+      });
+      return y;
+    };
+    auto f32Of = [](const Buffer<Halide::bfloat16_t> &x) {
+      Buffer<float> y(x.width(), x.height(), x.channels(), x.dim(3).extent());
+      y.for_each_element([&](int a, int i, int h, int b) { y(a, i, h, b) = float(x(a, i, h, b)); });
+      return y;
+    };
+    Buffer<Halide::bfloat16_t> q = bf16Of(uniform({c.D, c.Sq, c.H, c.B}, -2.f, 2.f)),
+                               k = bf16Of(uniform({c.D, c.Sk, c.Hkv, c.B}, -2.f, 2.f)),
+                               v = bf16Of(uniform({c.Dv, c.Sk, c.Hkv, c.B}));
+    Buffer<float> got(c.Dv, c.Sq, c.H, c.B);
+    if (c.f32) {
+      Kernel(spec).run({f32Of(q), f32Of(k), f32Of(v)}, got);
+    } else {
+      Buffer<Halide::bfloat16_t> out(c.Dv, c.Sq, c.H, c.B);
+      Kernel(spec).run({q, k, v}, out);
+      got = f32Of(out);
+    }
+    const int group = c.H / c.Hkv, diag = c.Sk - c.Sq;
+    std::vector<double> s(c.Sk);
+    for (int b = 0; b < c.B; ++b)
+      for (int h = 0; h < c.H; ++h)
+        for (int i = 0; i < c.Sq; ++i) {
+          int visible = c.causal ? std::clamp(i + diag + 1, 0, c.Sk) : c.Sk;
+          double mx = -kInf, sum = 0;
+          for (int j = 0; j < visible; ++j) {
+            double dot = 0;
+            for (int d = 0; d < c.D; ++d)
+              dot += double(q(d, i, h, b)) * double(k(d, j, h / group, b));
+            mx = std::max(mx, s[j] = dot * spec.scale);
+          }
+          for (int j = 0; j < visible; ++j)
+            sum += (s[j] = std::exp(s[j] - mx));
+          for (int cv = 0; cv < c.Dv; ++cv) {
+            double want = 0;
+            for (int j = 0; j < visible; ++j)
+              want += s[j] / sum * double(v(cv, j, h / group, b));
+            // The output's rounding (half an ulp, 2^-8 relative; none for
+            // f32), and the probabilities' (2^-9 max|v|, |v| <= 1).
+            ASSERT_LE(std::fabs(double(got(cv, i, h, b)) - want),
+                      (c.f32 ? 0.0 : 0x1p-8) * std::fabs(want) + 0x1p-9 + 1e-5)
+                << "at b=" << b << " h=" << h << " i=" << i << " c=" << cv;
+          }
+        }
   }
 }
 

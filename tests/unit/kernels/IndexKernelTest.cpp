@@ -57,7 +57,7 @@ struct Kernel {
     EXPECT_EQ(inputs.size(), built.inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i)
       built.inputs[i].set(inputs[i]);
-    return built.output.realize(outShape, attune::targets::cpu::jitTarget());
+    return built.jit().realize(outShape, attune::targets::cpu::jitTarget());
   }
   detail::BuiltKernel built;
 };

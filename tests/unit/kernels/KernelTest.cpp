@@ -106,7 +106,7 @@ struct Jit {
     for (size_t i = 0; i < inputs.size(); ++i)
       kernel.inputs[i].set(inputs[i]);
     try {
-      Buffer<T> out = kernel.output.realize(outShape, jitTarget());
+      Buffer<T> out = kernel.jit().realize(outShape, jitTarget());
       return out;
     } catch (const Halide::CompileError &error) {
       throw std::runtime_error(std::string("compiling: ") + error.what());

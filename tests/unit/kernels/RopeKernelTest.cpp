@@ -125,7 +125,7 @@ void checkRope(const RopeCase &c) {
     built.inputs[1].set(align);
   }
   Halide::Buffer<float> out(int(c.D), int(c.S), H, B);
-  built.output.realize(out, target);
+  built.jit().realize(out, target);
 
   const int64_t shift = spec.ropeAligned ? c.alignLength - c.S : 0;
   for (int b = 0; b < B; ++b)

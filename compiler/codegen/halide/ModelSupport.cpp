@@ -1,0 +1,40 @@
+//===- ModelSupport.cpp - the C code every Halide library links -----------===//
+
+#include "compiler/codegen/halide/ModelSupport.h"
+#include "compiler/codegen/halide/Process.h"
+
+#include <fstream>
+
+namespace attune::codegen {
+
+#include "ModelSupportSources.inc"
+
+namespace {
+
+std::string writeSource(const std::string &path, const char *text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return out.flush() ? "" : "cannot write " + path;
+}
+
+} // namespace
+
+std::string compileModelSupport(const std::string &directory, const std::string &object) {
+  // One translation unit including both files: one object to link. Each
+  // file keeps its helpers static.
+  const std::pair<std::string, const char *> files[] = {
+      {"scratch_cache.c", kScratchCacheSource},
+      {"attention_amx.c", kAttentionAmxSource},
+      {"model_support.c", "#define _GNU_SOURCE\n"
+                          "#include \"scratch_cache.c\"\n"
+                          "#include \"attention_amx.c\"\n"}};
+  for (const auto &[name, text] : files)
+    if (std::string error = writeSource(directory + "/" + name, text); !error.empty())
+      return error;
+  return runShellCommand("cc -c -O2 -fPIC -std=c11 " +
+                             shellQuote(directory + "/model_support.c") + " -o " +
+                             shellQuote(object),
+                         "compiling the model support code (runtime/model)");
+}
+
+} // namespace attune::codegen

@@ -1,0 +1,35 @@
+//===- ModelSupport.h - the C code every Halide library links -------------===//
+//
+// Two C files from runtime/model/ go into every model library (compiler/
+// driver) and every kernel library attune-tune times (AotKernel):
+//  - scratch_cache.c installs a cache of freed blocks behind the Halide
+//    runtime's halide_malloc/halide_free (see that file for why: glibc
+//    trimmed a kernel's per-call scratch back to the system, and every call
+//    faulted it in again);
+//  - attention_amx.c is bf16 attention on Intel AMX tiles, the extern stage
+//    the avx512_spr variant of a bf16 attention kernel calls
+//    (AttentionKernel.cpp).
+// They are embedded in the compiler as strings and compiled with the
+// system's `cc` when a library is linked, so that no tool needs the source
+// tree at run time. Processes that JIT kernels (tests, benchmarks) get
+// attention_amx.c linked in and registered as a JIT extern (JitKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_COMPILER_CODEGEN_HALIDE_MODELSUPPORT_H
+#define ATTUNE_COMPILER_CODEGEN_HALIDE_MODELSUPPORT_H
+
+#include <string>
+
+namespace attune::codegen {
+
+/// The name of the AMX attention extern stage (runtime/model/attention_amx.c).
+inline constexpr const char *kAmxAttentionSymbol = "attune_attention_bf16_amx";
+
+/// Writes the sources into `directory` and compiles them with the system's
+/// `cc` into one position-independent `object`. Returns "" or what failed.
+std::string compileModelSupport(const std::string &directory, const std::string &object);
+
+} // namespace attune::codegen
+
+#endif // ATTUNE_COMPILER_CODEGEN_HALIDE_MODELSUPPORT_H

@@ -1,0 +1,452 @@
+/* Part of every model library attune-compile links, and of every kernel
+ * library attune-tune times (embedded in the compiler and compiled with the
+ * system C compiler, as scratch_cache.c is; see
+ * compiler/codegen/halide/ModelSupport.h): bf16 scaled dot-product attention
+ * on Intel AMX tiles, which the avx512_spr variant of a bf16 tfm.attention
+ * kernel calls as a Halide extern stage (compiler/codegen/halide/
+ * AttentionKernel.cpp says which attentions).
+ *
+ * Why not a Halide schedule. Halide 21 lowers to AMX only a lone matmul Func
+ * stored in MemoryType::AMXTile; fused attention is two matmuls with an
+ * online softmax between them on the same tiles, which its tile extraction
+ * does not match. This file is that kernel written against the tile
+ * instructions, as IREE and oneDNN write their AMX micro-kernels.
+ *
+ * What. out[c, i, h, b] = sum_j softmax_j(scale * q[:, i, h, b] . k[:, j, hk, b])
+ * v[c, j, hk, b], hk = h / (H / Hkv), causal rows seeing keys
+ * j <= i + (Sk - Sq); a row that sees no key is 0. q, k, v and out are bf16,
+ * or f32 (an attention with bf16 products, as --precision=bf16 makes them:
+ * q, k and v are rounded to bf16 as they are read, the output is f32);
+ * products accumulate in f32 (AMX TDPBF16PS) and the softmax statistics are
+ * f32; the probabilities are rounded to bf16 for the second product.
+ *
+ * How. Keys and values of each (batch, kv head) are first packed into the
+ * layout AMX's B operand reads ("VNNI": a 16-row tile whose row r holds the
+ * pairs (x[2r][n], x[2r+1][n]) for 16 columns n), zero past Sk. Then each
+ * task takes 32 query rows of one head (two 16-row tiles) and walks the
+ * keys in blocks of up to 256: GEMM #1 puts the block's scores on four
+ * 16x16 f32 accumulator tiles per 32 keys, stored to a scores buffer; AVX-512
+ * takes the block's max, exponentials and sum per row and rescales the
+ * output accumulator when the max grew (FlashAttention's online softmax);
+ * GEMM #2 adds probabilities . values into the accumulator, 32 output
+ * columns at a time. Tasks run on the Halide runtime's thread pool when the
+ * library has one (halide_do_par_for), serially otherwise.
+ *
+ * Measured (Intel Xeon, Sapphire/Emerald Rapids, one core, S=2048, D=128,
+ * H=1): benchmarks/README.md. */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* syscall */
+#endif
+#include <immintrin.h>
+#include <math.h> /* INFINITY */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* halide_buffer_t and the types it holds, as HalideRuntime.h declares them
+ * (a stable ABI): this file is compiled where Halide's headers may not be. */
+typedef struct {
+  uint8_t code, bits;
+  uint16_t lanes;
+} attune_hl_type_t;
+typedef struct {
+  int32_t min, extent, stride;
+  uint32_t flags;
+} attune_hl_dim_t;
+typedef struct {
+  uint64_t device;
+  const void *device_interface;
+  uint8_t *host;
+  uint64_t flags;
+  attune_hl_type_t type;
+  int32_t dimensions;
+  attune_hl_dim_t *dim;
+  void *padding;
+} attune_hl_buffer_t;
+
+/* The Halide runtime's thread pool, in a model library; absent (null) in a
+ * process that JIT-compiles kernels. */
+extern int halide_do_par_for(void *user_context,
+                             int (*task)(void *user_context, int index, uint8_t *closure),
+                             int min, int size, uint8_t *closure) __attribute__((weak));
+
+enum {
+  kQueryRows = 32,  /* rows per task: two 16-row A tiles */
+  kKeyBlock = 256,  /* keys per softmax block */
+  kMaxHeadDim = 256 /* D and Dv: multiples of 32 up to this */
+};
+
+/* Error codes a Halide extern stage returns (nonzero fails the pipeline). */
+enum { kOk = 0, kErrNoAmx = -1, kErrShape = -2, kErrMemory = -3 };
+
+#define ATTUNE_AMX_TARGET \
+  __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512dq,avx512vl,avx512bf16")))
+
+typedef struct {
+  uint8_t palette, start_row, reserved[14];
+  uint16_t colsb[16];
+  uint8_t rows[16];
+} attune_tile_config_t;
+
+/* Linux hands a process AMX's 8 KiB of tile state only on request; a tile
+ * instruction before it raises SIGILL. Asked once per process. */
+static int requestAmx(void) {
+  static volatile int state; /* 0 unknown, 1 granted, -1 refused */
+  if (state == 0) {
+    const long ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18;
+    state = syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0 ? 1 : -1;
+  }
+  return state == 1;
+}
+
+ATTUNE_AMX_TARGET static void loadTileConfig(void) {
+  attune_tile_config_t cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.palette = 1;
+  for (int t = 0; t < 8; ++t) {
+    cfg.rows[t] = 16;
+    cfg.colsb[t] = 64;
+  }
+  _tile_loadconfig(&cfg);
+}
+
+/* 2^x for x <= 0, x >= -126 after clamping: a degree-5 polynomial on the
+ * fraction, scaled by the integer part (relative error ~2e-7). */
+ATTUNE_AMX_TARGET static inline __m512 exp2Ps(__m512 x) {
+  x = _mm512_max_ps(x, _mm512_set1_ps(-126.f));
+  __m512 whole = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  __m512 f = _mm512_sub_ps(x, whole);
+  __m512 p = _mm512_set1_ps(1.8775767e-3f);
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(8.9893397e-3f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.5826318e-2f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.4015361e-1f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.9315308e-1f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.9999994e-1f));
+  return _mm512_scalef_ps(p, whole);
+}
+
+typedef struct {
+  const attune_hl_buffer_t *q, *k, *v, *out;
+  int D, Dv, Sq, Sk, H, Hkv, B, paddedKeys;
+  int causal;
+  float scaleLog2e;
+  uint16_t *packedK, *packedV; /* per (b, hk): paddedKeys x D, paddedKeys x Dv */
+  int failed;
+} attune_amx_call_t;
+
+/* Element (0, x1, x2, x3) of a buffer of bf16 (2 bytes) or f32 (4). */
+static const void *element(const attune_hl_buffer_t *buf, int x1, int x2, int x3) {
+  const attune_hl_dim_t *d = buf->dim;
+  return buf->host + (buf->type.bits / 8) * ((int64_t)(x1 - d[1].min) * d[1].stride +
+                                             (int64_t)(x2 - d[2].min) * d[2].stride +
+                                             (int64_t)(x3 - d[3].min) * d[3].stride);
+}
+
+/* n (a multiple of 16) values of a row of `buf` as bf16: copied, or f32
+ * rounded to nearest even. */
+ATTUNE_AMX_TARGET static void loadBf16(const attune_hl_buffer_t *buf, const void *from, int n,
+                                       uint16_t *to) {
+  if (buf->type.bits == 16) {
+    memcpy(to, from, (size_t)n * 2);
+    return;
+  }
+  const float *x = (const float *)from;
+  for (int i = 0; i < n; i += 16)
+    _mm256_storeu_si256((__m256i *)(to + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + i)));
+}
+
+/* K of (b, hk) as GEMM #1's B tiles: per 16 keys n0 and 32 head dims c, a
+ * 16x64-byte tile whose row r holds the pair (k[c + 2r], k[c + 2r + 1]) of
+ * each key n, i.e. the 16x16 transpose of the keys' 32-bit pairs. V as GEMM
+ * #2's B tiles: per 32 keys j0 and 16 value dims c, row r holds
+ * (v[j0 + 2r][c + n], v[j0 + 2r + 1][c + n]). Zero past Sk. */
+ATTUNE_AMX_TARGET static int packTask(void *uc, int index, uint8_t *closure) {
+  (void)uc;
+  attune_amx_call_t *call = (attune_amx_call_t *)closure;
+  const int b = index / call->Hkv, hk = index % call->Hkv;
+  const int D = call->D, Dv = call->Dv, Sk = call->Sk, P = call->paddedKeys;
+  uint32_t *kp = (uint32_t *)(call->packedK + (size_t)index * P * D);
+  uint16_t row[2 * kMaxHeadDim] __attribute__((aligned(64)));
+  for (int n0 = 0; n0 < P; n0 += 16)
+    for (int n = 0; n < 16; ++n) {
+      if (n0 + n < Sk)
+        loadBf16(call->k, element(call->k, n0 + n, hk, b), D, row);
+      else
+        memset(row, 0, (size_t)D * 2);
+      const uint32_t *pairs = (const uint32_t *)row;
+      for (int c = 0; c < D; c += 32) {
+        uint32_t *tile = kp + ((size_t)n0 * D + (size_t)c * 16) / 2;
+        for (int r = 0; r < 16; ++r)
+          tile[r * 16 + n] = pairs[c / 2 + r];
+      }
+    }
+  uint16_t *vp = call->packedV + (size_t)index * P * Dv;
+  /* Interleaves 16 values of row 2r (lanes 0-15) and row 2r + 1 (32-47). */
+  __m512i interleave = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9,
+                                        40, 8, 39, 7, 38, 6, 37, 5, 36, 4, 35, 3, 34, 2, 33, 1,
+                                        32, 0);
+  uint16_t *even = row, *odd = row + kMaxHeadDim;
+  for (int j0 = 0; j0 < P; j0 += 32)
+    for (int r = 0; r < 16; ++r) {
+      int j = j0 + 2 * r;
+      if (j < Sk)
+        loadBf16(call->v, element(call->v, j, hk, b), Dv, even);
+      else
+        memset(even, 0, (size_t)Dv * 2);
+      if (j + 1 < Sk)
+        loadBf16(call->v, element(call->v, j + 1, hk, b), Dv, odd);
+      else
+        memset(odd, 0, (size_t)Dv * 2);
+      for (int c = 0; c < Dv; c += 16) {
+        __m512i pairs = _mm512_permutex2var_epi16(
+            _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(even + c))), interleave,
+            _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(odd + c))));
+        _mm512_storeu_si512(vp + (size_t)j0 * Dv + (size_t)c * 32 + r * 32, pairs);
+      }
+    }
+  return 0;
+}
+
+typedef struct {
+  float max, sum;
+} attune_row_state_t;
+
+/* One block's softmax for one row: scores[0, n) are visible (n may be 0),
+ * the rest of the block's `length` keys give probability 0. Rescales the
+ * row's accumulator when its max grows. */
+ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n, float c,
+                                         uint16_t *probs, float *acc, int Dv,
+                                         attune_row_state_t *state) {
+  if (n <= 0) {
+    memset(probs, 0, (size_t)length * 2);
+    return;
+  }
+  __m512 m = _mm512_set1_ps(-INFINITY);
+  for (int j = 0; j < n; j += 16) {
+    __mmask16 valid = n - j >= 16 ? 0xFFFF : (__mmask16)((1u << (n - j)) - 1);
+    m = _mm512_mask_max_ps(m, valid, m, _mm512_maskz_loadu_ps(valid, scores + j));
+  }
+  float newMax = _mm512_reduce_max_ps(m) * c;
+  if (newMax < state->max)
+    newMax = state->max;
+  /* 1 when the max holds (most blocks after the first: no rescale), 2^-126
+   * rather than 0 for the first visible block, whose accumulator is 0. */
+  float alpha = newMax == state->max
+                    ? 1.0f
+                    : _mm512_cvtss_f32(exp2Ps(_mm512_set1_ps(state->max - newMax)));
+  state->max = newMax;
+  __m512 vc = _mm512_set1_ps(c), shift = _mm512_set1_ps(-newMax), sum = _mm512_setzero_ps();
+  for (int j = 0; j < length; j += 32) {
+    __mmask16 v0 = n - j >= 16 ? 0xFFFF : n - j <= 0 ? 0 : (__mmask16)((1u << (n - j)) - 1);
+    __mmask16 v1 = n - j - 16 >= 16 ? 0xFFFF
+                   : n - j - 16 <= 0 ? 0
+                                     : (__mmask16)((1u << (n - j - 16)) - 1);
+    __m512 p0 = _mm512_maskz_mov_ps(
+        v0, exp2Ps(_mm512_fmadd_ps(_mm512_maskz_loadu_ps(v0, scores + j), vc, shift)));
+    __m512 p1 = _mm512_maskz_mov_ps(
+        v1, exp2Ps(_mm512_fmadd_ps(_mm512_maskz_loadu_ps(v1, scores + j + 16), vc, shift)));
+    sum = _mm512_add_ps(sum, _mm512_add_ps(p0, p1));
+    _mm512_storeu_si512(probs + j, (__m512i)_mm512_cvtne2ps_pbh(p1, p0));
+  }
+  state->sum = state->sum * alpha + _mm512_reduce_add_ps(sum);
+  if (alpha != 1.0f) {
+    __m512 va = _mm512_set1_ps(alpha);
+    for (int d = 0; d < Dv; d += 16)
+      _mm512_storeu_ps(acc + d, _mm512_mul_ps(_mm512_loadu_ps(acc + d), va));
+  }
+}
+
+ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure) {
+  (void)uc;
+  attune_amx_call_t *call = (attune_amx_call_t *)closure;
+  const int D = call->D, Dv = call->Dv, Sq = call->Sq, Sk = call->Sk, P = call->paddedKeys;
+  const int blocksPerHead = (Sq + kQueryRows - 1) / kQueryRows;
+  const int i0 = (index % blocksPerHead) * kQueryRows;
+  const int h = (index / blocksPerHead) % call->H, b = index / blocksPerHead / call->H;
+  const int hk = h / (call->H / call->Hkv);
+  const int diag = Sk - Sq;
+  /* The last key any row of this task sees, + 1. */
+  int keyEnd = Sk;
+  if (call->causal) {
+    int lastRow = i0 + kQueryRows - 1 < Sq - 1 ? i0 + kQueryRows - 1 : Sq - 1;
+    keyEnd = lastRow + diag + 1 < Sk ? lastRow + diag + 1 : Sk;
+  }
+
+  uint8_t *scratch = aligned_alloc(64, kQueryRows * kKeyBlock * (4 + 2) +
+                                           kQueryRows * (D * 2 + Dv * 4));
+  if (!scratch) {
+    call->failed = kErrMemory;
+    return kErrMemory;
+  }
+  float *scores = (float *)scratch;                              /* [32][256] */
+  uint16_t *probs = (uint16_t *)(scores + kQueryRows * kKeyBlock); /* [32][256] */
+  uint16_t *qRows = probs + kQueryRows * kKeyBlock;                /* [32][D] */
+  float *acc = (float *)(qRows + kQueryRows * D);                  /* [32][Dv] */
+  attune_row_state_t state[kQueryRows];
+  for (int r = 0; r < kQueryRows; ++r) {
+    state[r].max = -INFINITY;
+    state[r].sum = 0;
+    if (i0 + r < Sq)
+      loadBf16(call->q, element(call->q, i0 + r, h, b), D, qRows + r * D);
+    else
+      memset(qRows + r * D, 0, (size_t)D * 2);
+  }
+  memset(acc, 0, (size_t)kQueryRows * Dv * 4);
+
+  loadTileConfig();
+  const uint16_t *kp = call->packedK + (size_t)(b * call->Hkv + hk) * P * D;
+  const uint16_t *vp = call->packedV + (size_t)(b * call->Hkv + hk) * P * Dv;
+  for (int j0 = 0; j0 < keyEnd; j0 += kKeyBlock) {
+    int padded = P - j0 < kKeyBlock ? P - j0 : kKeyBlock;
+    int length = keyEnd - j0 < padded ? ((keyEnd - j0 + 31) / 32) * 32 : padded;
+    /* GEMM #1: scores[32][length], 32 keys at a time. */
+    for (int jj = 0; jj < length; jj += 32) {
+      _tile_zero(4);
+      _tile_zero(5);
+      _tile_zero(6);
+      _tile_zero(7);
+      const uint16_t *k0 = kp + (size_t)(j0 + jj) * D, *k1 = k0 + 16 * D;
+      for (int c = 0; c < D; c += 32) {
+        _tile_loadd(0, qRows + c, D * 2);
+        _tile_loadd(2, k0 + c * 16, 64);
+        _tile_dpbf16ps(4, 0, 2);
+        _tile_loadd(3, k1 + c * 16, 64);
+        _tile_dpbf16ps(5, 0, 3);
+        _tile_loadd(1, qRows + 16 * D + c, D * 2);
+        _tile_dpbf16ps(6, 1, 2);
+        _tile_dpbf16ps(7, 1, 3);
+      }
+      _tile_stored(4, scores + jj, kKeyBlock * 4);
+      _tile_stored(5, scores + jj + 16, kKeyBlock * 4);
+      _tile_stored(6, scores + 16 * kKeyBlock + jj, kKeyBlock * 4);
+      _tile_stored(7, scores + 16 * kKeyBlock + jj + 16, kKeyBlock * 4);
+    }
+    for (int r = 0; r < kQueryRows; ++r) {
+      int visible = keyEnd - j0;
+      if (call->causal)
+        visible = i0 + r + diag + 1 - j0 < visible ? i0 + r + diag + 1 - j0 : visible;
+      if (i0 + r >= Sq)
+        visible = 0;
+      softmaxRow(scores + r * kKeyBlock, length, visible, call->scaleLog2e,
+                 probs + r * kKeyBlock, acc + r * Dv, Dv, &state[r]);
+    }
+    /* GEMM #2: acc[32][Dv] += probs[32][length] . v[length][Dv]. */
+    for (int c = 0; c < Dv; c += 32) {
+      _tile_loadd(4, acc + c, Dv * 4);
+      _tile_loadd(5, acc + c + 16, Dv * 4);
+      _tile_loadd(6, acc + 16 * Dv + c, Dv * 4);
+      _tile_loadd(7, acc + 16 * Dv + c + 16, Dv * 4);
+      for (int jj = 0; jj < length; jj += 32) {
+        const uint16_t *vBlock = vp + (size_t)(j0 + jj) * Dv;
+        _tile_loadd(0, probs + jj, kKeyBlock * 2);
+        _tile_loadd(2, vBlock + c * 32, 64);
+        _tile_dpbf16ps(4, 0, 2);
+        _tile_loadd(3, vBlock + (c + 16) * 32, 64);
+        _tile_dpbf16ps(5, 0, 3);
+        _tile_loadd(1, probs + 16 * kKeyBlock + jj, kKeyBlock * 2);
+        _tile_dpbf16ps(6, 1, 2);
+        _tile_dpbf16ps(7, 1, 3);
+      }
+      _tile_stored(4, acc + c, Dv * 4);
+      _tile_stored(5, acc + c + 16, Dv * 4);
+      _tile_stored(6, acc + 16 * Dv + c, Dv * 4);
+      _tile_stored(7, acc + 16 * Dv + c + 16, Dv * 4);
+    }
+  }
+  _tile_release();
+
+  const int f32Out = call->out->type.bits == 32;
+  for (int r = 0; r < kQueryRows && i0 + r < Sq; ++r) {
+    void *o = (void *)element(call->out, i0 + r, h, b);
+    __m512 inv = _mm512_set1_ps(state[r].sum > 0 ? 1.0f / state[r].sum : 0.0f);
+    for (int c = 0; c < Dv; c += 16) {
+      __m512 y = _mm512_mul_ps(_mm512_loadu_ps(acc + r * Dv + c), inv);
+      if (f32Out)
+        _mm512_storeu_ps((float *)o + c, y);
+      else
+        _mm256_storeu_si256((__m256i *)((uint16_t *)o + c), (__m256i)_mm512_cvtneps_pbh(y));
+    }
+  }
+  free(scratch);
+  return 0;
+}
+
+/* bf16, or f32 (rounded to bf16 as it is read), dense along dim 0. */
+static int isSupported(const attune_hl_buffer_t *buf) {
+  const int bf16 = buf->type.code == 4 /* halide_type_bfloat */ && buf->type.bits == 16;
+  const int f32 = buf->type.code == 2 /* halide_type_float */ && buf->type.bits == 32;
+  return (bf16 || f32) && buf->type.lanes == 1 && buf->dimensions == 4 &&
+         buf->dim[0].stride == 1;
+}
+
+static int runTasks(int (*task)(void *, int, uint8_t *), int count, attune_amx_call_t *call) {
+  if (halide_do_par_for)
+    return halide_do_par_for(NULL, task, 0, count, (uint8_t *)call);
+  for (int i = 0; i < count; ++i)
+    if (task(NULL, i, (uint8_t *)call))
+      return call->failed ? call->failed : kErrMemory;
+  return 0;
+}
+
+/* The extern stage. q[D, Sq, H, B], k[D, Sk, Hkv, B], v[Dv, Sk, Hkv, B],
+ * out[Dv, Sq, H, B]: Halide's dimension order, innermost first, each with
+ * min 0 but out's (a caller may ask for part of the rows, heads or batch).
+ * Returns 0, or a negative code the pipeline reports as the stage's error. */
+int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
+                              attune_hl_buffer_t *v, float scale, int causal,
+                              attune_hl_buffer_t *out) {
+  if (!q->host || !k->host || !v->host) {
+    /* Bounds query: this stage reads q at out's rows, heads and batch and
+     * every key and value (the buffers' own extents). */
+    for (int d = 1; d < 4; ++d) {
+      q->dim[d].min = out->dim[d].min;
+      q->dim[d].extent = out->dim[d].extent;
+    }
+    return kOk;
+  }
+  if (!out->host)
+    return kOk;
+  if (!isSupported(q) || !isSupported(k) || !isSupported(v) || !isSupported(out))
+    return kErrShape;
+  attune_amx_call_t call;
+  memset(&call, 0, sizeof call);
+  call.q = q;
+  call.k = k;
+  call.v = v;
+  call.out = out;
+  call.D = q->dim[0].extent;
+  call.Dv = v->dim[0].extent;
+  call.Sq = q->dim[1].extent;
+  call.Sk = k->dim[1].extent;
+  call.H = q->dim[2].extent;
+  call.Hkv = k->dim[2].extent;
+  call.B = q->dim[3].extent;
+  if (call.D % 32 || call.Dv % 32 || call.D > kMaxHeadDim || call.Dv > kMaxHeadDim ||
+      call.Hkv <= 0 || call.H % call.Hkv || out->dim[1].min != 0 ||
+      out->dim[1].extent != call.Sq || out->dim[2].min != 0 || out->dim[2].extent != call.H ||
+      out->dim[3].min != 0 || out->dim[3].extent != call.B)
+    return kErrShape;
+  if (call.Sq == 0 || call.H == 0 || call.B == 0)
+    return kOk;
+  if (!requestAmx())
+    return kErrNoAmx;
+  call.causal = causal;
+  call.scaleLog2e = scale * 1.4426950408889634f;
+  call.paddedKeys = (call.Sk + 31) / 32 * 32;
+  size_t groups = (size_t)call.B * call.Hkv;
+  size_t packedBytes = groups * call.paddedKeys * (size_t)(call.D + call.Dv) * 2;
+  uint16_t *packed = packedBytes ? aligned_alloc(64, (packedBytes + 63) / 64 * 64) : NULL;
+  if (packedBytes && !packed)
+    return kErrMemory;
+  call.packedK = packed;
+  call.packedV = packed + groups * call.paddedKeys * (size_t)call.D;
+  int status = runTasks(packTask, (int)groups, &call);
+  if (status == 0)
+    status = runTasks(attentionTask, call.B * call.H * ((call.Sq + kQueryRows - 1) / kQueryRows),
+                      &call);
+  free(packed);
+  return status ? status : call.failed;
+}
