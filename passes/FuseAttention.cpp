@@ -988,7 +988,7 @@ FailureOr<tfm::AttentionOp> rewrite(const AttentionMatch &match,
           builder.getF64FloatAttr(match.scale),
           match.causal ? builder.getBoolAttr(true) : BoolAttr(),
           modifiers.empty() ? ArrayAttr() : builder.getArrayAttr(modifiers),
-          match.rope);
+          match.rope, /*layout=*/tfm::HeadLayoutKindAttr(), /*product_type=*/TypeAttr());
   }
   if (failed(attention)) {
     inserted.eraseAll();

@@ -347,6 +347,37 @@ def PropagateLayouts : Pass<"tfm-propagate-layouts"> {
   ];
 }
 
+def Bf16Attention : Pass<"tfm-bf16-attention"> {
+  let summary = "Multiply the attentions of an f32 model in bf16";
+  let description = [{
+    Gives every `tfm.attention` on f32 operands `product_type = bf16`: its
+    q.k and p.v products take bf16-rounded operands, with f32 sums and f32
+    softmax statistics (see tfm.attention). `attune-compile
+    --precision=bf16` runs it beside `tfm-pack-weights{bf16}`, which does
+    the same for the linears' weights. On a CPU with AMX the kernel then
+    multiplies on AMX tiles (runtime/model/attention_amx.c): at S=2048,
+    D=128, one thread of an Intel Xeon with AMX, 4.1x the f32 kernel
+    (benchmarks/README.md). Elsewhere it computes in f32. Attentions that
+    carry a mask, key padding, score modifiers or RoPE are marked too and
+    keep the f32 kernel for now.
+
+    ```mlir
+    %o = tfm.attention %q, %k, %v {scale = 0.125 : f64}
+        : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>
+        -> tensor<1x12x?x64xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %o = tfm.attention %q, %k, %v {product_type = bf16, scale = 0.125 : f64}
+        : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>
+        -> tensor<1x12x?x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::attune::tfm::TfmDialect"];
+}
+
 def PackWeights : Pass<"tfm-pack-weights"> {
   let summary = "Store the weights of tfm.linear in the GEMM's panel layout";
   let description = [{

@@ -689,7 +689,8 @@ Value ModelBuilder::attention(Value x, int64_t layer, Value keyPadding,
   Value context = create<tfm::AttentionOp>(
       where, q, k, v, /*mask=*/Value(), keyPadding, ValueRange(modifierOperands),
       b.getF64FloatAttr(scale), b.getBoolAttr(recipe.causal),
-      modifiers.empty() ? ArrayAttr() : b.getArrayAttr(modifiers), rope);
+      modifiers.empty() ? ArrayAttr() : b.getArrayAttr(modifiers), rope,
+      /*layout=*/tfm::HeadLayoutKindAttr(), /*product_type=*/TypeAttr());
   Value merged = mergeHeads(context, where);
   return linear(merged, n.o, layer, qWidth, h.hidden, recipe.linearBias);
 }

@@ -2297,7 +2297,8 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
       b.getF64FloatAttr(scale), causal ? b.getBoolAttr(true) : BoolAttr(), ArrayAttr(),
       DictionaryAttr(),
       tfm::HeadLayoutKindAttr::get(b.getContext(),
-                                   bshd ? tfm::HeadLayoutKind::bshd : tfm::HeadLayoutKind::bhsd));
+                                   bshd ? tfm::HeadLayoutKind::bshd : tfm::HeadLayoutKind::bhsd),
+      /*product_type=*/TypeAttr());
   if (failed(y))
     return failure();
   if (wanted(1))

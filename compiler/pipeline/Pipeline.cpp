@@ -57,6 +57,10 @@ void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
     packOptions.bf16 = options.bf16Weights;
     pm.addPass(createPackWeights(packOptions));
   }
+  // --precision=bf16 for the attentions (fused ones; unfused ones are
+  // matmuls, which stay f32).
+  if (options.bf16Weights && options.fuseAttention)
+    pm.addPass(createBf16Attention());
 
   // Fusion and decomposition both leave duplicate constants and shared
   // reshapes behind; CSE removes them before the host code plans memory.

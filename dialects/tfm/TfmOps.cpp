@@ -1145,6 +1145,10 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
       failed(
           checkElementType(emitError, "value", *value, "query", elementType)))
     return failure();
+  if (TypeAttr products = op.getProductTypeAttr(); products && !products.getValue().isBF16())
+    return emitError() << "expected 'product_type' to be bf16 (the only product type "
+                          "besides the operands' own), got "
+                       << products.getValue();
 
   // query [B, H, Sq, D], key [B, Hkv, Sk, D], value [B, Hkv, Sk, Dv]; the
   // H and S axes swapped in the bshd layout.

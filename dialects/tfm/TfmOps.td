@@ -903,6 +903,15 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
     `j + position_offset` before the dot product, as tfm.rope does; the
     kernel rotates each tile as it loads it.
 
+    Products: with `product_type = bf16` (set by `tfm-bf16-attention`, which
+    `attune-compile --precision=bf16` runs) q, k and v are rounded to bf16
+    and so are the probabilities before they multiply v; the sums and the
+    softmax statistics stay f32, and the result has the operands' type. A
+    CPU with AMX runs such an attention on its tiles; elsewhere it is
+    computed in f32, which the rounding bounds anyway. The reference
+    evaluator computes the definition above exactly: check such a model by
+    a relative error (attune-run's L2 check).
+
     ```mlir
     %o = tfm.attention %q, %k, %v {scale = 0.125 : f64, causal = true}
         : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>
@@ -924,7 +933,8 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
                            "array of score modifiers">>:$modifiers,
                        OptionalAttr<DictionaryAttr>:$rope,
                        DefaultValuedAttr<Tfm_HeadLayoutAttr,
-                                         "HeadLayoutKind::bhsd">:$layout);
+                                         "HeadLayoutKind::bhsd">:$layout,
+                       OptionalAttr<TypeAttr>:$product_type);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?

@@ -870,6 +870,7 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.elementType = elementType(a.getResult());
         spec.scale = a.getScale().convertToDouble();
         spec.causal = a.getCausal();
+        spec.bf16Products = a.getProductType() && a.getProductType()->isBF16();
         spec.headDim = q[3].factor;
         if (v[3].factor != q[3].factor)
           spec.valueDim = v[3].factor;

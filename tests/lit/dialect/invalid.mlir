@@ -1415,3 +1415,11 @@ func.func @negative_panels_width() {
   %w = tfm.weight "w" : tensor<8x8xf32, #tfm.panels<0>>
   return
 }
+
+// -----
+
+func.func @attention_product_type_not_bf16(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
+  // expected-error @+1 {{expected 'product_type' to be bf16 (the only product type besides the operands' own), got 'f16'}}
+  %0 = tfm.attention %q, %k, %v {product_type = f16, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return %0 : tensor<1x12x?x64xf32>
+}

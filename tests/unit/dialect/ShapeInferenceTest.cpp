@@ -72,7 +72,8 @@ TEST_F(ShapeInferenceTest, AttentionMultiHead) {
   Value v = arg({1, 12, kDyn, 64});
   auto op = AttentionOp::create(builder, loc, q, k, v, Value(), Value(),
                                 ValueRange(), APFloat(0.125), /*causal=*/true,
-                                /*modifiers=*/nullptr, /*rope=*/nullptr);
+                                /*modifiers=*/nullptr, /*rope=*/nullptr, HeadLayoutKind::bhsd,
+                                /*product_type=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({1, 12, kDyn, 64}));
   expectVerifies(op);
 }
@@ -86,7 +87,8 @@ TEST_F(ShapeInferenceTest, AttentionGroupedQueryCrossAndValueDim) {
   Value padding = arg({kDyn, 32}, builder.getI1Type());
   auto op = AttentionOp::create(builder, loc, q, k, v, mask, padding,
                                 ValueRange(), APFloat(1.0), /*causal=*/false,
-                                /*modifiers=*/nullptr, /*rope=*/nullptr);
+                                /*modifiers=*/nullptr, /*rope=*/nullptr, HeadLayoutKind::bhsd,
+                                /*product_type=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({3, 8, 16, 128}, builder.getF16Type()));
   expectVerifies(op);
 }
@@ -100,7 +102,8 @@ TEST_F(ShapeInferenceTest, AttentionScoreModifiers) {
       {builder.getNamedAttr("kind", builder.getStringAttr("t5"))})});
   auto op = AttentionOp::create(builder, loc, q, q, q, Value(), Value(),
                                 ValueRange{table}, APFloat(1.0), false, t5,
-                                /*rope=*/nullptr);
+                                /*rope=*/nullptr, HeadLayoutKind::bhsd,
+                                /*product_type=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({1, 4, kDyn, 32}));
   expectVerifies(op);
   ASSERT_EQ(op.getModifierOperandGroups().size(), 1u);
@@ -113,7 +116,8 @@ TEST_F(ShapeInferenceTest, AttentionScoreModifiers) {
   });
   auto bad = createChecked<AttentionOp>(builder, loc, q, q, q, Value(), Value(),
                                         ValueRange{wrongTable}, APFloat(1.0),
-                                        false, t5, /*rope=*/nullptr);
+                                        false, t5, /*rope=*/nullptr, HeadLayoutKind::bhsd,
+                                        /*product_type=*/nullptr);
   EXPECT_TRUE(failed(bad));
   EXPECT_EQ(message, "'tfm.attention' op modifier 't5': expected operand "
                      "'table' [num_buckets, H] to have one column per query "
@@ -126,7 +130,8 @@ TEST_F(ShapeInferenceTest, AttentionBatchFromKeyPaddingMask) {
   Value padding = arg({5, kDyn}, builder.getI64Type());
   auto op = AttentionOp::create(builder, loc, q, kv, kv, Value(), padding,
                                 ValueRange(), APFloat(1.0), false,
-                                /*modifiers=*/nullptr, /*rope=*/nullptr);
+                                /*modifiers=*/nullptr, /*rope=*/nullptr, HeadLayoutKind::bhsd,
+                                /*product_type=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({5, 4, kDyn, 32}));
   expectVerifies(op);
 }
@@ -346,7 +351,8 @@ TEST_F(ShapeInferenceTest, CreateCheckedReportsInsteadOfAborting) {
   Value kv = arg({2, 2, kDyn, 64});
   auto good = createChecked<AttentionOp>(builder, loc, q, kv, kv, Value(),
                                          Value(), ValueRange(), APFloat(0.125),
-                                         true, /*modifiers=*/nullptr, /*rope=*/nullptr);
+                                         true, /*modifiers=*/nullptr, /*rope=*/nullptr,
+                                         HeadLayoutKind::bhsd, /*product_type=*/nullptr);
   ASSERT_TRUE(succeeded(good));
   EXPECT_EQ(good->getType(), tensor({2, 8, kDyn, 64}));
   EXPECT_TRUE(good->getCausal());
