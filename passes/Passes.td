@@ -356,7 +356,7 @@ def Bf16Attention : Pass<"tfm-bf16-attention"> {
     --precision=bf16` runs it beside `tfm-pack-weights{bf16}`, which does
     the same for the linears' weights. On a CPU with AMX the kernel then
     multiplies on AMX tiles (runtime/model/attention_amx.c): at S=2048,
-    D=128, one thread of an Intel Xeon with AMX, 4.1x the f32 kernel
+    D=128, one thread of an Intel Xeon with AMX, 3.8x the f32 kernel
     (benchmarks/README.md). Elsewhere it computes in f32. Attentions that
     carry a mask, key padding, score modifiers or RoPE are marked too and
     keep the f32 kernel for now.
