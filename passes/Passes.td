@@ -358,8 +358,8 @@ def Bf16Attention : Pass<"tfm-bf16-attention"> {
     multiplies on AMX tiles (runtime/model/attention_amx.c): at S=2048,
     D=128, one thread of an Intel Xeon with AMX, 3.8x the f32 kernel
     (benchmarks/README.md). Elsewhere it computes in f32. Attentions that
-    carry a mask, key padding, score modifiers or RoPE are marked too and
-    keep the f32 kernel for now.
+    carry an additive mask, score modifiers or RoPE are marked too and keep
+    the f32 kernel for now (key padding runs on AMX).
 
     ```mlir
     %o = tfm.attention %q, %k, %v {scale = 0.125 : f64}

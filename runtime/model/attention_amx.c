@@ -14,7 +14,8 @@
  *
  * What. out[c, i, h, b] = sum_j softmax_j(scale * q[:, i, h, b] . k[:, j, hk, b])
  * v[c, j, hk, b], hk = h / (H / Hkv), causal rows seeing keys
- * j <= i + (Sk - Sq); a row that sees no key is 0. q, k, v and out are bf16,
+ * j <= i + (Sk - Sq), and keys whose key padding is 0 masked (the
+ * _padded entry); a row that sees no key is 0. q, k, v and out are bf16,
  * or f32 (an attention with bf16 products, as --precision=bf16 makes them:
  * q, k and v are rounded to bf16 as they are read, the output is f32);
  * products accumulate in f32 (AMX TDPBF16PS) and the softmax statistics are
@@ -132,6 +133,7 @@ typedef struct {
   const attune_hl_buffer_t *q, *k, *v, *out;
   int D, Dv, Sq, Sk, H, Hkv, B, paddedKeys;
   int causal;
+  const attune_hl_buffer_t *keyPadding; /* [Sk, B], nonzero attends; or NULL */
   float scaleLog2e;
   uint16_t *packedK, *packedV; /* per (b, hk): paddedKeys x D, paddedKeys x Dv */
   int failed;
@@ -214,20 +216,28 @@ typedef struct {
   float max, sum;
 } attune_row_state_t;
 
-/* One block's softmax for one row: scores[0, n) are visible (n may be 0),
- * the rest of the block's `length` keys give probability 0. Rescales the
- * row's accumulator when its max grows. */
-ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n, float c,
-                                         uint16_t *probs, float *acc, int Dv,
-                                         attune_row_state_t *state) {
-  if (n <= 0) {
+/* Keys [j, j + 16) of a block that fall in its first n: a lane mask. */
+static inline __mmask16 prefixMask(int n, int j) {
+  return n - j >= 16 ? 0xFFFF : n - j <= 0 ? 0 : (__mmask16)((1u << (n - j)) - 1);
+}
+
+/* One block's softmax for one row: scores[0, n) are visible (n may be 0)
+ * where `attend` (one mask per 16 keys of the block; NULL: all) has their
+ * bit, the rest of the block's `length` keys give probability 0. Rescales
+ * the row's accumulator when its max grows. */
+ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n,
+                                         const __mmask16 *attend, float c, uint16_t *probs,
+                                         float *acc, int Dv, attune_row_state_t *state) {
+  __m512 m = _mm512_set1_ps(-INFINITY);
+  int any = 0;
+  for (int j = 0; j < n; j += 16) {
+    __mmask16 valid = prefixMask(n, j) & (attend ? attend[j / 16] : 0xFFFF);
+    any |= valid;
+    m = _mm512_mask_max_ps(m, valid, m, _mm512_maskz_loadu_ps(valid, scores + j));
+  }
+  if (!any) {
     memset(probs, 0, (size_t)length * 2);
     return;
-  }
-  __m512 m = _mm512_set1_ps(-INFINITY);
-  for (int j = 0; j < n; j += 16) {
-    __mmask16 valid = n - j >= 16 ? 0xFFFF : (__mmask16)((1u << (n - j)) - 1);
-    m = _mm512_mask_max_ps(m, valid, m, _mm512_maskz_loadu_ps(valid, scores + j));
   }
   float newMax = _mm512_reduce_max_ps(m) * c;
   if (newMax < state->max)
@@ -240,10 +250,8 @@ ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n,
   state->max = newMax;
   __m512 vc = _mm512_set1_ps(c), shift = _mm512_set1_ps(-newMax), sum = _mm512_setzero_ps();
   for (int j = 0; j < length; j += 32) {
-    __mmask16 v0 = n - j >= 16 ? 0xFFFF : n - j <= 0 ? 0 : (__mmask16)((1u << (n - j)) - 1);
-    __mmask16 v1 = n - j - 16 >= 16 ? 0xFFFF
-                   : n - j - 16 <= 0 ? 0
-                                     : (__mmask16)((1u << (n - j - 16)) - 1);
+    __mmask16 v0 = prefixMask(n, j) & (attend ? attend[j / 16] : 0xFFFF);
+    __mmask16 v1 = prefixMask(n, j + 16) & (attend ? attend[j / 16 + 1] : 0xFFFF);
     __m512 p0 = _mm512_maskz_mov_ps(
         v0, exp2Ps(_mm512_fmadd_ps(_mm512_maskz_loadu_ps(v0, scores + j), vc, shift)));
     __m512 p1 = _mm512_maskz_mov_ps(
@@ -286,6 +294,27 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
   uint16_t *qRows = probs + kQueryRows * kKeyBlock;                /* [32][D] */
   float *acc = (float *)(qRows + kQueryRows * D);                  /* [32][Dv] */
   attune_row_state_t state[kQueryRows];
+  /* Key padding of this batch as one mask per 16 keys (bit set: attends). */
+  __mmask16 *attend = NULL;
+  if (call->keyPadding) {
+    attend = calloc((size_t)P / 16, sizeof *attend);
+    if (!attend) {
+      free(scratch);
+      call->failed = kErrMemory;
+      return kErrMemory;
+    }
+    const attune_hl_buffer_t *kp = call->keyPadding;
+    const int bytes = (kp->type.bits + 7) / 8;
+    for (int j = 0; j < Sk; ++j) {
+      const uint8_t *x = kp->host + (size_t)bytes * ((int64_t)(j - kp->dim[0].min) * kp->dim[0].stride +
+                                                     (int64_t)(b - kp->dim[1].min) * kp->dim[1].stride);
+      int nonzero = 0;
+      for (int e = 0; e < bytes; ++e)
+        nonzero |= x[e];
+      if (nonzero)
+        attend[j / 16] |= (__mmask16)(1u << (j % 16));
+    }
+  }
   for (int r = 0; r < kQueryRows; ++r) {
     state[r].max = -INFINITY;
     state[r].sum = 0;
@@ -330,8 +359,8 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
         visible = i0 + r + diag + 1 - j0 < visible ? i0 + r + diag + 1 - j0 : visible;
       if (i0 + r >= Sq)
         visible = 0;
-      softmaxRow(scores + r * kKeyBlock, length, visible, call->scaleLog2e,
-                 probs + r * kKeyBlock, acc + r * Dv, Dv, &state[r]);
+      softmaxRow(scores + r * kKeyBlock, length, visible, attend ? attend + j0 / 16 : NULL,
+                 call->scaleLog2e, probs + r * kKeyBlock, acc + r * Dv, Dv, &state[r]);
     }
     /* GEMM #2: acc[32][Dv] += probs[32][length] . v[length][Dv]. */
     for (int c = 0; c < Dv; c += 32) {
@@ -370,6 +399,7 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
         _mm256_storeu_si256((__m256i *)((uint16_t *)o + c), (__m256i)_mm512_cvtneps_pbh(y));
     }
   }
+  free(attend);
   free(scratch);
   return 0;
 }
@@ -391,14 +421,10 @@ static int runTasks(int (*task)(void *, int, uint8_t *), int count, attune_amx_c
   return 0;
 }
 
-/* The extern stage. q[D, Sq, H, B], k[D, Sk, Hkv, B], v[Dv, Sk, Hkv, B],
- * out[Dv, Sq, H, B]: Halide's dimension order, innermost first, each with
- * min 0 but out's (a caller may ask for part of the rows, heads or batch).
- * Returns 0, or a negative code the pipeline reports as the stage's error. */
-int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
-                              attune_hl_buffer_t *v, float scale, int causal,
-                              attune_hl_buffer_t *out) {
-  if (!q->host || !k->host || !v->host) {
+static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
+                        attune_hl_buffer_t *keyPadding, float scale, int causal,
+                        attune_hl_buffer_t *out) {
+  if (!q->host || !k->host || !v->host || (keyPadding && !keyPadding->host)) {
     /* Bounds query: this stage reads q at out's rows, heads and batch and
      * every key and value (the buffers' own extents). */
     for (int d = 1; d < 4; ++d) {
@@ -410,6 +436,9 @@ int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
   if (!out->host)
     return kOk;
   if (!isSupported(q) || !isSupported(k) || !isSupported(v) || !isSupported(out))
+    return kErrShape;
+  if (keyPadding && (keyPadding->dimensions != 2 || keyPadding->dim[0].extent != k->dim[1].extent ||
+                     keyPadding->dim[1].extent != q->dim[3].extent))
     return kErrShape;
   attune_amx_call_t call;
   memset(&call, 0, sizeof call);
@@ -434,6 +463,7 @@ int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
   if (!requestAmx())
     return kErrNoAmx;
   call.causal = causal;
+  call.keyPadding = keyPadding;
   call.scaleLog2e = scale * 1.4426950408889634f;
   call.paddedKeys = (call.Sk + 31) / 32 * 32;
   size_t groups = (size_t)call.B * call.Hkv;
@@ -449,4 +479,20 @@ int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
                       &call);
   free(packed);
   return status ? status : call.failed;
+}
+
+/* The extern stages. q[D, Sq, H, B], k[D, Sk, Hkv, B], v[Dv, Sk, Hkv, B],
+ * out[Dv, Sq, H, B] and keyPadding[Sk, B]: Halide's dimension order,
+ * innermost first, mins 0 (out's rows, heads and batch whole). Return 0, or
+ * a negative code the pipeline reports as the stage's error. */
+int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
+                              attune_hl_buffer_t *v, float scale, int causal,
+                              attune_hl_buffer_t *out) {
+  return attentionAmx(q, k, v, NULL, scale, causal, out);
+}
+
+int attune_attention_bf16_amx_padded(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
+                                     attune_hl_buffer_t *v, attune_hl_buffer_t *keyPadding,
+                                     float scale, int causal, attune_hl_buffer_t *out) {
+  return attentionAmx(q, k, v, keyPadding, scale, causal, out);
 }

@@ -961,14 +961,14 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 /// Whether this attention runs on AMX tiles (runtime/model/attention_amx.c)
 /// in the variant for `target`: bf16 q, k, v, or f32 ones with bf16
 /// products, on a CPU with AMX (Halide's avx512_sapphirerapids), plain or
-/// causal, head dims multiples of 32 up to 256. Masks, key padding,
-/// modifiers and RoPE keep the Halide pipeline (in f32).
+/// causal, with or without key padding, head dims multiples of 32 up to
+/// 256. Additive masks, modifiers and RoPE keep the Halide pipeline (in
+/// f32).
 static bool runsOnAmx(const KernelSpec &spec, const Target &target) {
   const int64_t D = spec.headDim, Dv = spec.valueHeadDim();
   const bool bf16 = spec.elementType == ScalarType::BF16 ||
                     (spec.elementType == ScalarType::F32 && spec.bf16Products);
   return target.has_feature(Target::AVX512_SapphireRapids) && bf16 && !spec.hasMask &&
-         !spec.hasKeyPadding &&
          spec.modifiers.empty() && !spec.rope.enabled && D % 32 == 0 && Dv % 32 == 0 &&
          D <= 256 && Dv <= 256;
 }
@@ -1039,10 +1039,21 @@ BuiltKernel buildAmxAttention(const KernelSpec &spec) {
   const ScalarType e = spec.elementType;
   ImageParam q = makeInput(e, 4, "q", true), k = makeInput(e, 4, "k", true),
              v = makeInput(e, 4, "v", true);
+  std::vector<ImageParam> inputs = {q, k, v};
+  std::vector<ExternFuncArgument> args = {q, k, v};
+  ImageParam keyPad;
+  if (spec.hasKeyPadding) {
+    keyPad = makeInput(spec.keyPaddingType, 2, "keyPadding", true);
+    keyPad.dim(0).set_bounds(0, k.dim(1).extent());
+    keyPad.dim(1).set_bounds(0, q.dim(3).extent());
+    inputs.push_back(keyPad);
+    args.push_back(keyPad);
+  }
+  args.push_back(Expr(static_cast<float>(spec.scale)));
+  args.push_back(Expr(spec.causal ? 1 : 0));
   Func out("attn_amx");
-  std::vector<ExternFuncArgument> args = {q, k, v, Expr(static_cast<float>(spec.scale)),
-                                          Expr(spec.causal ? 1 : 0)};
-  out.define_extern(kAmxAttentionSymbol, args, toHalideType(e), 4, NameMangling::C);
+  out.define_extern(spec.hasKeyPadding ? kAmxPaddedAttentionSymbol : kAmxAttentionSymbol, args,
+                    toHalideType(e), 4, NameMangling::C);
   q.dim(0).set_bounds(0, D);
   k.dim(0).set_bounds(0, D);
   v.dim(0).set_bounds(0, Dv);
@@ -1055,7 +1066,7 @@ BuiltKernel buildAmxAttention(const KernelSpec &spec) {
   o.dim(1).set_bounds(0, q.dim(1).extent());
   o.dim(2).set_bounds(0, q.dim(2).extent());
   o.dim(3).set_bounds(0, q.dim(3).extent());
-  return {{q, k, v}, out};
+  return {inputs, out};
 }
 
 BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {

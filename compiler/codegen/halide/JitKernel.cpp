@@ -7,6 +7,9 @@
 extern "C" int attune_attention_bf16_amx(halide_buffer_t *q, halide_buffer_t *k,
                                          halide_buffer_t *v, float scale, int causal,
                                          halide_buffer_t *out);
+extern "C" int attune_attention_bf16_amx_padded(halide_buffer_t *q, halide_buffer_t *k,
+                                                halide_buffer_t *v, halide_buffer_t *keyPadding,
+                                                float scale, int causal, halide_buffer_t *out);
 
 namespace attune::codegen {
 namespace {
@@ -31,10 +34,17 @@ Halide::Pipeline &BuiltKernel::jit() {
     Halide::ExternSignature amxSignature(
         Halide::Int(32), false,
         {buffer, buffer, buffer, Halide::Float(32), Halide::Int(32), buffer});
+    Halide::ExternSignature amxPaddedSignature(
+        Halide::Int(32), false,
+        {buffer, buffer, buffer, buffer, Halide::Float(32), Halide::Int(32), buffer});
     jitPipeline->set_jit_externs(
         {{kAmxAttentionSymbol,
           Halide::JITExtern(Halide::ExternCFunction(
-              reinterpret_cast<void *>(&attune_attention_bf16_amx), amxSignature))}});
+              reinterpret_cast<void *>(&attune_attention_bf16_amx), amxSignature))},
+         {kAmxPaddedAttentionSymbol,
+          Halide::JITExtern(Halide::ExternCFunction(
+              reinterpret_cast<void *>(&attune_attention_bf16_amx_padded),
+              amxPaddedSignature))}});
   }
   return *jitPipeline;
 }

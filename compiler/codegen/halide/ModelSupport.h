@@ -23,8 +23,10 @@
 
 namespace attune::codegen {
 
-/// The name of the AMX attention extern stage (runtime/model/attention_amx.c).
+/// The AMX attention's extern stages (runtime/model/attention_amx.c):
+/// without and with a key padding operand.
 inline constexpr const char *kAmxAttentionSymbol = "attune_attention_bf16_amx";
+inline constexpr const char *kAmxPaddedAttentionSymbol = "attune_attention_bf16_amx_padded";
 
 /// Writes the sources into `directory` and compiles them with the system's
 /// `cc` into one position-independent `object`. Returns "" or what failed.

@@ -909,7 +909,8 @@ void checkHalfAttention(ScalarType type, double halfUlp) {
 /// products on f32 ones (--precision=bf16): against the definition in
 /// double on the same bf16 values, across the shapes its blocking has edges
 /// at (32-row tasks, 32-key pieces, 256-key blocks), GQA and MQA, Dv != D,
-/// and causal rows that see no key (0).
+/// key padding (the last batch padded entirely), and rows that see no key
+/// (0).
 TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
   KernelSpec probe;
   probe.kind = KernelKind::Attention;
@@ -921,6 +922,7 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
     int B, H, Hkv, Sq, Sk, D, Dv;
     bool causal;
     bool f32; // f32 tensors with bf16 products, else bf16 tensors
+    bool keyPadding = false;
   };
   for (Case c : {Case{1, 2, 2, 7, 7, 64, 64, false, false},
                  Case{2, 4, 2, 70, 129, 64, 32, false, false},
@@ -929,12 +931,15 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
                  Case{1, 1, 1, 1, 600, 128, 128, false, false},
                  Case{1, 3, 3, 33, 257, 96, 64, false, false},
                  Case{2, 4, 2, 70, 129, 64, 32, true, true},
-                 Case{1, 2, 2, 300, 600, 128, 128, false, true}}) {
+                 Case{1, 2, 2, 300, 600, 128, 128, false, true},
+                 Case{3, 2, 1, 70, 300, 64, 64, false, false, true},
+                 Case{2, 2, 2, 129, 129, 128, 64, true, true, true}}) {
     SCOPED_TRACE("B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) + "/" +
                  std::to_string(c.Hkv) + " Sq=" + std::to_string(c.Sq) + " Sk=" +
                  std::to_string(c.Sk) + " D=" + std::to_string(c.D) + " Dv=" +
                  std::to_string(c.Dv) + " causal=" + std::to_string(c.causal) +
-                 (c.f32 ? " f32 tensors, bf16 products" : " bf16 tensors"));
+                 (c.f32 ? " f32 tensors, bf16 products" : " bf16 tensors") +
+                 (c.keyPadding ? ", key padding" : ""));
     KernelSpec spec = probe;
     spec.elementType = c.f32 ? ScalarType::F32 : ScalarType::BF16;
     spec.bf16Products = c.f32;
@@ -942,6 +947,7 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
     spec.valueDim = c.Dv == c.D ? 0 : c.Dv;
     spec.scale = 1.0 / std::sqrt(double(c.D));
     spec.causal = c.causal;
+    spec.hasKeyPadding = c.keyPadding;
     // Values a bf16 holds exactly, so that the f32 case's rounding in the
     // kernel changes nothing and one reference serves both.
     auto bf16Of = [](const Buffer<float> &x) {
@@ -959,12 +965,24 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
     Buffer<Halide::bfloat16_t> q = bf16Of(uniform({c.D, c.Sq, c.H, c.B}, -2.f, 2.f)),
                                k = bf16Of(uniform({c.D, c.Sk, c.Hkv, c.B}, -2.f, 2.f)),
                                v = bf16Of(uniform({c.Dv, c.Sk, c.Hkv, c.B}));
+    // Batch b attends to keys j with (j + b) % 3 != 0; the last batch to
+    // none (its rows are 0).
+    Buffer<bool> attends(c.Sk, c.B);
+    attends.for_each_element(
+        [&](int j, int b) { attends(j, b) = b + 1 < c.B && (j + b) % 3 != 0; });
     Buffer<float> got(c.Dv, c.Sq, c.H, c.B);
+    std::vector<Halide::Buffer<>> inputs;
+    if (c.f32)
+      inputs = {f32Of(q), f32Of(k), f32Of(v)};
+    else
+      inputs = {q, k, v};
+    if (c.keyPadding)
+      inputs.push_back(attends);
     if (c.f32) {
-      Kernel(spec).run({f32Of(q), f32Of(k), f32Of(v)}, got);
+      Kernel(spec).run(inputs, got);
     } else {
       Buffer<Halide::bfloat16_t> out(c.Dv, c.Sq, c.H, c.B);
-      Kernel(spec).run({q, k, v}, out);
+      Kernel(spec).run(inputs, out);
       got = f32Of(out);
     }
     const int group = c.H / c.Hkv, diag = c.Sk - c.Sq;
@@ -975,17 +993,20 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
           int visible = c.causal ? std::clamp(i + diag + 1, 0, c.Sk) : c.Sk;
           double mx = -kInf, sum = 0;
           for (int j = 0; j < visible; ++j) {
+            s[j] = -kInf;
+            if (c.keyPadding && !attends(j, b))
+              continue;
             double dot = 0;
             for (int d = 0; d < c.D; ++d)
               dot += double(q(d, i, h, b)) * double(k(d, j, h / group, b));
             mx = std::max(mx, s[j] = dot * spec.scale);
           }
           for (int j = 0; j < visible; ++j)
-            sum += (s[j] = std::exp(s[j] - mx));
+            sum += (s[j] = s[j] == -kInf ? 0.0 : std::exp(s[j] - mx));
           for (int cv = 0; cv < c.Dv; ++cv) {
             double want = 0;
             for (int j = 0; j < visible; ++j)
-              want += s[j] / sum * double(v(cv, j, h / group, b));
+              want += sum > 0 ? s[j] / sum * double(v(cv, j, h / group, b)) : 0.0;
             // The output's rounding (half an ulp, 2^-8 relative; none for
             // f32), and the probabilities' (2^-9 max|v|, |v| <= 1).
             ASSERT_LE(std::fabs(double(got(cv, i, h, b)) - want),
