@@ -355,7 +355,7 @@ def Bf16Attention : Pass<"tfm-bf16-attention"> {
     softmax statistics (see tfm.attention). `attune-compile
     --precision=bf16` runs it beside `tfm-pack-weights{bf16}`, which does
     the same for the linears' weights. On a CPU with AMX the kernel then
-    multiplies on AMX tiles (runtime/model/attention_amx.c): at S=2048,
+    multiplies on AMX tiles (runtime/model/amx_kernels.c): at S=2048,
     D=128, one thread of an Intel Xeon with AMX, 3.8x the f32 kernel
     (benchmarks/README.md). Elsewhere it computes in f32. Attentions that
     carry an additive mask, score modifiers or RoPE are marked too and keep
@@ -403,7 +403,9 @@ def PackWeights : Pass<"tfm-pack-weights"> {
 
     `bf16` (`attune-compile --precision=bf16`) stores them as bf16 pair
     panels instead, `#tfm.panels<W, bf16>`: half the bytes, and linears
-    that multiply in bf16 with f32 accumulation (vdpbf16ps on CPUs with
+    that multiply in bf16 with f32 accumulation (AMX tiles on Intel CPUs
+    that have them, which read the pair panels as stored: 6x the f32 GEMM
+    at 128x768x768 on one thread; vdpbf16ps on other CPUs with
     AVX512-BF16, about twice the f32 GEMM's rate on Zen 5).
 
     Before:

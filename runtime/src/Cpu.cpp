@@ -52,7 +52,7 @@ unsigned long long readXcr0() {
 /// (ARCH_REQ_XCOMP_PERM, kernel 5.16 on); before that a tile instruction
 /// raises SIGILL even though XCR0 enables the state. Asked here, once, so
 /// that avx512_spr is chosen only where its kernels may use the tiles
-/// (runtime/model/attention_amx.c asks too, for processes that JIT).
+/// (runtime/model/amx_kernels.c asks too, for processes that JIT).
 bool amxPermitted() {
 #if defined(__linux__) && defined(SYS_arch_prctl)
   const long ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18;
@@ -99,20 +99,6 @@ attune_isa_t detectHostIsa() {
   return spr ? ATTUNE_ISA_AVX512_SPR : ATTUNE_ISA_AVX512_ZEN4;
 }
 #else
-/// Linux gives a process AMX's tile data state only when asked
-/// (ARCH_REQ_XCOMP_PERM, kernel 5.16 on); before that a tile instruction
-/// raises SIGILL even though XCR0 enables the state. Asked here, once, so
-/// that avx512_spr is chosen only where its kernels may use the tiles
-/// (runtime/model/attention_amx.c asks too, for processes that JIT).
-bool amxPermitted() {
-#if defined(__linux__) && defined(SYS_arch_prctl)
-  const long ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18;
-  return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
-#else
-  return false;
-#endif
-}
-
 attune_isa_t detectHostIsa() { return ATTUNE_ISA_BASELINE; }
 #endif
 

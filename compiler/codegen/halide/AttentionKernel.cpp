@@ -326,6 +326,24 @@ struct AttentionPipeline {
   RDom rd, rj, rkb;
 };
 
+/// Shapes every attention kernel relies on (q [D, Sq, H, B], k [D, Sk,
+/// Hkv, B], v [Dv, Sk, Hkv, B], out [Dv, Sq, H, B]); a mismatch is a
+/// runtime error naming the buffer rather than an out-of-bounds read.
+void constrainAttentionShapes(ImageParam &q, ImageParam &k, ImageParam &v, OutputImageParam o,
+                              int D, int Dv) {
+  q.dim(0).set_bounds(0, D);
+  k.dim(0).set_bounds(0, D);
+  v.dim(0).set_bounds(0, Dv);
+  v.dim(1).set_extent(k.dim(1).extent());
+  v.dim(2).set_extent(k.dim(2).extent());
+  k.dim(3).set_extent(q.dim(3).extent());
+  v.dim(3).set_extent(q.dim(3).extent());
+  o.dim(0).set_bounds(0, Dv);
+  o.dim(1).set_bounds(0, q.dim(1).extent());
+  o.dim(2).set_bounds(0, q.dim(2).extent());
+  o.dim(3).set_bounds(0, q.dim(3).extent());
+}
+
 // ALGORITHM
 AttentionPipeline defineAttention(const KernelSpec &spec,
                                   const AttentionTiles &t) {
@@ -689,20 +707,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
                    "not a multiple of key/value heads", Hkv);
   p.out(c, i, h, b) = castToElement(spec, result);
 
-  // Shapes the kernel relies on; a mismatch is a runtime error naming the
-  // buffer rather than an out-of-bounds read.
-  q.dim(0).set_bounds(0, D);
-  k.dim(0).set_bounds(0, D);
-  v.dim(0).set_bounds(0, Dv);
-  v.dim(1).set_extent(k.dim(1).extent());
-  v.dim(2).set_extent(k.dim(2).extent());
-  k.dim(3).set_extent(q.dim(3).extent());
-  v.dim(3).set_extent(q.dim(3).extent());
-  OutputImageParam o = p.out.output_buffer();
-  o.dim(0).set_bounds(0, Dv);
-  o.dim(1).set_bounds(0, Sq);
-  o.dim(2).set_bounds(0, H);
-  o.dim(3).set_bounds(0, q.dim(3).extent());
+  constrainAttentionShapes(q, k, v, p.out.output_buffer(), D, Dv);
   if (spec.hasMask) {
     mask.dim(0).set_extent(Sk);
     mask.dim(1).set_extent(Sq);
@@ -958,7 +963,7 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 
 } // namespace
 
-/// Whether this attention runs on AMX tiles (runtime/model/attention_amx.c)
+/// Whether this attention runs on AMX tiles (runtime/model/amx_kernels.c)
 /// in the variant for `target`: bf16 q, k, v, or f32 ones with bf16
 /// products, on a CPU with AMX (Halide's avx512_sapphirerapids), plain or
 /// causal, with or without key padding, head dims multiples of 32 up to
@@ -1054,18 +1059,7 @@ BuiltKernel buildAmxAttention(const KernelSpec &spec) {
   Func out("attn_amx");
   out.define_extern(spec.hasKeyPadding ? kAmxPaddedAttentionSymbol : kAmxAttentionSymbol, args,
                     toHalideType(e), 4, NameMangling::C);
-  q.dim(0).set_bounds(0, D);
-  k.dim(0).set_bounds(0, D);
-  v.dim(0).set_bounds(0, Dv);
-  v.dim(1).set_extent(k.dim(1).extent());
-  v.dim(2).set_extent(k.dim(2).extent());
-  k.dim(3).set_extent(q.dim(3).extent());
-  v.dim(3).set_extent(q.dim(3).extent());
-  OutputImageParam o = out.output_buffer();
-  o.dim(0).set_bounds(0, Dv);
-  o.dim(1).set_bounds(0, q.dim(1).extent());
-  o.dim(2).set_bounds(0, q.dim(2).extent());
-  o.dim(3).set_bounds(0, q.dim(3).extent());
+  constrainAttentionShapes(q, k, v, out.output_buffer(), D, Dv);
   return {inputs, out};
 }
 

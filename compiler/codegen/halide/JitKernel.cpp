@@ -3,13 +3,17 @@
 #include "compiler/codegen/halide/JitKernel.h"
 #include "compiler/codegen/halide/ModelSupport.h"
 
-// runtime/model/attention_amx.c, linked into this library.
+// runtime/model/amx_kernels.c, linked into this library.
 extern "C" int attune_attention_bf16_amx(halide_buffer_t *q, halide_buffer_t *k,
                                          halide_buffer_t *v, float scale, int causal,
                                          halide_buffer_t *out);
 extern "C" int attune_attention_bf16_amx_padded(halide_buffer_t *q, halide_buffer_t *k,
                                                 halide_buffer_t *v, halide_buffer_t *keyPadding,
                                                 float scale, int causal, halide_buffer_t *out);
+extern "C" int attune_linear_bf16_amx(halide_buffer_t *x, halide_buffer_t *w,
+                                      halide_buffer_t *out);
+extern "C" int attune_linear_bf16_amx_bias(halide_buffer_t *x, halide_buffer_t *w,
+                                           halide_buffer_t *bias, halide_buffer_t *out);
 
 namespace attune::codegen {
 namespace {
@@ -37,14 +41,22 @@ Halide::Pipeline &BuiltKernel::jit() {
     Halide::ExternSignature amxPaddedSignature(
         Halide::Int(32), false,
         {buffer, buffer, buffer, buffer, Halide::Float(32), Halide::Int(32), buffer});
+    auto buffers = [&](int n) {
+      return Halide::ExternSignature(Halide::Int(32), false, std::vector<Halide::Type>(n, buffer));
+    };
+    auto jitExtern = [](void *address, const Halide::ExternSignature &signature) {
+      return Halide::JITExtern(Halide::ExternCFunction(address, signature));
+    };
     jitPipeline->set_jit_externs(
         {{kAmxAttentionSymbol,
-          Halide::JITExtern(Halide::ExternCFunction(
-              reinterpret_cast<void *>(&attune_attention_bf16_amx), amxSignature))},
+          jitExtern(reinterpret_cast<void *>(&attune_attention_bf16_amx), amxSignature)},
          {kAmxPaddedAttentionSymbol,
-          Halide::JITExtern(Halide::ExternCFunction(
-              reinterpret_cast<void *>(&attune_attention_bf16_amx_padded),
-              amxPaddedSignature))}});
+          jitExtern(reinterpret_cast<void *>(&attune_attention_bf16_amx_padded),
+                    amxPaddedSignature)},
+         {kAmxLinearSymbol,
+          jitExtern(reinterpret_cast<void *>(&attune_linear_bf16_amx), buffers(3))},
+         {kAmxLinearBiasSymbol,
+          jitExtern(reinterpret_cast<void *>(&attune_linear_bf16_amx_bias), buffers(4))}});
   }
   return *jitPipeline;
 }

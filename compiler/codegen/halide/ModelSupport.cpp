@@ -24,10 +24,10 @@ std::string compileModelSupport(const std::string &directory, const std::string 
   // file keeps its helpers static.
   const std::pair<std::string, const char *> files[] = {
       {"scratch_cache.c", kScratchCacheSource},
-      {"attention_amx.c", kAttentionAmxSource},
+      {"amx_kernels.c", kAmxKernelsSource},
       {"model_support.c", "#define _GNU_SOURCE\n"
                           "#include \"scratch_cache.c\"\n"
-                          "#include \"attention_amx.c\"\n"}};
+                          "#include \"amx_kernels.c\"\n"}};
   for (const auto &[name, text] : files)
     if (std::string error = writeSource(directory + "/" + name, text); !error.empty())
       return error;

@@ -6,13 +6,13 @@
 //    runtime's halide_malloc/halide_free (see that file for why: glibc
 //    trimmed a kernel's per-call scratch back to the system, and every call
 //    faulted it in again);
-//  - attention_amx.c is bf16 attention on Intel AMX tiles, the extern stage
+//  - amx_kernels.c is bf16 attention on Intel AMX tiles, the extern stage
 //    the avx512_spr variant of a bf16 attention kernel calls
 //    (AttentionKernel.cpp).
 // They are embedded in the compiler as strings and compiled with the
 // system's `cc` when a library is linked, so that no tool needs the source
 // tree at run time. Processes that JIT kernels (tests, benchmarks) get
-// attention_amx.c linked in and registered as a JIT extern (JitKernel).
+// amx_kernels.c linked in and registered as a JIT extern (JitKernel).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,10 +23,13 @@
 
 namespace attune::codegen {
 
-/// The AMX attention's extern stages (runtime/model/attention_amx.c):
+/// The AMX attention's extern stages (runtime/model/amx_kernels.c):
 /// without and with a key padding operand.
 inline constexpr const char *kAmxAttentionSymbol = "attune_attention_bf16_amx";
 inline constexpr const char *kAmxPaddedAttentionSymbol = "attune_attention_bf16_amx_padded";
+/// The AMX linear over bf16 pair panels, without and with a bias.
+inline constexpr const char *kAmxLinearSymbol = "attune_linear_bf16_amx";
+inline constexpr const char *kAmxLinearBiasSymbol = "attune_linear_bf16_amx_bias";
 
 /// Writes the sources into `directory` and compiles them with the system's
 /// `cc` into one position-independent `object`. Returns "" or what failed.

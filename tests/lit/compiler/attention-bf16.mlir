@@ -1,6 +1,6 @@
 // bf16 attention: q, k, v and the output bf16, f32 arithmetic. On a CPU
 // with AMX (the avx512_spr variant) a plain or causal one runs on AMX tiles
-// (runtime/model/attention_amx.c), its probabilities rounded to bf16 for
+// (runtime/model/amx_kernels.c), its probabilities rounded to bf16 for
 // the second product; elsewhere the Halide kernel widens to f32. Either
 // way attune-run checks a bf16 output by relative L2 error: measured 2.0e-3
 // on AMX and 1.6e-3 in f32 (Intel Xeon, Sapphire Rapids), against a bf16

@@ -904,7 +904,7 @@ void checkHalfAttention(ScalarType type, double halfUlp) {
   }
 }
 
-/// Attention on AMX tiles (runtime/model/attention_amx.c), the avx512_spr
+/// Attention on AMX tiles (runtime/model/amx_kernels.c), the avx512_spr
 /// variant of a plain or causal attention on bf16 tensors or with bf16
 /// products on f32 ones (--precision=bf16): against the definition in
 /// double on the same bf16 values, across the shapes its blocking has edges

@@ -1,16 +1,24 @@
 /* Part of every model library attune-compile links, and of every kernel
  * library attune-tune times (embedded in the compiler and compiled with the
  * system C compiler, as scratch_cache.c is; see
- * compiler/codegen/halide/ModelSupport.h): bf16 scaled dot-product attention
- * on Intel AMX tiles, which the avx512_spr variant of a bf16 tfm.attention
- * kernel calls as a Halide extern stage (compiler/codegen/halide/
- * AttentionKernel.cpp says which attentions).
+ * compiler/codegen/halide/ModelSupport.h): the kernels that run on Intel
+ * AMX tiles, which the avx512_spr variants of bf16 kernels call as Halide
+ * extern stages:
+ *  - scaled dot-product attention on bf16 tensors or with bf16 products
+ *    (compiler/codegen/halide/AttentionKernel.cpp says which attentions);
+ *  - the linear over bf16 pair panels, --precision=bf16's linears
+ *    (MatmulKernels.cpp), at the end of this file.
  *
  * Why not a Halide schedule. Halide 21 lowers to AMX only a lone matmul Func
- * stored in MemoryType::AMXTile; fused attention is two matmuls with an
- * online softmax between them on the same tiles, which its tile extraction
- * does not match. This file is that kernel written against the tile
- * instructions, as IREE and oneDNN write their AMX micro-kernels.
+ * stored in MemoryType::AMXTile, with the right operand in AMX's pair
+ * layout: fused attention is two matmuls with an online softmax between
+ * them on the same tiles, which its tile extraction does not match, and one
+ * place for both kernels' tile handling (configuration, the permission
+ * Linux asks for) reads better than two routes. These are the kernels
+ * written against the tile instructions, as IREE and oneDNN write their
+ * AMX micro-kernels.
+ *
+ * Attention.
  *
  * What. out[c, i, h, b] = sum_j softmax_j(scale * q[:, i, h, b] . k[:, j, hk, b])
  * v[c, j, hk, b], hk = h / (H / Hkv), causal rows seeing keys
@@ -140,7 +148,7 @@ typedef struct {
 } attune_amx_call_t;
 
 /* Element (0, x1, x2, x3) of a buffer of bf16 (2 bytes) or f32 (4). */
-static const void *element(const attune_hl_buffer_t *buf, int x1, int x2, int x3) {
+static void *element(const attune_hl_buffer_t *buf, int x1, int x2, int x3) {
   const attune_hl_dim_t *d = buf->dim;
   return buf->host + (buf->type.bits / 8) * ((int64_t)(x1 - d[1].min) * d[1].stride +
                                              (int64_t)(x2 - d[2].min) * d[2].stride +
@@ -389,7 +397,7 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
 
   const int f32Out = call->out->type.bits == 32;
   for (int r = 0; r < kQueryRows && i0 + r < Sq; ++r) {
-    void *o = (void *)element(call->out, i0 + r, h, b);
+    void *o = element(call->out, i0 + r, h, b);
     __m512 inv = _mm512_set1_ps(state[r].sum > 0 ? 1.0f / state[r].sum : 0.0f);
     for (int c = 0; c < Dv; c += 16) {
       __m512 y = _mm512_mul_ps(_mm512_loadu_ps(acc + r * Dv + c), inv);
@@ -495,4 +503,174 @@ int attune_attention_bf16_amx_padded(attune_hl_buffer_t *q, attune_hl_buffer_t *
                                      attune_hl_buffer_t *v, attune_hl_buffer_t *keyPadding,
                                      float scale, int causal, attune_hl_buffer_t *out) {
   return attentionAmx(q, k, v, keyPadding, scale, causal, out);
+}
+
+/*===----------------------------------------------------------------------===
+ * Linear with bf16 pair-panel weights (--precision=bf16) on AMX tiles
+ *===----------------------------------------------------------------------===
+ *
+ * out[m, n] = sum_k bf16(x[m, k]) w[k, n] (+ bias[n]), f32 sums. w is the
+ * pair-panel layout tfm-pack-weights{bf16} stores (compiler/support/
+ * PanelLayout.h): panel t holds columns [tW, tW + W) as K/2 rows of W
+ * pairs (w[2r][n], w[2r + 1][n]), which is AMX's B operand layout as it
+ * is: a 16-column, 32-k tile is 16 of those rows at a stride of 4W bytes.
+ * Each task takes 32 rows of x, rounds them to bf16 once, and walks the
+ * columns 32 at a time with four 16x16 accumulator tiles over all of K. */
+
+typedef struct {
+  const attune_hl_buffer_t *x, *w, *bias, *out;
+  int M, K, N, W;
+  int failed;
+} attune_amx_linear_t;
+
+ATTUNE_AMX_TARGET static int linearTask(void *uc, int index, uint8_t *closure) {
+  (void)uc;
+  attune_amx_linear_t *call = (attune_amx_linear_t *)closure;
+  const int K = call->K, W = call->W, N = call->N, m0 = index * kQueryRows;
+  const int Kp = (K + 31) / 32 * 32; /* x rows padded with zeros */
+  uint16_t *rows = aligned_alloc(64, (size_t)kQueryRows * Kp * 2);
+  if (!rows) {
+    call->failed = kErrMemory;
+    return kErrMemory;
+  }
+  const attune_hl_dim_t *xd = call->x->dim;
+  for (int r = 0; r < kQueryRows; ++r) {
+    uint16_t *row = rows + (size_t)r * Kp;
+    int m = m0 + r;
+    if (m < call->M && xd[0].stride == 1) {
+      loadBf16(call->x, (const float *)call->x->host + (int64_t)(m - xd[1].min) * xd[1].stride,
+               K / 16 * 16, row);
+      for (int k = K / 16 * 16; k < K; ++k) {
+        float v = ((const float *)call->x->host)[(int64_t)(m - xd[1].min) * xd[1].stride + k];
+        row[k] = (uint16_t)(_mm_cvtsi128_si32((__m128i)_mm_cvtneps_pbh(_mm_set1_ps(v))) & 0xFFFF);
+      }
+    } else {
+      for (int k = 0; k < K; ++k) {
+        float v = m < call->M ? ((const float *)call->x->host)[(int64_t)(m - xd[1].min) * xd[1].stride +
+                                                              (int64_t)(k - xd[0].min) * xd[0].stride]
+                              : 0.0f;
+        row[k] = (uint16_t)(_mm_cvtsi128_si32((__m128i)_mm_cvtneps_pbh(_mm_set1_ps(v))) & 0xFFFF);
+      }
+    }
+    memset(row + K, 0, (size_t)(Kp - K) * 2);
+  }
+  /* The weights of the last, partial K chunk, zero past K (else the tile
+   * would read the next panel's rows, or past the end). */
+  const int K2 = (K + 1) / 2, fullChunks = K / 32;
+  uint16_t lastTile[2][16 * 32] __attribute__((aligned(64)));
+  float c[kQueryRows][32] __attribute__((aligned(64)));
+  loadTileConfig();
+  const uint16_t *w = (const uint16_t *)call->w->host;
+  const size_t panelElems = (size_t)K2 * 2 * W;
+  for (int n0 = 0; n0 < N; n0 += 32) {
+    const int panel = n0 / W, col = n0 % W;
+    const uint16_t *wp = w + panel * panelElems + (size_t)col * 2;
+    _tile_zero(4);
+    _tile_zero(5);
+    _tile_zero(6);
+    _tile_zero(7);
+    for (int kc = 0; kc < Kp / 32; ++kc) {
+      const uint16_t *b0 = wp + (size_t)kc * 16 * 2 * W, *b1 = b0 + 32;
+      int stride = W * 4;
+      if (kc == fullChunks) {
+        /* Rows kc*16 .. K2-1 exist. */
+        memset(lastTile, 0, sizeof lastTile);
+        for (int r = 0; kc * 16 + r < K2; ++r)
+          for (int t = 0; t < 2; ++t)
+            memcpy(&lastTile[t][r * 32], b0 + (size_t)r * 2 * W + t * 32, 64);
+        b0 = lastTile[0];
+        b1 = lastTile[1];
+        stride = 64;
+      }
+      _tile_loadd(0, rows + kc * 32, Kp * 2);
+      _tile_loadd(2, b0, stride);
+      _tile_dpbf16ps(4, 0, 2);
+      _tile_loadd(3, b1, stride);
+      _tile_dpbf16ps(5, 0, 3);
+      _tile_loadd(1, rows + (size_t)16 * Kp + kc * 32, Kp * 2);
+      _tile_dpbf16ps(6, 1, 2);
+      _tile_dpbf16ps(7, 1, 3);
+    }
+    _tile_stored(4, &c[0][0], 32 * 4);
+    _tile_stored(5, &c[0][16], 32 * 4);
+    _tile_stored(6, &c[16][0], 32 * 4);
+    _tile_stored(7, &c[16][16], 32 * 4);
+    const attune_hl_dim_t *od = call->out->dim;
+    const int cols = N - n0 < 32 ? N - n0 : 32;
+    const int dense = od[0].stride == 1 && (!call->bias || call->bias->dim[0].stride == 1);
+    for (int r = 0; r < kQueryRows && m0 + r < call->M; ++r) {
+      float *o = (float *)call->out->host + (int64_t)(m0 + r - od[1].min) * od[1].stride;
+      if (dense) {
+        for (int j = 0; j < cols; j += 16) {
+          __mmask16 lanes = prefixMask(cols, j);
+          __m512 v = _mm512_load_ps(&c[r][j]);
+          if (call->bias)
+            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(
+                                     lanes, (const float *)call->bias->host + n0 + j -
+                                                call->bias->dim[0].min));
+          _mm512_mask_storeu_ps(o + n0 + j - od[0].min, lanes, v);
+        }
+        continue;
+      }
+      for (int j = 0; j < cols; ++j) {
+        float v = c[r][j];
+        if (call->bias) {
+          const attune_hl_dim_t *bd = call->bias->dim;
+          v += ((const float *)call->bias->host)[(int64_t)(n0 + j - bd[0].min) * bd[0].stride];
+        }
+        o[(int64_t)(n0 + j - od[0].min) * od[0].stride] = v;
+      }
+    }
+  }
+  _tile_release();
+  free(rows);
+  return 0;
+}
+
+static int linearAmx(attune_hl_buffer_t *x, attune_hl_buffer_t *w, attune_hl_buffer_t *bias,
+                     attune_hl_buffer_t *out) {
+  if (!x->host || !w->host || (bias && !bias->host) || !out->host)
+    return kOk; /* bounds query: the inputs are the buffers' whole extents */
+  if (x->type.code != 2 || x->type.bits != 32 || x->dimensions != 2 || w->type.bits != 16 ||
+      w->dimensions != 4 || w->dim[0].extent != 2 || w->dim[0].stride != 1 ||
+      w->dim[1].stride != 2 || out->type.code != 2 || out->type.bits != 32 ||
+      out->dimensions != 2)
+    return kErrShape;
+  attune_amx_linear_t call;
+  memset(&call, 0, sizeof call);
+  call.x = x;
+  call.w = w;
+  call.bias = bias;
+  call.out = out;
+  call.M = x->dim[1].extent;
+  call.K = x->dim[0].extent;
+  call.N = out->dim[0].extent;
+  call.W = w->dim[1].extent;
+  if (call.W % 32 || w->dim[2].extent != (call.K + 1) / 2 ||
+      w->dim[2].stride != 2 * call.W || w->dim[3].stride != w->dim[2].extent * 2 * call.W ||
+      (int64_t)w->dim[3].extent * call.W < call.N || out->dim[1].extent != call.M)
+    return kErrShape;
+  if (call.M == 0 || call.N == 0)
+    return kOk;
+  if (!requestAmx())
+    return kErrNoAmx;
+  int tasks = (call.M + kQueryRows - 1) / kQueryRows, status;
+  if (halide_do_par_for)
+    status = halide_do_par_for(NULL, linearTask, 0, tasks, (uint8_t *)&call);
+  else
+    for (int i = status = 0; i < tasks && !status; ++i)
+      status = linearTask(NULL, i, (uint8_t *)&call);
+  return status ? status : call.failed;
+}
+
+/* The extern stages: x[K, M] f32, w[2, W, K/2, panels] bf16, bias[N] f32,
+ * out[N, M] f32 (Halide's dimension order). */
+int attune_linear_bf16_amx(attune_hl_buffer_t *x, attune_hl_buffer_t *w,
+                           attune_hl_buffer_t *out) {
+  return linearAmx(x, w, NULL, out);
+}
+
+int attune_linear_bf16_amx_bias(attune_hl_buffer_t *x, attune_hl_buffer_t *w,
+                                attune_hl_buffer_t *bias, attune_hl_buffer_t *out) {
+  return linearAmx(x, w, bias, out);
 }
