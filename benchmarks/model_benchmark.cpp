@@ -38,6 +38,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "attune/runtime.h"
+#include "compiler/support/PanelLayout.h"
 
 #include <benchmark/benchmark.h>
 
@@ -139,14 +140,9 @@ std::string makeProblem(attune_model_t *model, const Dims &dims, unsigned seed,
       case ATTUNE_DTYPE_F32:
         static_cast<float *>(t.data)[e] = normal(rng);
         break;
-      case ATTUNE_DTYPE_BF16: {
-        // The top half of the float (truncation: any bf16 will do here).
-        float value = normal(rng);
-        uint32_t bits;
-        std::memcpy(&bits, &value, sizeof bits);
-        static_cast<uint16_t *>(t.data)[e] = static_cast<uint16_t>(bits >> 16);
+      case ATTUNE_DTYPE_BF16:
+        static_cast<uint16_t *>(t.data)[e] = attune::floatToBf16(normal(rng));
         break;
-      }
       case ATTUNE_DTYPE_I64:
         static_cast<int64_t *>(t.data)[e] = id;
         break;
@@ -197,13 +193,9 @@ std::string checkFinite(attune_model_t *model, const Problem &p) {
     const bool bf16 = t.dtype == ATTUNE_DTYPE_BF16;
     size_t n = p.outputData[o].size() / (bf16 ? 2 : 4);
     auto element = [&](size_t i) {
-      if (!bf16)
-        return reinterpret_cast<const float *>(p.outputData[o].data())[i];
-      uint32_t bits = uint32_t(reinterpret_cast<const uint16_t *>(p.outputData[o].data())[i])
-                      << 16;
-      float value;
-      std::memcpy(&value, &bits, sizeof value);
-      return value;
+      return bf16 ? attune::bf16ToFloat(
+                        reinterpret_cast<const uint16_t *>(p.outputData[o].data())[i])
+                  : reinterpret_cast<const float *>(p.outputData[o].data())[i];
     };
     for (size_t i = 0; i < n; ++i)
       if (float x = element(i); !std::isfinite(x)) {

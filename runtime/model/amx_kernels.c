@@ -42,7 +42,7 @@
  * library has one (halide_do_par_for), serially otherwise.
  *
  * Measured (Intel Xeon, Sapphire/Emerald Rapids, one core, S=2048, D=128,
- * H=1): benchmarks/README.md. */
+ * H=4): benchmarks/README.md. */
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* syscall */
@@ -142,6 +142,7 @@ typedef struct {
   int D, Dv, Sq, Sk, H, Hkv, B, paddedKeys;
   int causal;
   const attune_hl_buffer_t *keyPadding; /* [Sk, B], nonzero attends; or NULL */
+  __mmask16 *attend; /* with keyPadding: per batch, one mask per 16 padded keys */
   float scaleLog2e;
   uint16_t *packedK, *packedV; /* per (b, hk): paddedKeys x D, paddedKeys x Dv */
   int failed;
@@ -193,6 +194,23 @@ ATTUNE_AMX_TARGET static int packTask(void *uc, int index, uint8_t *closure) {
           tile[r * 16 + n] = pairs[c / 2 + r];
       }
     }
+  /* Key padding of batch b as one mask per 16 keys (bit set: attends),
+   * once per batch for every task of its heads. */
+  const attune_hl_buffer_t *kpad = call->keyPadding;
+  if (kpad && hk == 0) {
+    __mmask16 *attend = call->attend + (size_t)b * (P / 16);
+    memset(attend, 0, (size_t)(P / 16) * sizeof *attend);
+    const int bytes = (kpad->type.bits + 7) / 8;
+    for (int j = 0; j < Sk; ++j) {
+      const uint8_t *x = kpad->host + (size_t)bytes * ((int64_t)(j - kpad->dim[0].min) * kpad->dim[0].stride +
+                                                       (int64_t)(b - kpad->dim[1].min) * kpad->dim[1].stride);
+      int nonzero = 0;
+      for (int e = 0; e < bytes; ++e)
+        nonzero |= x[e];
+      if (nonzero)
+        attend[j / 16] |= (__mmask16)(1u << (j % 16));
+    }
+  }
   uint16_t *vp = call->packedV + (size_t)index * P * Dv;
   /* Interleaves 16 values of row 2r (lanes 0-15) and row 2r + 1 (32-47). */
   __m512i interleave = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9,
@@ -302,27 +320,7 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
   uint16_t *qRows = probs + kQueryRows * kKeyBlock;                /* [32][D] */
   float *acc = (float *)(qRows + kQueryRows * D);                  /* [32][Dv] */
   attune_row_state_t state[kQueryRows];
-  /* Key padding of this batch as one mask per 16 keys (bit set: attends). */
-  __mmask16 *attend = NULL;
-  if (call->keyPadding) {
-    attend = calloc((size_t)P / 16, sizeof *attend);
-    if (!attend) {
-      free(scratch);
-      call->failed = kErrMemory;
-      return kErrMemory;
-    }
-    const attune_hl_buffer_t *kp = call->keyPadding;
-    const int bytes = (kp->type.bits + 7) / 8;
-    for (int j = 0; j < Sk; ++j) {
-      const uint8_t *x = kp->host + (size_t)bytes * ((int64_t)(j - kp->dim[0].min) * kp->dim[0].stride +
-                                                     (int64_t)(b - kp->dim[1].min) * kp->dim[1].stride);
-      int nonzero = 0;
-      for (int e = 0; e < bytes; ++e)
-        nonzero |= x[e];
-      if (nonzero)
-        attend[j / 16] |= (__mmask16)(1u << (j % 16));
-    }
-  }
+  const __mmask16 *attend = call->attend ? call->attend + (size_t)b * (P / 16) : NULL;
   for (int r = 0; r < kQueryRows; ++r) {
     state[r].max = -INFINITY;
     state[r].sum = 0;
@@ -407,7 +405,6 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
         _mm256_storeu_si256((__m256i *)((uint16_t *)o + c), (__m256i)_mm512_cvtneps_pbh(y));
     }
   }
-  free(attend);
   free(scratch);
   return 0;
 }
@@ -420,12 +417,16 @@ static int isSupported(const attune_hl_buffer_t *buf) {
          buf->dim[0].stride == 1;
 }
 
-static int runTasks(int (*task)(void *, int, uint8_t *), int count, attune_amx_call_t *call) {
+/* Runs task(0 .. count-1) on the library's thread pool, or serially in a
+ * process without one; 0 or the first failure's code. */
+static int runTasks(int (*task)(void *, int, uint8_t *), int count, void *closure) {
   if (halide_do_par_for)
-    return halide_do_par_for(NULL, task, 0, count, (uint8_t *)call);
-  for (int i = 0; i < count; ++i)
-    if (task(NULL, i, (uint8_t *)call))
-      return call->failed ? call->failed : kErrMemory;
+    return halide_do_par_for(NULL, task, 0, count, (uint8_t *)closure);
+  for (int i = 0; i < count; ++i) {
+    int status = task(NULL, i, (uint8_t *)closure);
+    if (status)
+      return status;
+  }
   return 0;
 }
 
@@ -476,11 +477,15 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   call.paddedKeys = (call.Sk + 31) / 32 * 32;
   size_t groups = (size_t)call.B * call.Hkv;
   size_t packedBytes = groups * call.paddedKeys * (size_t)(call.D + call.Dv) * 2;
-  uint16_t *packed = packedBytes ? aligned_alloc(64, (packedBytes + 63) / 64 * 64) : NULL;
-  if (packedBytes && !packed)
+  size_t maskBytes = keyPadding ? (size_t)call.B * (call.paddedKeys / 16) * sizeof(__mmask16) : 0;
+  size_t bytes = packedBytes + maskBytes;
+  uint16_t *packed = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
+  if (bytes && !packed)
     return kErrMemory;
   call.packedK = packed;
   call.packedV = packed + groups * call.paddedKeys * (size_t)call.D;
+  if (keyPadding)
+    call.attend = (__mmask16 *)((uint8_t *)packed + packedBytes);
   int status = runTasks(packTask, (int)groups, &call);
   if (status == 0)
     status = runTasks(attentionTask, call.B * call.H * ((call.Sq + kQueryRows - 1) / kQueryRows),
@@ -654,12 +659,7 @@ static int linearAmx(attune_hl_buffer_t *x, attune_hl_buffer_t *w, attune_hl_buf
     return kOk;
   if (!requestAmx())
     return kErrNoAmx;
-  int tasks = (call.M + kQueryRows - 1) / kQueryRows, status;
-  if (halide_do_par_for)
-    status = halide_do_par_for(NULL, linearTask, 0, tasks, (uint8_t *)&call);
-  else
-    for (int i = status = 0; i < tasks && !status; ++i)
-      status = linearTask(NULL, i, (uint8_t *)&call);
+  int status = runTasks(linearTask, (call.M + kQueryRows - 1) / kQueryRows, &call);
   return status ? status : call.failed;
 }
 

@@ -34,29 +34,23 @@ namespace detail {
 Halide::Pipeline &BuiltKernel::jit() {
   if (!jitPipeline) {
     jitPipeline = Halide::Pipeline(output);
-    Halide::Type buffer = Halide::type_of<halide_buffer_t *>();
-    Halide::ExternSignature amxSignature(
-        Halide::Int(32), false,
-        {buffer, buffer, buffer, Halide::Float(32), Halide::Int(32), buffer});
-    Halide::ExternSignature amxPaddedSignature(
-        Halide::Int(32), false,
-        {buffer, buffer, buffer, buffer, Halide::Float(32), Halide::Int(32), buffer});
-    auto buffers = [&](int n) {
-      return Halide::ExternSignature(Halide::Int(32), false, std::vector<Halide::Type>(n, buffer));
+    // int f(args...): buffers are halide_buffer_t pointers.
+    const Halide::Type buffer = Halide::type_of<halide_buffer_t *>();
+    auto jitExtern = [](auto *function, std::vector<Halide::Type> args) {
+      return Halide::JITExtern(Halide::ExternCFunction(
+          reinterpret_cast<void *>(function),
+          Halide::ExternSignature(Halide::Int(32), false, args)));
     };
-    auto jitExtern = [](void *address, const Halide::ExternSignature &signature) {
-      return Halide::JITExtern(Halide::ExternCFunction(address, signature));
-    };
+    const Halide::Type f32 = Halide::Float(32), i32 = Halide::Int(32);
     jitPipeline->set_jit_externs(
         {{kAmxAttentionSymbol,
-          jitExtern(reinterpret_cast<void *>(&attune_attention_bf16_amx), amxSignature)},
+          jitExtern(&attune_attention_bf16_amx, {buffer, buffer, buffer, f32, i32, buffer})},
          {kAmxPaddedAttentionSymbol,
-          jitExtern(reinterpret_cast<void *>(&attune_attention_bf16_amx_padded),
-                    amxPaddedSignature)},
-         {kAmxLinearSymbol,
-          jitExtern(reinterpret_cast<void *>(&attune_linear_bf16_amx), buffers(3))},
+          jitExtern(&attune_attention_bf16_amx_padded,
+                    {buffer, buffer, buffer, buffer, f32, i32, buffer})},
+         {kAmxLinearSymbol, jitExtern(&attune_linear_bf16_amx, {buffer, buffer, buffer})},
          {kAmxLinearBiasSymbol,
-          jitExtern(reinterpret_cast<void *>(&attune_linear_bf16_amx_bias), buffers(4))}});
+          jitExtern(&attune_linear_bf16_amx_bias, {buffer, buffer, buffer, buffer})}});
   }
   return *jitPipeline;
 }
