@@ -62,9 +62,12 @@ struct KernelBuildStats {
   unsigned compiled = 0, cached = 0;
 };
 
-/// Produces one object per kernel plus the target's runtime, from the cache
-/// where possible, compiling the rest on `jobs` threads. Objects are listed
-/// in a deterministic order (kernels in order of first use, then runtime).
+/// Produces one object per kernel, the target's runtime and the C support
+/// code every model library links (runtime/model/: the scratch cache behind
+/// Halide's halide_malloc, the AMX kernels; codegen::compileModelSupport),
+/// from the cache where possible, compiling the rest on `jobs` threads.
+/// Objects are listed in a deterministic order (kernels in order of first
+/// use, then the runtime, then the support code).
 /// `progress`, when set, is called (under a lock) each time an item is ready,
 /// with the items ready, those compiled (not from the cache) and the total.
 using KernelProgress = std::function<void(size_t ready, size_t compiled, size_t total)>;
@@ -90,11 +93,6 @@ std::string weightsAliasFlag(llvm::StringRef weightsSymbol);
 
 /// The symbol a model's weights object defines: `<staticSymbol>_weights`.
 std::string weightsSymbolOf(llvm::StringRef staticSymbol);
-
-/// The C support code every model library links (runtime/model/: the
-/// scratch cache behind Halide's halide_malloc, the AMX attention),
-/// compiled with `cc`.
-std::string buildSupportObject(const ScratchDir &scratch, std::string &object);
 
 /// The name of the descriptor function in the static archive of model
 /// `modelName`: `<id>_attune_model_abi`, where <id> is the name with every

@@ -445,13 +445,6 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   std::vector<std::string> objects;
   objects.push_back(hostObject);
   objects.insert(objects.end(), kernelObjects.begin(), kernelObjects.end());
-  {
-    std::string supportObject;
-    if (std::string error = buildSupportObject(scratch, supportObject);
-        !error.empty())
-      return fail("cannot build the model support object: " + error);
-    objects.push_back(supportObject);
-  }
   // A model without weights has an empty blob, and its host code does not
   // reference attune_weights_data, so there is nothing to link; external
   // weights are written to their own file below instead.
@@ -563,7 +556,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
         << llvm::join(target.variants(), ", ") << "; " << target.describeHost()
         << "\n"
         << "attune-compile: " << host.kernels.size()
-        << " kernels + runtime: " << kernelStats.compiled << " compiled, "
+        << " kernels + runtime + support code: " << kernelStats.compiled << " compiled, "
         << kernelStats.cached << " from cache ("
         << (cache.enabled() ? cache.directory() : std::string("off")) << "); "
         << blob.size() << " bytes of weights"
