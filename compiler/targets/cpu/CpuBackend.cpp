@@ -109,4 +109,18 @@ std::unique_ptr<TargetBackend> createCpuBackend(const TargetOptions &targetOptio
   return std::make_unique<CpuBackend>(std::move(options));
 }
 
+std::vector<std::string> hostFeatureSets(std::string &error) {
+  attune_isa_t isa;
+  if (attune_cpu_isa(&isa) != ATTUNE_OK) {
+    error = attune_status_message();
+    return {};
+  }
+  std::vector<std::string> sets;
+  if (isa != ATTUNE_ISA_BASELINE)
+    sets.push_back(halideFeatures(isa));
+  if (isa == ATTUNE_ISA_AVX512_ZEN4)
+    sets.push_back(halideFeatures(ATTUNE_ISA_AVX512));
+  return sets;
+}
+
 } // namespace attune::targets::cpu

@@ -331,7 +331,9 @@ CheckResult checkProgram(const Program &program, const CheckOptions &options) {
     return failure(Outcome::InvalidProgram, "the program has no public function");
 
   std::string targetError;
-  auto target = targets::createTargetBackend("cpu", targets::TargetOptions(), targetError);
+  targets::TargetOptions targetOptions;
+  targetOptions.cpuFeatureSets = options.cpuFeatureSets;
+  auto target = targets::createTargetBackend("cpu", targetOptions, targetError);
   if (!target)
     return failure(Outcome::CompileError, "target: " + targetError);
   auto database = tuning::TuningDatabase::load(tuning::defaultTuningDatabasePath());

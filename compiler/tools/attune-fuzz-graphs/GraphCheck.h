@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace attune::fuzzgraphs {
 
@@ -28,6 +29,9 @@ struct CheckOptions {
   std::string kernelCacheDir;
   /// Threads compiling kernels.
   unsigned jobs = 1;
+  /// The CPU variants kernels are built for, as --cpu-features takes them
+  /// (empty: attune-compile's default list).
+  std::vector<std::string> cpuFeatureSets;
   /// Seed of the random inputs.
   uint64_t inputSeed = 1;
   /// An output element passes when |got - ref| <= atol + rtol |ref| (f32

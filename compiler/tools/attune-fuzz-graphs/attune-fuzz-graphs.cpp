@@ -22,10 +22,12 @@
 
 #include "compiler/tools/attune-fuzz-graphs/GraphCheck.h"
 #include "compiler/tools/attune-fuzz-graphs/GraphGen.h"
+#include "compiler/targets/cpu/CpuBackend.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -68,6 +70,15 @@ static cl::opt<double> graphTimeout("graph-timeout", cl::init(300),
                                     cl::desc("Seconds one graph may take (compiles, "
                                              "runs, reference) before it is a hang"),
                                     cl::cat(fuzzCategory));
+// Plain string, checked below: a bad value gets the tool's own error line.
+static cl::opt<std::string> variants(
+    "variants", cl::init("all"),
+    cl::desc("CPU variants each library is built with: all (attune-compile's "
+             "default) or host (only the one this process runs, per "
+             "attune_cpu_isa(), so ATTUNE_CPU picks it, plus baseline): a "
+             "cold graph compiles about half as much, and the variants never "
+             "run here are not compiled"),
+    cl::value_desc("all|host"), cl::cat(fuzzCategory));
 static cl::opt<unsigned> jobs("j", cl::Prefix, cl::init(2),
                               cl::desc("Threads compiling kernels"), cl::cat(fuzzCategory));
 static cl::opt<int> shrinkAttempts("shrink-attempts", cl::init(40),
@@ -139,10 +150,25 @@ int main(int argc, char **argv) {
   CheckOptions options;
   options.kernelCacheDir = kernelCache.empty() ? defaultCache() : kernelCache.getValue();
   options.jobs = jobs;
+  if (variants == "host") {
+    std::string error;
+    options.cpuFeatureSets = attune::targets::cpu::hostFeatureSets(error);
+    if (!error.empty()) {
+      errs() << "attune-fuzz-graphs: error: --variants=host: " << error << "\n";
+      return 1;
+    }
+  } else if (variants != "all") {
+    errs() << "attune-fuzz-graphs: error: --variants='" << variants
+           << "', expected all or host\n";
+    return 1;
+  }
   options.perturbFused = selfTest;
   options.timeoutSeconds = graphTimeout;
   outs() << "attune-fuzz-graphs: seed " << seed << ", kernel cache '" << options.kernelCacheDir
-         << "', tolerance |got - ref| <= "
+         << "', variants "
+         << (options.cpuFeatureSets.empty() ? std::string("all")
+                                            : join(options.cpuFeatureSets, ",") + ",baseline")
+         << ", tolerance |got - ref| <= "
          << format("%g + %g|ref|\n", options.atol, options.rtol);
   outs().flush();
 
