@@ -4,6 +4,7 @@
 
 #include "attune/runtime.h"
 #include "compiler/driver/Driver.h"
+#include "compiler/frontends/ScalarTypes.h"
 #include "compiler/reference/Evaluator.h"
 #include "compiler/targets/TargetBackend.h"
 #include "compiler/tools/attune-run/RunInputs.h"
@@ -17,7 +18,10 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -552,33 +556,152 @@ CheckResult checkIsolated(const Program &program, const CheckOptions &options) {
   return CheckResult{static_cast<Outcome>(outcome), message.str(), fused};
 }
 
+namespace {
+
+/// A program parsed for editing, with its ops in order (the function
+/// body's, without the return).
+struct Parsed {
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::func::FuncOp fn;
+  std::vector<mlir::Operation *> ops;
+
+  explicit Parsed(const std::string &text) {
+    registerDialects(context);
+    context.getDiagEngine().registerHandler([](mlir::Diagnostic &) { return mlir::success(); });
+    module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+    if (!module)
+      return;
+    for (auto f : module->getOps<mlir::func::FuncOp>())
+      if (!fn)
+        fn = f;
+    if (fn)
+      for (mlir::Operation &op : fn.getBody().front().without_terminator())
+        ops.push_back(&op);
+  }
+  bool ok() const { return module && fn; }
+
+  /// Erases the ops left without users. Users come after what they use, so
+  /// one pass from the end reaches a fixed point.
+  void eraseDeadOps() {
+    std::vector<mlir::Operation *> rest;
+    for (mlir::Operation &other : fn.getBody().front().without_terminator())
+      rest.push_back(&other);
+    for (mlir::Operation *other : llvm::reverse(rest))
+      if (other->use_empty())
+        other->erase();
+  }
+
+  /// The module as text, or nullopt when it does not verify.
+  std::optional<std::string> print() {
+    if (mlir::failed(mlir::verify(*module)))
+      return std::nullopt;
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    module->print(os);
+    return out;
+  }
+};
+
+/// The shape `value` has when the program runs with `dims` (dynamic
+/// dimensions the program names but `dims` does not are 4, as prepareRun
+/// makes them): the reference evaluator run on zeros with `value` as the
+/// only result. Edits `parsed`, which the caller discards.
+std::optional<std::vector<int64_t>> concreteShape(Parsed &parsed, mlir::Value value,
+                                                  const std::map<std::string, int64_t> &dims) {
+  auto type = mlir::cast<mlir::RankedTensorType>(value.getType());
+  if (type.hasStaticShape())
+    return std::vector<int64_t>(type.getShape().begin(), type.getShape().end());
+  auto zerosOf = [](mlir::RankedTensorType t, std::vector<int64_t> shape) -> std::optional<Tensor> {
+    auto dtype = scalarTypeOf(t.getElementType());
+    if (!dtype)
+      return std::nullopt;
+    Tensor r;
+    r.dtype = *dtype;
+    r.shape = std::move(shape);
+    r.data.assign(std::max<int64_t>(0, r.numElements()), 0.0);
+    return r;
+  };
+  std::vector<Tensor> inputs;
+  for (mlir::BlockArgument arg : parsed.fn.getArguments()) {
+    auto argType = mlir::dyn_cast<mlir::RankedTensorType>(arg.getType());
+    if (!argType)
+      return std::nullopt;
+    auto names = parsed.fn.getArgAttrOfType<mlir::ArrayAttr>(arg.getArgNumber(), "tfm.dim_names");
+    std::vector<int64_t> shape;
+    for (int64_t d = 0; d < argType.getRank(); ++d) {
+      int64_t size = argType.getDimSize(d);
+      if (mlir::ShapedType::isDynamic(size)) {
+        size = 4;
+        auto name = names && d < static_cast<int64_t>(names.size())
+                        ? mlir::dyn_cast<mlir::StringAttr>(names[d])
+                        : mlir::StringAttr();
+        if (auto it = name ? dims.find(name.str()) : dims.end(); it != dims.end())
+          size = it->second;
+      }
+      shape.push_back(size);
+    }
+    auto zeros = zerosOf(argType, std::move(shape));
+    if (!zeros)
+      return std::nullopt;
+    inputs.push_back(std::move(*zeros));
+  }
+  reference::WeightLookup weights = [&](llvm::StringRef name,
+                                        mlir::RankedTensorType t) -> llvm::Expected<Tensor> {
+    if (auto zeros = zerosOf(t, std::vector<int64_t>(t.getShape().begin(), t.getShape().end())))
+      return std::move(*zeros);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "weight '" + name + "'");
+  };
+  mlir::Operation *ret = parsed.fn.getBody().front().getTerminator();
+  ret->setOperands(value);
+  parsed.fn.setType(mlir::FunctionType::get(&parsed.context,
+                                            parsed.fn.getFunctionType().getInputs(), {type}));
+  parsed.fn.removeResAttrsAttr();
+  auto result = reference::evaluate(parsed.fn, inputs, weights);
+  if (!result) {
+    llvm::consumeError(result.takeError());
+    return std::nullopt;
+  }
+  return result->front().shape;
+}
+
+/// The function argument `value` is computed from whose element type is
+/// `value`'s (else the first it is computed from), searched breadth-first
+/// from its operands; null for a value computed from constants only.
+mlir::BlockArgument sourceArgument(mlir::Value value) {
+  std::vector<mlir::Value> queue{value};
+  llvm::DenseSet<mlir::Value> seen;
+  mlir::BlockArgument first;
+  mlir::Type element = mlir::cast<mlir::ShapedType>(value.getType()).getElementType();
+  for (size_t at = 0; at < queue.size(); ++at) {
+    mlir::Value v = queue[at];
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(v)) {
+      if (mlir::cast<mlir::ShapedType>(arg.getType()).getElementType() == element)
+        return arg;
+      if (!first)
+        first = arg;
+      continue;
+    }
+    for (mlir::Value operand : v.getDefiningOp()->getOperands())
+      queue.push_back(operand);
+  }
+  return first;
+}
+
+} // namespace
+
 int countOps(const std::string &text) {
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  registerDialects(context);
-  context.getDiagEngine().registerHandler([](mlir::Diagnostic &) { return mlir::success(); });
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-  if (!module)
-    return -1;
-  int n = 0;
-  for (auto fn : module->getOps<mlir::func::FuncOp>())
-    n += static_cast<int>(llvm::range_size(fn.getBody().front().without_terminator()));
-  return n;
+  Parsed parsed(text);
+  return parsed.ok() ? static_cast<int>(parsed.ops.size()) : -1;
 }
 
 std::optional<std::string> dropOp(const std::string &text, int index) {
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  registerDialects(context);
-  context.getDiagEngine().registerHandler([](mlir::Diagnostic &) { return mlir::success(); });
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-  if (!module)
+  Parsed parsed(text);
+  if (!parsed.ok() || index < 0 || index >= static_cast<int>(parsed.ops.size()))
     return std::nullopt;
-  std::vector<mlir::Operation *> ops;
-  for (auto fn : module->getOps<mlir::func::FuncOp>())
-    for (mlir::Operation &op : fn.getBody().front().without_terminator())
-      ops.push_back(&op);
-  if (index < 0 || index >= static_cast<int>(ops.size()))
-    return std::nullopt;
-  mlir::Operation *op = ops[index];
+  mlir::Operation *op = parsed.ops[index];
   // Constants and weights go when their users do.
   if (op->getNumOperands() == 0)
     return std::nullopt;
@@ -596,21 +719,85 @@ std::optional<std::string> dropOp(const std::string &text, int index) {
     result.replaceAllUsesWith(same);
   }
   op->erase();
-  // Erase what no longer has a user. Users come after what they use, so
-  // one pass from the end reaches a fixed point.
-  std::vector<mlir::Operation *> rest;
-  for (auto fn : module->getOps<mlir::func::FuncOp>())
-    for (mlir::Operation &other : fn.getBody().front().without_terminator())
-      rest.push_back(&other);
-  for (mlir::Operation *other : llvm::reverse(rest))
-    if (other->use_empty())
-      other->erase();
-  if (mlir::failed(mlir::verify(*module)))
+  parsed.eraseDeadOps();
+  return parsed.print();
+}
+
+std::optional<std::string> cutToInput(const std::string &text, int index,
+                                      std::map<std::string, int64_t> &dims) {
+  Parsed parsed(text);
+  if (!parsed.ok() || index < 0 || index >= static_cast<int>(parsed.ops.size()))
     return std::nullopt;
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  module->print(os);
-  return out;
+  mlir::Operation *op = parsed.ops[index];
+  if (op->getNumOperands() == 0 || op->getNumResults() != 1 || op->use_empty())
+    return std::nullopt;
+  mlir::Value value = op->getResult(0);
+  auto type = mlir::dyn_cast<mlir::RankedTensorType>(value.getType());
+  if (!type)
+    return std::nullopt;
+  std::optional<std::vector<int64_t>> shape;
+  {
+    Parsed scratch(text);
+    shape = concreteShape(scratch, scratch.ops[index]->getResult(0), dims);
+  }
+  if (!shape || shape->size() != static_cast<size_t>(type.getRank()))
+    return std::nullopt;
+
+  // Named after the input it is computed from, so that the fuzzer fills it
+  // in the same role (inputRole reads the prefix): a reshaped padding mask
+  // stays a mask.
+  mlir::BlockArgument source = sourceArgument(value);
+  llvm::StringRef sourceName = "x";
+  if (source)
+    if (auto name = parsed.fn.getArgAttrOfType<mlir::StringAttr>(source.getArgNumber(), "tfm.name"))
+      sourceName = name.getValue();
+  llvm::StringSet<> taken;
+  for (unsigned a = 0; a < parsed.fn.getNumArguments(); ++a)
+    if (auto name = parsed.fn.getArgAttrOfType<mlir::StringAttr>(a, "tfm.name"))
+      taken.insert(name.getValue());
+  std::string name;
+  for (int n = 0; name.empty() || taken.contains(name); ++n)
+    name = (sourceName + "_cut" + llvm::Twine(n)).str();
+
+  // A dynamic dimension takes the name of the one program dimension of its
+  // size, else a new name with its size.
+  mlir::Builder b(&parsed.context);
+  llvm::SmallVector<mlir::Attribute> dimNames;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      dimNames.push_back(b.getStringAttr(""));
+      continue;
+    }
+    std::string dimName;
+    int matches = 0;
+    for (const auto &[existing, size] : dims)
+      if (size == (*shape)[d])
+        dimName = existing, ++matches;
+    if (matches != 1) {
+      dimName = name + "_d" + std::to_string(d);
+      dims[dimName] = (*shape)[d];
+    }
+    dimNames.push_back(b.getStringAttr(dimName));
+  }
+  mlir::NamedAttrList attrs;
+  attrs.set("tfm.name", b.getStringAttr(name));
+  attrs.set("tfm.dim_names", b.getArrayAttr(dimNames));
+  unsigned position = parsed.fn.getNumArguments();
+  if (mlir::failed(parsed.fn.insertArgument(position, type, attrs.getDictionary(&parsed.context),
+                                            op->getLoc())))
+    return std::nullopt;
+  value.replaceAllUsesWith(parsed.fn.getArgument(position));
+  op->erase();
+  parsed.eraseDeadOps();
+  // Inputs nothing reads any more go too (a library keeps an input it does
+  // not read, and the reduced program should not show it).
+  llvm::BitVector unused(parsed.fn.getNumArguments());
+  for (mlir::BlockArgument arg : parsed.fn.getArguments())
+    if (arg.use_empty())
+      unused.set(arg.getArgNumber());
+  if (mlir::failed(parsed.fn.eraseArguments(unused)))
+    return std::nullopt;
+  return parsed.print();
 }
 
 Program shrinkFailure(const Program &program,
@@ -618,30 +805,40 @@ Program shrinkFailure(const Program &program,
                       int maxAttempts, int &attemptsMade) {
   Program best = program;
   attemptsMade = 0;
+  // One candidate: `smaller` with `dims`; true when it still fails.
+  auto tryCandidate = [&](std::string smaller, std::map<std::string, int64_t> dims) {
+    Program candidate = best;
+    candidate.mlir = std::move(smaller);
+    candidate.dims = std::move(dims);
+    // Which of the generated sites a removed softmax was is not known:
+    // the sites left keep no expectation (else a replay would report a
+    // missed fusion for a site that is gone).
+    size_t softmaxes = 0;
+    for (size_t at = 0; (at = candidate.mlir.find("tfm.softmax", at)) != std::string::npos; ++at)
+      ++softmaxes;
+    if (softmaxes < candidate.sites.size())
+      candidate.sites.assign(softmaxes, Expect::Either);
+    ++attemptsMade;
+    if (!stillFails(candidate))
+      return false;
+    best = std::move(candidate);
+    return true;
+  };
   for (bool progress = true; progress && attemptsMade < maxAttempts;) {
     progress = false;
-    // Last first: the ops near the results are the ones most often
-    // removable, and removing them makes earlier ones dead.
-    for (int i = countOps(best.mlir) - 1; i >= 0 && attemptsMade < maxAttempts; --i) {
-      std::optional<std::string> smaller = dropOp(best.mlir, i);
-      if (!smaller)
-        continue;
-      Program candidate = best;
-      candidate.mlir = *smaller;
-      // Which of the generated sites a removed softmax was is not known:
-      // the sites left keep no expectation (else a replay would report a
-      // missed fusion for a site that is gone).
-      size_t softmaxes = 0;
-      for (size_t at = 0; (at = smaller->find("tfm.softmax", at)) != std::string::npos; ++at)
-        ++softmaxes;
-      if (softmaxes < candidate.sites.size())
-        candidate.sites.assign(softmaxes, Expect::Either);
-      ++attemptsMade;
-      if (stillFails(candidate)) {
-        best = std::move(candidate);
-        progress = true;
-        break;
-      }
+    // Ops dropped, last first: the ops near the results are the ones most
+    // often removable, and removing them makes earlier ones dead.
+    for (int i = countOps(best.mlir) - 1; i >= 0 && attemptsMade < maxAttempts && !progress; --i)
+      if (std::optional<std::string> smaller = dropOp(best.mlir, i))
+        progress = tryCandidate(std::move(*smaller), best.dims);
+    // Then values made inputs, first first: what an op cannot be replaced
+    // by (a reshape, a transpose, a norm before the projections) goes with
+    // everything only it needed.
+    for (int i = 0, n = countOps(best.mlir); i < n && attemptsMade < maxAttempts && !progress;
+         ++i) {
+      std::map<std::string, int64_t> dims = best.dims;
+      if (std::optional<std::string> smaller = cutToInput(best.mlir, i, dims))
+        progress = tryCandidate(std::move(*smaller), std::move(dims));
     }
   }
   return best;

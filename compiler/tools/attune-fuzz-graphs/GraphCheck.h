@@ -84,8 +84,21 @@ int countOps(const std::string &mlir);
 /// operand, or the result does not verify.
 std::optional<std::string> dropOp(const std::string &mlir, int index);
 
+/// Replaces the result of op `index` by a new input of the function (the
+/// op and whatever only it used go; inputs left unread go too): the
+/// reduction for ops dropOp cannot remove, whose result has no operand's
+/// type (reshapes, transposes). The input is named after the input the
+/// value is computed from, plus "_cut<n>", so it is filled in the same
+/// role; a dynamic dimension is named after the one entry of `dims` of its
+/// size when the program runs (found by the reference evaluator), else gets
+/// a new name added to `dims`. nullopt when the op has no operands or
+/// not one used result, or the result does not verify.
+std::optional<std::string> cutToInput(const std::string &mlir, int index,
+                                      std::map<std::string, int64_t> &dims);
+
 /// Shrinks `program` while `stillFails` says the failure persists: ops are
-/// removed one at a time (dropOp), last first, until none can go or
+/// removed one at a time (dropOp, last first); when none can go, a value is
+/// made an input (cutToInput, first first); until neither helps or
 /// `maxAttempts` candidates have been checked. Returns the smallest program.
 Program shrinkFailure(const Program &program,
                       const std::function<bool(const Program &)> &stillFails,
