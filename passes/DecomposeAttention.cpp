@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/DecomposeAttention.h"
 #include "dialects/tfm/TfmBuilders.h"
 #include "dialects/tfm/TfmOps.h"
 #include "dialects/tfm/TfmShapes.h"
@@ -48,7 +49,10 @@ FailureOr<Value> build(OpBuilder &builder, Location loc, Args &&...args) {
   return op->getResult();
 }
 
-LogicalResult decompose(tfm::AttentionOp op) {
+} // namespace
+
+FailureOr<attune::DecomposedAttention> attune::decomposeAttention(tfm::AttentionOp op) {
+  DecomposedAttention values;
   auto queryType = cast<RankedTensorType>(op.getQuery().getType());
   auto keyType = cast<RankedTensorType>(op.getKey().getType());
   auto valueType = cast<RankedTensorType>(op.getValue().getType());
@@ -159,6 +163,22 @@ LogicalResult decompose(tfm::AttentionOp op) {
   scores = track(build<tfm::MulOp>(builder, loc, *scores, scale));
   if (failed(scores))
     return fail();
+  values.scaled = *scores;
+
+  // Softcapping, as exporters write it: c * tanh(s / c).
+  if (FloatAttr softcap = op.getSoftcapAttr()) {
+    Value cap = createSplat(builder, loc, elementType, softcap.getValueAsDouble());
+    built.push_back(cap.getDefiningOp());
+    scores = track(build<tfm::DivOp>(builder, loc, *scores, cap));
+    if (failed(scores))
+      return fail();
+    Value capped = tfm::TanhOp::create(builder, loc, scores->getType(), *scores);
+    built.push_back(capped.getDefiningOp());
+    scores = track(build<tfm::MulOp>(builder, loc, capped, cap));
+    if (failed(scores))
+      return fail();
+  }
+  values.capped = *scores;
 
   if (Value mask = op.getMask()) {
     scores = track(build<tfm::AddOp>(builder, loc, *scores, mask));
@@ -218,6 +238,7 @@ LogicalResult decompose(tfm::AttentionOp op) {
       return fail();
   }
 
+  values.masked = *scores;
   auto probs = track(build<tfm::SoftmaxOp>(builder, loc, *scores,
                                            builder.getI64IntegerAttr(-1)));
   if (failed(probs))
@@ -270,8 +291,12 @@ LogicalResult decompose(tfm::AttentionOp op) {
   }
   op.getResult().replaceAllUsesWith(*result);
   op.erase();
-  return success();
+  values.probabilities = *probs;
+  values.result = *result;
+  return values;
 }
+
+namespace {
 
 struct DecomposeAttention final
     : attune::impl::DecomposeAttentionBase<DecomposeAttention> {
@@ -281,7 +306,7 @@ struct DecomposeAttention final
     SmallVector<tfm::AttentionOp> ops;
     getOperation()->walk([&](tfm::AttentionOp op) { ops.push_back(op); });
     for (tfm::AttentionOp op : ops)
-      if (failed(decompose(op)))
+      if (failed(attune::decomposeAttention(op)))
         return signalPassFailure();
   }
 };

@@ -132,7 +132,7 @@ bool reachesMatmul(Value value, unsigned depth = 0) {
         return reachesMatmul(op.getOnTrue(), depth + 1) ||
                reachesMatmul(op.getOnFalse(), depth + 1);
       })
-      .Case<tfm::CausalMaskOp, tfm::ScoreBiasOp>([&](auto op) {
+      .Case<tfm::CausalMaskOp, tfm::ScoreBiasOp, tfm::TanhOp>([&](auto op) {
         return reachesMatmul(op.getInput(), depth + 1);
       })
       .Default([](Operation *) { return false; });
@@ -305,6 +305,9 @@ struct AttentionMatch {
   double queryScale = 1.0, keyScale = 1.0;
   /// The `rope` of the fused op, when q and k were rotated alike.
   DictionaryAttr rope;
+  /// The fused op's softcap: c of `c * tanh(x / c)` on the scaled scores,
+  /// 0 for none.
+  double softcap = 0;
 
   /// The shape of the fused op's k.
   SmallVector<int64_t> keyShape() const {
@@ -502,6 +505,18 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
   SmallVector<MaskTerm> finiteCausalWheres;
   std::optional<double> finiteCausalMaskFill;
   bool maskingModifier = false;
+  // Softcapping, A * tanh(B * s) (exporters write c * tanh(s * scale / c)):
+  // the scales met before the tanh are A, the cap; all of them together, A
+  // * B, are the op's scale. Above the tanh only scales may follow: a mask
+  // or bias inside the tanh is capped with the scores, which tfm.attention
+  // does not do.
+  bool insideSoftcap = false;
+  auto notInsideSoftcap = [&](StringRef what) -> LogicalResult {
+    if (!insideSoftcap)
+      return success();
+    return fail(what + " is inside the softcap's tfm.tanh; tfm.attention caps the "
+                "scaled q·k only and adds masks after");
+  };
   auto decideFiniteCausal = [&]() -> LogicalResult {
     if (finiteCausalWheres.empty() && !finiteCausalMaskFill)
       return success();
@@ -546,6 +561,26 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
     if (auto matmul = dyn_cast<tfm::MatmulOp>(def)) {
       queryTimesKey = matmul;
       return decideFiniteCausal();
+    }
+
+    if (auto tanh = dyn_cast<tfm::TanhOp>(def)) {
+      if (insideSoftcap)
+        return fail("the scores pass through two tfm.tanh; only one softcap fuses");
+      if (scaleBelow <= 0)
+        return fail("tfm.tanh on the scores is not multiplied back by a positive "
+                    "constant, so it is no softcap (c * tanh(s / c))");
+      for (auto &[bias, scale] : match.modifiers) {
+        tfm::ResolvedModifier modifier;
+        if (tfm::parseModifier(bias.getModifier(), modifier).empty() &&
+            !modifier.definition->contentTerms(modifier.params).empty())
+          return fail("a content score modifier follows the softcap; tfm.attention "
+                      "caps q·k with its content terms, which it cannot split");
+      }
+      match.softcap = scaleBelow;
+      insideSoftcap = true;
+      scaleBelow = 1.0;
+      current = tanh.getInput();
+      continue;
     }
 
     if (auto mul = dyn_cast<tfm::MulOp>(def)) {
@@ -597,6 +632,8 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
     }
 
     if (auto add = dyn_cast<tfm::AddOp>(def)) {
+      if (failed(notInsideSoftcap("an additive mask")))
+        return failure();
       bool lhsIsScores = reachesMatmul(add.getLhs());
       bool rhsIsScores = reachesMatmul(add.getRhs());
       if (lhsIsScores == rhsIsScores)
@@ -626,6 +663,8 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
     }
 
     if (auto where = dyn_cast<tfm::WhereOp>(def)) {
+      if (failed(notInsideSoftcap("a tfm.where mask")))
+        return failure();
       std::optional<double> onTrue = getSplatFloat(where.getOnTrue());
       std::optional<double> onFalse = getSplatFloat(where.getOnFalse());
       if (onTrue.has_value() == onFalse.has_value())
@@ -682,6 +721,8 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
     }
 
     if (auto bias = dyn_cast<tfm::ScoreBiasOp>(def)) {
+      if (failed(notInsideSoftcap("a score modifier")))
+        return failure();
       // A bias term is added after the scale; content terms (q . table)
       // scale like q . k, so a modifier with only those may sit above it.
       tfm::ResolvedModifier modifier;
@@ -720,6 +761,8 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
     }
 
     if (auto causal = dyn_cast<tfm::CausalMaskOp>(def)) {
+      if (failed(notInsideSoftcap("tfm.causal_mask")))
+        return failure();
       double fill = causal.getValue().convertToDouble();
       if (!isMaskingFill(fill, elementType))
         return fail("tfm.causal_mask fills with " + formatNumber(fill) +
@@ -988,7 +1031,8 @@ FailureOr<tfm::AttentionOp> rewrite(const AttentionMatch &match,
           builder.getF64FloatAttr(match.scale),
           match.causal ? builder.getBoolAttr(true) : BoolAttr(),
           modifiers.empty() ? ArrayAttr() : builder.getArrayAttr(modifiers),
-          match.rope, /*layout=*/tfm::HeadLayoutKindAttr(), /*product_type=*/TypeAttr());
+          match.rope, /*layout=*/tfm::HeadLayoutKindAttr(), /*product_type=*/TypeAttr(),
+          match.softcap > 0 ? builder.getF64FloatAttr(match.softcap) : FloatAttr());
   }
   if (failed(attention)) {
     inserted.eraseAll();

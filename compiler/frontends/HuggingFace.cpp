@@ -690,7 +690,7 @@ Value ModelBuilder::attention(Value x, int64_t layer, Value keyPadding,
       where, q, k, v, /*mask=*/Value(), keyPadding, ValueRange(modifierOperands),
       b.getF64FloatAttr(scale), b.getBoolAttr(recipe.causal),
       modifiers.empty() ? ArrayAttr() : b.getArrayAttr(modifiers), rope,
-      /*layout=*/tfm::HeadLayoutKindAttr(), /*product_type=*/TypeAttr());
+      /*layout=*/tfm::HeadLayoutKindAttr(), /*product_type=*/TypeAttr(), /*softcap=*/FloatAttr());
   Value merged = mergeHeads(context, where);
   return linear(merged, n.o, layer, qWidth, h.hidden, recipe.linearBias);
 }

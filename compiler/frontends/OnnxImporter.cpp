@@ -2298,7 +2298,7 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
       DictionaryAttr(),
       tfm::HeadLayoutKindAttr::get(b.getContext(),
                                    bshd ? tfm::HeadLayoutKind::bshd : tfm::HeadLayoutKind::bhsd),
-      /*product_type=*/TypeAttr());
+      /*product_type=*/TypeAttr(), /*softcap=*/FloatAttr());
   if (failed(y))
     return failure();
   if (wanted(1))
@@ -2836,6 +2836,8 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
     return unary(tfm::CosOp());
   if (op == "Sin")
     return unary(tfm::SinOp());
+  if (op == "Tanh")
+    return unary(tfm::TanhOp());
   if (op == "Relu")
     return unary(tfm::ReluOp());
   if (op == "Gelu") { // opset 20
@@ -2847,7 +2849,7 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
     return setOut(n, create<tfm::GeluOp>(n, *t, tanh ? tfm::GeluApproxKind::tanh
                                                      : tfm::GeluApproxKind::none));
   }
-  if (op == "Erf" || op == "Tanh" || op == "Sigmoid" || op == "Sqrt" ||
+  if (op == "Erf" || op == "Sigmoid" || op == "Sqrt" ||
       op == "Reciprocal" || op == "ReduceMean" || op == "ReduceL2")
     return fail(n, "'" + op + "' is supported only inside the functions the "
                    "importer recognises (GELU, SiLU, RMSNorm, L2 "

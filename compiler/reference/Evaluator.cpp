@@ -524,6 +524,9 @@ llvm::Error Interpreter::eval(Operation *op) {
       .Case([&](tfm::SinOp o) {
         return evalUnary(o, [](double x) { return std::sin(x); });
       })
+      .Case([&](tfm::TanhOp o) {
+        return evalUnary(o, [](double x) { return std::tanh(x); });
+      })
       .Case([&](tfm::GeluOp o) {
         return evalUnary(o, o.getApproximate() == tfm::GeluApproxKind::tanh
                                 ? geluTanh
@@ -1351,6 +1354,8 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
   }
 
   double scale = op.getScale().convertToDouble();
+  // 0: no cap.
+  const double softcap = op.getSoftcapAttr() ? op.getSoftcapAttr().getValueAsDouble() : 0.0;
   bool causal = op.getCausal();
   const bool roundScores = q.dtype == ScalarType::F32;
   Tensor out = makeTensor(ScalarType::F32, {B, H, Sq, Dv});
@@ -1370,6 +1375,8 @@ llvm::Error Interpreter::evalAttention(tfm::AttentionOp op) {
           if (content)
             dot += modifierTerms.content(h, j - (i + (Sk - Sq)), Q, &K[j * D], D);
           s[j] = scale * dot;
+          if (softcap > 0)
+            s[j] = softcap * std::tanh(s[j] / softcap);
           // The scores are float tensors in the graph this op replaces:
           // rounded as there, so a finite masking fill absorbs the score.
           if (roundScores)

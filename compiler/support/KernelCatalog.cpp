@@ -106,6 +106,8 @@ const char *unaryName(UnaryKind kind) {
     return "cos";
   case UnaryKind::Sin:
     return "sin";
+  case UnaryKind::Tanh:
+    return "tanh";
   case UnaryKind::Log:
     return "log";
   case UnaryKind::Sign:
@@ -342,6 +344,8 @@ std::string KernelSpec::symbolName() const {
     name += ropeSuffix(rope);
     if (bf16Products)
       name += "_bf16products";
+    if (softcap > 0)
+      name += "_softcap" + exactDouble(softcap);
     break;
   case KernelKind::ScoreBias:
     name += modifierSuffix(modifiers);

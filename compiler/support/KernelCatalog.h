@@ -149,7 +149,7 @@ enum class KernelKind {
 };
 
 enum class BinaryKind { Add, Sub, Mul, Div, Minimum, Maximum };
-enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu, Neg, Abs, Cos, Sin, Log, Sign, Ceil };
+enum class UnaryKind { Relu, GeluErf, GeluTanh, Silu, Neg, Abs, Cos, Sin, Tanh, Log, Sign, Ceil };
 /// tfm.compare's relations; false with a NaN operand except Ne.
 enum class ComparePredicate { Lt, Le, Gt, Ge, Eq, Ne };
 enum class SinusoidalForm { Interleaved = 0, Concat = 1 };
@@ -255,6 +255,9 @@ struct KernelSpec {
   /// product_type = bf16, from --precision=bf16). Runs on AMX where the
   /// target has it; other variants compute in f32.
   bool bf16Products = false;
+  /// Attention: tfm.attention's softcap c (scores c * tanh(s / c)); 0 for
+  /// none.
+  double softcap = 0;
   int64_t headDim = 0;                         // Attention (static)
   /// Attention: the value head dim Dv when it differs from headDim (q and
   /// k's), else 0. valueHeadDim() is Dv either way.

@@ -77,6 +77,7 @@ const char *unaryKey(UnaryKind kind) {
   case UnaryKind::Abs: return "abs";
   case UnaryKind::Cos: return "cos";
   case UnaryKind::Sin: return "sin";
+  case UnaryKind::Tanh: return "tanh";
   case UnaryKind::Log: return "log";
   case UnaryKind::Sign: return "sign";
   case UnaryKind::Ceil: return "ceil";

@@ -1256,6 +1256,20 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
     if (std::string problem = readRope(rope, known(headDim), spec); !problem.empty())
       return emitError() << problem;
   }
+  if (FloatAttr softcap = op.getSoftcapAttr()) {
+    double c = softcap.getValueAsDouble();
+    if (!(c > 0) || !std::isfinite(c))
+      return emitError() << "expected 'softcap' to be positive and finite, got " << c;
+    if (ArrayAttr list = op.getModifiersAttr())
+      for (Attribute attr : list) {
+        auto kind = cast<DictionaryAttr>(attr).getAs<StringAttr>("kind");
+        const modifiers::ScoreModifier *definition = modifiers::lookupModifier(kind.str());
+        if (definition && !definition->contentTerms({}).empty())
+          return emitError() << "expected no content modifier with 'softcap' (the cap "
+                                "would have to include its terms), got '"
+                             << kind.getValue() << "'";
+      }
+  }
   SmallVector<int64_t, 4> result = {batch, heads, querySeq, value->getDimSize(3)};
   if (headAxis == 2)
     std::swap(result[1], result[2]);

@@ -611,6 +611,9 @@ def Tfm_CeilOp : Tfm_UnaryOp<"ceil",
     "the least integer >= x (infinities and NaN stay as they are)">;
 def Tfm_CosOp : Tfm_UnaryOp<"cos", "cos(x)">;
 def Tfm_SinOp : Tfm_UnaryOp<"sin", "sin(x)">;
+// tanh is how exporters write attention softcapping (Gemma 2, ONNX
+// Attention's softcap): c * tanh(s / c).
+def Tfm_TanhOp : Tfm_UnaryOp<"tanh", "tanh(x)">;
 def Tfm_GeluOp : Tfm_UnaryOp<"gelu",
     "x/2 * (1 + erf(x/sqrt(2))) for approximate = none; x/2 * (1 + tanh("
     # "sqrt(2/pi) * (x + 0.044715 x^3))) for approximate = tanh"> {
@@ -903,6 +906,14 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
     `j + position_offset` before the dot product, as tfm.rope does; the
     kernel rotates each tile as it loads it.
 
+    Softcapping: with `softcap = c` (c > 0; Gemma 2's
+    attn_logit_softcapping, ONNX Attention's `softcap`) the scaled product is
+    capped before anything is added to it:
+    `s[j] = c * tanh(scale * sum_d q[b, h, i, d] * k[b, g, j, d] / c) +
+    mask[b, h, i, j]`, then the modifiers' biases and the -inf masks as
+    above, so that a masked score stays -inf. Not with content modifiers
+    (`shaw`, `xl`, `deberta`), whose terms are part of the product.
+
     Products: with `product_type = bf16` (set by `tfm-bf16-attention`, which
     `attune-compile --precision=bf16` runs) q, k and v are rounded to bf16
     and so are the probabilities before they multiply v; the sums and the
@@ -934,7 +945,8 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
                        OptionalAttr<DictionaryAttr>:$rope,
                        DefaultValuedAttr<Tfm_HeadLayoutAttr,
                                          "HeadLayoutKind::bhsd">:$layout,
-                       OptionalAttr<TypeAttr>:$product_type);
+                       OptionalAttr<TypeAttr>:$product_type,
+                       OptionalAttr<F64Attr>:$softcap);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?

@@ -426,6 +426,12 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   // query row i and key `at` (shared with the decode path below).
   auto addMaskAndBias = [&](Expr s, const Expr &at) {
     const Expr atClamped = min(at, Sk - 1);
+    // Softcapping, before anything is added: c * tanh(x / c) on the natural
+    // score x is C * tanh(s / C) on the base-2 one, C = c * log2(e).
+    if (spec.softcap > 0) {
+      const double cap = spec.softcap * kLog2E;
+      s = static_cast<float>(cap) * tanhExpr(s * static_cast<float>(1.0 / cap));
+    }
     if (spec.hasMask) {
       // The mask is added in the graph's units, scale * q.k + m, and the sum
       // taken to base 2 after: a finite fill such as -1e9 rounds the sum to
@@ -967,14 +973,15 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 /// in the variant for `target`: bf16 q, k, v, or f32 ones with bf16
 /// products, on a CPU with AMX (Halide's avx512_sapphirerapids), plain or
 /// causal, with or without key padding, head dims multiples of 32 up to
-/// 256. Additive masks, modifiers and RoPE keep the Halide pipeline (in
-/// f32).
+/// 256. Additive masks, modifiers, RoPE and softcapping keep the Halide
+/// pipeline (in f32).
 static bool runsOnAmx(const KernelSpec &spec, const Target &target) {
   const int64_t D = spec.headDim, Dv = spec.valueHeadDim();
   const bool bf16 = spec.elementType == ScalarType::BF16 ||
                     (spec.elementType == ScalarType::F32 && spec.bf16Products);
   return target.has_feature(Target::AVX512_SapphireRapids) && bf16 && !spec.hasMask &&
-         spec.modifiers.empty() && !spec.rope.enabled && D % 32 == 0 && Dv % 32 == 0 &&
+         spec.modifiers.empty() && !spec.rope.enabled && spec.softcap == 0 && D % 32 == 0 &&
+         Dv % 32 == 0 &&
          D <= 256 && Dv <= 256;
 }
 

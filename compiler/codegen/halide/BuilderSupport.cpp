@@ -144,6 +144,23 @@ static Expr erfcF32(const Expr &z) {
   return select(z >= 0.0f, ans, 2.0f - ans);
 }
 
+Expr tanhExpr(const Expr &v) {
+  // Vectorizes (Halide's tanh is a scalar libm call per element). Odd, so
+  // computed on |x|: (1 - e) / (1 + e) with e = exp(-2|x|), which loses
+  // relative precision as |x| -> 0 (1 - e cancels), so below 1/4 the Taylor
+  // series to x^9 (next term under 1e-7 of the value there); a large |x|
+  // gives e = 0 and exactly 1; NaN stays NaN.
+  Expr a = abs(v);
+  Expr e = exp(-2.0f * a);
+  Expr big = (1.0f - e) / (1.0f + e);
+  Expr a2 = a * a;
+  Expr small =
+      a * (1.0f +
+           a2 * (-1.0f / 3 + a2 * (2.0f / 15 + a2 * (-17.0f / 315 + a2 * (62.0f / 2835)))));
+  Expr t = select(a < 0.25f, small, big);
+  return select(v < 0.0f, -t, select(v > 0.0f, t, v));
+}
+
 Expr activationExpr(UnaryKind kind, const Expr &v) {
   switch (kind) {
   case UnaryKind::Relu:

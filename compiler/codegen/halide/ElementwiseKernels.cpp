@@ -310,6 +310,9 @@ BuiltKernel buildUnaryKernel(const KernelSpec &spec, const Target &target) {
   case UnaryKind::Sin:
     value = sin(v);
     break;
+  case UnaryKind::Tanh:
+    value = tanhExpr(v);
+    break;
   // libm's log in f64, rounded once to f32 (what the evaluator computes),
   // with -inf at 0, NaN below, inf at inf and NaN at NaN. Halide's f32 log is a polynomial up to 2 ulps off (so an index
   // computed from it, as T5's buckets are, moves at a boundary) and

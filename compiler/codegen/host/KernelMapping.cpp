@@ -619,8 +619,8 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.rank = args.back().extents.size();
         return addCall(op, spec, std::move(args));
       })
-      .Case<ReluOp, SiluOp, GeluOp, NegOp, AbsOp, CosOp, SinOp, LogOp, SignOp,
-            CeilOp>([&](auto u) {
+      .Case<ReluOp, SiluOp, GeluOp, NegOp, AbsOp, CosOp, SinOp, TanhOp, LogOp,
+            SignOp, CeilOp>([&](auto u) {
         KernelSpec spec;
         spec.kind = KernelKind::Unary;
         spec.elementType = elementType(u.getResult());
@@ -629,6 +629,7 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
                      : isa<AbsOp>(op) ? UnaryKind::Abs
                      : isa<CosOp>(op) ? UnaryKind::Cos
                      : isa<SinOp>(op) ? UnaryKind::Sin
+                     : isa<TanhOp>(op) ? UnaryKind::Tanh
                      : isa<LogOp>(op) ? UnaryKind::Log
                      : isa<SignOp>(op) ? UnaryKind::Sign
                      : isa<CeilOp>(op) ? UnaryKind::Ceil
@@ -871,6 +872,8 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.scale = a.getScale().convertToDouble();
         spec.causal = a.getCausal();
         spec.bf16Products = a.getProductType() && a.getProductType()->isBF16();
+        if (FloatAttr softcap = a.getSoftcapAttr())
+          spec.softcap = softcap.getValueAsDouble();
         spec.headDim = q[3].factor;
         if (v[3].factor != q[3].factor)
           spec.valueDim = v[3].factor;

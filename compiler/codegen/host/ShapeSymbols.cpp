@@ -318,7 +318,8 @@ LogicalResult ShapeRules::apply(Operation *op) {
         return success();
       })
       .Case<SinusoidalPositionOp, SoftmaxOp, CausalMaskOp, RopeOp, ReluOp, SiluOp,
-            GeluOp, NegOp, AbsOp, CosOp, SinOp, LogOp, SignOp, CeilOp, CastOp>(
+            GeluOp, NegOp, AbsOp, CosOp, SinOp, TanhOp, LogOp, SignOp, CeilOp,
+            CastOp>(
           [&](auto u) { return sameShape(op, u.getInput(), u.getResult()); })
       .Case<SliceOp>([&](SliceOp sl) -> LogicalResult {
         // Every dim but the sliced one, which is static on both sides

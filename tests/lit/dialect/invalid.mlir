@@ -1423,3 +1423,21 @@ func.func @attention_product_type_not_bf16(%q: tensor<1x12x?x64xf32>, %k: tensor
   %0 = tfm.attention %q, %k, %v {product_type = f16, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
   return %0 : tensor<1x12x?x64xf32>
 }
+
+// -----
+
+func.func @attention_softcap_not_positive(%q: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
+  // expected-error @+1 {{expected 'softcap' to be positive and finite, got 0}}
+  %0 = tfm.attention %q, %q, %q {scale = 0.125 : f64, softcap = 0.0 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+  return %0 : tensor<1x12x?x64xf32>
+}
+
+// -----
+
+func.func @attention_softcap_with_content_modifier(%q: tensor<1x2x8x16xf32>, %rk: tensor<9x16xf32>, %rv: tensor<9x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error @+1 {{expected no content modifier with 'softcap' (the cap would have to include its terms), got 'shaw'}}
+  %o = tfm.attention %q, %q, %q modifier_operands(%rk, %rv : tensor<9x16xf32>, tensor<9x16xf32>)
+      {scale = 0.25 : f64, softcap = 30.0 : f64, modifiers = [{kind = "shaw", max_distance = 4 : i64}]}
+      : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}

@@ -1001,3 +1001,60 @@ func.func @negative_causal_finite_value_over_where(%q: tensor<1x1x4x16xf32>, %k:
   %o = tfm.matmul %p, %v : tensor<1x1x4x4xf32>, tensor<1x1x4x16xf32> -> tensor<1x1x4x16xf32>
   return %o : tensor<1x1x4x16xf32>
 }
+
+// -----
+
+/// Gemma 2's softcapping as exporters write it: (q·kᵀ · scale / c).tanh() · c,
+/// then the causal mask. The cap folds into `softcap`, the scales around
+/// the tanh into `scale` (50 · 0.125 / 50).
+// CHECK-LABEL: func.func @softcap_gemma2
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {causal = true, scale = 1.250000e-01 : f64, softcap = 5.000000e+01 : f64}
+// CHECK-NOT: tfm.tanh
+// CHECK-NOT: tfm.softmax
+func.func @softcap_gemma2(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %v: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x8xf32>
+  %scale = arith.constant dense<1.250000e-01> : tensor<f32>
+  %t = tfm.mul %s, %scale : tensor<1x4x8x8xf32>, tensor<f32> -> tensor<1x4x8x8xf32>
+  %cap = arith.constant dense<5.000000e+01> : tensor<f32>
+  %d = tfm.div %t, %cap : tensor<1x4x8x8xf32>, tensor<f32> -> tensor<1x4x8x8xf32>
+  %h = tfm.tanh %d : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %c = tfm.mul %h, %cap : tensor<1x4x8x8xf32>, tensor<f32> -> tensor<1x4x8x8xf32>
+  %m = tfm.causal_mask %c : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %p = tfm.softmax %m {axis = -1 : i64} : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+/// A mask added before the tanh is capped with the scores (-inf becomes
+/// -c): not what tfm.attention's softcap computes, so it stays unfused.
+// CHECK-LABEL: func.func @negative_mask_inside_softcap
+// CHECK: tfm.tanh
+// CHECK-NOT: tfm.attention
+func.func @negative_mask_inside_softcap(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %v: tensor<1x4x8x16xf32>, %mask: tensor<1x1x8x8xf32>) -> tensor<1x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x8xf32>
+  %a = tfm.add %s, %mask : tensor<1x4x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x4x8x8xf32>
+  %cap = arith.constant dense<3.000000e+01> : tensor<f32>
+  %d = tfm.div %a, %cap : tensor<1x4x8x8xf32>, tensor<f32> -> tensor<1x4x8x8xf32>
+  %h = tfm.tanh %d : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %c = tfm.mul %h, %cap : tensor<1x4x8x8xf32>, tensor<f32> -> tensor<1x4x8x8xf32>
+  // expected-remark @+1 {{attention not fused: an additive mask is inside the softcap's tfm.tanh; tfm.attention caps the scaled q·k only and adds masks after}}
+  %p = tfm.softmax %c {axis = -1 : i64} : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+/// tanh not multiplied back (a capped score of at most 1) is still a
+/// softcap, c = 1: tanh(s) = 1 · tanh(s / 1).
+// CHECK-LABEL: func.func @softcap_unit
+// CHECK: tfm.attention %{{.+}}, %{{.+}}, %{{.+}} {scale = 1.000000e+00 : f64, softcap = 1.000000e+00 : f64}
+func.func @softcap_unit(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %v: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  %s = tfm.matmul %q, %k {transpose_b = true} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x8xf32>
+  %h = tfm.tanh %s : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %p = tfm.softmax %h {axis = -1 : i64} : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %o = tfm.matmul %p, %v : tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}

@@ -150,3 +150,16 @@ func.func @deberta(%q: tensor<2x2x11x16xf32>, %v: tensor<2x2x11x16xf32>, %kp: te
       : tensor<2x2x11x16xf32>, tensor<2x2x11x16xf32>, tensor<2x2x11x16xf32> -> tensor<2x2x11x16xf32>
   return %o : tensor<2x2x11x16xf32>
 }
+
+// -----
+
+/// Softcapping decomposes to c * tanh(s / c) after the scale and before the
+/// mask, and fuses back with the same cap and scale.
+// CHECK-LABEL: func.func @softcap
+// CHECK-SAME: (%[[Q:[^:]+]]: tensor<1x2x?x16xf32>, %[[K:[^:]+]]: tensor<1x2x?x16xf32>, %[[V:[^:]+]]: tensor<1x2x?x16xf32>, %[[M:[^:]+]]: tensor<1x1x?x?xf32>)
+// CHECK-NEXT: %[[O:.+]] = tfm.attention %[[Q]], %[[K]], %[[V]] mask(%[[M]] : tensor<1x1x?x?xf32>) {causal = true, scale = 2.500000e-01 : f64, softcap = 5.000000e+01 : f64} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @softcap(%q: tensor<1x2x?x16xf32>, %k: tensor<1x2x?x16xf32>, %v: tensor<1x2x?x16xf32>, %m: tensor<1x1x?x?xf32>) -> tensor<1x2x?x16xf32> {
+  %o = tfm.attention %q, %k, %v mask(%m : tensor<1x1x?x?xf32>) {scale = 0.25 : f64, causal = true, softcap = 50.0 : f64} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+  return %o : tensor<1x2x?x16xf32>
+}

@@ -73,7 +73,7 @@ TEST_F(ShapeInferenceTest, AttentionMultiHead) {
   auto op = AttentionOp::create(builder, loc, q, k, v, Value(), Value(),
                                 ValueRange(), APFloat(0.125), /*causal=*/true,
                                 /*modifiers=*/nullptr, /*rope=*/nullptr, HeadLayoutKind::bhsd,
-                                /*product_type=*/nullptr);
+                                /*product_type=*/nullptr, /*softcap=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({1, 12, kDyn, 64}));
   expectVerifies(op);
 }
@@ -88,7 +88,7 @@ TEST_F(ShapeInferenceTest, AttentionGroupedQueryCrossAndValueDim) {
   auto op = AttentionOp::create(builder, loc, q, k, v, mask, padding,
                                 ValueRange(), APFloat(1.0), /*causal=*/false,
                                 /*modifiers=*/nullptr, /*rope=*/nullptr, HeadLayoutKind::bhsd,
-                                /*product_type=*/nullptr);
+                                /*product_type=*/nullptr, /*softcap=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({3, 8, 16, 128}, builder.getF16Type()));
   expectVerifies(op);
 }
@@ -103,7 +103,7 @@ TEST_F(ShapeInferenceTest, AttentionScoreModifiers) {
   auto op = AttentionOp::create(builder, loc, q, q, q, Value(), Value(),
                                 ValueRange{table}, APFloat(1.0), false, t5,
                                 /*rope=*/nullptr, HeadLayoutKind::bhsd,
-                                /*product_type=*/nullptr);
+                                /*product_type=*/nullptr, /*softcap=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({1, 4, kDyn, 32}));
   expectVerifies(op);
   ASSERT_EQ(op.getModifierOperandGroups().size(), 1u);
@@ -117,7 +117,7 @@ TEST_F(ShapeInferenceTest, AttentionScoreModifiers) {
   auto bad = createChecked<AttentionOp>(builder, loc, q, q, q, Value(), Value(),
                                         ValueRange{wrongTable}, APFloat(1.0),
                                         false, t5, /*rope=*/nullptr, HeadLayoutKind::bhsd,
-                                        /*product_type=*/nullptr);
+                                        /*product_type=*/nullptr, /*softcap=*/nullptr);
   EXPECT_TRUE(failed(bad));
   EXPECT_EQ(message, "'tfm.attention' op modifier 't5': expected operand "
                      "'table' [num_buckets, H] to have one column per query "
@@ -131,7 +131,7 @@ TEST_F(ShapeInferenceTest, AttentionBatchFromKeyPaddingMask) {
   auto op = AttentionOp::create(builder, loc, q, kv, kv, Value(), padding,
                                 ValueRange(), APFloat(1.0), false,
                                 /*modifiers=*/nullptr, /*rope=*/nullptr, HeadLayoutKind::bhsd,
-                                /*product_type=*/nullptr);
+                                /*product_type=*/nullptr, /*softcap=*/nullptr);
   EXPECT_EQ(op.getType(), tensor({5, 4, kDyn, 32}));
   expectVerifies(op);
 }
@@ -352,7 +352,7 @@ TEST_F(ShapeInferenceTest, CreateCheckedReportsInsteadOfAborting) {
   auto good = createChecked<AttentionOp>(builder, loc, q, kv, kv, Value(),
                                          Value(), ValueRange(), APFloat(0.125),
                                          true, /*modifiers=*/nullptr, /*rope=*/nullptr,
-                                         HeadLayoutKind::bhsd, /*product_type=*/nullptr);
+                                         HeadLayoutKind::bhsd, /*product_type=*/nullptr, /*softcap=*/nullptr);
   ASSERT_TRUE(succeeded(good));
   EXPECT_EQ(good->getType(), tensor({2, 8, kDyn, 64}));
   EXPECT_TRUE(good->getCausal());

@@ -668,7 +668,8 @@ TEST(UnaryKernel, Activations) {
       {UnaryKind::Neg, "tfm.neg %a0 : {T0} -> {R}"},
       {UnaryKind::Abs, "tfm.abs %a0 : {T0} -> {R}"},
       {UnaryKind::Cos, "tfm.cos %a0 : {T0} -> {R}"},
-      {UnaryKind::Sin, "tfm.sin %a0 : {T0} -> {R}"}};
+      {UnaryKind::Sin, "tfm.sin %a0 : {T0} -> {R}"},
+      {UnaryKind::Tanh, "tfm.tanh %a0 : {T0} -> {R}"}};
   for (const auto &[kind, op] : kinds) {
     KernelSpec spec;
     spec.kind = KernelKind::Unary;
@@ -689,6 +690,33 @@ TEST(UnaryKernel, Activations) {
       expectMatches(out, want, op + " " + sizes({{"n", n}}));
     }
   }
+}
+
+/// tanh (softcapping's) is computed, not called: within 1e-6 relative of
+/// the oracle's over magnitudes from 1e-30 to 40 and across the switch from
+/// the series to the exponential form at 1/4; zeros keep their sign.
+TEST(UnaryKernel, TanhRelativeError) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Unary;
+  spec.unary = UnaryKind::Tanh;
+  Jit jit(spec);
+  std::vector<float> values = {0.f, -0.f, 0.25f, std::nextafter(0.25f, 0.f), 1e-30f, 40.f};
+  for (double e = -30; e <= 1.6; e += 0.01)
+    values.push_back(static_cast<float>(std::pow(10.0, e)));
+  const int half = static_cast<int>(values.size());
+  for (int i = 0; i < half; ++i)
+    values.push_back(-values[i]);
+  const int n = static_cast<int>(values.size());
+  Buffer<float> x(n);
+  for (int i = 0; i < n; ++i)
+    x(i) = values[i];
+  Buffer<float> out = jit.run<float>({x}, {n});
+  Tensor want = oracle().eval("tfm.tanh %a0 : {T0} -> {R}", {toTensor(x)}, {n}, ScalarType::F32);
+  for (int i = 0; i < n; ++i)
+    ASSERT_LE(std::fabs(out(i) - want.data[i]), 1e-6 * std::fabs(want.data[i]))
+        << "tanh(" << x(i) << "): got " << out(i) << ", want " << want.data[i];
+  EXPECT_TRUE(std::signbit(out(1)));
+  EXPECT_EQ(out(5), 1.0f);
 }
 
 /// RoPE angles are position times frequency: thousands of radians at long
