@@ -6,7 +6,7 @@
 For each DIR_A/NAME.npy (not recursive) it loads DIR_B/NAME.npy and prints the shapes' agreement,
 the max absolute error and the max relative error (|a - b| / |b|, over elements where b != 0).
 A file passes when the shapes and dtypes' kinds match and |a - b| <= atol + rtol * |b| everywhere
-(numpy.allclose, with NaNs equal only to NaNs). Exits 1 if any file fails or is missing from
+(numpy.allclose, with NaNs equal only to NaNs and infinities only to themselves). Exits 1 if any file fails or is missing from
 DIR_B, 0 otherwise; DIR_B's extra files are listed but do not fail. Needs numpy only.
 
 Typical use: DIR_A holds what attune (or anything else) produced for tests/models/<name>/inputs,
@@ -27,9 +27,11 @@ def compare(a, b, rtol, atol):
         diff = int(np.count_nonzero(a != b))
         return diff == 0, "%s, %d of %d elements differ" % (a.dtype, diff, a.size)
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    err = np.abs(a64 - b64)
+    with np.errstate(invalid="ignore"):  # inf - inf, handled below
+        err = np.abs(a64 - b64)
     both_nan = np.isnan(a64) & np.isnan(b64)
     err[both_nan] = 0.0
+    err[a64 == b64] = 0.0  # equal infinities (masked scores) agree; inf - inf is NaN
     nonzero = b64 != 0
     max_abs = float(np.nanmax(err)) if err.size else 0.0
     max_rel = float(np.nanmax(err[nonzero] / np.abs(b64[nonzero]))) if nonzero.any() else 0.0

@@ -41,6 +41,7 @@
 #include "dialects/tfm/TfmBuilders.h"
 #include "dialects/tfm/TfmDialect.h"
 #include "dialects/tfm/TfmOps.h"
+#include "passes/DecomposeAttention.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -2167,15 +2168,25 @@ LogicalResult Importer::trilu(const onnx::NodeProto &n) {
 /// the same when the new keys are as many as the queries. So is_causal
 /// becomes tfm's causal when Sq and the new Sk are static and equal, and
 /// otherwise an additive mask computed from tfm.arange positions (zeros
-/// over the past, the triangle over the new keys). Softcap and
-/// qk_matmul_output are errors.
+/// over the past, the triangle over the new keys). `softcap` > 0 is the
+/// op's softcap (applied, as there, before the mask).
+///
+/// qk_matmul_output (output 3) is the scores at the stage
+/// qk_matmul_output_mode names: 0 scale * q . k, 1 after the softcap, 2
+/// after the masks, 3 the softmax. The op is then written out as its chain
+/// of ops (decomposeAttention) and that value is an output: the scores
+/// exist as a tensor, so the fusion pass leaves this site unfused.
 LogicalResult Importer::attention(const onnx::NodeProto &n) {
   if (hasInput(n, 4) != hasInput(n, 5))
     return fail(n, "past_key and past_value must be given together");
-  if (n.output_size() > 3 && !n.output(3).empty())
-    return fail(n, "qk_matmul_output (output 3) is not supported");
-  if (attrFloat(n, "softcap", 0.0f) != 0.0f)
-    return fail(n, "softcap is not supported");
+  const float softcap = attrFloat(n, "softcap", 0.0f);
+  if (!(softcap >= 0.0f) || std::isinf(softcap))
+    return fail(n, "expected softcap >= 0 and finite (0: none), got " +
+                       llvm::formatv("{0}", softcap).str());
+  const int64_t qkMode = attrInt(n, "qk_matmul_output_mode", 0);
+  if (qkMode < 0 || qkMode > 3)
+    return fail(n, "expected qk_matmul_output_mode 0 (q . k scaled), 1 (softcapped), 2 "
+                   "(masked) or 3 (softmax), got " + llvm::Twine(qkMode));
   const bool past = hasInput(n, 4);
   auto wanted = [&](int k) { return k < n.output_size() && !n.output(k).empty(); };
   FailureOr<Value> q = tensorOf(n, 0), k = tensorOf(n, 1), v = tensorOf(n, 2);
@@ -2298,9 +2309,21 @@ LogicalResult Importer::attention(const onnx::NodeProto &n) {
       DictionaryAttr(),
       tfm::HeadLayoutKindAttr::get(b.getContext(),
                                    bshd ? tfm::HeadLayoutKind::bshd : tfm::HeadLayoutKind::bhsd),
-      /*product_type=*/TypeAttr(), /*softcap=*/FloatAttr());
+      /*product_type=*/TypeAttr(),
+      softcap > 0 ? b.getF64FloatAttr(softcap) : FloatAttr());
   if (failed(y))
     return failure();
+  if (wanted(3)) {
+    FailureOr<DecomposedAttention> parts =
+        decomposeAttention(y->getDefiningOp<tfm::AttentionOp>());
+    if (failed(parts))
+      return fail(n, "cannot write the attention out for qk_matmul_output (see the "
+                     "error above)");
+    const Value stages[4] = {parts->scaled, parts->capped, parts->masked,
+                             parts->probabilities};
+    *y = parts->result;
+    (void)setOut(n, tensorVal(stages[qkMode]), 3);
+  }
   if (wanted(1))
     (void)setOut(n, tensorVal(*k), 1);
   if (wanted(2))

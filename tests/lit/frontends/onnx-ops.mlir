@@ -57,6 +57,34 @@
 // RUN: attune-run %t/attention_mask.so --input=q=@%S/Inputs/onnx-ops/attention_mask/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_mask/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_mask/inputs/v.npy --input=mask=@%S/Inputs/onnx-ops/attention_mask/inputs/mask.npy --output=%t/attention_mask
 // RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_mask %S/Inputs/onnx-ops/attention_mask/reference | FileCheck %s --check-prefix=OK
 
+/// Attention's softcap (softcap * tanh(s / softcap) before the mask, ONNX
+/// Runtime's order) is the fused op's softcap.
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_softcap.onnx --emit=mlir | FileCheck %s --check-prefix=ATTN-CAP
+// ATTN-CAP: tfm.attention %arg0, %arg1, %arg2 mask(%arg3 : tensor<1x1x?x?xf32>) {scale = 0.30000001192092896 : f64, softcap = 2.000000e+00 : f64}
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_softcap.onnx -o %t/attention_softcap.so
+// RUN: attune-run %t/attention_softcap.so --input=q=@%S/Inputs/onnx-ops/attention_softcap/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_softcap/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_softcap/inputs/v.npy --input=mask=@%S/Inputs/onnx-ops/attention_softcap/inputs/mask.npy --output=%t/attention_softcap
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_softcap %S/Inputs/onnx-ops/attention_softcap/reference | FileCheck %s --check-prefix=OK
+
+/// qk_matmul_output in its four modes (scaled q.k, softcapped, masked with
+/// -inf kept, the softmax with a fully masked row of zeros): the attention
+/// is written out as its ops, so the scores exist, and it is left unfused.
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_qk_mode2.onnx --emit=mlir 2>&1 | FileCheck %s --check-prefix=ATTN-QK
+// ATTN-QK: tfm.tanh
+// ATTN-QK: tfm.softmax
+// ATTN-QK-NOT: tfm.attention
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_qk_mode0.onnx -o %t/attention_qk_mode0.so
+// RUN: attune-run %t/attention_qk_mode0.so --input=q=@%S/Inputs/onnx-ops/attention_qk_mode0/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_qk_mode0/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_qk_mode0/inputs/v.npy --input=mask=@%S/Inputs/onnx-ops/attention_qk_mode0/inputs/mask.npy --output=%t/attention_qk_mode0
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_qk_mode0 %S/Inputs/onnx-ops/attention_qk_mode0/reference | FileCheck %s --check-prefix=OK2
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_qk_mode1.onnx -o %t/attention_qk_mode1.so
+// RUN: attune-run %t/attention_qk_mode1.so --input=q=@%S/Inputs/onnx-ops/attention_qk_mode1/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_qk_mode1/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_qk_mode1/inputs/v.npy --input=mask=@%S/Inputs/onnx-ops/attention_qk_mode1/inputs/mask.npy --output=%t/attention_qk_mode1
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_qk_mode1 %S/Inputs/onnx-ops/attention_qk_mode1/reference | FileCheck %s --check-prefix=OK2
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_qk_mode2.onnx -o %t/attention_qk_mode2.so
+// RUN: attune-run %t/attention_qk_mode2.so --input=q=@%S/Inputs/onnx-ops/attention_qk_mode2/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_qk_mode2/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_qk_mode2/inputs/v.npy --input=mask=@%S/Inputs/onnx-ops/attention_qk_mode2/inputs/mask.npy --output=%t/attention_qk_mode2
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_qk_mode2 %S/Inputs/onnx-ops/attention_qk_mode2/reference | FileCheck %s --check-prefix=OK2
+// RUN: attune-compile %S/Inputs/onnx-ops/attention_qk_mode3.onnx -o %t/attention_qk_mode3.so
+// RUN: attune-run %t/attention_qk_mode3.so --input=q=@%S/Inputs/onnx-ops/attention_qk_mode3/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_qk_mode3/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_qk_mode3/inputs/v.npy --input=mask=@%S/Inputs/onnx-ops/attention_qk_mode3/inputs/mask.npy --output=%t/attention_qk_mode3
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_qk_mode3 %S/Inputs/onnx-ops/attention_qk_mode3/reference | FileCheck %s --check-prefix=OK2
+
 // OK: 1 passed, 0 failed
 // OK2: 2 passed, 0 failed
 

@@ -30,6 +30,12 @@ GRAPH/reference/NAME.npy (ONNX Runtime 1.32, CPU, all optimisations):
                       outputs, every length dynamic, fewer new keys than
                       queries, is_causal
   attention_step      a decoding step on 3-D inputs against a cache
+  attention_softcap   Attention with softcap = 2 (well inside the scores'
+                      range), GQA, an additive mask and a scale
+  attention_qk_mode{0,1,2,3}
+                      the same with qk_matmul_output wanted in each mode
+                      (scaled q.k, softcapped, masked, softmax), a mask
+                      that hides every key of one query row
   einsum_attention    attention written with two Einsums (bhqd,bhkd->bhqk
                       and bhqk,bhkd->bhqd), a scale and a Softmax
   einsum              Einsum's other forms, one output each: x W with W an
@@ -44,8 +50,12 @@ too), bad_expand.onnx ([?, 3, 16] to [1, 4, 16]), trilu_dynamic_k.onnx
 (k a graph input, not a constant) and attention_3d_bad_heads.onnx
 (q_num_heads not dividing q's hidden size), einsum_diagonal.onnx (ii->i)
 and einsum_sum.onnx (ij,jk->i sums k over one operand).
+
+With arguments, only the generators named run (`... make_onnx_ops.py
+attention_softcap`), so that adding one does not rewrite the others.
 """
 import os
+import sys
 
 import numpy as np
 import onnx
@@ -310,7 +320,44 @@ def errors():
         onnx.save(model, os.path.join(HERE, name + ".onnx"))
 
 
-if __name__ == "__main__":
+def attention_softcap():
+    # Its own generator, so that the earlier fixtures keep their draws.
+    rng = np.random.default_rng(2301)
+    info = helper.make_tensor_value_info
+    f = TensorProto.FLOAT
+
+    def graph(name, outputs, attrs):
+        ins = [info("q", f, [1, 4, "sq", 16]), info("k", f, [1, 2, "sk", 16]),
+               info("v", f, [1, 2, "sk", 16]), info("mask", f, [1, 1, "sq", "sk"])]
+        outs = [info("y", f, [1, 4, "sq", 16])]
+        if len(outputs) > 1:
+            # ORT 1.32 warns that it inferred a last dim of 0 for it.
+            outs.append(info("qk", f, [1, 4, "sq", "sk"]))
+        node = helper.make_node("Attention", ["q", "k", "v", "mask"], outputs,
+                                name="attn_cap", **attrs)
+        mask = rng.standard_normal((1, 1, 6, 7)).astype(np.float32)
+        mask[0, 0, 2, :] = -np.inf  # query 2 sees no key
+        mask[0, 0, :, 4] = -np.inf
+        save(name, helper.make_graph([node], name, ins, outs), 23,
+             {"q": 2 * rng.standard_normal((1, 4, 6, 16)).astype(np.float32),
+              "k": 2 * rng.standard_normal((1, 2, 7, 16)).astype(np.float32),
+              "v": rng.standard_normal((1, 2, 7, 16)).astype(np.float32), "mask": mask})
+
+    graph("attention_softcap", ["y"], {"softcap": 2.0, "scale": 0.3})
+    for mode in range(4):
+        graph("attention_qk_mode%d" % mode, ["y", "", "", "qk"],
+              {"softcap": 2.0, "scale": 0.3, "qk_matmul_output_mode": mode})
+
+
+GENERATORS = ["rmsnorm", "trilu", "causal_mask", "expand", "attention", "rope", "einsum",
+              "attention_past", "errors", "attention_softcap"]
+
+if __name__ == "__main__" and len(sys.argv) > 1:
+    for name in sys.argv[1:]:
+        if name not in GENERATORS:
+            sys.exit("unknown generator %r; expected one of %s" % (name, ", ".join(GENERATORS)))
+        globals()[name]()
+elif __name__ == "__main__":
     rmsnorm()
     trilu()
     causal_mask()
@@ -320,3 +367,4 @@ if __name__ == "__main__":
     einsum()
     attention_past()
     errors()
+    attention_softcap()
