@@ -497,7 +497,29 @@ struct Generator {
       s = applyScale(s);
     } else {
       s = applyScale(s);
-      applyMasks();
+      if (g.chance(0.15)) {
+        // Softcapping, c * tanh(s / c) (Gemma 2's, ONNX Attention's), before
+        // the masks; a mask inside the tanh is capped too (-inf becomes -c),
+        // which the fused op's softcap does not do.
+        static const double caps[] = {1.0, 2.0, 5.0, 30.0};
+        const double c = caps[g.uniform(0, 3)];
+        const bool maskInside = !kinds.empty() && g.chance(0.3);
+        if (maskInside) {
+          describe("near-miss:mask-inside-softcap");
+          applyMasks();
+          expect = Expect::NotFuse;
+        }
+        describe("softcap");
+        Value inner = g.chance(0.5) ? g.binary("div", s, g.scalar(c))
+                                    : g.binary("mul", s, g.scalar(1.0 / c));
+        Value capped = g.unary("tanh", inner);
+        s = g.chance(0.5) ? g.binary("mul", capped, g.scalar(c))
+                          : g.binary("mul", g.scalar(c), capped);
+        if (!maskInside)
+          applyMasks();
+      } else {
+        applyMasks();
+      }
     }
     if (finiteOverMask) {
       describe("near-miss:finite-fill-over-mask");
