@@ -225,6 +225,7 @@ TEST(GemmLinearKernel, Bf16PairPanelsMatchLoops) {
     checkLinearBf16(129, 65, 200, bias, 96);
   }
   checkLinearBf16(64, 256, 192, true, 96);             // whole tiles only
+  checkLinearBf16(300, 100, 330, true, 96);  // three row groups, a partial column range
   checkLinearBf16(9, 31, 40, true, 32, UnaryKind::Relu); // the epilogue
   // The panels must cover x's K.
   KernelSpec spec;
