@@ -62,6 +62,8 @@ const char *outcomeName(Outcome outcome) {
     return "timeout";
   case Outcome::InvalidProgram:
     return "invalid program";
+  case Outcome::Interrupted:
+    return "interrupted";
   }
   return "unknown";
 }
@@ -443,22 +445,36 @@ namespace {
 /// fuzzer stopped by a signal (Ctrl-C, a ctest timeout) does not leave a
 /// compile running behind it.
 volatile sig_atomic_t runningGroup = 0;
+/// The first stopping signal received; a second one ends the process.
+volatile sig_atomic_t stopRequested = 0;
 
-void killChildAndExit(int sig) {
+void killChildAndStop(int sig) {
   if (runningGroup > 0)
     kill(-static_cast<pid_t>(runningGroup), SIGKILL);
-  signal(sig, SIG_DFL);
-  raise(sig);
+  if (stopRequested) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  stopRequested = sig;
 }
 } // namespace
 
+int stopSignal() { return stopRequested; }
+
 CheckResult checkIsolated(const Program &program, const CheckOptions &options) {
   static bool handlersInstalled = [] {
-    signal(SIGINT, killChildAndExit);
-    signal(SIGTERM, killChildAndExit);
+    signal(SIGINT, killChildAndStop);
+    signal(SIGTERM, killChildAndStop);
     return true;
   }();
   (void)handlersInstalled;
+  auto interrupted = [] {
+    return failure(Outcome::Interrupted,
+                   "stopped by signal " + std::to_string(stopRequested));
+  };
+  if (stopRequested)
+    return interrupted();
   int fds[2];
   if (pipe(fds) != 0)
     return failure(Outcome::Crash, std::string("pipe: ") + std::strerror(errno));
@@ -530,6 +546,8 @@ CheckResult checkIsolated(const Program &program, const CheckOptions &options) {
   // Whatever the child left behind in its group (a linker it started).
   kill(-pid, SIGKILL);
   runningGroup = 0;
+  if (stopRequested)
+    return interrupted();
 
   auto logTail = [&]() {
     auto buffer = llvm::MemoryBuffer::getFile(logPath);

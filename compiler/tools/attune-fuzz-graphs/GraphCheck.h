@@ -54,6 +54,7 @@ enum class Outcome {
   Timeout,       ///< the child ran past CheckOptions::timeoutSeconds
   InvalidProgram,///< the generator wrote IR that does not verify, or whose
                  ///< reference result is not finite: a generator bug
+  Interrupted,   ///< SIGINT or SIGTERM arrived (stopSignal): no verdict
 };
 
 /// "mismatch", "crash", ...
@@ -73,7 +74,14 @@ CheckResult checkProgram(const Program &program, const CheckOptions &options);
 /// checkProgram in a forked child in its own process group, which is killed
 /// after options.timeoutSeconds; a signal or an exit without a result is a
 /// Crash naming it. The caller must not have started threads.
+///
+/// The first SIGINT or SIGTERM of the process kills the running child and
+/// makes this and every later call return Interrupted, so that the caller
+/// can stop and report what it has; a second one ends the process.
 CheckResult checkIsolated(const Program &program, const CheckOptions &options);
+
+/// The signal that interrupted checkIsolated, or 0.
+int stopSignal();
 
 /// The number of ops in the program's function, or -1 if it does not parse.
 int countOps(const std::string &mlir);

@@ -37,6 +37,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <unistd.h>
 
 using namespace llvm;
@@ -212,6 +213,10 @@ int main(int argc, char **argv) {
     CheckResult result = checkIsolated(program, options);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - graphStart).count();
+    // Ctrl-C or a SIGTERM: the graph in flight has no verdict; report the
+    // ones that have.
+    if (result.outcome == Outcome::Interrupted)
+      break;
     ++graphs;
 
     int sites = static_cast<int>(program.sites.size());
@@ -299,9 +304,14 @@ int main(int argc, char **argv) {
   if (invalid || missed || unexpected)
     outs() << "generator errors " << invalid << ", graphs with a missed fusion " << missed
            << ", graphs with a fused near miss " << unexpected << "\n";
+  if (int sig = stopSignal())
+    outs() << "stopped by signal " << sig << " (" << strsignal(sig)
+           << "); the graph in flight is not counted\n";
   outs() << format("time %.1f s\n", elapsed());
   outs() << "graphs " << graphs << ", compiled " << compiled << ", fused sites " << fusedSites
          << ", not fused " << notFused << ", mismatches " << mismatches << ", crashes "
          << crashes << "\n";
+  if (int sig = stopSignal())
+    return 128 + sig;
   return mismatches || crashes ? 1 : 0;
 }
