@@ -11,8 +11,9 @@
 //
 // the second for each position encoding's example (examples/attention/
 // attention_<modifier>.mlir: rope, alibi, t5, shaw, xl, deberta, window,
-// padding, and rope_exported, alibi_exported and deberta_exported, the
-// first two and DeBERTa as exporters write them), with a GFLOPs rate counter of the useful work of plain
+// padding, softcap (Gemma 2's, as exporters write it), and rope_exported,
+// alibi_exported and deberta_exported, the first two and DeBERTa as
+// exporters write them), with a GFLOPs rate counter of the useful work of plain
 // attention: 4·B·H·S²·D flops per run, half when causal, and 4·B·H·D per
 // visible (query, key) pair for the sliding window, whose kernel skips the
 // key blocks outside it. (The content modifiers' own products, Transformer-
@@ -97,6 +98,8 @@ struct ModifierForm {
   bool hasPadding = false;
   /// The attention's scale; 0: 1/sqrt(D).
   double scale = 0;
+  /// The softcap c of the scaled scores (c tanh(s / c)); 0: none.
+  double softcap = 0;
 };
 const ModifierForm kModifierForms[] = {
     {"rope", "", {}, true, {}},
@@ -124,6 +127,8 @@ const ModifierForm kModifierForms[] = {
     // 1 / f32(sqrt(192)).
     {"deberta_exported", "deberta", {{"span", 256}, {"max_position", 512}}, false,
      {{512, kHeads, 64}, {512, kHeads, 64}}, false, 1.0 / double(13.856406f)},
+    // Gemma 2's logit softcapping, 50 tanh(s / 50), causal.
+    {"softcap", "", {}, true, {}, false, 0, 50.0},
 };
 
 /// `row` (D values) rotated at position `n` as LLaMA does (split halves,
@@ -262,7 +267,8 @@ std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
   const int64_t keys = causal ? i + 1 : S;
   const ModifierForm *form = p.form;
   const double scale = form && form->scale != 0 ? form->scale : 1.0 / std::sqrt(double(D));
-  const bool rope = form && std::string(form->kind).empty() && !form->hasPadding;
+  const bool rope =
+      form && std::string(form->kind).empty() && !form->hasPadding && form->softcap == 0;
   const attune::modifiers::ScoreModifier *modifier =
       form && !rope ? attune::modifiers::lookupModifier(form->kind) : nullptr;
   attune::modifiers::ModifierParams params = form ? form->params
@@ -303,6 +309,8 @@ std::vector<double> referenceRow(const Problem &p, int64_t bh, int64_t i,
       dot += attune::modifiers::referenceContent(*modifier, params, operands, h, j - i,
                                                  queryRow.data(), keyRow.data(), D);
     score[j] = dot * scale;
+    if (form && form->softcap > 0)
+      score[j] = form->softcap * std::tanh(score[j] / form->softcap);
     if (!p.padding.empty() && !p.padding[j])
       score[j] = -INFINITY;
     if (modifier)
