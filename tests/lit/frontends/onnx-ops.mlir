@@ -85,6 +85,13 @@
 // RUN: attune-run %t/attention_qk_mode3.so --input=q=@%S/Inputs/onnx-ops/attention_qk_mode3/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_qk_mode3/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_qk_mode3/inputs/v.npy --input=mask=@%S/Inputs/onnx-ops/attention_qk_mode3/inputs/mask.npy --output=%t/attention_qk_mode3
 // RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_qk_mode3 %S/Inputs/onnx-ops/attention_qk_mode3/reference | FileCheck %s --check-prefix=OK2
 
+/// A negative softcap or an unknown qk_matmul_output_mode is an error naming
+/// the node.
+// RUN: not attune-compile %S/Inputs/onnx-ops/attention_bad_softcap.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=BAD-CAP
+// BAD-CAP: error: cannot import '{{.*}}attention_bad_softcap.onnx': node 'attn_bad' (Attention) (opset 23): expected softcap >= 0 and finite (0: none), got -1
+// RUN: not attune-compile %S/Inputs/onnx-ops/attention_bad_qk_mode.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=BAD-QK
+// BAD-QK: error: cannot import '{{.*}}attention_bad_qk_mode.onnx': node 'attn_bad' (Attention) (opset 23): expected qk_matmul_output_mode 0 (q . k scaled), 1 (softcapped), 2 (masked) or 3 (softmax), got 7
+
 // OK: 1 passed, 0 failed
 // OK2: 2 passed, 0 failed
 

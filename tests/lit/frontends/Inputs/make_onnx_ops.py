@@ -347,6 +347,17 @@ def attention_softcap():
     for mode in range(4):
         graph("attention_qk_mode%d" % mode, ["y", "", "", "qk"],
               {"softcap": 2.0, "scale": 0.3, "qk_matmul_output_mode": mode})
+    # Errors (no reference; written without the checker, which knows no
+    # better than ORT what a negative cap means).
+    for name, attrs in [("attention_bad_softcap", {"softcap": -1.0}),
+                        ("attention_bad_qk_mode", {"qk_matmul_output_mode": 7})]:
+        ins = [info(x, f, [1, 2, 4, 16]) for x in "qkv"]
+        node = helper.make_node("Attention", ["q", "k", "v"], ["y", "", "", "qk"],
+                                name="attn_bad", **attrs)
+        outs = [info("y", f, [1, 2, 4, 16]), info("qk", f, [1, 2, 4, 4])]
+        model = helper.make_model(helper.make_graph([node], name, ins, outs),
+                                  opset_imports=[helper.make_opsetid("", 23)])
+        onnx.save(model, os.path.join(HERE, name + ".onnx"))
 
 
 GENERATORS = ["rmsnorm", "trilu", "causal_mask", "expand", "attention", "rope", "einsum",
