@@ -693,6 +693,21 @@ LogicalResult SiteMatcher::matchScores(tfm::MatmulOp &queryTimesKey) {
                     "+inf");
       if (failed(maskBelowFiniteFill("another tfm.where")))
         return failure();
+      // A fill that a score can shift (-1e9: f32's step there is 64) with
+      // an additive mask or a bias after it: on a row whose every key the
+      // where masks, the graph's scores are fill + term, weighted by the
+      // term, while the fused op's mask writes the fill as finfo.min
+      // (buildMask), which absorbs the term and makes the row uniform.
+      // (-inf terms after it, key padding and causal, agree either way.)
+      const bool absorbing = std::fabs(fill) >= 0x1p64;
+      const bool termAfter =
+          !match.modifiers.empty() ||
+          llvm::any_of(match.masks, [](const MaskTerm &t) { return !t.isCondition; });
+      if (!std::isinf(fill) && !absorbing && termAfter)
+        return fail("tfm.where fills with " + formatNumber(fill) +
+                    ", which a score can shift, and an additive term follows it; on a "
+                    "row with every key masked the graph weights that term, the fused "
+                    "op cannot");
       if (!std::isinf(fill)) {
         finiteFillAbove = fill;
         finiteFillOp = "tfm.where";
@@ -929,17 +944,30 @@ LogicalResult SiteMatcher::checkShapes() {
 //===----------------------------------------------------------------------===//
 
 /// Folds the mask terms into the one additive mask tfm.attention takes.
-/// A tfm.where mask becomes `where(c, fill, 0)` (or `where(c, 0, fill)`),
-/// which is exact: the masked scores stay at or below the fill, and a
-/// softmax gives them zero weight as before. Result types are inferred, so
-/// the sum of two masks has the shape the verifier expects.
+/// A tfm.where mask becomes `where(c, fill, 0)` (or `where(c, 0, fill)`):
+/// the masked scores get zero weight as before. A finite fill (-1e9) is
+/// written as the lowest finite value of the element type instead: the
+/// graph *replaces* a masked score by the fill, the fused op *adds* the
+/// mask, and s + (-1e9) is not -1e9 once |s| reaches half its ulp (32), so
+/// a row with every key masked, which the graph averages uniformly (every
+/// score the same fill), came out weighted by the scores (the fuzzer's
+/// seed 1127, graph 2546: 96 of 320 outputs off). s + finfo.min is
+/// finfo.min for any score below 2^103, so that row is uniform again, and
+/// a partly masked row gives its masked keys weight 0 either way. Result
+/// types are inferred, so the sum of two masks has the shape the verifier
+/// expects.
 FailureOr<Value> buildMask(OpBuilder &builder, Location loc, Type elementType,
                            ArrayRef<MaskTerm> terms) {
   Value mask;
   for (const MaskTerm &term : terms) {
     Value additive = term.value;
     if (term.isCondition) {
-      Value fill = createSplat(builder, loc, elementType, term.fill);
+      double fillValue = term.fill;
+      if (!std::isinf(fillValue))
+        fillValue = APFloat::getLargest(cast<FloatType>(elementType).getFloatSemantics(),
+                                        /*Negative=*/true)
+                        .convertToDouble();
+      Value fill = createSplat(builder, loc, elementType, fillValue);
       Value zero = createSplat(builder, loc, elementType, 0.0);
       auto where = tfm::createChecked<tfm::WhereOp>(
           builder, loc, term.value, term.maskedWhereNonzero ? fill : zero,

@@ -257,6 +257,9 @@ struct Generator {
   Builder &g;
   Program &program;
   int maskInputs = 0;
+  /// The last applyMask was a tfm.where filling -1e9, a value a score can
+  /// shift (f32's step there is 64; finfo.min absorbs any score).
+  bool lastWhereFillShiftable = false;
   /// The site has a finite-valued tfm.causal_mask that may mask whole rows
   /// (Sq > Sk, or not known statically): causal in the fused op would
   /// output 0 there, so the pass must leave it.
@@ -296,6 +299,7 @@ struct Generator {
       int fillKind = g.uniform(0, 2);
       double fill = fillKind == 0 ? -INFINITY : fillKind == 1 ? -1e9 : -3.40282347e38;
       finiteFill |= fillKind != 0;
+      lastWhereFillShiftable = fillKind == 1;
       Value f = g.scalar(fill);
       bool keep = g.chance(0.5);
       Value c = g.argument(maskName(keep ? "keep" : "drop"), shapes[which], elt);
@@ -482,11 +486,20 @@ struct Generator {
     // that term masked; the fused op's sum of masks would not (a row with
     // every key masked differs), so the pass leaves it alone.
     bool finiteOverMask = false;
+    // A where filling -1e9 (which a score shifts: f32's step there is 64)
+    // with an additive term after it: on a row whose every key the where
+    // masks the graph weights that term, which the fused op cannot.
+    bool additiveAfterShiftableFill = false;
     auto applyMasks = [&] {
+      bool shiftableFill = false;
       for (auto [i, kind] : llvm::enumerate(kinds)) {
         bool finiteFill = false;
+        lastWhereFillShiftable = false;
         s = applyMask(kind, s, sh, finiteFill);
         finiteOverMask |= i > 0 && finiteFill;
+        bool additive = kind == MaskKind::Additive || kind == MaskKind::KeyPaddingAdditive;
+        additiveAfterShiftableFill |= shiftableFill && additive;
+        shiftableFill |= lastWhereFillShiftable;
       }
     };
     if (miss == NearMiss::MaskBeforeScale && !kinds.empty()) {
@@ -523,6 +536,10 @@ struct Generator {
     }
     if (finiteOverMask) {
       describe("near-miss:finite-fill-over-mask");
+      expect = Expect::NotFuse;
+    }
+    if (additiveAfterShiftableFill) {
+      describe("near-miss:additive-after-1e9-fill");
       expect = Expect::NotFuse;
     }
     if (finiteCausalMask && (causalFiniteRows || kinds.size() > 1)) {
