@@ -630,12 +630,11 @@ ATTUNE_AMX_TARGET static int linearTileTask(void *uc, int index, uint8_t *closur
   const int K2 = (K + 1) / 2, fullChunks = K / 32;
   uint16_t lastTile[2][16 * 32] __attribute__((aligned(64)));
   float c[kQueryRows][32] __attribute__((aligned(64)));
-  loadTileConfig();
-  const uint16_t *w = (const uint16_t *)call->w->host;
-  const size_t panelElems = (size_t)K2 * 2 * W;
   /* A task that is alone on its rows rounds them itself into a buffer of
-   * its own, small enough for the allocator to reuse (see linearAmx). */
-  const uint16_t *rowsBase = call->rows + (size_t)firstBlock * kQueryRows * Kp;
+   * its own, small enough for the allocator to reuse (see linearAmx);
+   * otherwise they are in the shared copy. Before the tiles are configured,
+   * so that a failure leaves no tile state behind. */
+  const uint16_t *rowsBase;
   uint16_t *own = NULL;
   if (call->colGroups == 1) {
     own = aligned_alloc(64, (size_t)(lastBlock - firstBlock) * kQueryRows * Kp * 2);
@@ -644,7 +643,12 @@ ATTUNE_AMX_TARGET static int linearTileTask(void *uc, int index, uint8_t *closur
     for (int block = firstBlock; block < lastBlock; ++block)
       linearRoundRows(call, block, own + (size_t)(block - firstBlock) * kQueryRows * Kp);
     rowsBase = own;
+  } else {
+    rowsBase = call->rows + (size_t)firstBlock * kQueryRows * Kp;
   }
+  loadTileConfig();
+  const uint16_t *w = (const uint16_t *)call->w->host;
+  const size_t panelElems = (size_t)K2 * 2 * W;
   for (int n0 = nBegin; n0 < nEnd; n0 += 32) {
     const int panel = n0 / W, col = n0 % W;
     const uint16_t *wp = w + panel * panelElems + (size_t)col * 2;
