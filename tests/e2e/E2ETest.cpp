@@ -2888,9 +2888,10 @@ TEST(E2EThreads, SetNumThreadsTakesEffectAfterRuns) {
   std::mt19937 rng(5);
   std::vector<HostTensor> inputs =
       makeInputs(model.handle, {{4096, 64}}, {}, rng);
-  // Halide starts n - 1 workers for n threads (the caller is the n-th) and
-  // keeps them until its pool is shut down, so the process's thread count
-  // shows the pool's size. Other libraries' pools do not change meanwhile.
+  // The library's pool (runtime/model/par_for.c) keeps n - 1 workers for n
+  // threads (the caller is the n-th) until the count changes, so the
+  // process's thread count shows the pool's size. Other libraries' pools
+  // do not change meanwhile.
   auto threadsAfterRunWith = [&](int32_t n) {
     EXPECT_EQ(attune_model_set_num_threads(model.handle, n), ATTUNE_OK)
         << attune_status_message();

@@ -20,13 +20,15 @@ std::string writeSource(const std::string &path, const char *text) {
 } // namespace
 
 std::string compileModelSupport(const std::string &directory, const std::string &object) {
-  // One translation unit including both files: one object to link. Each
+  // One translation unit including the three files: one object to link. Each
   // file keeps its helpers static.
   const std::pair<std::string, const char *> files[] = {
       {"scratch_cache.c", kScratchCacheSource},
+      {"par_for.c", kParForSource},
       {"amx_kernels.c", kAmxKernelsSource},
       {"model_support.c", "#define _GNU_SOURCE\n"
                           "#include \"scratch_cache.c\"\n"
+                          "#include \"par_for.c\"\n"
                           "#include \"amx_kernels.c\"\n"}};
   for (const auto &[name, text] : files)
     if (std::string error = writeSource(directory + "/" + name, text); !error.empty())

@@ -1,11 +1,15 @@
 //===- ModelSupport.h - the C code every Halide library links -------------===//
 //
-// Two C files from runtime/model/ go into every model library (compiler/
+// Three C files from runtime/model/ go into every model library (compiler/
 // driver) and every kernel library attune-tune times (AotKernel):
 //  - scratch_cache.c installs a cache of freed blocks behind the Halide
 //    runtime's halide_malloc/halide_free (see that file for why: glibc
 //    trimmed a kernel's per-call scratch back to the system, and every call
 //    faulted it in again);
+//  - par_for.c replaces the Halide runtime's thread pool with one whose
+//    workers spin between the loops of a run and which runs loops alone
+//    where that measures faster (see that file: Halide's pool made small
+//    models slower on 2 threads than on 1);
 //  - amx_kernels.c is bf16 attention on Intel AMX tiles, the extern stage
 //    the avx512_spr variant of a bf16 attention kernel calls
 //    (AttentionKernel.cpp).

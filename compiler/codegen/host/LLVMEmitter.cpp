@@ -547,11 +547,13 @@ LLVM::LLVMFuncOp Emitter::emitSetNumThreads() {
       LLVM::Linkage::Internal);
   Block *entry = fn.addEntryBlock(builder);
   builder.setInsertionPointToStart(entry);
-  // Halide's pool only ever grows: workers, once started, take any task
-  // until the pool shuts down, and halide_set_num_threads only bounds how
-  // many more are started. Stopping the pool makes the next run start it
-  // again at the new count. The runtime calls this only while no run of
-  // this library is in progress.
+  // The library's own pool (runtime/model/par_for.c) reads the count from
+  // halide_get_num_threads and resizes at its next loop. Halide's pool,
+  // which still takes the loops par_for.c hands it (nested or concurrent
+  // ones), only ever grows: workers, once started, take any task until the
+  // pool shuts down, and halide_set_num_threads only bounds how many more
+  // are started. Stopping it makes it start again at the new count. The
+  // runtime calls this only while no run of this library is in progress.
   auto shutdown = declareExternal(
       "halide_shutdown_thread_pool",
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {}));
