@@ -114,7 +114,7 @@ struct RopeTables {
   Halide::Func coarse, fine; // what cos and sin are computed from
 };
 RopeTables declareRopeTables(const RopeSpec &rope);
-/// Computes the tables once per call (compute_root).
+/// Computes the per-call tables once per call (compute_root).
 void scheduleRopeTables(RopeTables &tables);
 
 /// Element `d` of a row of `headDim` values rotated at position `pos`

@@ -3,13 +3,16 @@
 // tfm.rope's rotation as one expression per element, shared by the Rope
 // kernel (the unfused form) and the fused attention kernel, which rotates q
 // per tile as it loads it and k once per call. cos and sin of
-// position * theta_i come from tables computed once per call in double
-// (positions reach the thousands, where float angles lose 1e-4).
+// position * theta_i come from tables computed in double (positions reach
+// the thousands, where float angles lose 1e-4): a coarse one per call and a
+// fine one at compile time (see declareRopeTables).
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/halide/BuilderSupport.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
+
+#include <cmath>
 
 namespace attune::codegen::detail {
 
@@ -19,20 +22,28 @@ RopeTables declareRopeTables(const RopeSpec &rope) {
   RopeTables t;
   const int R = static_cast<int>(rope.rotaryDims);
   // pos = 64 a + r: the angle-addition formulas give cos and sin of every
-  // position from (S / 64 + 64) x R/2 libm calls instead of S x R/2 (at
-  // S = 512 those calls took a fifth of the attention's time).
+  // position from a coarse table of S / 64 x R/2 libm calls per call and a
+  // fine table of r < 64, which does not depend on the call: it is computed
+  // here and embedded (per call it was 64 x R/2 sincos pairs, 4096 for a
+  // LLaMA head of 128, which dominated a decoding step's attention).
   constexpr int kStep = 64;
   // theta_i from the one definition the evaluator also uses (with the
   // checkpoint's frequency scaling), embedded in the kernel as a table.
   Buffer<double> inverseFrequency(R / 2, "rope_theta");
-  for (int i = 0; i < R / 2; ++i)
+  Buffer<double> fineCos(R / 2, kStep, "rope_fine_cos"), fineSin(R / 2, kStep, "rope_fine_sin");
+  for (int i = 0; i < R / 2; ++i) {
     inverseFrequency(i) = ropeInverseFrequency(rope, i);
+    for (int r = 0; r < kStep; ++r) {
+      fineCos(i, r) = std::cos(static_cast<double>(r) * inverseFrequency(i));
+      fineSin(i, r) = std::sin(static_cast<double>(r) * inverseFrequency(i));
+    }
+  }
   Expr theta = inverseFrequency(t.pair);
   Var a("rope_a"), r("rope_r");
   Func coarse("rope_coarse"), fine("rope_fine");
   coarse(t.pair, a) = Tuple(cos(cast<double>(a * kStep) * theta),
                             sin(cast<double>(a * kStep) * theta));
-  fine(t.pair, r) = Tuple(cos(cast<double>(r) * theta), sin(cast<double>(r) * theta));
+  fine(t.pair, r) = Tuple(fineCos(t.pair, r), fineSin(t.pair, r));
   Expr A = t.pos / kStep, B = t.pos % kStep;
   Expr ca = coarse(t.pair, A)[0], sa = coarse(t.pair, A)[1];
   Expr cb = fine(t.pair, B)[0], sb = fine(t.pair, B)[1];
@@ -44,8 +55,7 @@ RopeTables declareRopeTables(const RopeSpec &rope) {
 }
 
 void scheduleRopeTables(RopeTables &t) {
-  t.coarse.compute_root();
-  t.fine.compute_root();
+  t.coarse.compute_root(); // fine reads its embedded tables in place
   t.cos.compute_root();
   t.sin.compute_root();
 }
