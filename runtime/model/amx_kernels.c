@@ -38,8 +38,8 @@
  * takes the block's max, exponentials and sum per row and rescales the
  * output accumulator when the max grew (FlashAttention's online softmax);
  * GEMM #2 adds probabilities . values into the accumulator, 32 output
- * columns at a time. Tasks run on the Halide runtime's thread pool when the
- * library has one (halide_do_par_for), serially otherwise.
+ * columns at a time. Tasks run on the library's thread pool when it has one
+ * (halide_do_par_for, which par_for.c serves), serially otherwise.
  *
  * Measured (Intel Xeon, Sapphire/Emerald Rapids, one core, S=2048, D=128,
  * H=4): benchmarks/README.md. */
@@ -111,7 +111,11 @@ static int requestAmx(void) {
   return state == 1;
 }
 
-ATTUNE_AMX_TARGET static void loadTileConfig(void) {
+/* Not inlined, and the configuration's stores fenced off from the load:
+ * inlined into the attention task, GCC 12 kept the rows but dropped the
+ * colsb stores before ldtilecfg (it does not see the instruction read all
+ * 64 bytes), and the zero widths made ldtilecfg fault. */
+ATTUNE_AMX_TARGET __attribute__((noinline)) static void loadTileConfig(void) {
   attune_tile_config_t cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.palette = 1;
@@ -119,21 +123,23 @@ ATTUNE_AMX_TARGET static void loadTileConfig(void) {
     cfg.rows[t] = 16;
     cfg.colsb[t] = 64;
   }
+  __asm__ volatile("" : : "m"(cfg) : "memory");
   _tile_loadconfig(&cfg);
 }
 
-/* 2^x for x <= 0, x >= -126 after clamping: a degree-5 polynomial on the
- * fraction, scaled by the integer part (relative error ~2e-7). */
+/* 2^x for x <= 0, x >= -126 after clamping: a degree-3 minimax polynomial
+ * on the fraction (relative error 7.5e-5), scaled by the integer part. The
+ * probabilities are rounded to bf16 (relative error up to 3.9e-3) before
+ * the second product, so a closer polynomial (degree 5, 2e-7) bought no
+ * accuracy and cost two FMAs of the softmax's ten operations a vector. */
 ATTUNE_AMX_TARGET static inline __m512 exp2Ps(__m512 x) {
   x = _mm512_max_ps(x, _mm512_set1_ps(-126.f));
   __m512 whole = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   __m512 f = _mm512_sub_ps(x, whole);
-  __m512 p = _mm512_set1_ps(1.8775767e-3f);
-  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(8.9893397e-3f));
-  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.5826318e-2f));
-  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.4015361e-1f));
-  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.9315308e-1f));
-  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.9999994e-1f));
+  __m512 p = _mm512_set1_ps(7.8024290e-2f);
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.2606728e-1f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.9583361e-1f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.9992520e-1f));
   return _mm512_scalef_ps(p, whole);
 }
 
@@ -254,12 +260,30 @@ static inline __mmask16 prefixMask(int n, int j) {
 ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n,
                                          const __mmask16 *attend, float c, uint16_t *probs,
                                          float *acc, int Dv, attune_row_state_t *state) {
+  /* Every key of the block visible (no padding, not cut by the causal
+   * diagonal): the common case, with no masks and four independent max
+   * chains (one chain of 16 dependent vmaxps took a third of the kernel). */
+  const int whole = !attend && n >= length;
   __m512 m = _mm512_set1_ps(-INFINITY);
   int any = 0;
-  for (int j = 0; j < n; j += 16) {
-    __mmask16 valid = prefixMask(n, j) & (attend ? attend[j / 16] : 0xFFFF);
-    any |= valid;
-    m = _mm512_mask_max_ps(m, valid, m, _mm512_maskz_loadu_ps(valid, scores + j));
+  if (whole) {
+    __m512 m1 = m, m2 = m, m3 = m;
+    for (int j = 0; j < length; j += 64) {
+      m = _mm512_max_ps(m, _mm512_loadu_ps(scores + j));
+      m1 = _mm512_max_ps(m1, _mm512_loadu_ps(scores + j + 16));
+      if (j + 32 < length) {
+        m2 = _mm512_max_ps(m2, _mm512_loadu_ps(scores + j + 32));
+        m3 = _mm512_max_ps(m3, _mm512_loadu_ps(scores + j + 48));
+      }
+    }
+    m = _mm512_max_ps(_mm512_max_ps(m, m1), _mm512_max_ps(m2, m3));
+    any = length > 0;
+  } else {
+    for (int j = 0; j < n; j += 16) {
+      __mmask16 valid = prefixMask(n, j) & (attend ? attend[j / 16] : 0xFFFF);
+      any |= valid;
+      m = _mm512_mask_max_ps(m, valid, m, _mm512_maskz_loadu_ps(valid, scores + j));
+    }
   }
   if (!any) {
     memset(probs, 0, (size_t)length * 2);
@@ -275,15 +299,27 @@ ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n,
                     : _mm512_cvtss_f32(exp2Ps(_mm512_set1_ps(state->max - newMax)));
   state->max = newMax;
   __m512 vc = _mm512_set1_ps(c), shift = _mm512_set1_ps(-newMax), sum = _mm512_setzero_ps();
-  for (int j = 0; j < length; j += 32) {
-    __mmask16 v0 = prefixMask(n, j) & (attend ? attend[j / 16] : 0xFFFF);
-    __mmask16 v1 = prefixMask(n, j + 16) & (attend ? attend[j / 16 + 1] : 0xFFFF);
-    __m512 p0 = _mm512_maskz_mov_ps(
-        v0, exp2Ps(_mm512_fmadd_ps(_mm512_maskz_loadu_ps(v0, scores + j), vc, shift)));
-    __m512 p1 = _mm512_maskz_mov_ps(
-        v1, exp2Ps(_mm512_fmadd_ps(_mm512_maskz_loadu_ps(v1, scores + j + 16), vc, shift)));
-    sum = _mm512_add_ps(sum, _mm512_add_ps(p0, p1));
-    _mm512_storeu_si512(probs + j, (__m512i)_mm512_cvtne2ps_pbh(p1, p0));
+  if (whole) {
+    __m512 sum1 = sum;
+    for (int j = 0; j < length; j += 32) {
+      __m512 p0 = exp2Ps(_mm512_fmadd_ps(_mm512_loadu_ps(scores + j), vc, shift));
+      __m512 p1 = exp2Ps(_mm512_fmadd_ps(_mm512_loadu_ps(scores + j + 16), vc, shift));
+      sum = _mm512_add_ps(sum, p0);
+      sum1 = _mm512_add_ps(sum1, p1);
+      _mm512_storeu_si512(probs + j, (__m512i)_mm512_cvtne2ps_pbh(p1, p0));
+    }
+    sum = _mm512_add_ps(sum, sum1);
+  } else {
+    for (int j = 0; j < length; j += 32) {
+      __mmask16 v0 = prefixMask(n, j) & (attend ? attend[j / 16] : 0xFFFF);
+      __mmask16 v1 = prefixMask(n, j + 16) & (attend ? attend[j / 16 + 1] : 0xFFFF);
+      __m512 p0 = _mm512_maskz_mov_ps(
+          v0, exp2Ps(_mm512_fmadd_ps(_mm512_maskz_loadu_ps(v0, scores + j), vc, shift)));
+      __m512 p1 = _mm512_maskz_mov_ps(
+          v1, exp2Ps(_mm512_fmadd_ps(_mm512_maskz_loadu_ps(v1, scores + j + 16), vc, shift)));
+      sum = _mm512_add_ps(sum, _mm512_add_ps(p0, p1));
+      _mm512_storeu_si512(probs + j, (__m512i)_mm512_cvtne2ps_pbh(p1, p0));
+    }
   }
   state->sum = state->sum * alpha + _mm512_reduce_add_ps(sum);
   if (alpha != 1.0f) {
@@ -359,13 +395,21 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
       _tile_stored(6, scores + 16 * kKeyBlock + jj, kKeyBlock * 4);
       _tile_stored(7, scores + 16 * kKeyBlock + jj + 16, kKeyBlock * 4);
     }
+    /* The block's key padding masks; none when every key of the block is
+     * attended, so that its rows take softmaxRow's unmasked path. */
+    const __mmask16 *blockAttend = NULL;
+    for (int w = 0; attend && w < length / 16; ++w)
+      if (attend[j0 / 16 + w] != 0xFFFF) {
+        blockAttend = attend + j0 / 16;
+        break;
+      }
     for (int r = 0; r < kQueryRows; ++r) {
       int visible = keyEnd - j0;
       if (call->causal)
         visible = i0 + r + diag + 1 - j0 < visible ? i0 + r + diag + 1 - j0 : visible;
       if (i0 + r >= Sq)
         visible = 0;
-      softmaxRow(scores + r * kKeyBlock, length, visible, attend ? attend + j0 / 16 : NULL,
+      softmaxRow(scores + r * kKeyBlock, length, visible, blockAttend,
                  call->scaleLog2e, probs + r * kKeyBlock, acc + r * Dv, Dv, &state[r]);
     }
     /* GEMM #2: acc[32][Dv] += probs[32][length] . v[length][Dv]. */
