@@ -28,6 +28,8 @@
  * q, k and v are rounded to bf16 as they are read, the output is f32);
  * products accumulate in f32 (AMX TDPBF16PS) and the softmax statistics are
  * f32; the probabilities are rounded to bf16 for the second product.
+ * With RoPE (tfm.attention's `rope`), q and k are rotated in f32 as they
+ * are read, then rounded to bf16 (see loadRowBf16).
  *
  * How. Keys and values of each (batch, kv head) are first packed into the
  * layout AMX's B operand reads ("VNNI": a 16-row tile whose row r holds the
@@ -151,6 +153,12 @@ typedef struct {
   __mmask16 *attend; /* with keyPadding: per batch, one mask per 16 padded keys */
   float scaleLog2e;
   uint16_t *packedK, *packedV; /* per (b, hk): paddedKeys x D, paddedKeys x Dv */
+  /* RoPE (ropeDims > 0): q row i is rotated at position i + (Sk - Sq) +
+   * offset and k row j at j + offset, as tfm.attention's `rope` says;
+   * ropeCos/ropeSin hold cos and sin of pos * theta_p for the positions
+   * [ropeMinPos, ropeMinPos + ropePositions), R/2 per position. */
+  int ropeDims, ropeInterleaved, ropeOffset, ropeMinPos, ropePositions;
+  float *ropeCos, *ropeSin;
   int failed;
 } attune_amx_call_t;
 
@@ -175,6 +183,50 @@ ATTUNE_AMX_TARGET static void loadBf16(const attune_hl_buffer_t *buf, const void
     _mm256_storeu_si256((__m256i *)(to + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + i)));
 }
 
+/* Row `from` of q or k (n values) as bf16, rotated first at position `pos`
+ * when the call has RoPE: in f32, as the reference rotates (element d and
+ * its partner, x_d cos - x_partner sin for the first of a pair, x_d cos +
+ * x_partner sin for the second), then rounded once. */
+ATTUNE_AMX_TARGET static void loadRowBf16(const attune_amx_call_t *call,
+                                          const attune_hl_buffer_t *buf, const void *from, int n,
+                                          int pos, uint16_t *to) {
+  if (call->ropeDims == 0) {
+    loadBf16(buf, from, n, to);
+    return;
+  }
+  float x[kMaxHeadDim] __attribute__((aligned(64))), y[kMaxHeadDim] __attribute__((aligned(64)));
+  for (int i = 0; i < n; i += 16) {
+    __m512 v = buf->type.bits == 16
+                   ? _mm512_castsi512_ps(_mm512_slli_epi32(
+                         _mm512_cvtepu16_epi32(_mm256_loadu_si256(
+                             (const __m256i *)((const uint16_t *)from + i))),
+                         16))
+                   : _mm512_loadu_ps((const float *)from + i);
+    _mm512_store_ps(x + i, v);
+    _mm512_store_ps(y + i, v);
+  }
+  const int half = call->ropeDims / 2;
+  const size_t row = (size_t)(pos - call->ropeMinPos) * half;
+  const float *cs = call->ropeCos + row, *sn = call->ropeSin + row;
+  int p = 0;
+  if (!call->ropeInterleaved)
+    for (; p + 16 <= half; p += 16) {
+      /* Split halves (LLaMA): both halves of 16 pairs at once. */
+      __m512 a = _mm512_load_ps(x + p), b = _mm512_loadu_ps(x + p + half);
+      __m512 c = _mm512_loadu_ps(cs + p), s = _mm512_loadu_ps(sn + p);
+      _mm512_storeu_ps(y + p, _mm512_sub_ps(_mm512_mul_ps(a, c), _mm512_mul_ps(b, s)));
+      _mm512_storeu_ps(y + p + half, _mm512_add_ps(_mm512_mul_ps(b, c), _mm512_mul_ps(a, s)));
+    }
+  for (; p < half; ++p) {
+    const int first = call->ropeInterleaved ? 2 * p : p;
+    const int second = call->ropeInterleaved ? 2 * p + 1 : p + half;
+    y[first] = x[first] * cs[p] - x[second] * sn[p];
+    y[second] = x[second] * cs[p] + x[first] * sn[p];
+  }
+  for (int i = 0; i < n; i += 16)
+    _mm256_storeu_si256((__m256i *)(to + i), (__m256i)_mm512_cvtneps_pbh(_mm512_load_ps(y + i)));
+}
+
 /* K of (b, hk) as GEMM #1's B tiles: per 16 keys n0 and 32 head dims c, a
  * 16x64-byte tile whose row r holds the pair (k[c + 2r], k[c + 2r + 1]) of
  * each key n, i.e. the 16x16 transpose of the keys' 32-bit pairs. V as GEMM
@@ -190,7 +242,8 @@ ATTUNE_AMX_TARGET static int packTask(void *uc, int index, uint8_t *closure) {
   for (int n0 = 0; n0 < P; n0 += 16)
     for (int n = 0; n < 16; ++n) {
       if (n0 + n < Sk)
-        loadBf16(call->k, element(call->k, n0 + n, hk, b), D, row);
+        loadRowBf16(call, call->k, element(call->k, n0 + n, hk, b), D,
+                    n0 + n + call->ropeOffset, row);
       else
         memset(row, 0, (size_t)D * 2);
       const uint32_t *pairs = (const uint32_t *)row;
@@ -361,7 +414,8 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
     state[r].max = -INFINITY;
     state[r].sum = 0;
     if (i0 + r < Sq)
-      loadBf16(call->q, element(call->q, i0 + r, h, b), D, qRows + r * D);
+      loadRowBf16(call, call->q, element(call->q, i0 + r, h, b), D,
+                  i0 + r + diag + call->ropeOffset, qRows + r * D);
     else
       memset(qRows + r * D, 0, (size_t)D * 2);
   }
@@ -474,8 +528,59 @@ static int runTasks(int (*task)(void *, int, uint8_t *), int count, void *closur
   return 0;
 }
 
+/* RoPE's positions are split as kRopeStep a + r (RopeKernels.cpp's
+ * kRopeStep): the call computes cos and sin of kRopeStep a theta with libm,
+ * the library embeds those of r theta. */
+enum { kRopeStep = 64 };
+
+/* cos and sin of pos * theta_p for the call's positions into call->ropeCos
+ * and ropeSin, from `table` (theta[R/2], then cos and sin of r theta_p at
+ * r * R/2 + p for r < kRopeStep), in double as RopeKernels.cpp does. */
+static int ropeTables(attune_amx_call_t *call, const attune_hl_buffer_t *table) {
+  const int half = call->ropeDims / 2;
+  if (call->ropeDims < 2 || call->ropeDims % 2 || call->ropeDims > call->D || !table->host ||
+      table->type.bits != 64 || table->dimensions != 1 ||
+      table->dim[0].extent < half * (1 + 2 * kRopeStep))
+    return kErrShape;
+  const double *theta = (const double *)table->host;
+  const double *fineCos = theta + half, *fineSin = fineCos + (size_t)kRopeStep * half;
+  const int diag = call->Sk - call->Sq;
+  call->ropeMinPos = call->ropeOffset + (diag < 0 ? diag : 0);
+  call->ropePositions = call->ropeOffset + call->Sk - call->ropeMinPos;
+  size_t count = (size_t)call->ropePositions * half;
+  call->ropeCos = malloc((count ? count : 1) * 2 * sizeof(float));
+  if (!call->ropeCos)
+    return kErrMemory;
+  call->ropeSin = call->ropeCos + count;
+  /* floor division, as Halide's integer division */
+  const int first = call->ropeMinPos, end = call->ropeMinPos + call->ropePositions;
+  const int aFirst = first >= 0 ? first / kRopeStep : -((-first + kRopeStep - 1) / kRopeStep);
+  double coarseCos[kMaxHeadDim / 2], coarseSin[kMaxHeadDim / 2];
+  for (int a = aFirst; a * kRopeStep < end; ++a) {
+    for (int p = 0; p < half; ++p) {
+      const double angle = (double)a * kRopeStep * theta[p];
+      coarseCos[p] = cos(angle);
+      coarseSin[p] = sin(angle);
+    }
+    for (int r = 0; r < kRopeStep; ++r) {
+      const int pos = a * kRopeStep + r;
+      if (pos < first || pos >= end)
+        continue;
+      float *c = call->ropeCos + (size_t)(pos - first) * half;
+      float *sn = call->ropeSin + (size_t)(pos - first) * half;
+      for (int p = 0; p < half; ++p) {
+        const double cb = fineCos[(size_t)r * half + p], sb = fineSin[(size_t)r * half + p];
+        c[p] = (float)(coarseCos[p] * cb - coarseSin[p] * sb);
+        sn[p] = (float)(coarseSin[p] * cb + coarseCos[p] * sb);
+      }
+    }
+  }
+  return kOk;
+}
+
 static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
-                        attune_hl_buffer_t *keyPadding, float scale, int causal,
+                        attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope, float scale,
+                        int causal, int ropeDims, int ropeInterleaved, int ropeOffset,
                         attune_hl_buffer_t *out) {
   if (!q->host || !k->host || !v->host || (keyPadding && !keyPadding->host)) {
     /* Bounds query: this stage reads q at out's rows, heads and batch and
@@ -517,6 +622,14 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     return kErrNoAmx;
   call.causal = causal;
   call.keyPadding = keyPadding;
+  call.ropeDims = ropeDims;
+  call.ropeInterleaved = ropeInterleaved;
+  call.ropeOffset = ropeOffset;
+  if (ropeDims) {
+    int status = ropeTables(&call, rope);
+    if (status)
+      return status;
+  }
   call.scaleLog2e = scale * 1.4426950408889634f;
   call.paddedKeys = (call.Sk + 31) / 32 * 32;
   size_t groups = (size_t)call.B * call.Hkv;
@@ -524,8 +637,10 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   size_t maskBytes = keyPadding ? (size_t)call.B * (call.paddedKeys / 16) * sizeof(__mmask16) : 0;
   size_t bytes = packedBytes + maskBytes;
   uint16_t *packed = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
-  if (bytes && !packed)
+  if (bytes && !packed) {
+    free(call.ropeCos);
     return kErrMemory;
+  }
   call.packedK = packed;
   call.packedV = packed + groups * call.paddedKeys * (size_t)call.D;
   if (keyPadding)
@@ -535,6 +650,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     status = runTasks(attentionTask, call.B * call.H * ((call.Sq + kQueryRows - 1) / kQueryRows),
                       &call);
   free(packed);
+  free(call.ropeCos);
   return status ? status : call.failed;
 }
 
@@ -542,16 +658,23 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
  * out[Dv, Sq, H, B] and keyPadding[Sk, B]: Halide's dimension order,
  * innermost first, mins 0 (out's rows, heads and batch whole). Return 0, or
  * a negative code the pipeline reports as the stage's error. */
+/* `rope` is RoPE's embedded table (see ropeTables), read when ropeDims > 0
+ * (rotary dims; interleaved pairs or split halves; position offset). */
 int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
-                              attune_hl_buffer_t *v, float scale, int causal,
+                              attune_hl_buffer_t *v, attune_hl_buffer_t *rope, float scale,
+                              int causal, int ropeDims, int ropeInterleaved, int ropeOffset,
                               attune_hl_buffer_t *out) {
-  return attentionAmx(q, k, v, NULL, scale, causal, out);
+  return attentionAmx(q, k, v, NULL, rope, scale, causal, ropeDims, ropeInterleaved, ropeOffset,
+                      out);
 }
 
 int attune_attention_bf16_amx_padded(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
                                      attune_hl_buffer_t *v, attune_hl_buffer_t *keyPadding,
-                                     float scale, int causal, attune_hl_buffer_t *out) {
-  return attentionAmx(q, k, v, keyPadding, scale, causal, out);
+                                     attune_hl_buffer_t *rope, float scale, int causal,
+                                     int ropeDims, int ropeInterleaved, int ropeOffset,
+                                     attune_hl_buffer_t *out) {
+  return attentionAmx(q, k, v, keyPadding, rope, scale, causal, ropeDims, ropeInterleaved,
+                      ropeOffset, out);
 }
 
 /*===----------------------------------------------------------------------===

@@ -972,17 +972,21 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 /// Whether this attention runs on AMX tiles (runtime/model/amx_kernels.c)
 /// in the variant for `target`: bf16 q, k, v, or f32 ones with bf16
 /// products, on a CPU with AMX (Halide's avx512_sapphirerapids), plain or
-/// causal, with or without key padding, head dims multiples of 32 up to
-/// 256. Additive masks, modifiers, RoPE and softcapping keep the Halide
+/// causal, with or without key padding and RoPE (q and k rotated in f32
+/// as they are packed, then rounded to bf16), head dims multiples of 32 up
+/// to 256. Additive masks, modifiers and softcapping keep the Halide
 /// pipeline (in f32).
 static bool runsOnAmx(const KernelSpec &spec, const Target &target) {
   const int64_t D = spec.headDim, Dv = spec.valueHeadDim();
   const bool bf16 = spec.elementType == ScalarType::BF16 ||
                     (spec.elementType == ScalarType::F32 && spec.bf16Products);
+  const bool ropeFits = !spec.rope.enabled ||
+                        (spec.rope.rotaryDims >= 2 && spec.rope.rotaryDims % 2 == 0 &&
+                         spec.rope.rotaryDims <= D &&
+                         spec.rope.positionOffset >= 0 && spec.rope.positionOffset <= INT32_MAX / 2);
   return target.has_feature(Target::AVX512_SapphireRapids) && bf16 && !spec.hasMask &&
-         spec.modifiers.empty() && !spec.rope.enabled && spec.softcap == 0 && D % 32 == 0 &&
-         Dv % 32 == 0 &&
-         D <= 256 && Dv <= 256;
+         spec.modifiers.empty() && ropeFits && spec.softcap == 0 && D % 32 == 0 &&
+         Dv % 32 == 0 && D <= 256 && Dv <= 256;
 }
 
 std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
@@ -1061,8 +1065,23 @@ BuiltKernel buildAmxAttention(const KernelSpec &spec) {
     inputs.push_back(keyPad);
     args.push_back(keyPad);
   }
+  // RoPE's constants, embedded (theta, then the fine cos and sin: see
+  // RopeConstants); one unused element without RoPE.
+  const int half = spec.rope.enabled ? static_cast<int>(spec.rope.rotaryDims / 2) : 0;
+  Buffer<double> ropeTable(std::max(half * (1 + 2 * kRopeStep), 1), "attn_amx_rope");
+  ropeTable.fill(0.0);
+  if (spec.rope.enabled) {
+    const RopeConstants c = ropeConstants(spec.rope);
+    double *at = ropeTable.data();
+    for (const std::vector<double> *part : {&c.theta, &c.fineCos, &c.fineSin})
+      at = std::copy(part->begin(), part->end(), at);
+  }
+  args.push_back(ropeTable);
   args.push_back(Expr(static_cast<float>(spec.scale)));
   args.push_back(Expr(spec.causal ? 1 : 0));
+  args.push_back(Expr(2 * half));
+  args.push_back(Expr(spec.rope.interleaved ? 1 : 0));
+  args.push_back(Expr(static_cast<int32_t>(spec.rope.enabled ? spec.rope.positionOffset : 0)));
   Func out("attn_amx");
   out.define_extern(spec.hasKeyPadding ? kAmxPaddedAttentionSymbol : kAmxAttentionSymbol, args,
                     toHalideType(e), 4, NameMangling::C);

@@ -106,6 +106,18 @@ ModifierBias declareModifierBias(const KernelSpec &spec, const Halide::Expr &hea
 // RopeKernels.cpp
 BuiltKernel buildRopeKernel(const KernelSpec &, const Halide::Target &);
 
+/// Positions are split as kRopeStep a + r: cos and sin of r theta_i come
+/// from a table computed at compile time, those of kRopeStep a theta_i per
+/// call, joined by the angle-addition formulas.
+inline constexpr int kRopeStep = 64;
+
+/// theta_i (R/2 of them) and cos, sin of r theta_i for r < kRopeStep, at
+/// index r * R/2 + i: what the tables and the AMX attention embed.
+struct RopeConstants {
+  std::vector<double> theta, fineCos, fineSin;
+};
+RopeConstants ropeConstants(const RopeSpec &rope);
+
 /// cos and sin of pos * base^(-2 pair / R), f32, computed in double; the
 /// caller schedules them.
 struct RopeTables {

@@ -18,6 +18,22 @@ namespace attune::codegen::detail {
 
 using namespace Halide;
 
+RopeConstants ropeConstants(const RopeSpec &rope) {
+  const int half = static_cast<int>(rope.rotaryDims / 2);
+  RopeConstants c;
+  c.theta.resize(half);
+  c.fineCos.resize(static_cast<size_t>(kRopeStep) * half);
+  c.fineSin.resize(c.fineCos.size());
+  for (int i = 0; i < half; ++i) {
+    c.theta[i] = ropeInverseFrequency(rope, i);
+    for (int r = 0; r < kRopeStep; ++r) {
+      c.fineCos[static_cast<size_t>(r) * half + i] = std::cos(static_cast<double>(r) * c.theta[i]);
+      c.fineSin[static_cast<size_t>(r) * half + i] = std::sin(static_cast<double>(r) * c.theta[i]);
+    }
+  }
+  return c;
+}
+
 RopeTables declareRopeTables(const RopeSpec &rope) {
   RopeTables t;
   const int R = static_cast<int>(rope.rotaryDims);
@@ -26,16 +42,17 @@ RopeTables declareRopeTables(const RopeSpec &rope) {
   // fine table of r < 64, which does not depend on the call: it is computed
   // here and embedded (per call it was 64 x R/2 sincos pairs, 4096 for a
   // LLaMA head of 128, which dominated a decoding step's attention).
-  constexpr int kStep = 64;
+  constexpr int kStep = kRopeStep;
   // theta_i from the one definition the evaluator also uses (with the
   // checkpoint's frequency scaling), embedded in the kernel as a table.
+  const RopeConstants constants = ropeConstants(rope);
   Buffer<double> inverseFrequency(R / 2, "rope_theta");
   Buffer<double> fineCos(R / 2, kStep, "rope_fine_cos"), fineSin(R / 2, kStep, "rope_fine_sin");
   for (int i = 0; i < R / 2; ++i) {
-    inverseFrequency(i) = ropeInverseFrequency(rope, i);
+    inverseFrequency(i) = constants.theta[i];
     for (int r = 0; r < kStep; ++r) {
-      fineCos(i, r) = std::cos(static_cast<double>(r) * inverseFrequency(i));
-      fineSin(i, r) = std::sin(static_cast<double>(r) * inverseFrequency(i));
+      fineCos(i, r) = constants.fineCos[static_cast<size_t>(r) * (R / 2) + i];
+      fineSin(i, r) = constants.fineSin[static_cast<size_t>(r) * (R / 2) + i];
     }
   }
   Expr theta = inverseFrequency(t.pair);

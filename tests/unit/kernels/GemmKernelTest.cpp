@@ -948,8 +948,10 @@ void checkHalfAttention(ScalarType type, double halfUlp) {
 /// products on f32 ones (--precision=bf16): against the definition in
 /// double on the same bf16 values, across the shapes its blocking has edges
 /// at (32-row tasks, 32-key pieces, 256-key blocks), GQA and MQA, Dv != D,
-/// key padding (the last batch padded entirely), and rows that see no key
-/// (0).
+/// key padding (the last batch padded entirely), rows that see no key (0),
+/// and RoPE (both layouts, partial rotary dims, a position offset, queries
+/// before the first key's position), which the kernel applies in f32 to q
+/// and k and then rounds to bf16: the reference does the same.
 TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
   KernelSpec probe;
   probe.kind = KernelKind::Attention;
@@ -962,6 +964,9 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
     bool causal;
     bool f32; // f32 tensors with bf16 products, else bf16 tensors
     bool keyPadding = false;
+    int ropeDims = 0; // RoPE over these dims (0: none)
+    bool interleaved = false;
+    int ropeOffset = 0;
   };
   for (Case c : {Case{1, 2, 2, 7, 7, 64, 64, false, false},
                  Case{2, 4, 2, 70, 129, 64, 32, false, false},
@@ -972,13 +977,22 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
                  Case{2, 4, 2, 70, 129, 64, 32, true, true},
                  Case{1, 2, 2, 300, 600, 128, 128, false, true},
                  Case{3, 2, 1, 70, 300, 64, 64, false, false, true},
-                 Case{2, 2, 2, 129, 129, 128, 64, true, true, true}}) {
+                 Case{2, 2, 2, 129, 129, 128, 64, true, true, true},
+                 Case{1, 2, 1, 70, 300, 128, 128, true, false, false, 128},
+                 Case{2, 4, 2, 33, 129, 64, 64, false, false, false, 32, true, 5},
+                 Case{1, 2, 2, 1, 600, 128, 128, true, true, false, 64, false, 3},
+                 Case{2, 2, 2, 129, 129, 64, 64, true, false, true, 64, true},
+                 Case{1, 2, 2, 40, 20, 64, 64, false, false, false, 64}}) {
     SCOPED_TRACE("B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) + "/" +
                  std::to_string(c.Hkv) + " Sq=" + std::to_string(c.Sq) + " Sk=" +
                  std::to_string(c.Sk) + " D=" + std::to_string(c.D) + " Dv=" +
                  std::to_string(c.Dv) + " causal=" + std::to_string(c.causal) +
                  (c.f32 ? " f32 tensors, bf16 products" : " bf16 tensors") +
-                 (c.keyPadding ? ", key padding" : ""));
+                 (c.keyPadding ? ", key padding" : "") +
+                 (c.ropeDims ? ", RoPE " + std::to_string(c.ropeDims) +
+                                   (c.interleaved ? " interleaved" : " halves") + " offset " +
+                                   std::to_string(c.ropeOffset)
+                             : ""));
     KernelSpec spec = probe;
     spec.elementType = c.f32 ? ScalarType::F32 : ScalarType::BF16;
     spec.bf16Products = c.f32;
@@ -987,6 +1001,10 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
     spec.scale = 1.0 / std::sqrt(double(c.D));
     spec.causal = c.causal;
     spec.hasKeyPadding = c.keyPadding;
+    spec.rope.enabled = c.ropeDims > 0;
+    spec.rope.rotaryDims = c.ropeDims;
+    spec.rope.interleaved = c.interleaved;
+    spec.rope.positionOffset = c.ropeOffset;
     // Values a bf16 holds exactly, so that the f32 case's rounding in the
     // kernel changes nothing and one reference serves both.
     auto bf16Of = [](const Buffer<float> &x) {
@@ -1025,6 +1043,31 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
       got = f32Of(out);
     }
     const int group = c.H / c.Hkv, diag = c.Sk - c.Sq;
+    if (c.ropeDims) {
+      // Row `row` of x rotated at position `pos` in f32, then rounded to
+      // bf16, as the kernel does.
+      auto rotate = [&](Buffer<Halide::bfloat16_t> &x, int row, int head, int batch, int pos) {
+        std::vector<float> in(c.D);
+        for (int d = 0; d < c.D; ++d)
+          in[d] = float(x(d, row, head, batch));
+        for (int pair = 0; pair < c.ropeDims / 2; ++pair) {
+          const double angle = double(pos) * ropeInverseFrequency(spec.rope, pair);
+          const float cs = float(std::cos(angle)), sn = float(std::sin(angle));
+          const int a = c.interleaved ? 2 * pair : pair;
+          const int b2 = c.interleaved ? 2 * pair + 1 : pair + c.ropeDims / 2;
+          x(a, row, head, batch) = Halide::bfloat16_t(in[a] * cs - in[b2] * sn);
+          x(b2, row, head, batch) = Halide::bfloat16_t(in[b2] * cs + in[a] * sn);
+        }
+      };
+      for (int b = 0; b < c.B; ++b) {
+        for (int h = 0; h < c.H; ++h)
+          for (int i = 0; i < c.Sq; ++i)
+            rotate(q, i, h, b, i + diag + c.ropeOffset);
+        for (int h = 0; h < c.Hkv; ++h)
+          for (int j = 0; j < c.Sk; ++j)
+            rotate(k, j, h, b, j + c.ropeOffset);
+      }
+    }
     std::vector<double> s(c.Sk);
     for (int b = 0; b < c.B; ++b)
       for (int h = 0; h < c.H; ++h)
