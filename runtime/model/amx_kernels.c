@@ -657,9 +657,9 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
 /* The extern stages. q[D, Sq, H, B], k[D, Sk, Hkv, B], v[Dv, Sk, Hkv, B],
  * out[Dv, Sq, H, B] and keyPadding[Sk, B]: Halide's dimension order,
  * innermost first, mins 0 (out's rows, heads and batch whole). Return 0, or
- * a negative code the pipeline reports as the stage's error. */
-/* `rope` is RoPE's embedded table (see ropeTables), read when ropeDims > 0
- * (rotary dims; interleaved pairs or split halves; position offset). */
+ * a negative code the pipeline reports as the stage's error. `rope` is
+ * RoPE's embedded table (see ropeTables), read when ropeDims > 0 (rotary
+ * dims; interleaved pairs or split halves; position offset). */
 int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
                               attune_hl_buffer_t *v, attune_hl_buffer_t *rope, float scale,
                               int causal, int ropeDims, int ropeInterleaved, int ropeOffset,

@@ -12,6 +12,7 @@
 #include "compiler/codegen/halide/BuilderSupport.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attune::codegen::detail {
@@ -44,17 +45,14 @@ RopeTables declareRopeTables(const RopeSpec &rope) {
   // LLaMA head of 128, which dominated a decoding step's attention).
   constexpr int kStep = kRopeStep;
   // theta_i from the one definition the evaluator also uses (with the
-  // checkpoint's frequency scaling), embedded in the kernel as a table.
+  // checkpoint's frequency scaling), embedded in the kernel as a table. The
+  // fine tables are dense (pair, r) buffers: RopeConstants' own order.
   const RopeConstants constants = ropeConstants(rope);
   Buffer<double> inverseFrequency(R / 2, "rope_theta");
   Buffer<double> fineCos(R / 2, kStep, "rope_fine_cos"), fineSin(R / 2, kStep, "rope_fine_sin");
-  for (int i = 0; i < R / 2; ++i) {
-    inverseFrequency(i) = constants.theta[i];
-    for (int r = 0; r < kStep; ++r) {
-      fineCos(i, r) = constants.fineCos[static_cast<size_t>(r) * (R / 2) + i];
-      fineSin(i, r) = constants.fineSin[static_cast<size_t>(r) * (R / 2) + i];
-    }
-  }
+  std::copy(constants.theta.begin(), constants.theta.end(), inverseFrequency.data());
+  std::copy(constants.fineCos.begin(), constants.fineCos.end(), fineCos.data());
+  std::copy(constants.fineSin.begin(), constants.fineSin.end(), fineSin.data());
   Expr theta = inverseFrequency(t.pair);
   Var a("rope_a"), r("rope_r");
   Func coarse("rope_coarse"), fine("rope_fine");
