@@ -452,6 +452,10 @@ def main():
     import onnxruntime as ort
     import hf_fixtures
     # (folder, name): a folder is named by its directory, MiniLM's by the model.
+    for f in a.folders:
+        if not os.path.isfile(os.path.join(f, "config.json")):
+            sys.exit("compare_hf_ort: %s is not a Hugging Face checkpoint folder (no config.json)"
+                     % f)
     folders = [(f, os.path.basename(os.path.abspath(f))) for f in a.folders]
     if a.minilm:
         folders.append((minilm_folder(), "all-MiniLM-L6-v2"))
