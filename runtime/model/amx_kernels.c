@@ -41,7 +41,9 @@
  * output accumulator when the max grew (FlashAttention's online softmax);
  * GEMM #2 adds probabilities . values into the accumulator, 32 output
  * columns at a time. Tasks run on the library's thread pool when it has one
- * (halide_do_par_for, which par_for.c serves), serially otherwise.
+ * (halide_do_par_for, which par_for.c serves), serially otherwise. With
+ * few query rows per kv head (decoding) tiles do not pay: those calls take
+ * a streaming path in AVX-512 instead (decodeTask).
  *
  * Measured (Intel Xeon, Sapphire/Emerald Rapids, one core, S=2048, D=128,
  * H=4): benchmarks/README.md. */
@@ -87,7 +89,14 @@ extern int halide_do_par_for(void *user_context,
 enum {
   kQueryRows = 32,  /* rows per task: two 16-row A tiles */
   kKeyBlock = 256,  /* keys per softmax block */
-  kMaxHeadDim = 256 /* D and Dv: multiples of 32 up to this */
+  kMaxHeadDim = 256, /* D and Dv: multiples of 32 up to this */
+  /* Decoding (decodeTask): at most this many query rows per kv head, keys
+   * in blocks of kDecodeBlock, a (batch, kv head)'s keys split until there
+   * are kDecodeTasks tasks but no slice has fewer than kDecodeSplitKeys. */
+  kDecodeRows = 16,
+  kDecodeBlock = 256,
+  kDecodeTasks = 32,
+  kDecodeSplitKeys = 512
 };
 
 /* Error codes a Halide extern stage returns (nonzero fails the pipeline). */
@@ -159,6 +168,10 @@ typedef struct {
    * [ropeMinPos, ropeMinPos + ropePositions), R/2 per position. */
   int ropeDims, ropeInterleaved, ropeOffset, ropeMinPos, ropePositions;
   float *ropeCos, *ropeSin;
+  /* Decoding: each (b, hk)'s keys in `splits` slices of splitKeys; with
+   * more than one, per task and row its max, sum and Dv accumulators. */
+  int splits, splitKeys;
+  float *partial;
   int failed;
 } attune_amx_call_t;
 
@@ -183,28 +196,31 @@ ATTUNE_AMX_TARGET static void loadBf16(const attune_hl_buffer_t *buf, const void
     _mm256_storeu_si256((__m256i *)(to + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + i)));
 }
 
-/* Row `from` of q or k (n values) as bf16, rotated first at position `pos`
- * when the call has RoPE: in f32, as the reference rotates (element d and
- * its partner, x_d cos - x_partner sin for the first of a pair, x_d cos +
- * x_partner sin for the second), then rounded once. */
-ATTUNE_AMX_TARGET static void loadRowBf16(const attune_amx_call_t *call,
-                                          const attune_hl_buffer_t *buf, const void *from, int n,
-                                          int pos, uint16_t *to) {
-  if (call->ropeDims == 0) {
-    loadBf16(buf, from, n, to);
+/* n (a multiple of 16) values of a row of `buf` as f32: bf16 widened, or
+ * copied. */
+ATTUNE_AMX_TARGET static void loadF32(const attune_hl_buffer_t *buf, const void *from, int n,
+                                      float *to) {
+  for (int i = 0; i < n; i += 16)
+    _mm512_storeu_ps(to + i, buf->type.bits == 16
+                                 ? _mm512_castsi512_ps(_mm512_slli_epi32(
+                                       _mm512_cvtepu16_epi32(_mm256_loadu_si256(
+                                           (const __m256i *)((const uint16_t *)from + i))),
+                                       16))
+                                 : _mm512_loadu_ps((const float *)from + i));
+}
+
+/* Row `from` of q or k (n values, a multiple of 16) as f32, rotated at
+ * position `pos` when the call has RoPE, as the reference rotates (element
+ * d and its partner: x_d cos - x_partner sin for the first of a pair,
+ * x_d cos + x_partner sin for the second). */
+ATTUNE_AMX_TARGET static void loadRowF32(const attune_amx_call_t *call,
+                                         const attune_hl_buffer_t *buf, const void *from, int n,
+                                         int pos, float *to) {
+  loadF32(buf, from, n, to);
+  if (!call->ropeDims)
     return;
-  }
-  float x[kMaxHeadDim] __attribute__((aligned(64))), y[kMaxHeadDim] __attribute__((aligned(64)));
-  for (int i = 0; i < n; i += 16) {
-    __m512 v = buf->type.bits == 16
-                   ? _mm512_castsi512_ps(_mm512_slli_epi32(
-                         _mm512_cvtepu16_epi32(_mm256_loadu_si256(
-                             (const __m256i *)((const uint16_t *)from + i))),
-                         16))
-                   : _mm512_loadu_ps((const float *)from + i);
-    _mm512_store_ps(x + i, v);
-    _mm512_store_ps(y + i, v);
-  }
+  float x[kMaxHeadDim] __attribute__((aligned(64)));
+  memcpy(x, to, (size_t)n * 4);
   const int half = call->ropeDims / 2;
   const size_t row = (size_t)(pos - call->ropeMinPos) * half;
   const float *cs = call->ropeCos + row, *sn = call->ropeSin + row;
@@ -214,17 +230,73 @@ ATTUNE_AMX_TARGET static void loadRowBf16(const attune_amx_call_t *call,
       /* Split halves (LLaMA): both halves of 16 pairs at once. */
       __m512 a = _mm512_load_ps(x + p), b = _mm512_loadu_ps(x + p + half);
       __m512 c = _mm512_loadu_ps(cs + p), s = _mm512_loadu_ps(sn + p);
-      _mm512_storeu_ps(y + p, _mm512_sub_ps(_mm512_mul_ps(a, c), _mm512_mul_ps(b, s)));
-      _mm512_storeu_ps(y + p + half, _mm512_add_ps(_mm512_mul_ps(b, c), _mm512_mul_ps(a, s)));
+      _mm512_storeu_ps(to + p, _mm512_sub_ps(_mm512_mul_ps(a, c), _mm512_mul_ps(b, s)));
+      _mm512_storeu_ps(to + p + half, _mm512_add_ps(_mm512_mul_ps(b, c), _mm512_mul_ps(a, s)));
     }
+  else {
+    /* Interleaved pairs (GPT-J): 8 pairs at once, each pair's cos and sin
+     * in both its lanes; fmaddsub subtracts in the first lane of a pair
+     * and adds in the second. */
+    const __m512i twice = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    for (; p + 8 <= half; p += 8) {
+      __m512 a = _mm512_load_ps(x + 2 * p), partner = _mm512_permute_ps(a, 0xB1);
+      __m512 c = _mm512_permutexvar_ps(twice, _mm512_castps256_ps512(_mm256_loadu_ps(cs + p)));
+      __m512 s = _mm512_permutexvar_ps(twice, _mm512_castps256_ps512(_mm256_loadu_ps(sn + p)));
+      _mm512_storeu_ps(to + 2 * p, _mm512_fmaddsub_ps(a, c, _mm512_mul_ps(partner, s)));
+    }
+  }
   for (; p < half; ++p) {
     const int first = call->ropeInterleaved ? 2 * p : p;
     const int second = call->ropeInterleaved ? 2 * p + 1 : p + half;
-    y[first] = x[first] * cs[p] - x[second] * sn[p];
-    y[second] = x[second] * cs[p] + x[first] * sn[p];
+    to[first] = x[first] * cs[p] - x[second] * sn[p];
+    to[second] = x[second] * cs[p] + x[first] * sn[p];
   }
+}
+
+/* Row `from` of q or k (n values) as bf16: rotated first in f32 when the
+ * call has RoPE (loadRowF32), then rounded once. */
+ATTUNE_AMX_TARGET static void loadRowBf16(const attune_amx_call_t *call,
+                                          const attune_hl_buffer_t *buf, const void *from, int n,
+                                          int pos, uint16_t *to) {
+  if (call->ropeDims == 0) {
+    loadBf16(buf, from, n, to);
+    return;
+  }
+  float y[kMaxHeadDim] __attribute__((aligned(64)));
+  loadRowF32(call, buf, from, n, pos, y);
   for (int i = 0; i < n; i += 16)
     _mm256_storeu_si256((__m256i *)(to + i), (__m256i)_mm512_cvtneps_pbh(_mm512_load_ps(y + i)));
+}
+
+/* Row `from` of q or k (rotated at `pos` with RoPE), or of v (isValue),
+ * as the bf16 values the tiled kernel multiplies (loadRowBf16), widened to
+ * f32. */
+ATTUNE_AMX_TARGET static void loadRowBf16AsF32(const attune_amx_call_t *call,
+                                               const attune_hl_buffer_t *buf, const void *from,
+                                               int n, int isValue, int pos, float *to) {
+  const int rotate = !isValue && call->ropeDims;
+  if (rotate)
+    loadRowF32(call, buf, from, n, pos, to);
+  else
+    loadF32(buf, from, n, to);
+  if (!rotate && buf->type.bits == 16)
+    return; /* bf16 already */
+  for (int i = 0; i < n; i += 16) {
+    __m256i h = (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(to + i));
+    _mm512_storeu_ps(to + i,
+                     _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+  }
+}
+
+/* Whether key j of batch b attends: its key padding element is nonzero. */
+static int keyAttends(const attune_hl_buffer_t *kpad, int j, int b) {
+  const int bytes = (kpad->type.bits + 7) / 8;
+  const uint8_t *x = kpad->host + (size_t)bytes * ((int64_t)(j - kpad->dim[0].min) * kpad->dim[0].stride +
+                                                   (int64_t)(b - kpad->dim[1].min) * kpad->dim[1].stride);
+  int nonzero = 0;
+  for (int e = 0; e < bytes; ++e)
+    nonzero |= x[e];
+  return nonzero != 0;
 }
 
 /* K of (b, hk) as GEMM #1's B tiles: per 16 keys n0 and 32 head dims c, a
@@ -259,16 +331,9 @@ ATTUNE_AMX_TARGET static int packTask(void *uc, int index, uint8_t *closure) {
   if (kpad && hk == 0) {
     __mmask16 *attend = call->attend + (size_t)b * (P / 16);
     memset(attend, 0, (size_t)(P / 16) * sizeof *attend);
-    const int bytes = (kpad->type.bits + 7) / 8;
-    for (int j = 0; j < Sk; ++j) {
-      const uint8_t *x = kpad->host + (size_t)bytes * ((int64_t)(j - kpad->dim[0].min) * kpad->dim[0].stride +
-                                                       (int64_t)(b - kpad->dim[1].min) * kpad->dim[1].stride);
-      int nonzero = 0;
-      for (int e = 0; e < bytes; ++e)
-        nonzero |= x[e];
-      if (nonzero)
+    for (int j = 0; j < Sk; ++j)
+      if (keyAttends(kpad, j, b))
         attend[j / 16] |= (__mmask16)(1u << (j % 16));
-    }
   }
   uint16_t *vp = call->packedV + (size_t)index * P * Dv;
   /* Interleaves 16 values of row 2r (lanes 0-15) and row 2r + 1 (32-47). */
@@ -382,6 +447,20 @@ ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n,
   }
 }
 
+/* Output row (i, h, b): acc / sum, or 0 when the row saw no key. */
+ATTUNE_AMX_TARGET static void storeOutputRow(const attune_amx_call_t *call, int i, int h, int b,
+                                             const float *acc, float sum) {
+  void *o = element(call->out, i, h, b);
+  __m512 inv = _mm512_set1_ps(sum > 0 ? 1.0f / sum : 0.0f);
+  for (int c = 0; c < call->Dv; c += 16) {
+    __m512 y = _mm512_mul_ps(_mm512_loadu_ps(acc + c), inv);
+    if (call->out->type.bits == 32)
+      _mm512_storeu_ps((float *)o + c, y);
+    else
+      _mm256_storeu_si256((__m256i *)((uint16_t *)o + c), (__m256i)_mm512_cvtneps_pbh(y));
+  }
+}
+
 ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure) {
   (void)uc;
   attune_amx_call_t *call = (attune_amx_call_t *)closure;
@@ -491,19 +570,179 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
   }
   _tile_release();
 
-  const int f32Out = call->out->type.bits == 32;
-  for (int r = 0; r < kQueryRows && i0 + r < Sq; ++r) {
-    void *o = element(call->out, i0 + r, h, b);
-    __m512 inv = _mm512_set1_ps(state[r].sum > 0 ? 1.0f / state[r].sum : 0.0f);
-    for (int c = 0; c < Dv; c += 16) {
-      __m512 y = _mm512_mul_ps(_mm512_loadu_ps(acc + r * Dv + c), inv);
-      if (f32Out)
-        _mm512_storeu_ps((float *)o + c, y);
-      else
-        _mm256_storeu_si256((__m256i *)((uint16_t *)o + c), (__m256i)_mm512_cvtneps_pbh(y));
+  for (int r = 0; r < kQueryRows && i0 + r < Sq; ++r)
+    storeOutputRow(call, i0 + r, h, b, acc + r * Dv, state[r].sum);
+  free(scratch);
+  return 0;
+}
+
+/*===----------------------------------------------------------------------===
+ * Decoding: a few query rows against many keys, without AMX
+ *===----------------------------------------------------------------------===
+ *
+ * With at most kDecodeRows query rows per kv head (Sq * H / Hkv: one new
+ * token, or a few, against a KV cache) AMX's 32-row tiles would be mostly
+ * empty, and packing K and V into tiles writes them and reads them again:
+ * at Sq=1 against 4096 keys the tiled kernel took 3.7x the Halide kernel's
+ * decode time (benchmarks/README.md). Here a task streams the keys and
+ * values of one (batch, kv head), or of a slice of its keys when there are
+ * few kv heads (FlashDecoding's split, combined by combineTask), once from
+ * memory, and scores every query row of the kv head (all its q heads)
+ * against a key while the key is in L1. q, k (rotated first with RoPE) and v
+ * are the bf16 values the tiled kernel multiplies, widened to f32; products
+ * and probabilities are f32 (the tiled kernel rounds probabilities to
+ * bf16), so the two paths agree to within that rounding. The softmax is the
+ * same online softmax, in blocks of kDecodeBlock keys. kDecodeRows = 16 is
+ * where the two paths cross (Intel Xeon, Sk=4096, H=32, D=128, one thread:
+ * at 16 rows 25 ms here against 36 ms tiled, at 32 rows 42 against 39). */
+
+/* a . b over n (a multiple of 32) f32 values. */
+ATTUNE_AMX_TARGET static inline float dotF32(const float *a, const float *b, int n) {
+  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+  for (int i = 0; i < n; i += 32) {
+    s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+    s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+/* Task (b, hk, slice): rows r = g Sq + i are query i of head hk G + g. */
+ATTUNE_AMX_TARGET static int decodeTask(void *uc, int index, uint8_t *closure) {
+  (void)uc;
+  attune_amx_call_t *call = (attune_amx_call_t *)closure;
+  const int D = call->D, Dv = call->Dv, Sq = call->Sq, Sk = call->Sk;
+  const int G = call->H / call->Hkv, R = G * Sq, diag = Sk - Sq;
+  const int slice = index % call->splits, group = index / call->splits;
+  const int b = group / call->Hkv, hk = group % call->Hkv;
+  const int j0 = slice * call->splitKeys;
+  const int j1 = j0 + call->splitKeys < Sk ? j0 + call->splitKeys : Sk;
+  float q[kDecodeRows][kMaxHeadDim] __attribute__((aligned(64)));
+  float acc[kDecodeRows][kMaxHeadDim] __attribute__((aligned(64)));
+  float p[kDecodeRows][kDecodeBlock] __attribute__((aligned(64)));
+  float row[kMaxHeadDim] __attribute__((aligned(64)));
+  attune_row_state_t state[kDecodeRows];
+  int last[kDecodeRows]; /* the last key row r sees */
+  const __m512 c = _mm512_set1_ps(call->scaleLog2e);
+  for (int r = 0; r < R; ++r) {
+    const int g = r / Sq, i = r % Sq;
+    loadRowBf16AsF32(call, call->q, element(call->q, i, hk * G + g, b), D, 0,
+                     i + diag + call->ropeOffset, q[r]);
+    for (int d = 0; d < D; d += 16) /* scores in log2 units */
+      _mm512_storeu_ps(q[r] + d, _mm512_mul_ps(_mm512_loadu_ps(q[r] + d), c));
+    memset(acc[r], 0, (size_t)Dv * 4);
+    state[r].max = -INFINITY;
+    state[r].sum = 0;
+    last[r] = call->causal ? i + diag : Sk - 1;
+  }
+  const attune_hl_buffer_t *kpad = call->keyPadding;
+  for (int jb = j0; jb < j1; jb += kDecodeBlock) {
+    const int n = j1 - jb < kDecodeBlock ? j1 - jb : kDecodeBlock;
+    /* Scores, one key at a time for every row. */
+    uint64_t attended[kDecodeBlock / 64] = {0}; /* bit jj: key jb + jj attends */
+    for (int jj = 0; jj < n; ++jj) {
+      const int j = jb + jj;
+      if (kpad && !keyAttends(kpad, j, b)) {
+        for (int r = 0; r < R; ++r)
+          p[r][jj] = -INFINITY;
+        continue;
+      }
+      attended[jj / 64] |= 1ull << jj % 64;
+      loadRowBf16AsF32(call, call->k, element(call->k, j, hk, b), D, 0, j + call->ropeOffset,
+                       row);
+      for (int r = 0; r < R; ++r)
+        p[r][jj] = j <= last[r] ? dotF32(q[r], row, D) : -INFINITY;
+    }
+    /* Per row: the block's max, probabilities in place of the scores, the
+     * running sum, and the accumulator rescaled when the max grew. */
+    for (int r = 0; r < R; ++r) {
+      float m = -INFINITY;
+      for (int jj = 0; jj < n; ++jj)
+        m = p[r][jj] > m ? p[r][jj] : m;
+      if (m == -INFINITY) {
+        memset(p[r], 0, sizeof p[r]);
+        continue;
+      }
+      const float newMax = m > state[r].max ? m : state[r].max;
+      const float alpha = exp2f(state[r].max - newMax); /* 0 for the first block */
+      state[r].max = newMax;
+      __m512 shift = _mm512_set1_ps(-newMax), sum = _mm512_setzero_ps();
+      for (int jj = 0; jj < n; jj += 16) {
+        __mmask16 lanes = n - jj >= 16 ? 0xFFFF : (__mmask16)((1u << (n - jj)) - 1);
+        __m512 s = _mm512_maskz_loadu_ps(lanes, p[r] + jj);
+        __mmask16 seen = _mm512_mask_cmp_ps_mask(lanes, s, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ);
+        __m512 e = _mm512_maskz_mov_ps(seen, exp2Ps(_mm512_add_ps(s, shift)));
+        sum = _mm512_add_ps(sum, e);
+        _mm512_storeu_ps(p[r] + jj, e);
+      }
+      state[r].sum = state[r].sum * alpha + _mm512_reduce_add_ps(sum);
+      if (alpha != 1.0f)
+        for (int d = 0; d < Dv; d += 16)
+          _mm512_storeu_ps(acc[r] + d, _mm512_mul_ps(_mm512_loadu_ps(acc[r] + d), _mm512_set1_ps(alpha)));
+    }
+    /* acc += p . v, one value row at a time for every row. */
+    for (int jj = 0; jj < n; ++jj) {
+      if (!(attended[jj / 64] >> jj % 64 & 1))
+        continue;
+      const void *from = element(call->v, jb + jj, hk, b);
+      int loaded = 0;
+      for (int r = 0; r < R; ++r) {
+        if (p[r][jj] == 0.0f)
+          continue;
+        if (!loaded) {
+          loadRowBf16AsF32(call, call->v, from, Dv, 1, 0, row);
+          loaded = 1;
+        }
+        __m512 w = _mm512_set1_ps(p[r][jj]);
+        for (int d = 0; d < Dv; d += 16)
+          _mm512_storeu_ps(acc[r] + d, _mm512_fmadd_ps(w, _mm512_load_ps(row + d),
+                                                       _mm512_loadu_ps(acc[r] + d)));
+      }
     }
   }
-  free(scratch);
+  if (call->splits == 1) {
+    for (int r = 0; r < R; ++r)
+      storeOutputRow(call, r % Sq, hk * G + r / Sq, b, acc[r], state[r].sum);
+    return 0;
+  }
+  /* A slice: its max, sum and accumulators for combineTask. */
+  float *part = call->partial + (size_t)index * R * (2 + Dv);
+  for (int r = 0; r < R; ++r, part += 2 + Dv) {
+    part[0] = state[r].max;
+    part[1] = state[r].sum;
+    memcpy(part + 2, acc[r], (size_t)Dv * 4);
+  }
+  return 0;
+}
+
+/* (b, hk)'s slices combined: each row's accumulators and sums scaled by
+ * 2^(slice max - overall max), summed, divided. */
+ATTUNE_AMX_TARGET static int combineTask(void *uc, int group, uint8_t *closure) {
+  (void)uc;
+  attune_amx_call_t *call = (attune_amx_call_t *)closure;
+  const int Dv = call->Dv, Sq = call->Sq, G = call->H / call->Hkv, R = G * Sq;
+  const int b = group / call->Hkv, hk = group % call->Hkv;
+  const size_t rowFloats = 2 + (size_t)Dv, sliceFloats = (size_t)R * rowFloats;
+  const float *first = call->partial + (size_t)group * call->splits * sliceFloats;
+  float acc[kMaxHeadDim] __attribute__((aligned(64)));
+  for (int r = 0; r < R; ++r) {
+    float m = -INFINITY, sum = 0;
+    for (int s = 0; s < call->splits; ++s) {
+      const float sliceMax = first[s * sliceFloats + r * rowFloats];
+      m = sliceMax > m ? sliceMax : m;
+    }
+    memset(acc, 0, (size_t)Dv * 4);
+    for (int s = 0; m != -INFINITY && s < call->splits; ++s) {
+      const float *part = first + s * sliceFloats + r * rowFloats;
+      if (part[1] == 0)
+        continue;
+      const float w = exp2f(part[0] - m);
+      sum += part[1] * w;
+      for (int d = 0; d < Dv; d += 16)
+        _mm512_store_ps(acc + d, _mm512_fmadd_ps(_mm512_set1_ps(w), _mm512_loadu_ps(part + 2 + d),
+                                                 _mm512_load_ps(acc + d)));
+    }
+    storeOutputRow(call, r % Sq, hk * G + r / Sq, b, acc, sum);
+  }
   return 0;
 }
 
@@ -578,6 +817,30 @@ static int ropeTables(attune_amx_call_t *call, const attune_hl_buffer_t *table) 
   return kOk;
 }
 
+/* The decode path (decodeTask): (b, hk)'s keys split into slices while
+ * there are fewer than kDecodeTasks tasks and slices keep kDecodeSplitKeys
+ * keys, then combined. */
+static int attentionDecode(attune_amx_call_t *call) {
+  const int groups = call->B * call->Hkv;
+  int splits = (kDecodeTasks + groups - 1) / groups;
+  const int maxSplits = (call->Sk + kDecodeSplitKeys - 1) / kDecodeSplitKeys;
+  splits = splits < maxSplits ? splits : maxSplits;
+  splits = splits > 1 ? splits : 1;
+  call->splits = splits;
+  call->splitKeys = (call->Sk + splits - 1) / splits;
+  if (splits > 1) {
+    const size_t rows = (size_t)(call->H / call->Hkv) * call->Sq;
+    call->partial = malloc((size_t)groups * splits * rows * (2 + (size_t)call->Dv) * sizeof(float));
+    if (!call->partial)
+      return kErrMemory;
+  }
+  int status = runTasks(decodeTask, groups * splits, call);
+  if (status == 0 && splits > 1)
+    status = runTasks(combineTask, groups, call);
+  free(call->partial);
+  return status;
+}
+
 static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
                         attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope, float scale,
                         int causal, int ropeDims, int ropeInterleaved, int ropeOffset,
@@ -618,7 +881,8 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     return kErrShape;
   if (call.Sq == 0 || call.H == 0 || call.B == 0)
     return kOk;
-  if (!requestAmx())
+  const int decoding = (int64_t)(call.H / call.Hkv) * call.Sq <= kDecodeRows;
+  if (!decoding && !requestAmx())
     return kErrNoAmx;
   call.causal = causal;
   call.keyPadding = keyPadding;
@@ -631,6 +895,11 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
       return status;
   }
   call.scaleLog2e = scale * 1.4426950408889634f;
+  if (decoding) {
+    int status = attentionDecode(&call);
+    free(call.ropeCos);
+    return status;
+  }
   call.paddedKeys = (call.Sk + 31) / 32 * 32;
   size_t groups = (size_t)call.B * call.Hkv;
   size_t packedBytes = groups * call.paddedKeys * (size_t)(call.D + call.Dv) * 2;

@@ -975,7 +975,9 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
 /// causal, with or without key padding and RoPE (q and k rotated in f32
 /// as they are packed, then rounded to bf16), head dims multiples of 32 up
 /// to 256. Additive masks, modifiers and softcapping keep the Halide
-/// pipeline (in f32).
+/// pipeline (in f32). The extern chooses per call: with at most 16 query
+/// rows per kv head (decoding) it streams K and V in AVX-512 instead of
+/// tiling them.
 static bool runsOnAmx(const KernelSpec &spec, const Target &target) {
   const int64_t D = spec.headDim, Dv = spec.valueHeadDim();
   const bool bf16 = spec.elementType == ScalarType::BF16 ||

@@ -949,9 +949,11 @@ void checkHalfAttention(ScalarType type, double halfUlp) {
 /// double on the same bf16 values, across the shapes its blocking has edges
 /// at (32-row tasks, 32-key pieces, 256-key blocks), GQA and MQA, Dv != D,
 /// key padding (the last batch padded entirely), rows that see no key (0),
-/// and RoPE (both layouts, partial rotary dims, a position offset, queries
-/// before the first key's position), which the kernel applies in f32 to q
-/// and k and then rounds to bf16: the reference does the same.
+/// decoding (up to 16 query rows per kv head, which take the kernel's
+/// streaming path without tiles) and RoPE (both layouts, partial rotary
+/// dims, a position offset, queries before the first key's position), which
+/// the kernel applies in f32 to q and k and then rounds to bf16: the
+/// reference does the same.
 TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
   KernelSpec probe;
   probe.kind = KernelKind::Attention;
@@ -982,7 +984,14 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
                  Case{2, 4, 2, 33, 129, 64, 64, false, false, false, 32, true, 5},
                  Case{1, 2, 2, 1, 600, 128, 128, true, true, false, 64, false, 3},
                  Case{2, 2, 2, 129, 129, 64, 64, true, false, true, 64, true},
-                 Case{1, 2, 2, 40, 20, 64, 64, false, false, false, 64}}) {
+                 Case{1, 2, 2, 40, 20, 64, 64, false, false, false, 64},
+                 // The decode path (at most 16 query rows per kv head):
+                 // GQA rows of 4 heads, keys split into slices and combined
+                 // (few kv heads), queries before the first key, RoPE.
+                 Case{1, 8, 2, 1, 1500, 128, 128, true, true},
+                 Case{2, 8, 2, 4, 1100, 64, 64, true, false, true, 64, true, 2},
+                 Case{1, 2, 2, 4, 3, 64, 32, true, false},
+                 Case{1, 4, 4, 3, 700, 96, 96, false, true, false, 96, false, 7}}) {
     SCOPED_TRACE("B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) + "/" +
                  std::to_string(c.Hkv) + " Sq=" + std::to_string(c.Sq) + " Sk=" +
                  std::to_string(c.Sk) + " D=" + std::to_string(c.D) + " Dv=" +
