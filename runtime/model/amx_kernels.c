@@ -299,6 +299,55 @@ static int keyAttends(const attune_hl_buffer_t *kpad, int j, int b) {
   return nonzero != 0;
 }
 
+/* Row `from` of q or k as bf16 (see loadRowBf16): the row itself when it
+ * is bf16 and not rotated, else converted into `to`. */
+ATTUNE_AMX_TARGET static const uint16_t *rowAsBf16(const attune_amx_call_t *call,
+                                                   const attune_hl_buffer_t *buf,
+                                                   const void *from, int n, int pos,
+                                                   uint16_t *to) {
+  if (buf->type.bits == 16 && !call->ropeDims)
+    return (const uint16_t *)from;
+  loadRowBf16(call, buf, from, n, pos, to);
+  return to;
+}
+
+/* Row `from` of v as bf16: itself, or rounded from f32 into `to`. */
+ATTUNE_AMX_TARGET static const uint16_t *valueRowAsBf16(const attune_amx_call_t *call,
+                                                        const void *from, int n, uint16_t *to) {
+  if (call->v->type.bits == 16)
+    return (const uint16_t *)from;
+  loadBf16(call->v, from, n, to);
+  return to;
+}
+
+/* x[r] becomes column r of the 16x16 matrix of 32-bit elements whose rows
+ * were x[0..15]: unpacks of 32- and 64-bit elements within 128-bit lanes,
+ * then a 4x4 transpose of the lanes. */
+ATTUNE_AMX_TARGET static inline void transpose16x16(__m512i x[16]) {
+  __m512i t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(x[2 * i], x[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(x[2 * i], x[2 * i + 1]);
+  }
+  /* u[4i + k], lane L: column 4L + k of rows 4i .. 4i + 3. */
+  for (int i = 0; i < 4; ++i) {
+    u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    __m512i v0 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x44);
+    __m512i v1 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xEE);
+    __m512i v2 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0x44);
+    __m512i v3 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0xEE);
+    x[k] = _mm512_shuffle_i32x4(v0, v2, 0x88);
+    x[4 + k] = _mm512_shuffle_i32x4(v0, v2, 0xDD);
+    x[8 + k] = _mm512_shuffle_i32x4(v1, v3, 0x88);
+    x[12 + k] = _mm512_shuffle_i32x4(v1, v3, 0xDD);
+  }
+}
+
 /* K of (b, hk) as GEMM #1's B tiles: per 16 keys n0 and 32 head dims c, a
  * 16x64-byte tile whose row r holds the pair (k[c + 2r], k[c + 2r + 1]) of
  * each key n, i.e. the 16x16 transpose of the keys' 32-bit pairs. V as GEMM
@@ -310,21 +359,25 @@ ATTUNE_AMX_TARGET static int packTask(void *uc, int index, uint8_t *closure) {
   const int b = index / call->Hkv, hk = index % call->Hkv;
   const int D = call->D, Dv = call->Dv, Sk = call->Sk, P = call->paddedKeys;
   uint32_t *kp = (uint32_t *)(call->packedK + (size_t)index * P * D);
-  uint16_t row[2 * kMaxHeadDim] __attribute__((aligned(64)));
-  for (int n0 = 0; n0 < P; n0 += 16)
-    for (int n = 0; n < 16; ++n) {
-      if (n0 + n < Sk)
-        loadRowBf16(call, call->k, element(call->k, n0 + n, hk, b), D,
-                    n0 + n + call->ropeOffset, row);
-      else
-        memset(row, 0, (size_t)D * 2);
-      const uint32_t *pairs = (const uint32_t *)row;
-      for (int c = 0; c < D; c += 32) {
-        uint32_t *tile = kp + ((size_t)n0 * D + (size_t)c * 16) / 2;
-        for (int r = 0; r < 16; ++r)
-          tile[r * 16 + n] = pairs[c / 2 + r];
-      }
+  uint16_t converted[16][kMaxHeadDim] __attribute__((aligned(64)));
+  static const uint16_t zeros[kMaxHeadDim] __attribute__((aligned(64)));
+  for (int n0 = 0; n0 < P; n0 += 16) {
+    /* The 16 keys' rows as bf16: in place when they are (no RoPE). */
+    const uint16_t *rows[16];
+    for (int n = 0; n < 16; ++n)
+      rows[n] = n0 + n >= Sk ? zeros
+                             : rowAsBf16(call, call->k, element(call->k, n0 + n, hk, b), D,
+                                         n0 + n + call->ropeOffset, converted[n]);
+    for (int c = 0; c < D; c += 32) {
+      __m512i x[16];
+      for (int n = 0; n < 16; ++n)
+        x[n] = _mm512_loadu_si512(rows[n] + c);
+      transpose16x16(x);
+      uint32_t *tile = kp + ((size_t)n0 * D + (size_t)c * 16) / 2;
+      for (int r = 0; r < 16; ++r)
+        _mm512_storeu_si512(tile + r * 16, x[r]);
     }
+  }
   /* Key padding of batch b as one mask per 16 keys (bit set: attends),
    * once per batch for every task of its heads. */
   const attune_hl_buffer_t *kpad = call->keyPadding;
@@ -340,18 +393,15 @@ ATTUNE_AMX_TARGET static int packTask(void *uc, int index, uint8_t *closure) {
   __m512i interleave = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9,
                                         40, 8, 39, 7, 38, 6, 37, 5, 36, 4, 35, 3, 34, 2, 33, 1,
                                         32, 0);
-  uint16_t *even = row, *odd = row + kMaxHeadDim;
   for (int j0 = 0; j0 < P; j0 += 32)
     for (int r = 0; r < 16; ++r) {
-      int j = j0 + 2 * r;
-      if (j < Sk)
-        loadBf16(call->v, element(call->v, j, hk, b), Dv, even);
-      else
-        memset(even, 0, (size_t)Dv * 2);
-      if (j + 1 < Sk)
-        loadBf16(call->v, element(call->v, j + 1, hk, b), Dv, odd);
-      else
-        memset(odd, 0, (size_t)Dv * 2);
+      const int j = j0 + 2 * r;
+      const uint16_t *even = j < Sk ? valueRowAsBf16(call, element(call->v, j, hk, b), Dv,
+                                                     converted[0])
+                                    : zeros;
+      const uint16_t *odd = j + 1 < Sk ? valueRowAsBf16(call, element(call->v, j + 1, hk, b),
+                                                        Dv, converted[1])
+                                       : zeros;
       for (int c = 0; c < Dv; c += 16) {
         __m512i pairs = _mm512_permutex2var_epi16(
             _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(even + c))), interleave,
@@ -817,6 +867,39 @@ static int ropeTables(attune_amx_call_t *call, const attune_hl_buffer_t *table) 
   return kOk;
 }
 
+/* The packed K and V outlive the call that made them, for the next call.
+ * A fresh block is fresh pages, faulted in and zeroed by the kernel on
+ * every call: at Sq=64 against Sk=4096 (H=32, D=128, a 64 MB copy) that
+ * was most of the call (18,000 page faults a call), and the copy of a
+ * 2048-token prefill with 32 heads (32 MB) faulted 8,000 pages a call. One
+ * block is kept, grown when a call needs more (as an arena keeps its high
+ * water mark: at most the bf16 size of the largest K and V a call had); a
+ * call that finds it taken (concurrent calls) allocates its own, and the
+ * block returned last is kept. Freed when the library is unloaded. A block
+ * starts with a 64-byte header holding its capacity. */
+static uint8_t *keptPack; /* atomic */
+
+static uint8_t *takePackBlock(size_t bytes) {
+  uint8_t *block = __atomic_exchange_n(&keptPack, NULL, __ATOMIC_ACQUIRE);
+  if (block && *(size_t *)block >= bytes)
+    return block + 64;
+  free(block);
+  bytes = (bytes + 63) / 64 * 64;
+  block = aligned_alloc(64, 64 + bytes);
+  if (!block)
+    return NULL;
+  *(size_t *)block = bytes;
+  return block + 64;
+}
+
+static void givePackBlock(uint8_t *data) {
+  free(__atomic_exchange_n(&keptPack, data - 64, __ATOMIC_ACQ_REL));
+}
+
+__attribute__((destructor)) static void freePackBlock(void) {
+  free(__atomic_exchange_n(&keptPack, NULL, __ATOMIC_ACQUIRE));
+}
+
 /* The decode path (decodeTask): (b, hk)'s keys split into slices while
  * there are fewer than kDecodeTasks tasks and slices keep kDecodeSplitKeys
  * keys, then combined. */
@@ -905,7 +988,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   size_t packedBytes = groups * call.paddedKeys * (size_t)(call.D + call.Dv) * 2;
   size_t maskBytes = keyPadding ? (size_t)call.B * (call.paddedKeys / 16) * sizeof(__mmask16) : 0;
   size_t bytes = packedBytes + maskBytes;
-  uint16_t *packed = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
+  uint16_t *packed = bytes ? (uint16_t *)takePackBlock(bytes) : NULL;
   if (bytes && !packed) {
     free(call.ropeCos);
     return kErrMemory;
@@ -918,7 +1001,8 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   if (status == 0)
     status = runTasks(attentionTask, call.B * call.H * ((call.Sq + kQueryRows - 1) / kQueryRows),
                       &call);
-  free(packed);
+  if (packed)
+    givePackBlock((uint8_t *)packed);
   free(call.ropeCos);
   return status ? status : call.failed;
 }
