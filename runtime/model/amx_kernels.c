@@ -511,6 +511,38 @@ ATTUNE_AMX_TARGET static void storeOutputRow(const attune_amx_call_t *call, int 
   }
 }
 
+/* Keys of the block from j0 that GEMM #1 computes: up to kKeyBlock, the
+ * visible ones (to keyEnd) rounded up to 32, within the P padded keys. */
+static inline int blockLength(int j0, int keyEnd, int P) {
+  const int padded = P - j0 < kKeyBlock ? P - j0 : kKeyBlock;
+  return keyEnd - j0 < padded ? ((keyEnd - j0 + 31) / 32) * 32 : padded;
+}
+
+/* GEMM #1 for 32 keys: scores[32][kKeyBlock]'s 32 columns from `scores` =
+ * the 32 query rows . the packed keys from k0. */
+ATTUNE_AMX_TARGET static inline void scorePiece(const uint16_t *qRows, const uint16_t *k0, int D,
+                                                float *scores) {
+  const uint16_t *k1 = k0 + 16 * D;
+  _tile_zero(4);
+  _tile_zero(5);
+  _tile_zero(6);
+  _tile_zero(7);
+  for (int c = 0; c < D; c += 32) {
+    _tile_loadd(0, qRows + c, D * 2);
+    _tile_loadd(2, k0 + c * 16, 64);
+    _tile_dpbf16ps(4, 0, 2);
+    _tile_loadd(3, k1 + c * 16, 64);
+    _tile_dpbf16ps(5, 0, 3);
+    _tile_loadd(1, qRows + 16 * D + c, D * 2);
+    _tile_dpbf16ps(6, 1, 2);
+    _tile_dpbf16ps(7, 1, 3);
+  }
+  _tile_stored(4, scores, kKeyBlock * 4);
+  _tile_stored(5, scores + 16, kKeyBlock * 4);
+  _tile_stored(6, scores + 16 * kKeyBlock, kKeyBlock * 4);
+  _tile_stored(7, scores + 16 * kKeyBlock + 16, kKeyBlock * 4);
+}
+
 ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure) {
   (void)uc;
   attune_amx_call_t *call = (attune_amx_call_t *)closure;
@@ -527,16 +559,19 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
     keyEnd = lastRow + diag + 1 < Sk ? lastRow + diag + 1 : Sk;
   }
 
-  uint8_t *scratch = aligned_alloc(64, kQueryRows * kKeyBlock * (4 + 2) +
+  /* Two scores buffers: GEMM #1 of the next block writes one while the
+   * softmax reads the other (see below). */
+  uint8_t *scratch = aligned_alloc(64, kQueryRows * kKeyBlock * (2 * 4 + 2) +
                                            kQueryRows * (D * 2 + Dv * 4));
   if (!scratch) {
     call->failed = kErrMemory;
     return kErrMemory;
   }
-  float *scores = (float *)scratch;                              /* [32][256] */
-  uint16_t *probs = (uint16_t *)(scores + kQueryRows * kKeyBlock); /* [32][256] */
-  uint16_t *qRows = probs + kQueryRows * kKeyBlock;                /* [32][D] */
-  float *acc = (float *)(qRows + kQueryRows * D);                  /* [32][Dv] */
+  float *scores[2] = {(float *)scratch,                             /* [32][256] */
+                      (float *)scratch + kQueryRows * kKeyBlock};   /* [32][256] */
+  uint16_t *probs = (uint16_t *)(scores[1] + kQueryRows * kKeyBlock); /* [32][256] */
+  uint16_t *qRows = probs + kQueryRows * kKeyBlock;                   /* [32][D] */
+  float *acc = (float *)(qRows + kQueryRows * D);                     /* [32][Dv] */
   attune_row_state_t state[kQueryRows];
   const __mmask16 *attend = call->attend ? call->attend + (size_t)b * (P / 16) : NULL;
   for (int r = 0; r < kQueryRows; ++r) {
@@ -553,31 +588,20 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
   loadTileConfig();
   const uint16_t *kp = call->packedK + (size_t)(b * call->Hkv + hk) * P * D;
   const uint16_t *vp = call->packedV + (size_t)(b * call->Hkv + hk) * P * Dv;
-  for (int j0 = 0; j0 < keyEnd; j0 += kKeyBlock) {
-    int padded = P - j0 < kKeyBlock ? P - j0 : kKeyBlock;
-    int length = keyEnd - j0 < padded ? ((keyEnd - j0 + 31) / 32) * 32 : padded;
-    /* GEMM #1: scores[32][length], 32 keys at a time. */
-    for (int jj = 0; jj < length; jj += 32) {
-      _tile_zero(4);
-      _tile_zero(5);
-      _tile_zero(6);
-      _tile_zero(7);
-      const uint16_t *k0 = kp + (size_t)(j0 + jj) * D, *k1 = k0 + 16 * D;
-      for (int c = 0; c < D; c += 32) {
-        _tile_loadd(0, qRows + c, D * 2);
-        _tile_loadd(2, k0 + c * 16, 64);
-        _tile_dpbf16ps(4, 0, 2);
-        _tile_loadd(3, k1 + c * 16, 64);
-        _tile_dpbf16ps(5, 0, 3);
-        _tile_loadd(1, qRows + 16 * D + c, D * 2);
-        _tile_dpbf16ps(6, 1, 2);
-        _tile_dpbf16ps(7, 1, 3);
-      }
-      _tile_stored(4, scores + jj, kKeyBlock * 4);
-      _tile_stored(5, scores + jj + 16, kKeyBlock * 4);
-      _tile_stored(6, scores + 16 * kKeyBlock + jj, kKeyBlock * 4);
-      _tile_stored(7, scores + 16 * kKeyBlock + jj + 16, kKeyBlock * 4);
-    }
+  /* Keys in blocks of kKeyBlock; GEMM #1 of block n + 1 is interleaved
+   * with the softmax of block n, 32 keys of it before each 4 rows. The
+   * tile products retire in order and a block's take ~1,000 cycles, so
+   * issued all at once they fill the reorder buffer and the softmax behind
+   * them waits; in pieces, each piece's 16 products run while a few rows'
+   * exponentials do. */
+  int length = blockLength(0, keyEnd, P);
+  for (int jj = 0; jj < length; jj += 32)
+    scorePiece(qRows, kp + (size_t)jj * D, D, scores[0] + jj);
+  for (int j0 = 0, n = 0; j0 < keyEnd; j0 += kKeyBlock, ++n) {
+    const int next = j0 + kKeyBlock;
+    const int nextLength = next < keyEnd ? blockLength(next, keyEnd, P) : 0;
+    const float *blockScores = scores[n & 1];
+    float *nextScores = scores[(n + 1) & 1];
     /* The block's key padding masks; none when every key of the block is
      * attended, so that its rows take softmaxRow's unmasked path. */
     const __mmask16 *blockAttend = NULL;
@@ -586,14 +610,20 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
         blockAttend = attend + j0 / 16;
         break;
       }
-    for (int r = 0; r < kQueryRows; ++r) {
-      int visible = keyEnd - j0;
-      if (call->causal)
-        visible = i0 + r + diag + 1 - j0 < visible ? i0 + r + diag + 1 - j0 : visible;
-      if (i0 + r >= Sq)
-        visible = 0;
-      softmaxRow(scores + r * kKeyBlock, length, visible, blockAttend,
-                 call->scaleLog2e, probs + r * kKeyBlock, acc + r * Dv, Dv, &state[r]);
+    enum { kPieces = kKeyBlock / 32, kRowsPerPiece = kQueryRows / kPieces };
+    for (int piece = 0; piece < kPieces; ++piece) {
+      const int jj = piece * 32;
+      if (jj < nextLength)
+        scorePiece(qRows, kp + (size_t)(next + jj) * D, D, nextScores + jj);
+      for (int r = piece * kRowsPerPiece; r < (piece + 1) * kRowsPerPiece; ++r) {
+        int visible = keyEnd - j0;
+        if (call->causal)
+          visible = i0 + r + diag + 1 - j0 < visible ? i0 + r + diag + 1 - j0 : visible;
+        if (i0 + r >= Sq)
+          visible = 0;
+        softmaxRow(blockScores + r * kKeyBlock, length, visible, blockAttend,
+                   call->scaleLog2e, probs + r * kKeyBlock, acc + r * Dv, Dv, &state[r]);
+      }
     }
     /* GEMM #2: acc[32][Dv] += probs[32][length] . v[length][Dv]. */
     for (int c = 0; c < Dv; c += 32) {
@@ -617,6 +647,7 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
       _tile_stored(6, acc + 16 * Dv + c, Dv * 4);
       _tile_stored(7, acc + 16 * Dv + c + 16, Dv * 4);
     }
+    length = nextLength;
   }
   _tile_release();
 
