@@ -96,7 +96,10 @@ enum {
   kDecodeRows = 16,
   kDecodeBlock = 256,
   kDecodeTasks = 32,
-  kDecodeSplitKeys = 512
+  kDecodeSplitKeys = 512,
+  /* softmaxRow: how far (log2) scores may pass the running max before it
+   * moves. */
+  kLazyGrowth = 8
 };
 
 /* Error codes a Halide extern stage returns (nonzero fails the pipeline). */
@@ -432,6 +435,30 @@ ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n,
    * diagonal): the common case, with no masks and four independent max
    * chains (one chain of 16 dependent vmaxps took a third of the kernel). */
   const int whole = !attend && n >= length;
+  if (whole && state->max != -INFINITY) {
+    /* One pass against the running max instead of two: exponentials of
+     * scores up to kLazyGrowth above it are at most 2^kLazyGrowth, which
+     * f32 sums and bf16 probabilities hold as well as 1, so the max need
+     * not move until a score passes that; the block's max is taken along
+     * the way, and only a block that does pass it is redone below. */
+    const __m512 vc = _mm512_set1_ps(c), shift = _mm512_set1_ps(-state->max);
+    __m512 sum0 = _mm512_setzero_ps(), sum1 = sum0;
+    __m512 g0 = _mm512_set1_ps(-INFINITY), g1 = g0;
+    for (int j = 0; j < length; j += 32) {
+      __m512 x0 = _mm512_fmadd_ps(_mm512_loadu_ps(scores + j), vc, shift);
+      __m512 x1 = _mm512_fmadd_ps(_mm512_loadu_ps(scores + j + 16), vc, shift);
+      g0 = _mm512_max_ps(g0, x0);
+      g1 = _mm512_max_ps(g1, x1);
+      __m512 p0 = exp2Ps(x0), p1 = exp2Ps(x1);
+      sum0 = _mm512_add_ps(sum0, p0);
+      sum1 = _mm512_add_ps(sum1, p1);
+      _mm512_storeu_si512(probs + j, (__m512i)_mm512_cvtne2ps_pbh(p1, p0));
+    }
+    if (_mm512_reduce_max_ps(_mm512_max_ps(g0, g1)) <= kLazyGrowth) {
+      state->sum += _mm512_reduce_add_ps(_mm512_add_ps(sum0, sum1));
+      return;
+    }
+  }
   __m512 m = _mm512_set1_ps(-INFINITY);
   int any = 0;
   if (whole) {

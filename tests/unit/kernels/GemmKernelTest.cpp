@@ -950,7 +950,8 @@ void checkHalfAttention(ScalarType type, double halfUlp) {
 /// at (32-row tasks, 32-key pieces, 256-key blocks), GQA and MQA, Dv != D,
 /// key padding (the last batch padded entirely), rows that see no key (0),
 /// decoding (up to 16 query rows per kv head, which take the kernel's
-/// streaming path without tiles) and RoPE (both layouts, partial rotary
+/// streaming path without tiles), scores that grow along the keys (past
+/// the softmax's lazily kept max) and RoPE (both layouts, partial rotary
 /// dims, a position offset, queries before the first key's position), which
 /// the kernel applies in f32 to q and k and then rounds to bf16: the
 /// reference does the same.
@@ -969,6 +970,9 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
     int ropeDims = 0; // RoPE over these dims (0: none)
     bool interleaved = false;
     int ropeOffset = 0;
+    // Key j scaled by 1 + keyGrowth * j: scores that grow block after
+    // block, past the softmax's lazily kept max.
+    float keyGrowth = 0;
   };
   for (Case c : {Case{1, 2, 2, 7, 7, 64, 64, false, false},
                  Case{2, 4, 2, 70, 129, 64, 32, false, false},
@@ -991,7 +995,9 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
                  Case{1, 8, 2, 1, 1500, 128, 128, true, true},
                  Case{2, 8, 2, 4, 1100, 64, 64, true, false, true, 64, true, 2},
                  Case{1, 2, 2, 4, 3, 64, 32, true, false},
-                 Case{1, 4, 4, 3, 700, 96, 96, false, true, false, 96, false, 7}}) {
+                 Case{1, 4, 4, 3, 700, 96, 96, false, true, false, 96, false, 7},
+                 Case{1, 2, 2, 64, 900, 64, 64, false, false, false, 0, false, 0, 0.02f},
+                 Case{1, 1, 1, 40, 700, 128, 128, true, true, false, 0, false, 0, 0.05f}}) {
     SCOPED_TRACE("B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) + "/" +
                  std::to_string(c.Hkv) + " Sq=" + std::to_string(c.Sq) + " Sk=" +
                  std::to_string(c.Sk) + " D=" + std::to_string(c.D) + " Dv=" +
@@ -1023,13 +1029,22 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
       });
       return y;
     };
+    auto growKeys = [](Buffer<float> x, float growth) {
+      for (int b = 0; b < x.dim(3).extent(); ++b)
+        for (int h = 0; h < x.channels(); ++h)
+          for (int j = 0; j < x.height(); ++j)
+            for (int d = 0; d < x.width(); ++d)
+              x(d, j, h, b) *= 1.0f + growth * float(j);
+      return x;
+    };
     auto f32Of = [](const Buffer<Halide::bfloat16_t> &x) {
       Buffer<float> y(x.width(), x.height(), x.channels(), x.dim(3).extent());
       y.for_each_element([&](int a, int i, int h, int b) { y(a, i, h, b) = float(x(a, i, h, b)); });
       return y;
     };
     Buffer<Halide::bfloat16_t> q = bf16Of(uniform({c.D, c.Sq, c.H, c.B}, -2.f, 2.f)),
-                               k = bf16Of(uniform({c.D, c.Sk, c.Hkv, c.B}, -2.f, 2.f)),
+                               k = bf16Of(growKeys(uniform({c.D, c.Sk, c.Hkv, c.B}, -2.f, 2.f),
+                                                   c.keyGrowth)),
                                v = bf16Of(uniform({c.Dv, c.Sk, c.Hkv, c.B}));
     // Batch b attends to keys j with (j + b) % 3 != 0; the last batch to
     // none (its rows are 0).
