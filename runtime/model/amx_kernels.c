@@ -141,7 +141,8 @@ ATTUNE_AMX_TARGET __attribute__((noinline)) static void loadTileConfig(void) {
   _tile_loadconfig(&cfg);
 }
 
-/* 2^x for x <= 0, x >= -126 after clamping: a degree-3 minimax polynomial
+/* 2^x for x >= -126 after clamping (x <= 0, or up to kLazyGrowth in
+ * softmaxRow's one-pass path): a degree-3 minimax polynomial
  * on the fraction (relative error 7.5e-5), scaled by the integer part. The
  * probabilities are rounded to bf16 (relative error up to 3.9e-3) before
  * the second product, so a closer polynomial (degree 5, 2e-7) bought no
