@@ -200,16 +200,19 @@ ATTUNE_AMX_TARGET static void loadBf16(const attune_hl_buffer_t *buf, const void
     _mm256_storeu_si256((__m256i *)(to + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + i)));
 }
 
+/* 16 bf16 values as f32 (exact: a bf16 is the top half of an f32). */
+ATTUNE_AMX_TARGET static inline __m512 widenBf16(__m256i h) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
 /* n (a multiple of 16) values of a row of `buf` as f32: bf16 widened, or
  * copied. */
 ATTUNE_AMX_TARGET static void loadF32(const attune_hl_buffer_t *buf, const void *from, int n,
                                       float *to) {
   for (int i = 0; i < n; i += 16)
     _mm512_storeu_ps(to + i, buf->type.bits == 16
-                                 ? _mm512_castsi512_ps(_mm512_slli_epi32(
-                                       _mm512_cvtepu16_epi32(_mm256_loadu_si256(
-                                           (const __m256i *)((const uint16_t *)from + i))),
-                                       16))
+                                 ? widenBf16(_mm256_loadu_si256(
+                                       (const __m256i *)((const uint16_t *)from + i)))
                                  : _mm512_loadu_ps((const float *)from + i));
 }
 
@@ -285,18 +288,16 @@ ATTUNE_AMX_TARGET static void loadRowBf16AsF32(const attune_amx_call_t *call,
     loadF32(buf, from, n, to);
   if (!rotate && buf->type.bits == 16)
     return; /* bf16 already */
-  for (int i = 0; i < n; i += 16) {
-    __m256i h = (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(to + i));
-    _mm512_storeu_ps(to + i,
-                     _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
-  }
+  for (int i = 0; i < n; i += 16)
+    _mm512_storeu_ps(to + i, widenBf16((__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(to + i))));
 }
 
 /* Whether key j of batch b attends: its key padding element is nonzero. */
 static int keyAttends(const attune_hl_buffer_t *kpad, int j, int b) {
   const int bytes = (kpad->type.bits + 7) / 8;
-  const uint8_t *x = kpad->host + (size_t)bytes * ((int64_t)(j - kpad->dim[0].min) * kpad->dim[0].stride +
-                                                   (int64_t)(b - kpad->dim[1].min) * kpad->dim[1].stride);
+  const int64_t at = (int64_t)(j - kpad->dim[0].min) * kpad->dim[0].stride +
+                     (int64_t)(b - kpad->dim[1].min) * kpad->dim[1].stride;
+  const uint8_t *x = kpad->host + (size_t)bytes * at;
   int nonzero = 0;
   for (int e = 0; e < bytes; ++e)
     nonzero |= x[e];
@@ -420,6 +421,16 @@ typedef struct {
   float max, sum;
 } attune_row_state_t;
 
+/* A row's Dv accumulators times alpha (the online softmax's rescale when
+ * the row's max grew); nothing when alpha is 1. */
+ATTUNE_AMX_TARGET static inline void rescaleRow(float *acc, int Dv, float alpha) {
+  if (alpha == 1.0f)
+    return;
+  const __m512 va = _mm512_set1_ps(alpha);
+  for (int d = 0; d < Dv; d += 16)
+    _mm512_storeu_ps(acc + d, _mm512_mul_ps(_mm512_loadu_ps(acc + d), va));
+}
+
 /* Keys [j, j + 16) of a block that fall in its first n: a lane mask. */
 static inline __mmask16 prefixMask(int n, int j) {
   return n - j >= 16 ? 0xFFFF : n - j <= 0 ? 0 : (__mmask16)((1u << (n - j)) - 1);
@@ -518,11 +529,7 @@ ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n,
     }
   }
   state->sum = state->sum * alpha + _mm512_reduce_add_ps(sum);
-  if (alpha != 1.0f) {
-    __m512 va = _mm512_set1_ps(alpha);
-    for (int d = 0; d < Dv; d += 16)
-      _mm512_storeu_ps(acc + d, _mm512_mul_ps(_mm512_loadu_ps(acc + d), va));
-  }
+  rescaleRow(acc, Dv, alpha);
 }
 
 /* Output row (i, h, b): acc / sum, or 0 when the row saw no key. */
@@ -784,9 +791,7 @@ ATTUNE_AMX_TARGET static int decodeTask(void *uc, int index, uint8_t *closure) {
         _mm512_storeu_ps(p[r] + jj, e);
       }
       state[r].sum = state[r].sum * alpha + _mm512_reduce_add_ps(sum);
-      if (alpha != 1.0f)
-        for (int d = 0; d < Dv; d += 16)
-          _mm512_storeu_ps(acc[r] + d, _mm512_mul_ps(_mm512_loadu_ps(acc[r] + d), _mm512_set1_ps(alpha)));
+      rescaleRow(acc[r], Dv, alpha);
     }
     /* acc += p . v, one value row at a time for every row. */
     for (int jj = 0; jj < n; ++jj) {

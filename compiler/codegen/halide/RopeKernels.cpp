@@ -38,28 +38,29 @@ RopeConstants ropeConstants(const RopeSpec &rope) {
 RopeTables declareRopeTables(const RopeSpec &rope) {
   RopeTables t;
   const int R = static_cast<int>(rope.rotaryDims);
-  // pos = 64 a + r: the angle-addition formulas give cos and sin of every
-  // position from a coarse table of S / 64 x R/2 libm calls per call and a
-  // fine table of r < 64, which does not depend on the call: it is computed
-  // here and embedded (per call it was 64 x R/2 sincos pairs, 4096 for a
-  // LLaMA head of 128, which dominated a decoding step's attention).
-  constexpr int kStep = kRopeStep;
+  // pos = kRopeStep a + r (64): the angle-addition formulas give cos and
+  // sin of every position from a coarse table of S / 64 x R/2 libm calls per
+  // call and a fine table of r < 64, which does not depend on the call: it
+  // is computed here and embedded (per call it was 64 x R/2 sincos pairs,
+  // 4096 for a LLaMA head of 128, which dominated a decoding step's
+  // attention).
   // theta_i from the one definition the evaluator also uses (with the
   // checkpoint's frequency scaling), embedded in the kernel as a table. The
   // fine tables are dense (pair, r) buffers: RopeConstants' own order.
   const RopeConstants constants = ropeConstants(rope);
   Buffer<double> inverseFrequency(R / 2, "rope_theta");
-  Buffer<double> fineCos(R / 2, kStep, "rope_fine_cos"), fineSin(R / 2, kStep, "rope_fine_sin");
+  Buffer<double> fineCos(R / 2, kRopeStep, "rope_fine_cos");
+  Buffer<double> fineSin(R / 2, kRopeStep, "rope_fine_sin");
   std::copy(constants.theta.begin(), constants.theta.end(), inverseFrequency.data());
   std::copy(constants.fineCos.begin(), constants.fineCos.end(), fineCos.data());
   std::copy(constants.fineSin.begin(), constants.fineSin.end(), fineSin.data());
   Expr theta = inverseFrequency(t.pair);
   Var a("rope_a"), r("rope_r");
   Func coarse("rope_coarse"), fine("rope_fine");
-  coarse(t.pair, a) = Tuple(cos(cast<double>(a * kStep) * theta),
-                            sin(cast<double>(a * kStep) * theta));
+  coarse(t.pair, a) = Tuple(cos(cast<double>(a * kRopeStep) * theta),
+                            sin(cast<double>(a * kRopeStep) * theta));
   fine(t.pair, r) = Tuple(fineCos(t.pair, r), fineSin(t.pair, r));
-  Expr A = t.pos / kStep, B = t.pos % kStep;
+  Expr A = t.pos / kRopeStep, B = t.pos % kRopeStep;
   Expr ca = coarse(t.pair, A)[0], sa = coarse(t.pair, A)[1];
   Expr cb = fine(t.pair, B)[0], sb = fine(t.pair, B)[1];
   t.cos(t.pair, t.pos) = cast<float>(ca * cb - sa * sb);
