@@ -141,14 +141,19 @@ ATTUNE_AMX_TARGET __attribute__((noinline)) static void loadTileConfig(void) {
   _tile_loadconfig(&cfg);
 }
 
-/* 2^x for x >= -126 after clamping (x <= 0, or up to kLazyGrowth in
+/* 2^x for x >= -125 after clamping (x <= 0, or up to kLazyGrowth in
  * softmaxRow's one-pass path): a degree-3 minimax polynomial
- * on the fraction (relative error 7.5e-5), scaled by the integer part. The
+ * on the fraction (relative error 7.5e-5), scaled by the integer part.
+ * Below -125 (-inf included) it gives ~2^-125, nothing beside the row max's
+ * 2^0, and never a denormal: the polynomial is 0.99993 at 0, so a clamp at
+ * -126 made denormals, which vscalefps and the adds after it take a
+ * microcode assist for. That clamp cost plain attention 5-12% (Intel Xeon,
+ * S=2048, one thread; benchmarks/README.md). The
  * probabilities are rounded to bf16 (relative error up to 3.9e-3) before
  * the second product, so a closer polynomial (degree 5, 2e-7) bought no
  * accuracy and cost two FMAs of the softmax's ten operations a vector. */
 ATTUNE_AMX_TARGET static inline __m512 exp2Ps(__m512 x) {
-  x = _mm512_max_ps(x, _mm512_set1_ps(-126.f));
+  x = _mm512_max_ps(x, _mm512_set1_ps(-125.f));
   __m512 whole = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   __m512 f = _mm512_sub_ps(x, whole);
   __m512 p = _mm512_set1_ps(7.8024290e-2f);
@@ -499,7 +504,7 @@ ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n,
   float newMax = _mm512_reduce_max_ps(m) * c;
   if (newMax < state->max)
     newMax = state->max;
-  /* 1 when the max holds (most blocks after the first: no rescale), 2^-126
+  /* 1 when the max holds (most blocks after the first: no rescale), 2^-125
    * rather than 0 for the first visible block, whose accumulator is 0. */
   float alpha = newMax == state->max
                     ? 1.0f
