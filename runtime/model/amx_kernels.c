@@ -146,8 +146,10 @@ ATTUNE_AMX_TARGET __attribute__((noinline)) static void loadTileConfig(void) {
  * on the fraction (relative error 7.5e-5), scaled by the integer part.
  * Below -125 (-inf included) it gives ~2^-125, nothing beside the row max's
  * 2^0, and never a denormal: the polynomial is 0.99993 at 0, so a clamp at
- * -126 made denormals, which vscalefps and the adds after it take a
- * microcode assist for. That clamp cost plain attention 5-12% (Intel Xeon,
+ * -126 made denormals, which vscalefps and the multiplies and adds after it
+ * take a microcode assist for. That clamp cost plain attention 5-12% (the
+ * first block's rescale of each empty accumulator), and a sliding window
+ * 1.9x and ALiBi 1.3x, whose masked and far keys all hit it (Intel Xeon,
  * S=2048, one thread; benchmarks/README.md). The
  * probabilities are rounded to bf16 (relative error up to 3.9e-3) before
  * the second product, so a closer polynomial (degree 5, 2e-7) bought no
@@ -181,6 +183,14 @@ typedef struct {
    * more than one, per task and row its max, sum and Dv accumulators. */
   int splits, splitKeys;
   float *partial;
+  /* Score modifiers (ALiBi, T5 buckets, a sliding window): bias[h][x], in
+   * log2 units, is added to the score of query row i and key j at x = j -
+   * i + Sq - 1 (distance j - (i + Sk - Sq) + Sk - 1); -inf masks the key.
+   * Keys at distances outside [deltaLo, deltaHi] are all masked, so
+   * blocks of them are skipped. NULL: none. */
+  const float *bias;
+  int64_t biasStride; /* between heads */
+  int64_t deltaLo, deltaHi;
   int failed;
 } attune_amx_call_t;
 
@@ -537,6 +547,46 @@ ATTUNE_AMX_TARGET static void softmaxRow(const float *scores, int length, int n,
   rescaleRow(acc, Dv, alpha);
 }
 
+/* softmaxRow with the score modifiers' bias (bias[0, n) for the block's
+ * keys, in log2 units, possibly -inf): scores . c + bias, in two passes (the
+ * scores buffer keeps the biased scores between them). A row the block
+ * masks entirely gets probabilities 0 and keeps its state. */
+ATTUNE_AMX_TARGET static void softmaxRowBiased(float *scores, int length, int n,
+                                               const __mmask16 *attend, float c, const float *bias,
+                                               uint16_t *probs, float *acc, int Dv,
+                                               attune_row_state_t *state) {
+  const __m512 vc = _mm512_set1_ps(c), negInf = _mm512_set1_ps(-INFINITY);
+  __m512 m = negInf;
+  for (int j = 0; j < length; j += 16) {
+    __mmask16 valid = prefixMask(n, j) & (attend ? attend[j / 16] : 0xFFFF);
+    __m512 x = _mm512_mask_fmadd_ps(_mm512_maskz_loadu_ps(valid, scores + j), valid, vc,
+                                    _mm512_maskz_loadu_ps(valid, bias + j));
+    x = _mm512_mask_blend_ps(valid, negInf, x);
+    m = _mm512_max_ps(m, x);
+    _mm512_storeu_ps(scores + j, x);
+  }
+  const float blockMax = _mm512_reduce_max_ps(m);
+  if (blockMax == -INFINITY) {
+    memset(probs, 0, (size_t)length * 2);
+    return;
+  }
+  const float newMax = blockMax > state->max ? blockMax : state->max;
+  const float alpha =
+      newMax == state->max ? 1.0f : _mm512_cvtss_f32(exp2Ps(_mm512_set1_ps(state->max - newMax)));
+  state->max = newMax;
+  /* A masked key (-inf) weighs 2^-125 (exp2Ps's clamp), as a visible key
+   * 125 below the max does: nothing beside the max's 1. */
+  __m512 shift = _mm512_set1_ps(-newMax), sum = _mm512_setzero_ps();
+  for (int j = 0; j < length; j += 32) {
+    __m512 p0 = exp2Ps(_mm512_add_ps(_mm512_loadu_ps(scores + j), shift));
+    __m512 p1 = exp2Ps(_mm512_add_ps(_mm512_loadu_ps(scores + j + 16), shift));
+    sum = _mm512_add_ps(sum, _mm512_add_ps(p0, p1));
+    _mm512_storeu_si512(probs + j, (__m512i)_mm512_cvtne2ps_pbh(p1, p0));
+  }
+  state->sum = state->sum * alpha + _mm512_reduce_add_ps(sum);
+  rescaleRow(acc, Dv, alpha);
+}
+
 /* Output row (i, h, b): acc / sum, or 0 when the row saw no key. */
 ATTUNE_AMX_TARGET static void storeOutputRow(const attune_amx_call_t *call, int i, int h, int b,
                                              const float *acc, float sum) {
@@ -592,12 +642,18 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
   const int h = (index / blocksPerHead) % call->H, b = index / blocksPerHead / call->H;
   const int hk = h / (call->H / call->Hkv);
   const int diag = Sk - Sq;
-  /* The last key any row of this task sees, + 1. */
-  int keyEnd = Sk;
-  if (call->causal) {
-    int lastRow = i0 + kQueryRows - 1 < Sq - 1 ? i0 + kQueryRows - 1 : Sq - 1;
-    keyEnd = lastRow + diag + 1 < Sk ? lastRow + diag + 1 : Sk;
-  }
+  /* The last key any row of this task sees, + 1, and the block of the
+   * first (a sliding window's rows see none before i + diag + deltaLo). */
+  const int lastRow = i0 + kQueryRows - 1 < Sq - 1 ? i0 + kQueryRows - 1 : Sq - 1;
+  int64_t end = Sk;
+  if (call->causal && lastRow + diag + 1 < end)
+    end = lastRow + diag + 1;
+  if (call->bias && lastRow + diag + call->deltaHi + 1 < end)
+    end = lastRow + diag + call->deltaHi + 1;
+  const int keyEnd = (int)end;
+  int keyBegin = 0;
+  if (call->bias && i0 + diag + call->deltaLo > 0)
+    keyBegin = (int)((i0 + diag + call->deltaLo) / kKeyBlock * kKeyBlock);
 
   /* Two scores buffers: GEMM #1 of the next block writes one while the
    * softmax reads the other (see below). */
@@ -634,13 +690,13 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
    * issued all at once they fill the reorder buffer and the softmax behind
    * them waits; in pieces, each piece's 16 products run while a few rows'
    * exponentials do. */
-  int length = blockLength(0, keyEnd, P);
+  int length = keyBegin < keyEnd ? blockLength(keyBegin, keyEnd, P) : 0;
   for (int jj = 0; jj < length; jj += 32)
-    scorePiece(qRows, kp + (size_t)jj * D, D, scores[0] + jj);
-  for (int j0 = 0, n = 0; j0 < keyEnd; j0 += kKeyBlock, ++n) {
+    scorePiece(qRows, kp + (size_t)(keyBegin + jj) * D, D, scores[0] + jj);
+  for (int j0 = keyBegin, n = 0; j0 < keyEnd; j0 += kKeyBlock, ++n) {
     const int next = j0 + kKeyBlock;
     const int nextLength = next < keyEnd ? blockLength(next, keyEnd, P) : 0;
-    const float *blockScores = scores[n & 1];
+    float *blockScores = scores[n & 1];
     float *nextScores = scores[(n + 1) & 1];
     /* The block's key padding masks; none when every key of the block is
      * attended, so that its rows take softmaxRow's unmasked path. */
@@ -661,8 +717,14 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
           visible = i0 + r + diag + 1 - j0 < visible ? i0 + r + diag + 1 - j0 : visible;
         if (i0 + r >= Sq)
           visible = 0;
-        softmaxRow(blockScores + r * kKeyBlock, length, visible, blockAttend,
-                   call->scaleLog2e, probs + r * kKeyBlock, acc + r * Dv, Dv, &state[r]);
+        if (call->bias && visible > 0)
+          softmaxRowBiased(blockScores + r * kKeyBlock, length, visible, blockAttend,
+                           call->scaleLog2e,
+                           call->bias + h * call->biasStride + (j0 - (i0 + r) + Sq - 1),
+                           probs + r * kKeyBlock, acc + r * Dv, Dv, &state[r]);
+        else
+          softmaxRow(blockScores + r * kKeyBlock, length, visible, blockAttend, call->scaleLog2e,
+                     probs + r * kKeyBlock, acc + r * Dv, Dv, &state[r]);
       }
     }
     /* GEMM #2: acc[32][Dv] += probs[32][length] . v[length][Dv]. */
@@ -735,14 +797,18 @@ ATTUNE_AMX_TARGET static int decodeTask(void *uc, int index, uint8_t *closure) {
   const int G = call->H / call->Hkv, R = G * Sq, diag = Sk - Sq;
   const int slice = index % call->splits, group = index / call->splits;
   const int b = group / call->Hkv, hk = group % call->Hkv;
-  const int j0 = slice * call->splitKeys;
+  int j0 = slice * call->splitKeys;
   const int j1 = j0 + call->splitKeys < Sk ? j0 + call->splitKeys : Sk;
+  /* A sliding window: no row sees a key before diag + deltaLo. */
+  if (call->bias && diag + call->deltaLo > j0)
+    j0 = diag + call->deltaLo < j1 ? (int)(diag + call->deltaLo) : j1;
   float q[kDecodeRows][kMaxHeadDim] __attribute__((aligned(64)));
   float acc[kDecodeRows][kMaxHeadDim] __attribute__((aligned(64)));
   float p[kDecodeRows][kDecodeBlock] __attribute__((aligned(64)));
   float row[kMaxHeadDim] __attribute__((aligned(64)));
   attune_row_state_t state[kDecodeRows];
   int last[kDecodeRows]; /* the last key row r sees */
+  const float *bias[kDecodeRows]; /* row r's bias at key 0, or NULL */
   const __m512 c = _mm512_set1_ps(call->scaleLog2e);
   for (int r = 0; r < R; ++r) {
     const int g = r / Sq, i = r % Sq;
@@ -754,6 +820,7 @@ ATTUNE_AMX_TARGET static int decodeTask(void *uc, int index, uint8_t *closure) {
     state[r].max = -INFINITY;
     state[r].sum = 0;
     last[r] = call->causal ? i + diag : Sk - 1;
+    bias[r] = call->bias ? call->bias + (hk * G + g) * call->biasStride + (Sq - 1 - i) : NULL;
   }
   const attune_hl_buffer_t *kpad = call->keyPadding;
   for (int jb = j0; jb < j1; jb += kDecodeBlock) {
@@ -771,7 +838,9 @@ ATTUNE_AMX_TARGET static int decodeTask(void *uc, int index, uint8_t *closure) {
       loadRowBf16AsF32(call, call->k, element(call->k, j, hk, b), D, 0, j + call->ropeOffset,
                        row);
       for (int r = 0; r < R; ++r)
-        p[r][jj] = j <= last[r] ? dotF32(q[r], row, D) : -INFINITY;
+        p[r][jj] = j > last[r] ? -INFINITY
+                   : bias[r]   ? dotF32(q[r], row, D) + bias[r][j]
+                               : dotF32(q[r], row, D);
     }
     /* Per row: the block's max, probabilities in place of the scores, the
      * running sum, and the accumulator rescaled when the max grew. */
@@ -789,9 +858,13 @@ ATTUNE_AMX_TARGET static int decodeTask(void *uc, int index, uint8_t *closure) {
       __m512 shift = _mm512_set1_ps(-newMax), sum = _mm512_setzero_ps();
       for (int jj = 0; jj < n; jj += 16) {
         __mmask16 lanes = n - jj >= 16 ? 0xFFFF : (__mmask16)((1u << (n - jj)) - 1);
-        __m512 s = _mm512_maskz_loadu_ps(lanes, p[r] + jj);
-        __mmask16 seen = _mm512_mask_cmp_ps_mask(lanes, s, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ);
-        __m512 e = _mm512_maskz_mov_ps(seen, exp2Ps(_mm512_add_ps(s, shift)));
+        /* Keys masked (-inf) or 125 below the max weigh exactly 0, not
+         * exp2Ps's 2^-125: their products with v would be denormals, which
+         * cost the FMAs below a microcode assist each (ALiBi's far keys
+         * made decoding 1.7x slower). */
+        __m512 x = _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, p[r] + jj), shift);
+        __mmask16 seen = _mm512_mask_cmp_ps_mask(lanes, x, _mm512_set1_ps(-125.f), _CMP_GE_OQ);
+        __m512 e = _mm512_maskz_mov_ps(seen, exp2Ps(x));
         sum = _mm512_add_ps(sum, e);
         _mm512_storeu_ps(p[r] + jj, e);
       }
@@ -993,19 +1066,58 @@ static int attentionDecode(attune_amx_call_t *call) {
   return status;
 }
 
+/* The arguments of the extern stages after the buffers. */
+typedef struct {
+  float scale;
+  int causal, ropeDims, ropeInterleaved, ropeOffset;
+  int biasTables, keys, deltaLo, deltaHi;
+} attune_amx_args_t;
+
+/* The modifiers' biases (biasTables of them, each [Sk + Sq - 1, H]) summed
+ * in IEEE arithmetic (-inf stays -inf) and taken to log2 units, into one
+ * table of H rows of Sk + Sq - 1; NULL when out of memory. */
+static float *sumBiases(const attune_hl_buffer_t *bias, int tables, int distances, int H) {
+  float *sum = malloc(((size_t)H * distances + 1) * sizeof(float)); /* + 1: never 0 bytes */
+  if (!sum)
+    return NULL;
+  for (int h = 0; h < H; ++h)
+    for (int x = 0; x < distances; ++x) {
+      float total = 0;
+      for (int t = 0; t < tables; ++t)
+        total +=
+            ((const float *)bias
+                 ->host)[x + (int64_t)h * bias->dim[1].stride + (int64_t)t * bias->dim[2].stride];
+      sum[(size_t)h * distances + x] = total * 1.4426950408889634f;
+    }
+  return sum;
+}
+
 static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
-                        attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope, float scale,
-                        int causal, int ropeDims, int ropeInterleaved, int ropeOffset,
+                        attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope,
+                        attune_hl_buffer_t *bias, const attune_amx_args_t *a,
                         attune_hl_buffer_t *out) {
-  if (!q->host || !k->host || !v->host || (keyPadding && !keyPadding->host)) {
-    /* Bounds query: this stage reads q at out's rows, heads and batch and
-     * every key and value (the buffers' own extents). */
+  if (!q->host || !k->host || !v->host || (keyPadding && !keyPadding->host) ||
+      (a->biasTables && !bias->host)) {
+    /* Bounds query: this stage reads q at out's rows, heads and batch, every
+     * key and value (the buffers' own extents) and, with a bias, its
+     * distances for every query row and key of every head. */
     for (int d = 1; d < 4; ++d) {
       q->dim[d].min = out->dim[d].min;
       q->dim[d].extent = out->dim[d].extent;
     }
+    if (a->biasTables && bias->dimensions == 3) {
+      bias->dim[0].min = 0;
+      bias->dim[0].extent = a->keys + out->dim[1].extent - 1;
+      bias->dim[1].min = 0;
+      bias->dim[1].extent = out->dim[2].extent;
+      bias->dim[2].min = 0;
+      bias->dim[2].extent = a->biasTables;
+    }
     return kOk;
   }
+  const float scale = a->scale;
+  const int causal = a->causal, ropeDims = a->ropeDims, ropeInterleaved = a->ropeInterleaved,
+            ropeOffset = a->ropeOffset;
   if (!out->host)
     return kOk;
   if (!isSupported(q) || !isSupported(k) || !isSupported(v) || !isSupported(out))
@@ -1033,6 +1145,15 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     return kErrShape;
   if (call.Sq == 0 || call.H == 0 || call.B == 0)
     return kOk;
+  if (a->biasTables) {
+    /* f32, [Sk + Sq - 1, H, tables] from 0, dense along distances. */
+    if (bias->type.code != 2 || bias->type.bits != 32 || bias->dimensions != 3 ||
+        bias->dim[0].stride != 1 || bias->dim[0].min != 0 ||
+        bias->dim[0].extent < call.Sk + call.Sq - 1 || bias->dim[1].min != 0 ||
+        bias->dim[1].extent < call.H || bias->dim[2].min != 0 ||
+        bias->dim[2].extent < a->biasTables)
+      return kErrShape;
+  }
   const int decoding = (int64_t)(call.H / call.Hkv) * call.Sq <= kDecodeRows;
   if (!decoding && !requestAmx())
     return kErrNoAmx;
@@ -1047,8 +1168,21 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
       return status;
   }
   call.scaleLog2e = scale * 1.4426950408889634f;
+  float *biasSum = NULL;
+  if (a->biasTables) {
+    biasSum = sumBiases(bias, a->biasTables, call.Sk + call.Sq - 1, call.H);
+    if (!biasSum) {
+      free(call.ropeCos);
+      return kErrMemory;
+    }
+    call.bias = biasSum;
+    call.biasStride = call.Sk + call.Sq - 1;
+    call.deltaLo = a->deltaLo;
+    call.deltaHi = a->deltaHi;
+  }
   if (decoding) {
     int status = attentionDecode(&call);
+    free(biasSum);
     free(call.ropeCos);
     return status;
   }
@@ -1059,6 +1193,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   size_t bytes = packedBytes + maskBytes;
   uint16_t *packed = bytes ? (uint16_t *)takePackBlock(bytes) : NULL;
   if (bytes && !packed) {
+    free(biasSum);
     free(call.ropeCos);
     return kErrMemory;
   }
@@ -1072,6 +1207,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
                       &call);
   if (packed)
     givePackBlock((uint8_t *)packed);
+  free(biasSum);
   free(call.ropeCos);
   return status ? status : call.failed;
 }
@@ -1081,22 +1217,30 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
  * innermost first, mins 0 (out's rows, heads and batch whole). Return 0, or
  * a negative code the pipeline reports as the stage's error. `rope` is
  * RoPE's embedded table (see ropeTables), read when ropeDims > 0 (rotary
- * dims; interleaved pairs or split halves; position offset). */
-int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
-                              attune_hl_buffer_t *v, attune_hl_buffer_t *rope, float scale,
+ * dims; interleaved pairs or split halves; position offset). With
+ * biasTables > 0, `bias` is the score modifiers' biases [Sk + Sq - 1, H,
+ * biasTables] (see sumBiases and attune_amx_call_t; `keys` is Sk, for the
+ * bounds query) and every key at a distance outside [deltaLo, deltaHi] is
+ * masked; else `bias` is unused. */
+int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
+                              attune_hl_buffer_t *rope, attune_hl_buffer_t *bias, float scale,
                               int causal, int ropeDims, int ropeInterleaved, int ropeOffset,
+                              int biasTables, int keys, int deltaLo, int deltaHi,
                               attune_hl_buffer_t *out) {
-  return attentionAmx(q, k, v, NULL, rope, scale, causal, ropeDims, ropeInterleaved, ropeOffset,
-                      out);
+  const attune_amx_args_t a = {scale,      causal, ropeDims, ropeInterleaved, ropeOffset,
+                               biasTables, keys,   deltaLo,  deltaHi};
+  return attentionAmx(q, k, v, NULL, rope, bias, &a, out);
 }
 
 int attune_attention_bf16_amx_padded(attune_hl_buffer_t *q, attune_hl_buffer_t *k,
                                      attune_hl_buffer_t *v, attune_hl_buffer_t *keyPadding,
-                                     attune_hl_buffer_t *rope, float scale, int causal,
-                                     int ropeDims, int ropeInterleaved, int ropeOffset,
-                                     attune_hl_buffer_t *out) {
-  return attentionAmx(q, k, v, keyPadding, rope, scale, causal, ropeDims, ropeInterleaved,
-                      ropeOffset, out);
+                                     attune_hl_buffer_t *rope, attune_hl_buffer_t *bias,
+                                     float scale, int causal, int ropeDims, int ropeInterleaved,
+                                     int ropeOffset, int biasTables, int keys, int deltaLo,
+                                     int deltaHi, attune_hl_buffer_t *out) {
+  const attune_amx_args_t a = {scale,      causal, ropeDims, ropeInterleaved, ropeOffset,
+                               biasTables, keys,   deltaLo,  deltaHi};
+  return attentionAmx(q, k, v, keyPadding, rope, bias, &a, out);
 }
 
 /*===----------------------------------------------------------------------===

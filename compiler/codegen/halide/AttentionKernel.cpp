@@ -86,6 +86,7 @@
 #include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/modifiers/ScoreModifier.h"
 
+#include <algorithm>
 #include <climits>
 #include <limits>
 #include <string>
@@ -986,9 +987,17 @@ static bool runsOnAmx(const KernelSpec &spec, const Target &target) {
                         (spec.rope.rotaryDims >= 2 && spec.rope.rotaryDims % 2 == 0 &&
                          spec.rope.rotaryDims <= D &&
                          spec.rope.positionOffset >= 0 && spec.rope.positionOffset <= INT32_MAX / 2);
-  return target.has_feature(Target::AVX512_SapphireRapids) && bf16 && !spec.hasMask &&
-         spec.modifiers.empty() && ropeFits && spec.softcap == 0 && D % 32 == 0 &&
-         Dv % 32 == 0 && D <= 256 && Dv <= 256;
+  // Modifiers that only add a bias of (head, distance) (ALiBi, T5
+  // buckets, a sliding window): the AMX kernel reads their bias from a
+  // table over distances; content and value terms it has not.
+  bool biasOnly = true;
+  for (const ModifierSpec &modifier : spec.modifiers) {
+    const modifiers::ScoreModifier *definition = modifiers::lookupModifier(modifier.name);
+    biasOnly = biasOnly && definition && definition->contentTerms(modifier.params).empty() &&
+               !definition->valueTerm(modifier.params);
+  }
+  return target.has_feature(Target::AVX512_SapphireRapids) && bf16 && !spec.hasMask && biasOnly &&
+         ropeFits && spec.softcap == 0 && D % 32 == 0 && Dv % 32 == 0 && D <= 256 && Dv <= 256;
 }
 
 std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
@@ -1079,11 +1088,63 @@ BuiltKernel buildAmxAttention(const KernelSpec &spec) {
       at = std::copy(part->begin(), part->end(), at);
   }
   args.push_back(ropeTable);
+  // The modifiers' biases over every distance a call has: table(x, h, m)
+  // is modifier m's at distance x - (Sk - 1), x in [0, Sk + Sq - 1) (the
+  // extern asks for that region), one modifier per m, summed (and taken to
+  // log2 units) by the extern. Not summed here: Halide compiles float code
+  // assuming no infinities, and LLVM folded a sliding window's -inf plus
+  // ALiBi's bias to the bias alone. Without modifiers, an unused element.
+  std::vector<ImageParam> operands;
+  std::vector<Expr> biases;
+  Var x("x"), h("h"), m("m");
+  Expr Sk = k.dim(1).extent(), H = q.dim(2).extent();
+  for (size_t mi = 0; mi < spec.modifiers.size(); ++mi) {
+    const ModifierSpec &modifier = spec.modifiers[mi];
+    const modifiers::ScoreModifier *definition = modifiers::lookupModifier(modifier.name);
+    std::vector<Func> widened;
+    for (size_t o = 0; o < modifier.operandRanks.size(); ++o) {
+      ImageParam operand = makeInput(e, modifier.operandRanks[o],
+                                     modifier.name + std::to_string(mi) + "_" + std::to_string(o),
+                                     /*denseInner=*/true);
+      operands.push_back(operand);
+      Func f32(operand.name() + "_f32");
+      std::vector<Var> vars(operand.dimensions());
+      f32(vars) = cast<float>(operand(std::vector<Expr>(vars.begin(), vars.end())));
+      widened.push_back(f32);
+    }
+    if (definition->hasBias())
+      biases.push_back(definition->kernelBias(modifier.params, widened, H, h, x - (Sk - 1)));
+  }
+  inputs.insert(inputs.end(), operands.begin(), operands.end());
+  Func biasTable("attn_amx_bias");
+  int64_t deltaLo = INT64_MIN, deltaHi = INT64_MAX;
+  if (!biases.empty()) {
+    biasTable(x, h, m) = 0.0f;
+    for (size_t t = 0; t < biases.size(); ++t)
+      biasTable(x, h, static_cast<int>(t)) = biases[t];
+    biasTable.compute_root();
+    for (size_t t = 0; t < biases.size(); ++t)
+      biasTable.update(static_cast<int>(t)).vectorize(x, 16, TailStrategy::GuardWithIf).parallel(h);
+    args.push_back(biasTable);
+    for (const ModifierSpec &modifier : spec.modifiers)
+      modifiers::lookupModifier(modifier.name)->visibleDeltas(modifier.params, deltaLo, deltaHi);
+  } else {
+    Buffer<float> unused(1, 1, 1, "attn_amx_no_bias");
+    unused.fill(0.0f);
+    args.push_back(unused);
+  }
   args.push_back(Expr(static_cast<float>(spec.scale)));
   args.push_back(Expr(spec.causal ? 1 : 0));
   args.push_back(Expr(2 * half));
   args.push_back(Expr(spec.rope.interleaved ? 1 : 0));
   args.push_back(Expr(static_cast<int32_t>(spec.rope.enabled ? spec.rope.positionOffset : 0)));
+  args.push_back(Expr(static_cast<int32_t>(biases.size())));
+  args.push_back(Sk);
+  // Distances past 2^30 exclude nothing a buffer can hold, and stay clear
+  // of the extern's int overflow.
+  const int64_t kFar = int64_t(1) << 30;
+  args.push_back(Expr(static_cast<int32_t>(std::clamp<int64_t>(deltaLo, -kFar, kFar))));
+  args.push_back(Expr(static_cast<int32_t>(std::clamp<int64_t>(deltaHi, -kFar, kFar))));
   Func out("attn_amx");
   out.define_extern(spec.hasKeyPadding ? kAmxPaddedAttentionSymbol : kAmxAttentionSymbol, args,
                     toHalideType(e), 4, NameMangling::C);

@@ -4,15 +4,18 @@
 #include "compiler/codegen/halide/ModelSupport.h"
 
 // runtime/model/amx_kernels.c, linked into this library.
-extern "C" int attune_attention_bf16_amx(halide_buffer_t *q, halide_buffer_t *k,
-                                         halide_buffer_t *v, halide_buffer_t *rope, float scale,
+extern "C" int attune_attention_bf16_amx(halide_buffer_t *q, halide_buffer_t *k, halide_buffer_t *v,
+                                         halide_buffer_t *rope, halide_buffer_t *bias, float scale,
                                          int causal, int ropeDims, int ropeInterleaved,
-                                         int ropeOffset, halide_buffer_t *out);
+                                         int ropeOffset, int biasTables, int keys, int deltaLo,
+                                         int deltaHi, halide_buffer_t *out);
 extern "C" int attune_attention_bf16_amx_padded(halide_buffer_t *q, halide_buffer_t *k,
                                                 halide_buffer_t *v, halide_buffer_t *keyPadding,
-                                                halide_buffer_t *rope, float scale, int causal,
-                                                int ropeDims, int ropeInterleaved,
-                                                int ropeOffset, halide_buffer_t *out);
+                                                halide_buffer_t *rope, halide_buffer_t *bias,
+                                                float scale, int causal, int ropeDims,
+                                                int ropeInterleaved, int ropeOffset, int biasTables,
+                                                int keys, int deltaLo, int deltaHi,
+                                                halide_buffer_t *out);
 extern "C" int attune_linear_bf16_amx(halide_buffer_t *x, halide_buffer_t *w,
                                       halide_buffer_t *out);
 extern "C" int attune_linear_bf16_amx_bias(halide_buffer_t *x, halide_buffer_t *w,
@@ -47,11 +50,11 @@ Halide::Pipeline &BuiltKernel::jit() {
     const Halide::Type f32 = Halide::Float(32), i32 = Halide::Int(32);
     jitPipeline->set_jit_externs(
         {{kAmxAttentionSymbol,
-          jitExtern(&attune_attention_bf16_amx,
-                    {buffer, buffer, buffer, buffer, f32, i32, i32, i32, i32, buffer})},
-         {kAmxPaddedAttentionSymbol,
-          jitExtern(&attune_attention_bf16_amx_padded,
-                    {buffer, buffer, buffer, buffer, buffer, f32, i32, i32, i32, i32, buffer})},
+          jitExtern(&attune_attention_bf16_amx, {buffer, buffer, buffer, buffer, buffer, f32, i32,
+                                                 i32, i32, i32, i32, i32, i32, i32, buffer})},
+         {kAmxPaddedAttentionSymbol, jitExtern(&attune_attention_bf16_amx_padded,
+                                               {buffer, buffer, buffer, buffer, buffer, buffer, f32,
+                                                i32, i32, i32, i32, i32, i32, i32, i32, buffer})},
          {kAmxLinearSymbol, jitExtern(&attune_linear_bf16_amx, {buffer, buffer, buffer})},
          {kAmxLinearBiasSymbol,
           jitExtern(&attune_linear_bf16_amx_bias, {buffer, buffer, buffer, buffer})}});

@@ -24,11 +24,12 @@
 
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
+#include "compiler/modifiers/ScoreModifier.h"
 #include "compiler/reference/Evaluator.h"
 #include "compiler/support/PanelLayout.h"
 #include "compiler/targets/cpu/CpuTarget.h"
-#include "tests/unit/kernels/Oracle.h"
 #include "dialects/tfm/TfmDialect.h"
+#include "tests/unit/kernels/Oracle.h"
 
 #include "Halide.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -973,41 +974,54 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
     // Key j scaled by 1 + keyGrowth * j: scores that grow block after
     // block, past the softmax's lazily kept max.
     float keyGrowth = 0;
+    // Score modifiers: "alibi", "t5" (bidirectional buckets, a table),
+    // "window" (a causal sliding window of `window` keys), "window+alibi".
+    std::string modifier = "";
+    int window = 0;
   };
-  for (Case c : {Case{1, 2, 2, 7, 7, 64, 64, false, false},
-                 Case{2, 4, 2, 70, 129, 64, 32, false, false},
-                 Case{1, 2, 1, 129, 300, 128, 128, true, false},
-                 Case{1, 2, 2, 300, 129, 64, 64, true, false},
-                 Case{1, 1, 1, 1, 600, 128, 128, false, false},
-                 Case{1, 3, 3, 33, 257, 96, 64, false, false},
-                 Case{2, 4, 2, 70, 129, 64, 32, true, true},
-                 Case{1, 2, 2, 300, 600, 128, 128, false, true},
-                 Case{3, 2, 1, 70, 300, 64, 64, false, false, true},
-                 Case{2, 2, 2, 129, 129, 128, 64, true, true, true},
-                 Case{1, 2, 1, 70, 300, 128, 128, true, false, false, 128},
-                 Case{2, 4, 2, 33, 129, 64, 64, false, false, false, 32, true, 5},
-                 Case{1, 2, 2, 1, 600, 128, 128, true, true, false, 64, false, 3},
-                 Case{2, 2, 2, 129, 129, 64, 64, true, false, true, 64, true},
-                 Case{1, 2, 2, 40, 20, 64, 64, false, false, false, 64},
-                 // The decode path (at most 16 query rows per kv head):
-                 // GQA rows of 4 heads, keys split into slices and combined
-                 // (few kv heads), queries before the first key, RoPE.
-                 Case{1, 8, 2, 1, 1500, 128, 128, true, true},
-                 Case{2, 8, 2, 4, 1100, 64, 64, true, false, true, 64, true, 2},
-                 Case{1, 2, 2, 4, 3, 64, 32, true, false},
-                 Case{1, 4, 4, 3, 700, 96, 96, false, true, false, 96, false, 7},
-                 Case{1, 2, 2, 64, 900, 64, 64, false, false, false, 0, false, 0, 0.02f},
-                 Case{1, 1, 1, 40, 700, 128, 128, true, true, false, 0, false, 0, 0.05f}}) {
+  for (Case c :
+       {Case{1, 2, 2, 7, 7, 64, 64, false, false}, Case{2, 4, 2, 70, 129, 64, 32, false, false},
+        Case{1, 2, 1, 129, 300, 128, 128, true, false},
+        Case{1, 2, 2, 300, 129, 64, 64, true, false}, Case{1, 1, 1, 1, 600, 128, 128, false, false},
+        Case{1, 3, 3, 33, 257, 96, 64, false, false}, Case{2, 4, 2, 70, 129, 64, 32, true, true},
+        Case{1, 2, 2, 300, 600, 128, 128, false, true},
+        Case{3, 2, 1, 70, 300, 64, 64, false, false, true},
+        Case{2, 2, 2, 129, 129, 128, 64, true, true, true},
+        Case{1, 2, 1, 70, 300, 128, 128, true, false, false, 128},
+        Case{2, 4, 2, 33, 129, 64, 64, false, false, false, 32, true, 5},
+        Case{1, 2, 2, 1, 600, 128, 128, true, true, false, 64, false, 3},
+        Case{2, 2, 2, 129, 129, 64, 64, true, false, true, 64, true},
+        Case{1, 2, 2, 40, 20, 64, 64, false, false, false, 64},
+        // The decode path (at most 16 query rows per kv head):
+        // GQA rows of 4 heads, keys split into slices and combined
+        // (few kv heads), queries before the first key, RoPE.
+        Case{1, 8, 2, 1, 1500, 128, 128, true, true},
+        Case{2, 8, 2, 4, 1100, 64, 64, true, false, true, 64, true, 2},
+        Case{1, 2, 2, 4, 3, 64, 32, true, false},
+        Case{1, 4, 4, 3, 700, 96, 96, false, true, false, 96, false, 7},
+        Case{1, 2, 2, 64, 900, 64, 64, false, false, false, 0, false, 0, 0.02f},
+        Case{1, 1, 1, 40, 700, 128, 128, true, true, false, 0, false, 0, 0.05f},
+        // Modifiers (a bias of head and distance read from a
+        // table): tiled and decode paths; a sliding window whose
+        // rows skip the key blocks before it (and decode slices
+        // wholly before it), with key padding and GQA.
+        Case{1, 3, 3, 300, 300, 64, 64, true, false, false, 0, false, 0, 0, "alibi"},
+        Case{2, 2, 2, 70, 129, 64, 64, false, true, false, 0, false, 0, 0, "t5"},
+        Case{1, 4, 2, 700, 700, 64, 64, true, false, true, 0, false, 0, 0, "window", 300},
+        Case{1, 2, 2, 40, 900, 128, 128, true, false, false, 64, false, 0, 0, "window+alibi", 500},
+        Case{1, 8, 2, 1, 1500, 128, 128, true, false, false, 0, false, 0, 0, "window+alibi", 700},
+        Case{2, 4, 4, 3, 600, 64, 64, true, true, true, 0, false, 0, 0, "t5"}}) {
     SCOPED_TRACE("B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) + "/" +
-                 std::to_string(c.Hkv) + " Sq=" + std::to_string(c.Sq) + " Sk=" +
-                 std::to_string(c.Sk) + " D=" + std::to_string(c.D) + " Dv=" +
-                 std::to_string(c.Dv) + " causal=" + std::to_string(c.causal) +
+                 std::to_string(c.Hkv) + " Sq=" + std::to_string(c.Sq) +
+                 " Sk=" + std::to_string(c.Sk) + " D=" + std::to_string(c.D) +
+                 " Dv=" + std::to_string(c.Dv) + " causal=" + std::to_string(c.causal) +
                  (c.f32 ? " f32 tensors, bf16 products" : " bf16 tensors") +
                  (c.keyPadding ? ", key padding" : "") +
                  (c.ropeDims ? ", RoPE " + std::to_string(c.ropeDims) +
                                    (c.interleaved ? " interleaved" : " halves") + " offset " +
                                    std::to_string(c.ropeOffset)
-                             : ""));
+                             : "") +
+                 (c.modifier.empty() ? "" : ", " + c.modifier));
     KernelSpec spec = probe;
     spec.elementType = c.f32 ? ScalarType::F32 : ScalarType::BF16;
     spec.bf16Products = c.f32;
@@ -1020,6 +1034,23 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
     spec.rope.rotaryDims = c.ropeDims;
     spec.rope.interleaved = c.interleaved;
     spec.rope.positionOffset = c.ropeOffset;
+    const int buckets = 32;
+    if (c.modifier == "alibi" || c.modifier == "window+alibi")
+      spec.modifiers.push_back({"alibi", {{"max_bias", 8.0}, {"symmetric", 0.0}}, {}});
+    if (c.modifier == "window" || c.modifier == "window+alibi")
+      spec.modifiers.insert(
+          spec.modifiers.begin(),
+          {"sliding_window", {{"window", double(c.window)}, {"symmetric", 0.0}}, {}});
+    if (c.modifier == "t5")
+      spec.modifiers.push_back(
+          {"t5", {{"num_buckets", buckets}, {"max_distance", 128.0}, {"bidirectional", 1.0}}, {2}});
+    // T5's table [num_buckets, H] (Halide order: h innermost), bf16-exact.
+    Buffer<float> t5Table(c.H, buckets);
+    t5Table.for_each_element([&](int h, int bucket) {
+      t5Table(h, bucket) =
+          float(Halide::bfloat16_t(0.25f * float((h * 7 + bucket * 5) % 17) - 2.f));
+    });
+    std::vector<double> t5Rows(t5Table.begin(), t5Table.end());
     // Values a bf16 holds exactly, so that the f32 case's rounding in the
     // kernel changes nothing and one reference serves both.
     auto bf16Of = [](const Buffer<float> &x) {
@@ -1059,6 +1090,15 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
       inputs = {q, k, v};
     if (c.keyPadding)
       inputs.push_back(attends);
+    if (c.modifier == "t5") {
+      Buffer<Halide::bfloat16_t> t5Bf16(c.H, buckets);
+      t5Bf16.for_each_element(
+          [&](int h, int bucket) { t5Bf16(h, bucket) = Halide::bfloat16_t(t5Table(h, bucket)); });
+      if (c.f32)
+        inputs.push_back(t5Table);
+      else
+        inputs.push_back(t5Bf16);
+    }
     if (c.f32) {
       Kernel(spec).run(inputs, got);
     } else {
@@ -1105,7 +1145,13 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
             double dot = 0;
             for (int d = 0; d < c.D; ++d)
               dot += double(q(d, i, h, b)) * double(k(d, j, h / group, b));
-            mx = std::max(mx, s[j] = dot * spec.scale);
+            double bias = 0;
+            for (const ModifierSpec &m : spec.modifiers)
+              bias += attune::modifiers::lookupModifier(m.name)->referenceBias(
+                  m.params, {{t5Rows.data(), {buckets, c.H}}}, c.H, h, j - (i + diag));
+            if (bias == -kInf)
+              continue;
+            mx = std::max(mx, s[j] = dot * spec.scale + bias);
           }
           for (int j = 0; j < visible; ++j)
             sum += (s[j] = s[j] == -kInf ? 0.0 : std::exp(s[j] - mx));
