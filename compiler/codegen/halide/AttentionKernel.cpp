@@ -1094,34 +1094,19 @@ BuiltKernel buildAmxAttention(const KernelSpec &spec) {
   // log2 units) by the extern. Not summed here: Halide compiles float code
   // assuming no infinities, and LLVM folded a sliding window's -inf plus
   // ALiBi's bias to the bias alone. Without modifiers, an unused element.
-  std::vector<ImageParam> operands;
-  std::vector<Expr> biases;
+  ModifierBias bias;
+  if (!spec.modifiers.empty())
+    bias = declareModifierBias(spec, q.dim(2).extent());
+  inputs.insert(inputs.end(), bias.inputs.begin(), bias.inputs.end());
+  const std::vector<Func> &biases = bias.terms;
   Var x("x"), h("h"), m("m");
-  Expr Sk = k.dim(1).extent(), H = q.dim(2).extent();
-  for (size_t mi = 0; mi < spec.modifiers.size(); ++mi) {
-    const ModifierSpec &modifier = spec.modifiers[mi];
-    const modifiers::ScoreModifier *definition = modifiers::lookupModifier(modifier.name);
-    std::vector<Func> widened;
-    for (size_t o = 0; o < modifier.operandRanks.size(); ++o) {
-      ImageParam operand = makeInput(e, modifier.operandRanks[o],
-                                     modifier.name + std::to_string(mi) + "_" + std::to_string(o),
-                                     /*denseInner=*/true);
-      operands.push_back(operand);
-      Func f32(operand.name() + "_f32");
-      std::vector<Var> vars(operand.dimensions());
-      f32(vars) = cast<float>(operand(std::vector<Expr>(vars.begin(), vars.end())));
-      widened.push_back(f32);
-    }
-    if (definition->hasBias())
-      biases.push_back(definition->kernelBias(modifier.params, widened, H, h, x - (Sk - 1)));
-  }
-  inputs.insert(inputs.end(), operands.begin(), operands.end());
+  const Expr Sk = k.dim(1).extent();
   Func biasTable("attn_amx_bias");
   int64_t deltaLo = INT64_MIN, deltaHi = INT64_MAX;
   if (!biases.empty()) {
     biasTable(x, h, m) = 0.0f;
     for (size_t t = 0; t < biases.size(); ++t)
-      biasTable(x, h, static_cast<int>(t)) = biases[t];
+      biasTable(x, h, static_cast<int>(t)) = biases[t](x - (Sk - 1), h);
     biasTable.compute_root();
     for (size_t t = 0; t < biases.size(); ++t)
       biasTable.update(static_cast<int>(t)).vectorize(x, 16, TailStrategy::GuardWithIf).parallel(h);

@@ -75,6 +75,10 @@ struct ModifierBias {
   /// The summed bias as `func(delta, h)` (f32, natural-log units, -inf
   /// where a modifier masks); undefined when no modifier has one.
   Halide::Func func;
+  /// Each modifier's own bias, terms[t](delta, h), in the order of the
+  /// spec's modifiers that have one (kernels that must keep the -inf of
+  /// one apart from the finite bias of another: see buildAmxAttention).
+  std::vector<Halide::Func> terms;
   std::vector<Halide::ImageParam> inputs;
 
   /// A content term (ScoreModifier::ContentTerm) of some modifier.

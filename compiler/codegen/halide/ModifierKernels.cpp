@@ -91,8 +91,11 @@ ModifierBias declareModifierBias(const KernelSpec &spec, const Expr &heads) {
       operands.push_back(widened);
     }
     if (definition->hasBias()) {
-      total += definition->kernelBias(modifier.params, operands, heads, bias.h,
-                                      bias.delta);
+      Func term(prefix + "_bias");
+      term(bias.delta, bias.h) =
+          definition->kernelBias(modifier.params, operands, heads, bias.h, bias.delta);
+      bias.terms.push_back(term);
+      total += term(bias.delta, bias.h);
       anyBias = true;
     }
     std::vector<modifiers::ContentTerm> terms =
