@@ -857,7 +857,7 @@ ATTUNE_AMX_TARGET static int decodeTask(void *uc, int index, uint8_t *closure) {
       state[r].max = newMax;
       __m512 shift = _mm512_set1_ps(-newMax), sum = _mm512_setzero_ps();
       for (int jj = 0; jj < n; jj += 16) {
-        __mmask16 lanes = n - jj >= 16 ? 0xFFFF : (__mmask16)((1u << (n - jj)) - 1);
+        __mmask16 lanes = prefixMask(n, jj);
         /* Keys masked (-inf) or 125 below the max weigh exactly 0, not
          * exp2Ps's 2^-125: their products with v would be denormals, which
          * cost the FMAs below a microcode assist each (ALiBi's far keys
