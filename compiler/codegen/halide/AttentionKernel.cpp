@@ -739,8 +739,8 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
 }
 
 // SCHEDULE
-void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
-                          int headDim, int valueDim) {
+void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t, int headDim, int valueDim,
+                          const Target &target) {
   Var &c = p.c, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h, &b = p.b;
   const int QT = t.queryTile, V = t.vec;
   // Loops along the value head dim (the output, GEMM #2) and along q and k's.
@@ -818,7 +818,7 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t,
   // each key block inside the task rotated every key once per query tile:
   // a third of the kernel's time at S = 2048.)
   if (p.keyRotated.defined()) {
-    scheduleRopeTables(p.rope);
+    scheduleRopeTables(p.rope, target);
     std::vector<Var> args = p.keyRotated.args();
     Var gb("gb");
     p.keyRotated.compute_root().fuse(args[2], args[3], gb).parallel(gb);
@@ -1148,10 +1148,10 @@ BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
     return buildAmxAttention(spec);
   AttentionTiles tiles = chooseTiles(spec, target);
   AttentionPipeline p = defineAttention(spec, tiles);
-  // SCHEDULE (CPU targets only: the library has no GPU target.) The output
+  // SCHEDULE (CPU targets only: buildKernel refuses GPU ones.) The output
   // and GEMM #2 run along the value head dim.
   scheduleAttentionCPU(p, tiles, static_cast<int>(spec.headDim),
-                       static_cast<int>(spec.valueHeadDim()));
+                       static_cast<int>(spec.valueHeadDim()), target);
   return {p.inputs, p.out};
 }
 

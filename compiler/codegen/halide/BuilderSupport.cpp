@@ -106,6 +106,33 @@ void scheduleElementwiseCPU(Func &out, const std::vector<Var> &vars,
   out.parallel(rows, rowsPerTask, TailStrategy::GuardWithIf);
 }
 
+bool isGpuTarget(const Target &target) { return target.has_gpu_feature(); }
+
+void scheduleElementwiseGPU(Func &f, const std::vector<Var> &vars) {
+  Var x = vars[0];
+  Var block(x.name() + "_block"), thread(x.name() + "_thread");
+  f.split(x, block, thread, kGpuThreads, TailStrategy::GuardWithIf);
+  for (size_t k = 1; k < vars.size(); ++k) {
+    Var fused(block.name() + "_" + vars[k].name());
+    f.fuse(block, vars[k], fused);
+    block = fused;
+  }
+  f.gpu_blocks(block).gpu_threads(thread);
+}
+
+void scheduleElementwise(Func &out, const std::vector<Var> &vars, const Target &target,
+                         int grainElements) {
+  if (isGpuTarget(target))
+    scheduleElementwiseGPU(out, vars);
+  else
+    scheduleElementwiseCPU(out, vars, target, grainElements);
+}
+
+void requireCpuTarget(const Target &target, const char *kind, const char *why) {
+  if (isGpuTarget(target))
+    failSpec(std::string(kind) + ": no GPU schedule (" + why + ")");
+}
+
 int vectorRegisterCount(const Target &target) {
   // Every AVX-512 flavour (avx512_skylake, _zen4, ...) has 16-float vectors
   // and 32 registers; has_feature(AVX512) alone misses the flavours.

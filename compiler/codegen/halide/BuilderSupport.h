@@ -58,6 +58,29 @@ void scheduleElementwiseCPU(Halide::Func &out,
                             const Halide::Target &target,
                             int grainElements = 1 << 14);
 
+/// True when `target` generates device code (CUDA): the builders then take
+/// their GPU schedule, every stage that reads a buffer runs on the device.
+bool isGpuTarget(const Halide::Target &target);
+
+/// Threads per block of the GPU schedules: along dimension 0, so that a
+/// warp reads 32 consecutive elements.
+inline constexpr int kGpuThreads = 128;
+
+/// The elementwise GPU schedule of `f`'s pure definition over `vars`
+/// (innermost first): dimension 0 split into kGpuThreads threads (guarded
+/// tails), its outer part and every other dimension fused into one block
+/// index, so no extent runs into CUDA's 65535 limit on the second and
+/// third grid dimensions.
+void scheduleElementwiseGPU(Halide::Func &f, const std::vector<Halide::Var> &vars);
+
+/// scheduleElementwiseGPU on a GPU target, else scheduleElementwiseCPU.
+void scheduleElementwise(Halide::Func &out, const std::vector<Halide::Var> &vars,
+                         const Halide::Target &target, int grainElements = 1 << 14);
+
+/// For builders that have no GPU schedule: fails (failSpec) on a GPU target
+/// naming the kernel kind and `why`; does nothing on a CPU target.
+void requireCpuTarget(const Halide::Target &target, const char *kind, const char *why);
+
 /// Vector registers the target's code can use: 32 (zmm) with AVX-512, 16
 /// (ymm or xmm) otherwise. Register-tiled schedules size their accumulator
 /// tiles from it.

@@ -30,7 +30,7 @@ BuiltKernel buildCopyKernel(const KernelSpec &spec, const Target &target) {
   std::vector<int> estimates(sizes, sizes + rank);
   setInputEstimates(x, estimates);
   constrainOutput(out, estimates);
-  scheduleElementwiseCPU(out, vars, target);
+  scheduleElementwise(out, vars, target);
   return {{x}, out};
 }
 
@@ -46,7 +46,7 @@ BuiltKernel buildRepeatInterleaveKernel(const KernelSpec &spec,
   // SCHEDULE
   setInputEstimates(x, {128, 2, 1});
   constrainOutput(out, {128, 2 * static_cast<int>(spec.repeats), 1});
-  scheduleElementwiseCPU(out, {j, i, o}, target);
+  scheduleElementwise(out, {j, i, o}, target);
   return {{x}, out};
 }
 
@@ -88,10 +88,12 @@ BuiltKernel buildGatherElementsKernel(const KernelSpec &spec,
   // taken apart to read the index; the clamps only tell bounds inference
   // what is true.
   using Internal::Call;
+  // The bad index of each row is read beside the row's search, so that on a
+  // GPU only the small per-row results come back to the host for the check.
+  Func rowBadIndex("row_bad_index");
+  rowBadIndex(o) = indices(clamp(rowBad(o) % I, 0, I - 1), clamp(rowBad(o) / I, 0, N - 1), o);
   Expr p = firstBad();
-  Expr badK = indices(clamp(cast<int32_t>(p % I), 0, I - 1),
-                      clamp(cast<int32_t>(p / I % N), 0, N - 1),
-                      clamp(cast<int32_t>(p / I / N), 0, indices.dim(2).extent() - 1));
+  Expr badK = rowBadIndex(clamp(cast<int32_t>(p / I / N), 0, indices.dim(2).extent() - 1));
   Expr message = Call::make(type_of<const char *>(), Call::stringify,
                             {Expr("gather_elements: indices element "), p, Expr(" is "),
                              badK, Expr(", outside ["), -L, Expr(", "), L, Expr(")")},
@@ -122,6 +124,18 @@ BuiltKernel buildGatherElementsKernel(const KernelSpec &spec,
   setInputEstimates(indices, {1, 512, 6144});
   constrainOutput(out, {1, 512, 6144});
   const int grain = 1 << 14; // elements per parallel task, as elsewhere
+  if (isGpuTarget(target)) {
+    // One thread per row searches it; the first bad row and the check run
+    // on the host, over the per-row results.
+    Var ot("o_thread"), ob("o_block");
+    rowBad.compute_root().gpu_tile(o, ob, ot, kGpuThreads, TailStrategy::GuardWithIf);
+    rowBad.update().gpu_tile(o, ob, ot, kGpuThreads, TailStrategy::GuardWithIf);
+    rowBadIndex.compute_root().gpu_tile(o, ob, ot, kGpuThreads, TailStrategy::GuardWithIf);
+    firstBad.compute_root();
+    check.compute_root();
+    scheduleElementwiseGPU(out, {i, n, o});
+    return {{x, indices}, out};
+  }
   Expr rowsPerTask = max(1, grain / max(I * N, 1));
   const int vec = floatVectorWidth(target);
   rowBad.compute_root();
@@ -139,6 +153,7 @@ BuiltKernel buildGatherElementsKernel(const KernelSpec &spec,
       .split(r.x, rv, rl, vec, TailStrategy::GuardWithIf)
       .vectorize(rl)
       .parallel(o, rowsPerTask, TailStrategy::GuardWithIf);
+  rowBadIndex.compute_root();
   firstBad.compute_root();
   check.compute_root();
   // Gathering along the last axis (DeBERTa's relative scores) leaves
@@ -150,7 +165,7 @@ BuiltKernel buildGatherElementsKernel(const KernelSpec &spec,
   last.split(n, nv, nl, vec, TailStrategy::GuardWithIf)
       .vectorize(nl)
       .parallel(o, rowsPerTask, TailStrategy::GuardWithIf);
-  scheduleElementwiseCPU(out, {i, n, o}, target, grain);
+  scheduleElementwise(out, {i, n, o}, target, grain);
   return {{x, indices}, out};
 }
 

@@ -192,7 +192,7 @@ BuiltKernel finishTwoOperandKernel(ImageParam lhs, ImageParam rhs,
   setInputEstimates(lhs, estimates);
   setInputEstimates(rhs, estimates);
   constrainOutput(out, estimates);
-  scheduleElementwiseCPU(out, vars, target);
+  scheduleElementwise(out, vars, target);
   // Same-shape operands, or a row broadcast over outer dimensions: both
   // dense innermost, so the loads are vector loads. Specialised after the
   // schedule, whose directives the specialisation inherits.
@@ -272,7 +272,7 @@ BuiltKernel buildWhereKernel(const KernelSpec &spec, const Target &target) {
   setInputEstimates(onTrue, estimates);
   setInputEstimates(onFalse, estimates);
   constrainOutput(out, estimates);
-  scheduleElementwiseCPU(out, vars, target);
+  scheduleElementwise(out, vars, target);
   // Every operand dense innermost: vector loads (see buildBinaryKernel).
   out.specialize(cond.dim(0).stride() == 1 && onTrue.dim(0).stride() == 1 &&
                  onFalse.dim(0).stride() == 1);
@@ -340,7 +340,7 @@ BuiltKernel buildUnaryKernel(const KernelSpec &spec, const Target &target) {
   // SCHEDULE
   setInputEstimates(x, {1 << 20});
   constrainOutput(out, {1 << 20});
-  scheduleElementwiseCPU(out, {i}, target);
+  scheduleElementwise(out, {i}, target);
   return {{x}, out};
 }
 
@@ -361,7 +361,7 @@ BuiltKernel buildCausalMaskKernel(const KernelSpec &spec, const Target &target) 
   // SCHEDULE
   setInputEstimates(x, {128, 128, 12});
   constrainOutput(out, {128, 128, 12});
-  scheduleElementwiseCPU(out, {j, i, b}, target);
+  scheduleElementwise(out, {j, i, b}, target);
   // The host passes the scores dense (KernelMapping flattens the leading
   // dimensions of a dense tensor), so that is the case to vectorise; other
   // strides still work, through gathers.
@@ -381,7 +381,7 @@ BuiltKernel buildArangeKernel(const KernelSpec &spec, const Target &target) {
 
   // SCHEDULE
   constrainOutput(out, {4096});
-  scheduleElementwiseCPU(out, {n}, target);
+  scheduleElementwise(out, {n}, target);
   return {{}, out};
 }
 
@@ -471,7 +471,7 @@ BuiltKernel buildCastKernel(const KernelSpec &spec, const Target &target) {
   // SCHEDULE
   setInputEstimates(x, {1 << 20});
   constrainOutput(out, {1 << 20});
-  scheduleElementwiseCPU(out, {i}, target);
+  scheduleElementwise(out, {i}, target);
   return {{x}, out};
 }
 

@@ -90,8 +90,13 @@ Sinusoid declareSinusoid(const KernelSpec &spec, const Var &d, const Var &s,
 // SCHEDULE
 /// The table is computed once per position and shared by the batch, so the
 /// double arithmetic costs S * D evaluations per run, not B * S * D.
-void scheduleSinusoidCPU(Func &out, Sinusoid &table, const Var &d, const Var &s,
-                         const Var &b, const Target &target) {
+void scheduleSinusoid(Func &out, Sinusoid &table, const Var &d, const Var &s, const Var &b,
+                      const Target &target) {
+  if (isGpuTarget(target)) {
+    // pe and freq inlined: one thread per element computes its own angle.
+    scheduleElementwiseGPU(out, {d, s, b});
+    return;
+  }
   const int vec = floatVectorWidth(target);
   Var dv("d_v"), dl("d_l");
   // Positions outermost so each row of pe is computed once for all batches.
@@ -125,7 +130,7 @@ BuiltKernel buildEmbeddingKernel(const KernelSpec &spec, const Target &target) {
   setInputEstimates(table, {768, 50257});
   setInputEstimates(ids, {512});
   constrainOutput(out, {768, 512});
-  scheduleElementwiseCPU(out, {d, n}, target);
+  scheduleElementwise(out, {d, n}, target);
   return {{table, ids}, out};
 }
 
@@ -146,7 +151,7 @@ BuiltKernel buildLearnedPositionKernel(const KernelSpec &spec,
   setInputEstimates(x, {768, 512, 1});
   setInputEstimates(table, {768, 1024});
   constrainOutput(out, {768, 512, 1});
-  scheduleElementwiseCPU(out, {d, s, b}, target);
+  scheduleElementwise(out, {d, s, b}, target);
   return {{x, table}, out};
 }
 
@@ -165,7 +170,7 @@ BuiltKernel buildSinusoidalKernel(const KernelSpec &spec, const Target &target) 
   // SCHEDULE
   setInputEstimates(x, {512, 512, 1});
   constrainOutput(out, {512, 512, 1});
-  scheduleSinusoidCPU(out, table, d, s, b, target);
+  scheduleSinusoid(out, table, d, s, b, target);
   return {{x}, out};
 }
 
@@ -185,7 +190,7 @@ BuiltKernel buildMultiplicativePositionKernel(const KernelSpec &spec,
     // SCHEDULE
     setInputEstimates(table, {768, 1024});
     constrainOutput(out, {768, 512, 1});
-    scheduleElementwiseCPU(out, {d, s, b}, target);
+    scheduleElementwise(out, {d, s, b}, target);
     return {{x, table}, out};
   }
   // ALGORITHM
@@ -195,7 +200,7 @@ BuiltKernel buildMultiplicativePositionKernel(const KernelSpec &spec,
       castToElement(spec, cast<float>(cast<double>(x(d, s, b)) * table.pe(d, s)));
   // SCHEDULE
   constrainOutput(out, {768, 512, 1});
-  scheduleSinusoidCPU(out, table, d, s, b, target);
+  scheduleSinusoid(out, table, d, s, b, target);
   return {{x}, out};
 }
 
@@ -252,9 +257,16 @@ BuiltKernel buildRecursivePositionKernel(const KernelSpec &spec,
   // SCHEDULE
   // The scan is serial by nature (each step reads the last); it runs once
   // per call, before the elementwise add that is parallel over positions.
-  const int vec = floatVectorWidth(target);
-  state.compute_root().vectorize(c, vec, TailStrategy::GuardWithIf);
-  state.update(0).unscheduled(); // serial, in the RDom's order
+  // On a GPU it is one thread's work (a scan over S steps of a D x H
+  // product: small next to the model's matmuls).
+  state.compute_root();
+  if (isGpuTarget(target)) {
+    state.gpu_single_thread();
+    state.update(0).gpu_single_thread();
+  } else {
+    state.vectorize(c, floatVectorWidth(target), TailStrategy::GuardWithIf);
+    state.update(0).unscheduled(); // serial, in the RDom's order
+  }
   setInputEstimates(x, {512, 512, 1});
   setInputEstimates(p0, {512});
   setInputEstimates(w1, {512, 513});
@@ -262,7 +274,7 @@ BuiltKernel buildRecursivePositionKernel(const KernelSpec &spec,
   setInputEstimates(w2, {512, 513});
   setInputEstimates(b2, {512});
   constrainOutput(out, {512, 512, 1});
-  scheduleElementwiseCPU(out, {d, s, b}, target);
+  scheduleElementwise(out, {d, s, b}, target);
   // The parameters' shapes as the op's verifier states them.
   p0.dim(0).set_bounds(0, D);
   b2.dim(0).set_bounds(0, D);
@@ -308,7 +320,7 @@ BuiltKernel buildComplexEmbeddingKernel(const KernelSpec &spec,
   setInputEstimates(frequency, {256, 30000});
   setInputEstimates(phase, {256, 30000});
   constrainOutput(out, {512, 512, 1});
-  scheduleElementwiseCPU(out, {c, s, b}, target);
+  scheduleElementwise(out, {c, s, b}, target);
   frequency.dim(0).set_bounds(0, D);
   frequency.dim(1).set_bounds(0, V);
   phase.dim(0).set_bounds(0, D);

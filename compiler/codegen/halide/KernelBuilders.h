@@ -130,8 +130,9 @@ struct RopeTables {
   Halide::Func coarse, fine; // what cos and sin are computed from
 };
 RopeTables declareRopeTables(const RopeSpec &rope);
-/// Computes the per-call tables once per call (compute_root).
-void scheduleRopeTables(RopeTables &tables);
+/// Computes the per-call tables once per call (compute_root), on the
+/// device for a GPU target.
+void scheduleRopeTables(RopeTables &tables, const Halide::Target &target);
 
 /// Element `d` of a row of `headDim` values rotated at position `pos`
 /// (tfm.rope's definition); `x(e)` reads element e of the row as f32.

@@ -62,12 +62,15 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
   case KernelKind::RepeatInterleave:
     return buildRepeatInterleaveKernel(spec, target);
   case KernelKind::Linear:
+    requireCpuTarget(target, "linear", "on a GPU, matmuls are for cuBLASLt");
     return buildLinearKernel(spec, target);
   case KernelKind::Matmul:
+    requireCpuTarget(target, "matmul", "on a GPU, matmuls are for cuBLASLt");
     return buildMatmulKernel(spec, target);
   case KernelKind::Softmax:
     return buildSoftmaxKernel(spec, target);
   case KernelKind::Attention:
+    requireCpuTarget(target, "attention", "not written yet");
     return buildAttentionKernel(spec, target);
   case KernelKind::ScoreBias:
     return buildScoreBiasKernel(spec, target);
@@ -82,6 +85,7 @@ BuiltKernel buildKernel(const KernelSpec &spec, const Target &target) {
   case KernelKind::ComplexEmbedding:
     return buildComplexEmbeddingKernel(spec, target);
   case KernelKind::ComplexLinear:
+    requireCpuTarget(target, "complex_linear", "on a GPU, matmuls are for cuBLASLt");
     return buildComplexLinearKernel(spec, target);
   case KernelKind::Arange:
     return buildArangeKernel(spec, target);

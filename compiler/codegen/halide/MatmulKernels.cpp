@@ -645,13 +645,35 @@ BuiltKernel buildSoftmaxKernel(const KernelSpec &spec, const Target &target) {
       spec, select(rowSum(row) > 0.0f, e(l, row) / rowSum(row), 0.0f));
 
   // SCHEDULE
+  OutputImageParam o = out.output_buffer();
+  o.dim(0).set_bounds(0, L);
+  o.dim(1).set_bounds(0, x.dim(1).extent());
+  x.set_estimates({{0, 512}, {0, 6144}});
+  out.set_estimates({{0, 512}, {0, 6144}});
+  RVar ro("ro"), ri("ri");
+  if (isGpuTarget(target)) {
+    // One block per row: each reduction in kGpuThreads lanes (one per
+    // thread, in shared memory) that one thread then combines; the
+    // exponentials are recomputed for the output rather than stored.
+    Var lv("l_v"), ll("l_l");
+    out.split(l, lv, ll, kGpuThreads, TailStrategy::GuardWithIf)
+        .reorder(lv, ll, row)
+        .gpu_blocks(row)
+        .gpu_threads(ll);
+    for (Func *reduction : {&rowMax, &rowSum}) {
+      reduction->compute_at(out, row);
+      Func lanes = reduction->update().split(r, ro, ri, kGpuThreads).rfactor(ri, lane);
+      lanes.compute_at(out, row).gpu_threads(lane);
+      lanes.update().gpu_threads(lane);
+    }
+    return {{x}, out};
+  }
   // Rows in parallel (groups of 8 to amortise task overhead); within a row
   // the reductions are split into V lanes (rfactor) so that they vectorise.
   Var rowo("rowo"), rowi("rowi");
   out.split(row, rowo, rowi, 8, TailStrategy::GuardWithIf)
       .parallel(rowo)
       .vectorize(l, V, TailStrategy::GuardWithIf);
-  RVar ro("ro"), ri("ri");
   rowMax.compute_at(out, rowi);
   Func maxLanes = rowMax.update().split(r, ro, ri, V).rfactor(ri, lane);
   maxLanes.compute_at(rowMax, row).vectorize(lane);
@@ -661,12 +683,6 @@ BuiltKernel buildSoftmaxKernel(const KernelSpec &spec, const Target &target) {
   Func sumLanes = rowSum.update().split(r, ro, ri, V).rfactor(ri, lane);
   sumLanes.compute_at(rowSum, row).vectorize(lane);
   sumLanes.update().vectorize(lane);
-
-  OutputImageParam o = out.output_buffer();
-  o.dim(0).set_bounds(0, L);
-  o.dim(1).set_bounds(0, x.dim(1).extent());
-  x.set_estimates({{0, 512}, {0, 6144}});
-  out.set_estimates({{0, 512}, {0, 6144}});
   return {{x}, out};
 }
 

@@ -181,9 +181,18 @@ BuiltKernel buildScoreBiasKernel(const KernelSpec &spec, const Target &target) {
     setInputEstimates(k, {64, 128, 12});
   }
   constrainOutput(out, {128, 128, 12});
-  scheduleElementwiseCPU(out, {j, i, h, b}, target);
+  scheduleElementwise(out, {j, i, h, b}, target);
   // The bias of every distance the scores span, once per head: Sq + Sk
   // values instead of Sq x Sk evaluations of the modifiers.
+  if (isGpuTarget(target)) {
+    if (bias.func.defined())
+      scheduleElementwiseGPU(bias.func.compute_root(), {bias.delta, bias.h});
+    for (ModifierBias::Content &c : bias.content)
+      scheduleElementwiseGPU(c.row.compute_root(), c.row.args());
+    for (Func &product : products)
+      scheduleElementwiseGPU(product.compute_root(), product.args());
+    return {inputs, out};
+  }
   const int vec = floatVectorWidth(target);
   if (bias.func.defined())
     bias.func.compute_root().vectorize(bias.delta, vec, TailStrategy::GuardWithIf);
@@ -224,6 +233,11 @@ BuiltKernel buildScoreValuesKernel(const KernelSpec &spec, const Target &target)
   // SCHEDULE: a row of output accumulated in registers over the keys.
   setInputEstimates(p, {128, 128, 12});
   out.set_estimates({{0, 64}, {0, 128}, {0, 12}, {0, 1}});
+  if (isGpuTarget(target)) {
+    // One thread per output element, its sum over the keys in a register.
+    scheduleElementwiseGPU(out, {c, i, h, b});
+    return {inputs, out};
+  }
   const int vec = floatVectorWidth(target);
   Var ih("ih"), task("task");
   out.fuse(i, h, ih).fuse(ih, b, task).parallel(task).vectorize(c, vec,

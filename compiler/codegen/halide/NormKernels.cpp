@@ -64,6 +64,41 @@ void scheduleRowwiseCPU(Func &out, Var d, Var n, const std::vector<RowSum> &sums
     f.compute_at(out, ni);
 }
 
+/// One block per row: its threads make the lanes of each row sum (strided
+/// by kGpuThreads, so a warp reads consecutive elements) in shared memory,
+/// one thread adds the lanes and the per-row scalars, then every thread
+/// writes its columns of the row.
+void scheduleRowwiseGPU(Func &out, Var d, Var n, const std::vector<RowSum> &sums,
+                        const std::vector<Func> &perRow) {
+  Var dv("d_v"), dl("d_l");
+  out.split(d, dv, dl, kGpuThreads, TailStrategy::GuardWithIf)
+      .reorder(dv, dl, n)
+      .gpu_blocks(n)
+      .gpu_threads(dl);
+  for (RowSum sum : sums) {
+    Var lane = sum.partial.args()[0];
+    sum.partial.compute_at(out, n).bound_extent(lane, kGpuThreads).gpu_threads(lane);
+    sum.partial.update().gpu_threads(lane);
+    sum.total.compute_at(out, n);
+  }
+  for (Func f : perRow)
+    f.compute_at(out, n);
+}
+
+void scheduleRowwise(Func &out, Var d, Var n, const std::vector<RowSum> &sums,
+                     const std::vector<Func> &perRow, const Expr &rowLength, const Target &target) {
+  if (isGpuTarget(target))
+    scheduleRowwiseGPU(out, d, n, sums, perRow);
+  else
+    scheduleRowwiseCPU(out, d, n, sums, perRow, rowLength, target);
+}
+
+/// The lanes of a row sum: the vector width on a CPU, the threads of a
+/// block on a GPU.
+int rowSumLanes(const Target &target) {
+  return isGpuTarget(target) ? kGpuThreads : floatVectorWidth(target);
+}
+
 } // namespace
 
 BuiltKernel buildLayerNormKernel(const KernelSpec &spec, const Target &target) {
@@ -71,7 +106,7 @@ BuiltKernel buildLayerNormKernel(const KernelSpec &spec, const Target &target) {
   ImageParam x = makeInput(spec.elementType, 2, "x", /*denseInner=*/true);
   ImageParam gamma = makeInput(spec.elementType, 1, "gamma", true);
   ImageParam beta = makeInput(spec.elementType, 1, "beta", true);
-  const int vec = floatVectorWidth(target);
+  const int vec = rowSumLanes(target);
   Var d("d"), n("n");
   Expr extent = x.dim(0).extent();
   Expr inverseD = 1.0f / cast<float>(extent);
@@ -104,7 +139,7 @@ BuiltKernel buildLayerNormKernel(const KernelSpec &spec, const Target &target) {
   setInputEstimates(gamma, {768});
   setInputEstimates(beta, {768});
   constrainOutput(out, {768, 512});
-  scheduleRowwiseCPU(out, d, n, {sum, sumSq}, {mean, rstd}, extent, target);
+  scheduleRowwise(out, d, n, {sum, sumSq}, {mean, rstd}, extent, target);
   return {{x, gamma, beta}, out};
 }
 
@@ -112,7 +147,7 @@ BuiltKernel buildRmsNormKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "rms_norm");
   ImageParam x = makeInput(spec.elementType, 2, "x", /*denseInner=*/true);
   ImageParam gamma = makeInput(spec.elementType, 1, "gamma", true);
-  const int vec = floatVectorWidth(target);
+  const int vec = rowSumLanes(target);
   Var d("d"), n("n");
   Expr extent = x.dim(0).extent();
 
@@ -132,7 +167,7 @@ BuiltKernel buildRmsNormKernel(const KernelSpec &spec, const Target &target) {
   setInputEstimates(x, {4096, 512});
   setInputEstimates(gamma, {4096});
   constrainOutput(out, {4096, 512});
-  scheduleRowwiseCPU(out, d, n, {sumSq}, {rstd}, extent, target);
+  scheduleRowwise(out, d, n, {sumSq}, {rstd}, extent, target);
   return {{x, gamma}, out};
 }
 

@@ -70,10 +70,13 @@ RopeTables declareRopeTables(const RopeSpec &rope) {
   return t;
 }
 
-void scheduleRopeTables(RopeTables &t) {
+void scheduleRopeTables(RopeTables &t, const Target &target) {
   t.coarse.compute_root(); // fine reads its embedded tables in place
   t.cos.compute_root();
   t.sin.compute_root();
+  if (isGpuTarget(target))
+    for (Func *f : {&t.coarse, &t.cos, &t.sin})
+      scheduleElementwiseGPU(*f, {f->args()[0], f->args()[1]});
 }
 
 Expr ropeRotate(const RopeSpec &rope, const RopeTables &t,
@@ -126,8 +129,8 @@ BuiltKernel buildRopeKernel(const KernelSpec &spec, const Target &target) {
   // SCHEDULE
   setInputEstimates(x, {D, 128, 12});
   constrainOutput(out, {D, 128, 12});
-  scheduleElementwiseCPU(out, {d, s, h, b}, target);
-  scheduleRopeTables(tables);
+  scheduleElementwise(out, {d, s, h, b}, target);
+  scheduleRopeTables(tables, target);
   return {inputs, out};
 }
 
