@@ -179,6 +179,11 @@ std::vector<Sample> samples() {
                 }),
        {{20, 17, 3, 1}, {3, 32}},
        {20, 17, 3, 1}});
+  // Shaw's value term: p[Sk, Sq, H, B] times the value table's rows.
+  s.push_back({"score_values_shaw", makeSpec(K::ScoreValues, [](KernelSpec &k) {
+                 k.modifiers = {{"shaw", {{"max_distance", 4.0}}, {2, 2}}};
+               }),
+               {{20, 17, 3, 1}, {16, 9}, {24, 9}}, {24, 17, 3, 1}});
   s.push_back({"arange", makeSpec(K::Arange), {}, {300}});
   s.push_back({"compare",
                makeSpec(K::Compare, [](KernelSpec &k) { k.rank = 2; }),
