@@ -59,32 +59,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* halide_buffer_t and the types it holds, as HalideRuntime.h declares them
- * (a stable ABI): this file is compiled where Halide's headers may not be. */
-typedef struct {
-  uint8_t code, bits;
-  uint16_t lanes;
-} attune_hl_type_t;
-typedef struct {
-  int32_t min, extent, stride;
-  uint32_t flags;
-} attune_hl_dim_t;
-typedef struct {
-  uint64_t device;
-  const void *device_interface;
-  uint8_t *host;
-  uint64_t flags;
-  attune_hl_type_t type;
-  int32_t dimensions;
-  attune_hl_dim_t *dim;
-  void *padding;
-} attune_hl_buffer_t;
-
-/* The Halide runtime's thread pool, in a model library; absent (null) in a
- * process that JIT-compiles kernels. */
-extern int halide_do_par_for(void *user_context,
-                             int (*task)(void *user_context, int index, uint8_t *closure),
-                             int min, int size, uint8_t *closure) __attribute__((weak));
+#include "extern_stage.h"
 
 enum {
   kQueryRows = 32,  /* rows per task: two 16-row A tiles */
@@ -101,9 +76,6 @@ enum {
    * moves. */
   kLazyGrowth = 8
 };
-
-/* Error codes a Halide extern stage returns (nonzero fails the pipeline). */
-enum { kOk = 0, kErrNoAmx = -1, kErrShape = -2, kErrMemory = -3 };
 
 #define ATTUNE_AMX_TARGET \
   __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512dq,avx512vl,avx512bf16")))
@@ -193,14 +165,6 @@ typedef struct {
   int64_t deltaLo, deltaHi;
   int failed;
 } attune_amx_call_t;
-
-/* Element (0, x1, x2, x3) of a buffer of bf16 (2 bytes) or f32 (4). */
-static void *element(const attune_hl_buffer_t *buf, int x1, int x2, int x3) {
-  const attune_hl_dim_t *d = buf->dim;
-  return buf->host + (buf->type.bits / 8) * ((int64_t)(x1 - d[1].min) * d[1].stride +
-                                             (int64_t)(x2 - d[2].min) * d[2].stride +
-                                             (int64_t)(x3 - d[3].min) * d[3].stride);
-}
 
 /* n (a multiple of 16) values of a row of `buf` as bf16: copied, or f32
  * rounded to nearest even. */
@@ -307,18 +271,6 @@ ATTUNE_AMX_TARGET static void loadRowBf16AsF32(const attune_amx_call_t *call,
     _mm512_storeu_ps(to + i, widenBf16((__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(to + i))));
 }
 
-/* Whether key j of batch b attends: its key padding element is nonzero. */
-static int keyAttends(const attune_hl_buffer_t *kpad, int j, int b) {
-  const int bytes = (kpad->type.bits + 7) / 8;
-  const int64_t at = (int64_t)(j - kpad->dim[0].min) * kpad->dim[0].stride +
-                     (int64_t)(b - kpad->dim[1].min) * kpad->dim[1].stride;
-  const uint8_t *x = kpad->host + (size_t)bytes * at;
-  int nonzero = 0;
-  for (int e = 0; e < bytes; ++e)
-    nonzero |= x[e];
-  return nonzero != 0;
-}
-
 /* Row `from` of q or k as bf16 (see loadRowBf16): the row itself when it
  * is bf16 and not rotated, else converted into `to`. */
 ATTUNE_AMX_TARGET static const uint16_t *rowAsBf16(const attune_amx_call_t *call,
@@ -338,34 +290,6 @@ ATTUNE_AMX_TARGET static const uint16_t *valueRowAsBf16(const attune_amx_call_t 
     return (const uint16_t *)from;
   loadBf16(call->v, from, n, to);
   return to;
-}
-
-/* x[r] becomes column r of the 16x16 matrix of 32-bit elements whose rows
- * were x[0..15]: unpacks of 32- and 64-bit elements within 128-bit lanes,
- * then a 4x4 transpose of the lanes. */
-ATTUNE_AMX_TARGET static inline void transpose16x16(__m512i x[16]) {
-  __m512i t[16], u[16];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_epi32(x[2 * i], x[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_epi32(x[2 * i], x[2 * i + 1]);
-  }
-  /* u[4i + k], lane L: column 4L + k of rows 4i .. 4i + 3. */
-  for (int i = 0; i < 4; ++i) {
-    u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-  }
-  for (int k = 0; k < 4; ++k) {
-    __m512i v0 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x44);
-    __m512i v1 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xEE);
-    __m512i v2 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0x44);
-    __m512i v3 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0xEE);
-    x[k] = _mm512_shuffle_i32x4(v0, v2, 0x88);
-    x[4 + k] = _mm512_shuffle_i32x4(v0, v2, 0xDD);
-    x[8 + k] = _mm512_shuffle_i32x4(v1, v3, 0x88);
-    x[12 + k] = _mm512_shuffle_i32x4(v1, v3, 0xDD);
-  }
 }
 
 /* K of (b, hk) as GEMM #1's B tiles: per 16 keys n0 and 32 head dims c, a
@@ -940,23 +864,10 @@ ATTUNE_AMX_TARGET static int combineTask(void *uc, int group, uint8_t *closure) 
 
 /* bf16, or f32 (rounded to bf16 as it is read), dense along dim 0. */
 static int isSupported(const attune_hl_buffer_t *buf) {
-  const int bf16 = buf->type.code == 4 /* halide_type_bfloat */ && buf->type.bits == 16;
-  const int f32 = buf->type.code == 2 /* halide_type_float */ && buf->type.bits == 32;
+  const int bf16 = buf->type.code == kHlTypeBfloat && buf->type.bits == 16;
+  const int f32 = buf->type.code == kHlTypeFloat && buf->type.bits == 32;
   return (bf16 || f32) && buf->type.lanes == 1 && buf->dimensions == 4 &&
          buf->dim[0].stride == 1;
-}
-
-/* Runs task(0 .. count-1) on the library's thread pool, or serially in a
- * process without one; 0 or the first failure's code. */
-static int runTasks(int (*task)(void *, int, uint8_t *), int count, void *closure) {
-  if (halide_do_par_for)
-    return halide_do_par_for(NULL, task, 0, count, (uint8_t *)closure);
-  for (int i = 0; i < count; ++i) {
-    int status = task(NULL, i, (uint8_t *)closure);
-    if (status)
-      return status;
-  }
-  return 0;
 }
 
 /* RoPE's positions are split as kRopeStep a + r (RopeKernels.cpp's
@@ -1073,25 +984,6 @@ typedef struct {
   int biasTables, keys, deltaLo, deltaHi;
 } attune_amx_args_t;
 
-/* The modifiers' biases (biasTables of them, each [Sk + Sq - 1, H]) summed
- * in IEEE arithmetic (-inf stays -inf) and taken to log2 units, into one
- * table of H rows of Sk + Sq - 1; NULL when out of memory. */
-static float *sumBiases(const attune_hl_buffer_t *bias, int tables, int distances, int H) {
-  float *sum = malloc(((size_t)H * distances + 1) * sizeof(float)); /* + 1: never 0 bytes */
-  if (!sum)
-    return NULL;
-  for (int h = 0; h < H; ++h)
-    for (int x = 0; x < distances; ++x) {
-      float total = 0;
-      for (int t = 0; t < tables; ++t)
-        total +=
-            ((const float *)bias
-                 ->host)[x + (int64_t)h * bias->dim[1].stride + (int64_t)t * bias->dim[2].stride];
-      sum[(size_t)h * distances + x] = total * 1.4426950408889634f;
-    }
-  return sum;
-}
-
 static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
                         attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope,
                         attune_hl_buffer_t *bias, const attune_amx_args_t *a,
@@ -1147,11 +1039,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     return kOk;
   if (a->biasTables) {
     /* f32, [Sk + Sq - 1, H, tables] from 0, dense along distances. */
-    if (bias->type.code != 2 || bias->type.bits != 32 || bias->dimensions != 3 ||
-        bias->dim[0].stride != 1 || bias->dim[0].min != 0 ||
-        bias->dim[0].extent < call.Sk + call.Sq - 1 || bias->dim[1].min != 0 ||
-        bias->dim[1].extent < call.H || bias->dim[2].min != 0 ||
-        bias->dim[2].extent < a->biasTables)
+    if (!isBiasTable(bias, a->biasTables, call.Sk + call.Sq - 1, call.H))
       return kErrShape;
   }
   const int decoding = (int64_t)(call.H / call.Hkv) * call.Sq <= kDecodeRows;
@@ -1170,13 +1058,14 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   call.scaleLog2e = scale * 1.4426950408889634f;
   float *biasSum = NULL;
   if (a->biasTables) {
-    biasSum = sumBiases(bias, a->biasTables, call.Sk + call.Sq - 1, call.H);
+    const int distances = call.Sk + call.Sq - 1;
+    biasSum = sumBiasTables(bias, a->biasTables, distances, call.H, distances, 0);
     if (!biasSum) {
       free(call.ropeCos);
       return kErrMemory;
     }
     call.bias = biasSum;
-    call.biasStride = call.Sk + call.Sq - 1;
+    call.biasStride = distances;
     call.deltaLo = a->deltaLo;
     call.deltaHi = a->deltaHi;
   }
@@ -1219,7 +1108,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
  * RoPE's embedded table (see ropeTables), read when ropeDims > 0 (rotary
  * dims; interleaved pairs or split halves; position offset). With
  * biasTables > 0, `bias` is the score modifiers' biases [Sk + Sq - 1, H,
- * biasTables] (see sumBiases and attune_amx_call_t; `keys` is Sk, for the
+ * biasTables] (see sumBiasTables and attune_amx_call_t; `keys` is Sk, for the
  * bounds query) and every key at a distance outside [deltaLo, deltaHi] is
  * masked; else `bias` is unused. */
 int attune_attention_bf16_amx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,

@@ -85,8 +85,10 @@
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/modifiers/ScoreModifier.h"
+#include "compiler/targets/cpu/CpuTarget.h"
 
 #include <algorithm>
+#include <cassert>
 #include <climits>
 #include <limits>
 #include <string>
@@ -287,8 +289,13 @@ AttentionTiles chooseTiles(const KernelSpec &spec, const Target &target) {
 /// Every Func and Var of the kernel, so the schedule can name them.
 struct AttentionPipeline {
   std::vector<ImageParam> inputs;
+  ImageParam q, k, v;
   ImageParam mask; // defined when spec.hasMask
+  ImageParam keyPadding; // defined when spec.hasKeyPadding
   Func modifierBias; // defined when a modifier has a bias
+  /// Each modifier's own bias (ModifierBias::terms), for the extern stages
+  /// that sum them themselves.
+  std::vector<Func> biasTerms;
   /// Content terms (Shaw, Transformer-XL, DeBERTa), per term: by lookup,
   /// the products of the query tile (query side, per task) or of every key
   /// (key side, per call) with the table's rows; by distance, the table
@@ -302,9 +309,10 @@ struct AttentionPipeline {
   /// distance (the two edges summed, the band gathered).
   Func valueWeight, edgeBefore, edgeAfter;
   RDom rv;
-  /// The decode path (see defineAttention), when `decodes`.
+  /// The decode path (see defineAttention), when `decodes`: `decoded` is
+  /// its output (c, i, h, b), which `out` selects when decodeCondition holds.
   bool decodes = false;
-  Expr decodeCondition;
+  Expr decodeCondition, decoded;
   Var dj{"dj"}, dc{"dc"};
   Func decodeDot{"attn_decode_dot"}, decodeScore{"attn_decode_score"},
       decodeMax{"attn_decode_max"}, decodeProb{"attn_decode_prob"},
@@ -359,6 +367,9 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   ImageParam q = makeInput(e, 4, "q", true), k = makeInput(e, 4, "k", true),
              v = makeInput(e, 4, "v", true);
   p.inputs = {q, k, v};
+  p.q = q;
+  p.k = k;
+  p.v = v;
   ImageParam mask, keyPad;
   if (spec.hasMask) {
     // Broadcast dimensions have stride 0, so no stride is fixed.
@@ -369,6 +380,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   if (spec.hasKeyPadding) {
     keyPad = makeInput(spec.keyPaddingType, 2, "keyPadding", true);
     p.inputs.push_back(keyPad);
+    p.keyPadding = keyPad;
   }
   auto f32 = [](Expr x) { return cast<float>(x); };
   ModifierBias bias;
@@ -377,6 +389,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
     p.inputs.insert(p.inputs.end(), bias.inputs.begin(), bias.inputs.end());
     if (bias.func.defined())
       p.modifierBias = bias.func;
+    p.biasTerms = bias.terms;
   }
 
   Var &c = p.c, &d = p.d, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h, &b = p.b;
@@ -706,9 +719,9 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
     p.decodeRowAcc(c, i, h, b) +=
         p.decodePartial(c, p.rcc, i, h, b)[0] * p.decodeWeight(p.rcc, i, h, b);
     Expr decodeDen = p.decodeRowSum(i, h, b);
-    Expr decoded = select(decodeDen > 0.0f, p.decodeRowAcc(c, i, h, b) / decodeDen, 0.0f);
+    p.decoded = select(decodeDen > 0.0f, p.decodeRowAcc(c, i, h, b) / decodeDen, 0.0f);
     p.decodeCondition = Sq <= kDecodeRows;
-    result = select(p.decodeCondition, decoded, result);
+    result = select(p.decodeCondition, p.decoded, result);
   }
   result = require(H % max(Hkv, 1) == 0, result, "attention: query heads", H,
                    "not a multiple of key/value heads", Hkv);
@@ -739,6 +752,45 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
 }
 
 // SCHEDULE
+/// The decode path's Funcs (see defineAttention), computed per task of
+/// `stage`, a stage of `consumer` that computes p.decoded: one task per
+/// (head, batch), its rows together, the chunks of keys in parallel inside
+/// it. Names the stage's task loop `task`.
+void scheduleDecodeCPU(AttentionPipeline &p, Func consumer, Stage stage, const Var &task, int V,
+                       TailStrategy headTail) {
+  Var &c = p.c, &i = p.i, &h = p.h, &b = p.b;
+  Var io("io"), ii("ii"), ioh("ioh");
+  stage.split(i, io, ii, kDecodeRows, TailStrategy::GuardWithIf)
+      .fuse(io, h, ioh)
+      .fuse(ioh, b, task)
+      .parallel(task)
+      .vectorize(c, V, headTail);
+  Var dj = p.dj, dc = p.dc;
+  const TailStrategy guard = TailStrategy::GuardWithIf;
+  p.decodePartial.compute_at(consumer, task)
+      .reorder(c, i, dc)
+      .parallel(dc)
+      .vectorize(c, V, headTail);
+  // Per chunk: each row's dot products along d, vector accumulators
+  // reduced once per key; the statistics and P V along the chunk.
+  p.decodeDot.compute_at(p.decodePartial, dc).vectorize(dj, V, guard);
+  p.decodeDot.update().reorder(p.rd, dj, i).atomic().vectorize(p.rd, V);
+  p.decodeScore.compute_at(p.decodePartial, dc).vectorize(dj, V, guard);
+  p.decodeMax.compute_at(p.decodePartial, dc);
+  p.decodeMax.update().atomic().vectorize(p.rc, V);
+  p.decodeProb.compute_at(p.decodePartial, dc).vectorize(dj, V, guard);
+  p.decodeSum.compute_at(p.decodePartial, dc);
+  p.decodeSum.update().atomic().vectorize(p.rc, V);
+  p.decodeAcc.compute_at(p.decodePartial, dc).vectorize(c, V, headTail);
+  p.decodeAcc.update().reorder(c, p.rc, i).vectorize(c, V, headTail).unroll(c);
+  // The merge, per task.
+  p.decodeRowMax.compute_at(consumer, task);
+  p.decodeWeight.compute_at(consumer, task);
+  p.decodeRowSum.compute_at(consumer, task);
+  p.decodeRowAcc.compute_at(consumer, task).vectorize(c, V, headTail);
+  p.decodeRowAcc.update().reorder(c, p.rcc, i).vectorize(c, V, headTail);
+}
+
 void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t, int headDim, int valueDim,
                           const Target &target) {
   Var &c = p.c, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h, &b = p.b;
@@ -757,40 +809,10 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t, int hea
   // computed.)
   Var io("io"), ii("ii"), task("task"), ioh("ioh");
   if (p.decodes) {
-    // DECODE (Sq <= kDecodeRows): one task per (head, batch), its rows
-    // together; the chunks of keys in parallel inside it. The Funcs both
-    // paths share (qScaled, the modifier bias, rotated k) are computed at
-    // `task` in either.
-    Stage decode = p.out.specialize(p.decodeCondition);
-    decode.split(i, io, ii, kDecodeRows, TailStrategy::GuardWithIf)
-        .fuse(io, h, ioh)
-        .fuse(ioh, b, task)
-        .parallel(task)
-        .vectorize(c, V, headTail);
-    Var dj = p.dj, dc = p.dc;
-    const TailStrategy guard = TailStrategy::GuardWithIf;
-    p.decodePartial.compute_at(p.out, task)
-        .reorder(c, i, dc)
-        .parallel(dc)
-        .vectorize(c, V, headTail);
-    // Per chunk: each row's dot products along d, vector accumulators
-    // reduced once per key; the statistics and P V along the chunk.
-    p.decodeDot.compute_at(p.decodePartial, dc).vectorize(dj, V, guard);
-    p.decodeDot.update().reorder(p.rd, dj, i).atomic().vectorize(p.rd, V);
-    p.decodeScore.compute_at(p.decodePartial, dc).vectorize(dj, V, guard);
-    p.decodeMax.compute_at(p.decodePartial, dc);
-    p.decodeMax.update().atomic().vectorize(p.rc, V);
-    p.decodeProb.compute_at(p.decodePartial, dc).vectorize(dj, V, guard);
-    p.decodeSum.compute_at(p.decodePartial, dc);
-    p.decodeSum.update().atomic().vectorize(p.rc, V);
-    p.decodeAcc.compute_at(p.decodePartial, dc).vectorize(c, V, headTail);
-    p.decodeAcc.update().reorder(c, p.rc, i).vectorize(c, V, headTail).unroll(c);
-    // The merge, per task.
-    p.decodeRowMax.compute_at(p.out, task);
-    p.decodeWeight.compute_at(p.out, task);
-    p.decodeRowSum.compute_at(p.out, task);
-    p.decodeRowAcc.compute_at(p.out, task).vectorize(c, V, headTail);
-    p.decodeRowAcc.update().reorder(c, p.rcc, i).vectorize(c, V, headTail);
+    // DECODE (Sq <= kDecodeRows), in the output's specialisation. The Funcs
+    // both paths share (qScaled, the modifier bias, rotated k) are computed
+    // at `task` in either.
+    scheduleDecodeCPU(p, p.out, p.out.specialize(p.decodeCondition), task, V, headTail);
   }
   p.out.split(i, io, ii, QT, TailStrategy::GuardWithIf)
       .fuse(io, h, ioh)
@@ -970,6 +992,20 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t, int hea
 
 } // namespace
 
+/// Whether every modifier of `spec` only adds a bias of (head, distance)
+/// (ALiBi, T5 buckets, a sliding window): the extern stages read those from
+/// a table over distances (biasTableArgument); content and value terms they
+/// have not.
+static bool modifiersAreBiasOnly(const KernelSpec &spec) {
+  for (const ModifierSpec &modifier : spec.modifiers) {
+    const modifiers::ScoreModifier *definition = modifiers::lookupModifier(modifier.name);
+    if (!definition || !definition->contentTerms(modifier.params).empty() ||
+        definition->valueTerm(modifier.params))
+      return false;
+  }
+  return true;
+}
+
 /// Whether this attention runs on AMX tiles (runtime/model/amx_kernels.c)
 /// in the variant for `target`: bf16 q, k, v, or f32 ones with bf16
 /// products, on a CPU with AMX (Halide's avx512_sapphirerapids), plain or
@@ -987,17 +1023,36 @@ static bool runsOnAmx(const KernelSpec &spec, const Target &target) {
                         (spec.rope.rotaryDims >= 2 && spec.rope.rotaryDims % 2 == 0 &&
                          spec.rope.rotaryDims <= D &&
                          spec.rope.positionOffset >= 0 && spec.rope.positionOffset <= INT32_MAX / 2);
-  // Modifiers that only add a bias of (head, distance) (ALiBi, T5
-  // buckets, a sliding window): the AMX kernel reads their bias from a
-  // table over distances; content and value terms it has not.
-  bool biasOnly = true;
-  for (const ModifierSpec &modifier : spec.modifiers) {
-    const modifiers::ScoreModifier *definition = modifiers::lookupModifier(modifier.name);
-    biasOnly = biasOnly && definition && definition->contentTerms(modifier.params).empty() &&
-               !definition->valueTerm(modifier.params);
-  }
-  return target.has_feature(Target::AVX512_SapphireRapids) && bf16 && !spec.hasMask && biasOnly &&
-         ropeFits && spec.softcap == 0 && D % 32 == 0 && Dv % 32 == 0 && D <= 256 && Dv <= 256;
+  return target.has_feature(Target::AVX512_SapphireRapids) && bf16 && !spec.hasMask &&
+         modifiersAreBiasOnly(spec) && ropeFits && spec.softcap == 0 && D % 32 == 0 &&
+         Dv % 32 == 0 && D <= 256 && Dv <= 256;
+}
+
+/// The smallest value head dim runtime/model/attention_f32.c takes (its
+/// kFlashMinValueDim: GEMM #2's column groups are 8 wide).
+constexpr int64_t kFlashMinValueDim = 8;
+/// Its key block when the tuning database has none: blocks of 96 to 256
+/// keys were within 5% of each other at S = 2048, D = 64 (Intel Xeon, both
+/// ISAs), 64 slower by 3-10%.
+constexpr int kFlashKeyBlock = 128;
+
+/// The extern stage of runtime/model/attention_f32.c that the variant for
+/// `target` runs this attention as, or null (the Halide pipeline): f32
+/// tensors with f32 products, no additive mask, softcapping or RoPE,
+/// modifiers that only add a bias of (head, distance), a value head dim of
+/// at least kFlashMinValueDim, on an AVX-512 or AVX2 level (the baseline
+/// level and GPUs keep the pipeline).
+static const char *flashSymbol(const KernelSpec &spec, const Target &target) {
+  if (isGpuTarget(target) || spec.elementType != ScalarType::F32 || spec.bf16Products ||
+      spec.hasMask || spec.softcap != 0 || spec.rope.enabled || !modifiersAreBiasOnly(spec) ||
+      spec.valueHeadDim() < kFlashMinValueDim)
+    return nullptr;
+  const attune_isa_t isa = targets::cpu::isaOf(target);
+  if (isa >= ATTUNE_ISA_AVX512)
+    return kFlashAttentionAvx512Symbol;
+  if (isa == ATTUNE_ISA_AVX2)
+    return kFlashAttentionAvx2Symbol;
+  return nullptr;
 }
 
 std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
@@ -1008,6 +1063,15 @@ std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
   // The AMX kernel has no schedule parameters: nothing to time.
   if (runsOnAmx(spec, target))
     return {toParams(base)};
+  // The f32 extern stage's register tiles are fixed by its ISA; its key
+  // block is the one parameter (the formula's first).
+  if (flashSymbol(spec, target)) {
+    std::vector<ScheduleParams> out = {{{"flash_key_block", kFlashKeyBlock}}};
+    for (int KB : {64, 96, 128, 192, 256})
+      if (KB != kFlashKeyBlock)
+        out.push_back({{"flash_key_block", KB}});
+    return out;
+  }
   const int V = base.vec, R = vectorRegisterCount(target);
   std::vector<ScheduleParams> out = {toParams(base)};
   // A register tile is worth timing when it fits with its operands and
@@ -1059,6 +1123,49 @@ std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
   return out;
 }
 
+/// The score modifiers' biases as an extern stage's argument
+/// (runtime/model/extern_stage.h's isBiasTable): table(x, h, m) is
+/// modifier m's bias at distance x - (Sk - 1), x in [0, Sk + Sq - 1) (the
+/// extern asks for that region), computed at root, one modifier per m,
+/// summed (and taken to log2 units) by the extern. Not summed here: Halide
+/// compiles float code assuming no infinities, and LLVM folded a sliding
+/// window's -inf plus ALiBi's bias to the bias alone. Without modifiers, an
+/// unused element. deltaLo and deltaHi bound the distances any key is
+/// visible at (ScoreModifier::visibleDeltas), clamped to +-2^30: farther
+/// exclude nothing a buffer can hold, and stay clear of the extern's int
+/// overflow.
+struct BiasTable {
+  ExternFuncArgument argument;
+  int32_t tables = 0, deltaLo = 0, deltaHi = 0;
+};
+BiasTable biasTableArgument(const KernelSpec &spec, const std::vector<Func> &terms,
+                            const Expr &Sk) {
+  BiasTable out;
+  out.tables = static_cast<int32_t>(terms.size());
+  int64_t deltaLo = INT64_MIN, deltaHi = INT64_MAX;
+  if (!terms.empty()) {
+    Var x("x"), h("h"), m("m");
+    Func table("attn_extern_bias");
+    table(x, h, m) = 0.0f;
+    for (size_t t = 0; t < terms.size(); ++t)
+      table(x, h, static_cast<int>(t)) = terms[t](x - (Sk - 1), h);
+    table.compute_root();
+    for (size_t t = 0; t < terms.size(); ++t)
+      table.update(static_cast<int>(t)).vectorize(x, 16, TailStrategy::GuardWithIf).parallel(h);
+    out.argument = table;
+    for (const ModifierSpec &modifier : spec.modifiers)
+      modifiers::lookupModifier(modifier.name)->visibleDeltas(modifier.params, deltaLo, deltaHi);
+  } else {
+    Buffer<float> unused(1, 1, 1, "attn_extern_no_bias");
+    unused.fill(0.0f);
+    out.argument = unused;
+  }
+  const int64_t kFar = int64_t(1) << 30;
+  out.deltaLo = static_cast<int32_t>(std::clamp<int64_t>(deltaLo, -kFar, kFar));
+  out.deltaHi = static_cast<int32_t>(std::clamp<int64_t>(deltaHi, -kFar, kFar));
+  return out;
+}
+
 /// The AMX attention as an extern stage: q, k, v and the output as the
 /// Halide pipeline has them, with the same shape checks.
 BuiltKernel buildAmxAttention(const KernelSpec &spec) {
@@ -1088,53 +1195,90 @@ BuiltKernel buildAmxAttention(const KernelSpec &spec) {
       at = std::copy(part->begin(), part->end(), at);
   }
   args.push_back(ropeTable);
-  // The modifiers' biases over every distance a call has: table(x, h, m)
-  // is modifier m's at distance x - (Sk - 1), x in [0, Sk + Sq - 1) (the
-  // extern asks for that region), one modifier per m, summed (and taken to
-  // log2 units) by the extern. Not summed here: Halide compiles float code
-  // assuming no infinities, and LLVM folded a sliding window's -inf plus
-  // ALiBi's bias to the bias alone. Without modifiers, an unused element.
   ModifierBias bias;
   if (!spec.modifiers.empty())
     bias = declareModifierBias(spec, q.dim(2).extent());
   inputs.insert(inputs.end(), bias.inputs.begin(), bias.inputs.end());
-  const std::vector<Func> &biases = bias.terms;
-  Var x("x"), h("h"), m("m");
-  const Expr Sk = k.dim(1).extent();
-  Func biasTable("attn_amx_bias");
-  int64_t deltaLo = INT64_MIN, deltaHi = INT64_MAX;
-  if (!biases.empty()) {
-    biasTable(x, h, m) = 0.0f;
-    for (size_t t = 0; t < biases.size(); ++t)
-      biasTable(x, h, static_cast<int>(t)) = biases[t](x - (Sk - 1), h);
-    biasTable.compute_root();
-    for (size_t t = 0; t < biases.size(); ++t)
-      biasTable.update(static_cast<int>(t)).vectorize(x, 16, TailStrategy::GuardWithIf).parallel(h);
-    args.push_back(biasTable);
-    for (const ModifierSpec &modifier : spec.modifiers)
-      modifiers::lookupModifier(modifier.name)->visibleDeltas(modifier.params, deltaLo, deltaHi);
-  } else {
-    Buffer<float> unused(1, 1, 1, "attn_amx_no_bias");
-    unused.fill(0.0f);
-    args.push_back(unused);
-  }
+  const BiasTable table = biasTableArgument(spec, bias.terms, k.dim(1).extent());
+  args.push_back(table.argument);
   args.push_back(Expr(static_cast<float>(spec.scale)));
   args.push_back(Expr(spec.causal ? 1 : 0));
   args.push_back(Expr(2 * half));
   args.push_back(Expr(spec.rope.interleaved ? 1 : 0));
   args.push_back(Expr(static_cast<int32_t>(spec.rope.enabled ? spec.rope.positionOffset : 0)));
-  args.push_back(Expr(static_cast<int32_t>(biases.size())));
-  args.push_back(Sk);
-  // Distances past 2^30 exclude nothing a buffer can hold, and stay clear
-  // of the extern's int overflow.
-  const int64_t kFar = int64_t(1) << 30;
-  args.push_back(Expr(static_cast<int32_t>(std::clamp<int64_t>(deltaLo, -kFar, kFar))));
-  args.push_back(Expr(static_cast<int32_t>(std::clamp<int64_t>(deltaHi, -kFar, kFar))));
+  args.push_back(Expr(table.tables));
+  args.push_back(k.dim(1).extent());
+  args.push_back(Expr(table.deltaLo));
+  args.push_back(Expr(table.deltaHi));
   Func out("attn_amx");
   out.define_extern(spec.hasKeyPadding ? kAmxPaddedAttentionSymbol : kAmxAttentionSymbol, args,
                     toHalideType(e), 4, NameMangling::C);
   constrainAttentionShapes(q, k, v, out.output_buffer(), D, Dv);
   return {inputs, out};
+}
+
+/// The key block of the f32 extern stage, `flash_key_block` (its one
+/// schedule parameter; a tuning entry may hold the Halide kernel's beside
+/// it, for the attentions of the same key that keep the pipeline):
+/// `spec`'s for `target`, else `formula`, at most keyBound (a longer block
+/// would visit masked keys only).
+int flashKeyBlock(const KernelSpec &spec, const Target &target, int formula) {
+  int64_t block = scheduleParam(scheduleFor(spec, target), "flash_key_block", formula);
+  if (block < 1 || block > 4096)
+    failSpec("attention schedule: flash_key_block must be in [1, 4096], got " +
+             std::to_string(block));
+  if (spec.keyBound > 0 && spec.keyBound < block)
+    block = spec.keyBound;
+  return static_cast<int>(block);
+}
+
+/// The f32 attention as runtime/model/attention_f32.c's extern stage
+/// `symbol`, on the inputs `p` declares. The stage computes every call of
+/// more than kDecodeRows query rows; for fewer it asks for, and copies, the
+/// Halide kernel's decode path (p.decoded, scheduled here as it is in
+/// scheduleAttentionCPU), which splits the keys over threads.
+BuiltKernel buildFlashAttention(const KernelSpec &spec, const char *symbol, AttentionPipeline &p,
+                                const AttentionTiles &t) {
+  const int D = static_cast<int>(spec.headDim), Dv = static_cast<int>(spec.valueHeadDim());
+  // flashSymbol takes no content or value terms, which the decode path
+  // lacks.
+  assert(p.decodes && "the f32 extern stage's attention has a decode path");
+  Func decoded("attn_decoded");
+  decoded(p.c, p.i, p.h, p.b) = p.decoded;
+  // SCHEDULE (of the decode path)
+  Var task("task");
+  const TailStrategy headTail = Dv % t.vec == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+  decoded.compute_root().bound(p.c, 0, Dv);
+  scheduleDecodeCPU(p, decoded, decoded, task, t.vec, headTail);
+  p.qScaled.compute_at(decoded, task).vectorize(p.i, t.vec, TailStrategy::GuardWithIf);
+  if (p.modifierBias.defined())
+    p.modifierBias.compute_at(decoded, task)
+        .vectorize(p.modifierBias.args()[0], t.vec, TailStrategy::GuardWithIf);
+
+  std::vector<ExternFuncArgument> args = {p.q, p.k, p.v};
+  if (spec.hasKeyPadding) {
+    args.push_back(p.keyPadding);
+  } else {
+    Buffer<uint8_t> unused(1, 1, "attn_extern_no_padding");
+    unused.fill(1);
+    args.push_back(unused);
+  }
+  const BiasTable table = biasTableArgument(spec, p.biasTerms, p.k.dim(1).extent());
+  args.push_back(table.argument);
+  args.push_back(decoded);
+  args.push_back(Expr(static_cast<float>(spec.scale)));
+  args.push_back(Expr(spec.causal ? 1 : 0));
+  args.push_back(Expr(spec.hasKeyPadding ? 1 : 0));
+  args.push_back(Expr(table.tables));
+  args.push_back(p.k.dim(1).extent());
+  args.push_back(Expr(table.deltaLo));
+  args.push_back(Expr(table.deltaHi));
+  args.push_back(Expr(t.keyBlock));
+  args.push_back(Expr(kDecodeRows));
+  Func out("attn_flash");
+  out.define_extern(symbol, args, Float(32), 4, NameMangling::C);
+  constrainAttentionShapes(p.q, p.k, p.v, out.output_buffer(), D, Dv);
+  return {p.inputs, out};
 }
 
 BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
@@ -1146,6 +1290,14 @@ BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
                std::to_string(kMaxAttentionHeadDim) + "], got " + std::to_string(dim));
   if (runsOnAmx(spec, target))
     return buildAmxAttention(spec);
+  if (const char *symbol = flashSymbol(spec, target)) {
+    // The Halide tiles only size the decode path's vectors here.
+    AttentionTiles tiles =
+        defaultTiles(target, static_cast<int>(spec.valueHeadDim()), spec.causal);
+    tiles.keyBlock = flashKeyBlock(spec, target, kFlashKeyBlock);
+    AttentionPipeline p = defineAttention(spec, tiles);
+    return buildFlashAttention(spec, symbol, p, tiles);
+  }
   AttentionTiles tiles = chooseTiles(spec, target);
   AttentionPipeline p = defineAttention(spec, tiles);
   // SCHEDULE (CPU targets only: buildKernel refuses GPU ones.) The output

@@ -3,7 +3,7 @@
 #include "compiler/codegen/halide/JitKernel.h"
 #include "compiler/codegen/halide/ModelSupport.h"
 
-// runtime/model/amx_kernels.c, linked into this library.
+// runtime/model/amx_kernels.c and attention_f32.c, linked into this library.
 extern "C" int attune_attention_bf16_amx(halide_buffer_t *q, halide_buffer_t *k, halide_buffer_t *v,
                                          halide_buffer_t *rope, halide_buffer_t *bias, float scale,
                                          int causal, int ropeDims, int ropeInterleaved,
@@ -18,6 +18,14 @@ extern "C" int attune_attention_bf16_amx_padded(halide_buffer_t *q, halide_buffe
                                                 halide_buffer_t *out);
 extern "C" int attune_linear_bf16_amx(halide_buffer_t *x, halide_buffer_t *w,
                                       halide_buffer_t *out);
+#define ATTUNE_FLASH_ENTRY(name)                                                                   \
+  extern "C" int name(halide_buffer_t *q, halide_buffer_t *k, halide_buffer_t *v,                 \
+                      halide_buffer_t *keyPadding, halide_buffer_t *bias, halide_buffer_t *decoded, \
+                      float scale, int causal, int hasKeyPadding, int biasTables, int keys,        \
+                      int deltaLo, int deltaHi, int keyBlock, int decodeRows, halide_buffer_t *out);
+ATTUNE_FLASH_ENTRY(attune_attention_f32_avx512)
+ATTUNE_FLASH_ENTRY(attune_attention_f32_avx2)
+#undef ATTUNE_FLASH_ENTRY
 extern "C" int attune_linear_bf16_amx_bias(halide_buffer_t *x, halide_buffer_t *w,
                                            halide_buffer_t *bias, halide_buffer_t *out);
 
@@ -48,6 +56,9 @@ Halide::Pipeline &BuiltKernel::jit() {
           Halide::ExternSignature(Halide::Int(32), false, args)));
     };
     const Halide::Type f32 = Halide::Float(32), i32 = Halide::Int(32);
+    const std::vector<Halide::Type> flashArgs = {buffer, buffer, buffer, buffer, buffer, buffer,
+                                                 f32,    i32,    i32,    i32,    i32,    i32,
+                                                 i32,    i32,    i32,    buffer};
     jitPipeline->set_jit_externs(
         {{kAmxAttentionSymbol,
           jitExtern(&attune_attention_bf16_amx, {buffer, buffer, buffer, buffer, buffer, f32, i32,
@@ -55,6 +66,8 @@ Halide::Pipeline &BuiltKernel::jit() {
          {kAmxPaddedAttentionSymbol, jitExtern(&attune_attention_bf16_amx_padded,
                                                {buffer, buffer, buffer, buffer, buffer, buffer, f32,
                                                 i32, i32, i32, i32, i32, i32, i32, i32, buffer})},
+         {kFlashAttentionAvx512Symbol, jitExtern(&attune_attention_f32_avx512, flashArgs)},
+         {kFlashAttentionAvx2Symbol, jitExtern(&attune_attention_f32_avx2, flashArgs)},
          {kAmxLinearSymbol, jitExtern(&attune_linear_bf16_amx, {buffer, buffer, buffer})},
          {kAmxLinearBiasSymbol,
           jitExtern(&attune_linear_bf16_amx_bias, {buffer, buffer, buffer, buffer})}});

@@ -20,16 +20,20 @@ std::string writeSource(const std::string &path, const char *text) {
 } // namespace
 
 std::string compileModelSupport(const std::string &directory, const std::string &object) {
-  // One translation unit including the three files: one object to link. Each
-  // file keeps its helpers static.
+  // One translation unit including the files: one object to link. Each file
+  // keeps its helpers static.
   const std::pair<std::string, const char *> files[] = {
       {"scratch_cache.c", kScratchCacheSource},
       {"par_for.c", kParForSource},
+      {"extern_stage.h", kExternStageSource},
       {"amx_kernels.c", kAmxKernelsSource},
+      {"attention_f32_tile.inc", kAttentionF32TileSource},
+      {"attention_f32.c", kAttentionF32Source},
       {"model_support.c", "#define _GNU_SOURCE\n"
                           "#include \"scratch_cache.c\"\n"
                           "#include \"par_for.c\"\n"
-                          "#include \"amx_kernels.c\"\n"}};
+                          "#include \"amx_kernels.c\"\n"
+                          "#include \"attention_f32.c\"\n"}};
   for (const auto &[name, text] : files)
     if (std::string error = writeSource(directory + "/" + name, text); !error.empty())
       return error;

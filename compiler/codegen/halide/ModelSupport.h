@@ -1,6 +1,6 @@
 //===- ModelSupport.h - the C code every Halide library links -------------===//
 //
-// Three C files from runtime/model/ go into every model library (compiler/
+// The C files of runtime/model/ go into every model library (compiler/
 // driver) and every kernel library attune-tune times (AotKernel):
 //  - scratch_cache.c installs a cache of freed blocks behind the Halide
 //    runtime's halide_malloc/halide_free (see that file for why: glibc
@@ -12,11 +12,15 @@
 //    models slower on 2 threads than on 1);
 //  - amx_kernels.c is bf16 attention on Intel AMX tiles, the extern stage
 //    the avx512_spr variant of a bf16 attention kernel calls
-//    (AttentionKernel.cpp).
+//    (AttentionKernel.cpp), and the bf16 linear on AMX (MatmulKernels.cpp);
+//  - attention_f32.c (with attention_f32_tile.inc) is f32 attention for
+//    AVX-512 and AVX2, the extern stage those variants of an f32 attention
+//    kernel call (AttentionKernel.cpp);
+//  - extern_stage.h is what the last two share.
 // They are embedded in the compiler as strings and compiled with the
 // system's `cc` when a library is linked, so that no tool needs the source
 // tree at run time. Processes that JIT kernels (tests, benchmarks) get
-// amx_kernels.c linked in and registered as a JIT extern (JitKernel).
+// the kernels linked in and registered as JIT externs (JitKernel).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +35,10 @@ namespace attune::codegen {
 /// without and with a key padding operand.
 inline constexpr const char *kAmxAttentionSymbol = "attune_attention_bf16_amx";
 inline constexpr const char *kAmxPaddedAttentionSymbol = "attune_attention_bf16_amx_padded";
+/// The f32 attention for AVX-512 and for AVX2 + FMA
+/// (runtime/model/attention_f32.c).
+inline constexpr const char *kFlashAttentionAvx512Symbol = "attune_attention_f32_avx512";
+inline constexpr const char *kFlashAttentionAvx2Symbol = "attune_attention_f32_avx2";
 /// The AMX linear over bf16 pair panels, without and with a bias.
 inline constexpr const char *kAmxLinearSymbol = "attune_linear_bf16_amx";
 inline constexpr const char *kAmxLinearBiasSymbol = "attune_linear_bf16_amx_bias";

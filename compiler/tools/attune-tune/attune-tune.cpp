@@ -438,6 +438,25 @@ bool tuneOne(const Problem &problem, attune_isa_t isa, double budget,
       {"timed", static_cast<int64_t>(tried)},
       {"machine", cpuModelName()},
   };
+  // An attention key's entry can hold the parameters of two kernels: the
+  // Halide pipeline's and the f32 extern stage's (flash_key_block), since
+  // which of them runs depends on the attention (an additive mask or RoPE
+  // keeps the pipeline). The entry this one replaces keeps the other
+  // kernel's, and what was measured for them.
+  if (const attune::tuning::TuningEntry *previous = db.lookupKey(isaName, key)) {
+    llvm::json::Array kept;
+    for (const auto &[name, value] : previous->params)
+      if (entry.params.insert({name, value}).second)
+        kept.push_back(name);
+    if (!kept.empty()) {
+      llvm::json::Object keptMeasured(previous->measured);
+      keptMeasured.erase("kept_params");
+      keptMeasured.erase("kept_measured");
+      entry.measured["kept_params"] = std::move(kept);
+      if (!keptMeasured.empty())
+        entry.measured["kept_measured"] = std::move(keptMeasured);
+    }
+  }
   db.insert(std::move(entry));
   return true;
 }

@@ -24,6 +24,7 @@
 
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/Kernels.h"
+#include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/modifiers/ScoreModifier.h"
 #include "compiler/reference/Evaluator.h"
 #include "compiler/support/PanelLayout.h"
@@ -956,6 +957,53 @@ void checkHalfAttention(ScalarType type, double halfUlp) {
 /// dims, a position offset, queries before the first key's position), which
 /// the kernel applies in f32 to q and k and then rounds to bf16: the
 /// reference does the same.
+/// Attention by its definition, in double, for `spec`'s causal flag,
+/// scale and modifiers (their referenceBias, given `operands`):
+/// softmax(scale q.k + bias) v over the keys a row sees (key padding:
+/// `attends(j, b)` when given); a row that sees none is 0. q [D, Sq, H,
+/// B], k [D, Sk, Hkv, B], v [Dv, Sk, Hkv, B]; returns [Dv, Sq, H, B].
+template <typename T>
+Buffer<double> attentionByDefinition(const KernelSpec &spec, const Buffer<T> &q,
+                                     const Buffer<T> &k, const Buffer<T> &v,
+                                     const Buffer<bool> *attends,
+                                     const std::vector<attune::modifiers::ReferenceOperand> &operands) {
+  const int D = q.dim(0).extent(), Sq = q.dim(1).extent(), H = q.dim(2).extent(),
+            B = q.dim(3).extent(), Sk = k.dim(1).extent(), Dv = v.dim(0).extent();
+  const int group = H / k.dim(2).extent(), diag = Sk - Sq;
+  Buffer<double> out(Dv, Sq, H, B);
+  std::vector<double> s(Sk);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int i = 0; i < Sq; ++i) {
+        const int visible = spec.causal ? std::clamp(i + diag + 1, 0, Sk) : Sk;
+        double mx = -kInf, sum = 0;
+        for (int j = 0; j < visible; ++j) {
+          s[j] = -kInf;
+          if (attends && !(*attends)(j, b))
+            continue;
+          double dot = 0;
+          for (int d = 0; d < D; ++d)
+            dot += double(q(d, i, h, b)) * double(k(d, j, h / group, b));
+          double bias = 0;
+          for (const ModifierSpec &m : spec.modifiers)
+            bias += attune::modifiers::lookupModifier(m.name)->referenceBias(
+                m.params, operands, H, h, j - (i + diag));
+          if (bias == -kInf)
+            continue;
+          mx = std::max(mx, s[j] = dot * spec.scale + bias);
+        }
+        for (int j = 0; j < visible; ++j)
+          sum += (s[j] = s[j] == -kInf ? 0.0 : std::exp(s[j] - mx));
+        for (int cv = 0; cv < Dv; ++cv) {
+          double acc = 0;
+          for (int j = 0; j < visible; ++j)
+            acc += s[j] * double(v(cv, j, h / group, b));
+          out(cv, i, h, b) = sum > 0 ? acc / sum : 0.0;
+        }
+      }
+  return out;
+}
+
 TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
   KernelSpec probe;
   probe.kind = KernelKind::Attention;
@@ -1132,40 +1180,128 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
             rotate(k, j, h, b, j + c.ropeOffset);
       }
     }
-    std::vector<double> s(c.Sk);
-    for (int b = 0; b < c.B; ++b)
-      for (int h = 0; h < c.H; ++h)
-        for (int i = 0; i < c.Sq; ++i) {
-          int visible = c.causal ? std::clamp(i + diag + 1, 0, c.Sk) : c.Sk;
-          double mx = -kInf, sum = 0;
-          for (int j = 0; j < visible; ++j) {
-            s[j] = -kInf;
-            if (c.keyPadding && !attends(j, b))
-              continue;
-            double dot = 0;
-            for (int d = 0; d < c.D; ++d)
-              dot += double(q(d, i, h, b)) * double(k(d, j, h / group, b));
-            double bias = 0;
-            for (const ModifierSpec &m : spec.modifiers)
-              bias += attune::modifiers::lookupModifier(m.name)->referenceBias(
-                  m.params, {{t5Rows.data(), {buckets, c.H}}}, c.H, h, j - (i + diag));
-            if (bias == -kInf)
-              continue;
-            mx = std::max(mx, s[j] = dot * spec.scale + bias);
-          }
-          for (int j = 0; j < visible; ++j)
-            sum += (s[j] = s[j] == -kInf ? 0.0 : std::exp(s[j] - mx));
-          for (int cv = 0; cv < c.Dv; ++cv) {
-            double want = 0;
-            for (int j = 0; j < visible; ++j)
-              want += sum > 0 ? s[j] / sum * double(v(cv, j, h / group, b)) : 0.0;
-            // The output's rounding (half an ulp, 2^-8 relative; none for
-            // f32), and the probabilities' (2^-9 max|v|, |v| <= 1).
-            ASSERT_LE(std::fabs(double(got(cv, i, h, b)) - want),
-                      (c.f32 ? 0.0 : 0x1p-8) * std::fabs(want) + 0x1p-9 + 1e-5)
-                << "at b=" << b << " h=" << h << " i=" << i << " c=" << cv;
-          }
-        }
+    Buffer<double> want = attentionByDefinition(spec, q, k, v, c.keyPadding ? &attends : nullptr,
+                                                {{t5Rows.data(), {buckets, c.H}}});
+    // The output's rounding (half an ulp, 2^-8 relative; none for f32), and
+    // the probabilities' (2^-9 max|v|, |v| <= 1).
+    want.for_each_element([&](int cv, int i, int h, int b) {
+      ASSERT_LE(std::fabs(double(got(cv, i, h, b)) - want(cv, i, h, b)),
+                (c.f32 ? 0.0 : 0x1p-8) * std::fabs(want(cv, i, h, b)) + 0x1p-9 + 1e-5)
+          << "at b=" << b << " h=" << h << " i=" << i << " c=" << cv;
+    });
+  }
+}
+
+/// Where the f32 extern stage (runtime/model/attention_f32.c) replaces the
+/// Halide pipeline: f32 attentions on the AVX-512 and AVX2 levels, with
+/// causal masking, key padding and modifiers that add a bias of (head,
+/// distance); additive masks, softcapping, RoPE, content modifiers, other
+/// element types and value head dims under 8 keep the pipeline, as does the
+/// baseline level.
+TEST(FusedAttentionKernel, F32ExternStageWhereItApplies) {
+  const attune_isa_t isa = attune::targets::cpu::isaOf(attune::targets::cpu::jitTarget());
+  const std::string expected = isa >= ATTUNE_ISA_AVX512 ? kFlashAttentionAvx512Symbol
+                               : isa == ATTUNE_ISA_AVX2 ? kFlashAttentionAvx2Symbol
+                                                        : "";
+  auto runsOn = [](const KernelSpec &spec) {
+    detail::BuiltKernel built = detail::buildKernel(spec, attune::targets::cpu::jitTarget(spec));
+    return built.output.is_extern() ? built.output.extern_function_name() : std::string();
+  };
+  KernelSpec plain;
+  plain.kind = KernelKind::Attention;
+  plain.headDim = 64;
+  EXPECT_EQ(runsOn(plain), expected);
+  KernelSpec padded = plain;
+  padded.causal = true;
+  padded.hasKeyPadding = true;
+  padded.modifiers.push_back({"alibi", {{"max_bias", 8.0}, {"symmetric", 0.0}}, {}});
+  EXPECT_EQ(runsOn(padded), expected);
+  KernelSpec masked = plain, softcap = plain, rope = plain, narrow = plain, half = plain,
+             shaw = plain;
+  masked.hasMask = true;
+  softcap.softcap = 30.0;
+  rope.rope.enabled = true;
+  rope.rope.rotaryDims = 64;
+  narrow.valueDim = 4;
+  half.elementType = ScalarType::F16;
+  shaw.modifiers.push_back({"shaw", {{"max_distance", 4.0}}, {2, 2}});
+  for (const KernelSpec *spec : {&masked, &softcap, &rope, &narrow, &half, &shaw})
+    EXPECT_EQ(runsOn(*spec), "") << spec->symbolName();
+}
+
+/// The f32 extern stage against attention by its definition: odd head
+/// dims, Dv != D (a last group of value columns that overlaps the one
+/// before), GQA and MQA, causal with Sq < Sk and Sq > Sk (rows that see no
+/// key), key padding with a batch padded entirely, ALiBi, T5 buckets and
+/// sliding windows narrower than a key block (blocks skipped) and tiles
+/// straddling the decode threshold (16 query rows: more take the tiles,
+/// fewer the Halide decode path, whose output the stage copies).
+TEST(FusedAttentionKernel, F32ExternStageMatchesLoops) {
+  struct Case {
+    int B, H, Hkv, Sq, Sk, D, Dv;
+    bool causal, keyPadding;
+    std::string modifier; // "", "alibi", "t5", "window", "window+alibi"
+    int window = 0;
+    float scoreScale = 1.0f; // multiplies q: large scores
+  };
+  const int buckets = 32;
+  for (const Case &c :
+       {Case{1, 2, 2, 17, 17, 64, 64, false, false, ""}, Case{1, 2, 2, 16, 40, 64, 64, true, false, ""},
+        Case{2, 6, 2, 129, 300, 33, 40, true, true, ""},
+        Case{1, 4, 1, 300, 129, 80, 80, true, false, ""},
+        Case{2, 3, 3, 70, 300, 64, 20, false, true, "alibi"},
+        Case{1, 4, 2, 200, 333, 64, 64, false, false, "t5"},
+        Case{1, 4, 2, 700, 700, 64, 64, true, true, "window", 50},
+        Case{1, 2, 2, 150, 500, 128, 128, false, false, "window+alibi", 40},
+        Case{1, 2, 2, 100, 100, 16, 16, false, false, "", 0, 12.0f}}) {
+    SCOPED_TRACE("B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) + "/" +
+                 std::to_string(c.Hkv) + " Sq=" + std::to_string(c.Sq) +
+                 " Sk=" + std::to_string(c.Sk) + " D=" + std::to_string(c.D) +
+                 " Dv=" + std::to_string(c.Dv) + " causal=" + std::to_string(c.causal) +
+                 (c.keyPadding ? ", key padding" : "") +
+                 (c.modifier.empty() ? "" : ", " + c.modifier));
+    KernelSpec spec;
+    spec.kind = KernelKind::Attention;
+    spec.headDim = c.D;
+    spec.valueDim = c.Dv == c.D ? 0 : c.Dv;
+    spec.scale = 1.0 / std::sqrt(double(c.D));
+    spec.causal = c.causal;
+    spec.hasKeyPadding = c.keyPadding;
+    if (c.modifier == "alibi" || c.modifier == "window+alibi")
+      spec.modifiers.push_back({"alibi", {{"max_bias", 8.0}, {"symmetric", 1.0}}, {}});
+    if (c.modifier == "window" || c.modifier == "window+alibi")
+      spec.modifiers.push_back({"sliding_window",
+                                {{"window", double(c.window)},
+                                 {"symmetric", c.modifier == "window" ? 0.0 : 1.0}},
+                                {}});
+    if (c.modifier == "t5")
+      spec.modifiers.push_back(
+          {"t5", {{"num_buckets", buckets}, {"max_distance", 128.0}, {"bidirectional", 1.0}}, {2}});
+    Buffer<float> q = uniform({c.D, c.Sq, c.H, c.B}, -c.scoreScale, c.scoreScale),
+                  k = uniform({c.D, c.Sk, c.Hkv, c.B}), v = uniform({c.Dv, c.Sk, c.Hkv, c.B});
+    // Batch b attends to keys j with (j + b) % 3 != 0; the last batch of
+    // several to none (its rows are 0).
+    Buffer<bool> attends(c.Sk, c.B);
+    attends.for_each_element(
+        [&](int j, int b) { attends(j, b) = (c.B == 1 || b + 1 < c.B) && (j + b) % 3 != 0; });
+    Buffer<float> t5Table = uniform({c.H, buckets}, -2.f, 2.f);
+    std::vector<double> t5Rows(t5Table.begin(), t5Table.end());
+    std::vector<Halide::Buffer<>> inputs = {q, k, v};
+    if (c.keyPadding)
+      inputs.push_back(attends);
+    if (c.modifier == "t5")
+      inputs.push_back(t5Table);
+    Buffer<float> got(c.Dv, c.Sq, c.H, c.B);
+    Kernel kernel(spec);
+    ASSERT_TRUE(kernel.built.output.is_extern() || attune::targets::cpu::isaOf(kernel.target) <
+                                                      ATTUNE_ISA_AVX2);
+    kernel.run(inputs, got);
+    Buffer<double> want = attentionByDefinition(spec, q, k, v, c.keyPadding ? &attends : nullptr,
+                                                {{t5Rows.data(), {buckets, c.H}}});
+    want.for_each_element([&](int cv, int i, int h, int b) {
+      ASSERT_TRUE(closeSoft(got(cv, i, h, b), want(cv, i, h, b)))
+          << "at b=" << b << " h=" << h << " i=" << i << " c=" << cv;
+    });
   }
 }
 
@@ -1284,11 +1420,15 @@ TEST(ScheduleParams, EveryCandidateIsAccepted) {
 }
 
 /// `params` on `kind` must be refused with a message naming `name`.
+/// `params` must be refused, naming `name`. Attentions get an additive mask
+/// (`masked`), which keeps the Halide kernel on every level, unless they
+/// test the f32 extern stage's own parameter.
 void expectRejected(KernelKind kind, const ScheduleParams &params,
-                    const std::string &name) {
+                    const std::string &name, bool masked = true) {
   KernelSpec spec;
   spec.kind = kind;
   spec.headDim = 64;
+  spec.hasMask = kind == KernelKind::Attention && masked;
   spec.schedules[jitIsaName()] = params;
   try {
     detail::buildKernel(spec, attune::targets::cpu::jitTarget());
@@ -1314,6 +1454,8 @@ TEST(ScheduleParams, NegativeInvalidValuesAreRejected) {
                  "accumulators");
   expectRejected(KernelKind::Attention, {{"score_vectors", 5}},
                  "score_vectors");
+  expectRejected(KernelKind::Attention, {{"flash_key_block", 0}}, "flash_key_block",
+                 /*masked=*/false);
 }
 
 } // namespace

@@ -1,0 +1,352 @@
+/* Part of every model library attune-compile links and of every kernel
+ * library attune-tune times, like amx_kernels.c (see
+ * compiler/codegen/halide/ModelSupport.h): fused f32 attention for CPUs with
+ * AVX-512 or AVX2 + FMA, the extern stage the avx512, avx512_spr and avx2
+ * variants of an f32 attention kernel call (AttentionKernel.cpp says which
+ * attentions: plain or causal, key padding, score modifiers that add a bias
+ * of (head, distance), MHA/MQA/GQA, Sq != Sk, f32 tensors).
+ *
+ * What. out[c, i, h, b] = sum_j softmax_j(scale * q[:, i, h, b] . k[:, j,
+ * hk, b] + bias) v[c, j, hk, b], hk = h / (H / Hkv); causal rows see keys
+ * j <= i + (Sk - Sq); keys whose key padding is 0, and scores whose bias is
+ * -inf, are masked; a row that sees no key is 0. All arithmetic is f32.
+ *
+ * Why not a Halide schedule. Halide's kernel (AttentionKernel.cpp) has no
+ * running state across key blocks: each block's output is normalised by its
+ * own maximum and stored, the block statistics are stored beside every
+ * output column, the scores and the probabilities are two buffers, and
+ * the blocks are merged after the key loop. On an Intel Xeon (AVX-512, one
+ * core) the best of 57 tuned schedules reached 0.59 of the FMA peak there,
+ * this kernel 0.72-0.75 (benchmarks/README.md). The kernel is small: two
+ * register-tiled products and an online softmax, the shape of IREE's and
+ * oneDNN's micro-kernels. Decoding (a few query rows) keeps the Halide
+ * kernel's split over keys: the stage takes its output as an input and asks
+ * for it only then (see attentionF32).
+ *
+ * How. A task takes QT = RV vectors of query rows of one head (48 with
+ * AVX-512, 16 with AVX2) and walks the keys in blocks of keyBlock. Every
+ * buffer of the task has the rows along the vector: Q^T [D][QT] (scaled by
+ * scale * log2 e, so that probabilities are powers of 2), the block's scores
+ * [keyBlock][QT] and the output accumulator O^T [Dv][QT]. Both products are
+ * then the same register tile, RV row vectors times a broadcast:
+ *   GEMM #1  s[j][:] = sum_d Q^T[d][:] k[j][d]    NK keys at a time,
+ *   GEMM #2  O^T[c][:] += sum_j s[j][:] v[j][c]   NC value columns at a time,
+ * reading k and v in place (rows of the input tensors, any strides). GEMM
+ * #1's stores add the masks and biases and take the block's row maxima;
+ * the softmax moves the running max, turns the scores into probabilities in
+ * place and rescales the accumulator by 2^(old max - new max) when it grew
+ * (FlashAttention's online softmax); GEMM #2 loads, rescales and stores the
+ * accumulator once per block. Keys after a tile's causal diagonal or outside
+ * a sliding window are never visited. */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <immintrin.h>
+#include <math.h> /* INFINITY */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extern_stage.h"
+
+/* Scores are in base 2; below this 2^x is 0 (AttentionKernel.cpp's
+ * kExp2Floor). */
+static const float kExp2Floor = -126.0f;
+
+typedef struct {
+  const attune_hl_buffer_t *q, *k, *v, *out;
+  int D, Dv, Sq, Sk, H, Hkv, B, causal, keyBlock;
+  float scaleLog2e;
+  /* Key padding: per batch b, Sk values from b * Sk, 0 where the key
+   * attends and -inf where it is padded; NULL without key padding. */
+  const float *keyBias;
+  /* Score modifiers: the bias of query row i and key j of head h, in log2
+   * units, at bias[h * biasStride + i - j + Sk - 1] (sumBiasTables,
+   * reversed: rows along a vector read consecutive values), padded with
+   * zeros for the rows of a last tile past Sq. Keys at distances j - (i + Sk
+   * - Sq) outside [deltaLo, deltaHi] are all masked, so blocks of them are
+   * skipped. NULL: none. */
+  const float *bias;
+  int64_t biasStride, deltaLo, deltaHi;
+} attune_flash_call_t;
+
+/* AVX-512: 32 registers; GEMM #1 and #2 tiles of 3 x 8 accumulators, with
+ * the 3 row vectors and the broadcast: 28. */
+#define ISA _avx512
+#define TGT __attribute__((target("avx512f,avx512dq,fma")))
+#define VF __m512
+#define W 16
+#define RV 3
+#define NK 8
+#define NC 8
+#define VSET1 _mm512_set1_ps
+#define VZERO _mm512_setzero_ps
+#define VADD _mm512_add_ps
+#define VSUB _mm512_sub_ps
+#define VMUL _mm512_mul_ps
+#define VMAX _mm512_max_ps
+#define VFMA _mm512_fmadd_ps
+#define VLOAD _mm512_load_ps
+#define VLOADU _mm512_loadu_ps
+#define VSTORE _mm512_store_ps
+#define VSTOREU _mm512_storeu_ps
+#define VCASTPS _mm512_castsi512_ps
+#define VCASTSI _mm512_castps_si512
+#define VADDI _mm512_add_epi32
+#define VSLLI _mm512_slli_epi32
+/* e where x > lo (false for NaN), else 0. */
+#define VKEEPGT(x, lo, e) _mm512_maskz_mov_ps(_mm512_cmp_ps_mask((x), (lo), _CMP_GT_OQ), (e))
+/* x with lanes l < thr set to -inf. */
+#define VMASKLT(x, thr)                                                                       \
+  _mm512_mask_blend_ps(                                                                       \
+      _mm512_cmplt_epi32_mask(                                                                \
+          _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),             \
+          _mm512_set1_epi32(thr)),                                                            \
+      (x), _mm512_set1_ps(-INFINITY))
+/* x where a == b, else y. */
+#define VSELECTEQ(a, b, x, y) _mm512_mask_blend_ps(_mm512_cmp_ps_mask((a), (b), _CMP_EQ_OQ), (y), (x))
+/* Whether some lane of a differs from b's. */
+#define VANYNE(a, b) (_mm512_cmp_ps_mask((a), (b), _CMP_NEQ_UQ) != 0)
+/* x[0..W) transposed as a W x W matrix. */
+#define VTRANSPOSE(x) transpose16x16((__m512i *)(x))
+#include "attention_f32_tile.inc"
+#undef ISA
+#undef TGT
+#undef VF
+#undef W
+#undef RV
+#undef NK
+#undef NC
+#undef VSET1
+#undef VZERO
+#undef VADD
+#undef VSUB
+#undef VMUL
+#undef VMAX
+#undef VFMA
+#undef VLOAD
+#undef VLOADU
+#undef VSTORE
+#undef VSTOREU
+#undef VCASTPS
+#undef VCASTSI
+#undef VADDI
+#undef VSLLI
+#undef VKEEPGT
+#undef VMASKLT
+#undef VSELECTEQ
+#undef VANYNE
+#undef VTRANSPOSE
+
+/* AVX2: 16 registers; tiles of 2 x 6 accumulators, with their operands 15. */
+#define ISA _avx2
+#define TGT __attribute__((target("avx2,fma")))
+#define VF __m256
+#define W 8
+#define RV 2
+#define NK 6
+#define NC 6
+#define VSET1 _mm256_set1_ps
+#define VZERO _mm256_setzero_ps
+#define VADD _mm256_add_ps
+#define VSUB _mm256_sub_ps
+#define VMUL _mm256_mul_ps
+#define VMAX _mm256_max_ps
+#define VFMA _mm256_fmadd_ps
+#define VLOAD _mm256_load_ps
+#define VLOADU _mm256_loadu_ps
+#define VSTORE _mm256_store_ps
+#define VSTOREU _mm256_storeu_ps
+#define VCASTPS _mm256_castsi256_ps
+#define VCASTSI _mm256_castps_si256
+#define VADDI _mm256_add_epi32
+#define VSLLI _mm256_slli_epi32
+#define VKEEPGT(x, lo, e) _mm256_and_ps(_mm256_cmp_ps((x), (lo), _CMP_GT_OQ), (e))
+#define VMASKLT(x, thr)                                                                       \
+  _mm256_blendv_ps((x), _mm256_set1_ps(-INFINITY),                                            \
+                   _mm256_castsi256_ps(_mm256_cmpgt_epi32(                                     \
+                       _mm256_set1_epi32(thr), _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0))))
+#define VSELECTEQ(a, b, x, y) _mm256_blendv_ps((y), (x), _mm256_cmp_ps((a), (b), _CMP_EQ_OQ))
+#define VANYNE(a, b) (_mm256_movemask_ps(_mm256_cmp_ps((a), (b), _CMP_NEQ_UQ)) != 0)
+#define VTRANSPOSE(x) transpose8x8((__m256i *)(x))
+#include "attention_f32_tile.inc"
+#undef ISA
+#undef TGT
+#undef VF
+#undef W
+#undef RV
+#undef NK
+#undef NC
+#undef VSET1
+#undef VZERO
+#undef VADD
+#undef VSUB
+#undef VMUL
+#undef VMAX
+#undef VFMA
+#undef VLOAD
+#undef VLOADU
+#undef VSTORE
+#undef VSTOREU
+#undef VCASTPS
+#undef VCASTSI
+#undef VADDI
+#undef VSLLI
+#undef VKEEPGT
+#undef VMASKLT
+#undef VSELECTEQ
+#undef VANYNE
+#undef VTRANSPOSE
+
+/* The smallest value head dim the tiles take (GEMM #2's last group of NC
+ * columns may overlap the one before, but not start before column 0):
+ * AttentionKernel.cpp's kFlashMinValueDim. */
+enum { kFlashMinValueDim = 8 };
+
+/* f32, dense along dim 0, 4-d. */
+static int isF32Tensor(const attune_hl_buffer_t *buf) {
+  return buf->type.code == kHlTypeFloat && buf->type.bits == 32 && buf->type.lanes == 1 &&
+         buf->dimensions == 4 && buf->dim[0].stride == 1;
+}
+
+/* The arguments of the extern stages after the buffers. */
+typedef struct {
+  float scale;
+  int causal, hasKeyPadding, biasTables, keys, deltaLo, deltaHi, keyBlock, decodeRows;
+} attune_flash_args_t;
+
+/* `decoded` (the Halide kernel's decode path, [Dv, Sq, H, B]) into out. */
+static void copyDecoded(const attune_hl_buffer_t *decoded, const attune_hl_buffer_t *out) {
+  const int Dv = out->dim[0].extent;
+  for (int b = 0; b < out->dim[3].extent; ++b)
+    for (int h = 0; h < out->dim[2].extent; ++h)
+      for (int i = 0; i < out->dim[1].extent; ++i)
+        memcpy(element(out, i, h, b), element(decoded, i, h, b), (size_t)Dv * sizeof(float));
+}
+
+static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
+                        attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *bias,
+                        attune_hl_buffer_t *decoded, const attune_flash_args_t *a,
+                        attune_hl_buffer_t *out, int (*task)(void *, int, uint8_t *),
+                        int (*taskCount)(const attune_flash_call_t *)) {
+  const int decoding = out->dim[1].extent <= a->decodeRows;
+  if (!q->host || !k->host || !v->host || !keyPadding->host || !bias->host || !out->host ||
+      (decoding && !decoded->host)) {
+    /* Bounds query: q at out's rows, heads and batch; every key, value and
+     * key padding element (the buffers' own extents); with a bias, its
+     * distances for every query row and key of every head; the decode
+     * path's output where out is, or nothing when the tiles compute it. */
+    for (int d = 1; d < 4; ++d) {
+      q->dim[d].min = out->dim[d].min;
+      q->dim[d].extent = out->dim[d].extent;
+    }
+    if (a->biasTables && bias->dimensions == 3) {
+      bias->dim[0].min = 0;
+      bias->dim[0].extent = a->keys + out->dim[1].extent - 1;
+      bias->dim[1].min = 0;
+      bias->dim[1].extent = out->dim[2].extent;
+      bias->dim[2].min = 0;
+      bias->dim[2].extent = a->biasTables;
+    }
+    for (int d = 0; d < decoded->dimensions && d < 4; ++d) {
+      decoded->dim[d].min = out->dim[d].min;
+      decoded->dim[d].extent = decoding ? out->dim[d].extent : 0;
+    }
+    return kOk;
+  }
+  if (!isF32Tensor(q) || !isF32Tensor(k) || !isF32Tensor(v) || !isF32Tensor(out))
+    return kErrShape;
+  attune_flash_call_t call;
+  memset(&call, 0, sizeof call);
+  call.q = q;
+  call.k = k;
+  call.v = v;
+  call.out = out;
+  call.D = q->dim[0].extent;
+  call.Dv = v->dim[0].extent;
+  call.Sq = q->dim[1].extent;
+  call.Sk = k->dim[1].extent;
+  call.H = q->dim[2].extent;
+  call.Hkv = k->dim[2].extent;
+  call.B = q->dim[3].extent;
+  if (call.Dv < kFlashMinValueDim || call.Hkv <= 0 || call.H % call.Hkv ||
+      out->dim[0].extent != call.Dv || out->dim[1].min != 0 || out->dim[1].extent != call.Sq ||
+      out->dim[2].min != 0 || out->dim[2].extent != call.H || out->dim[3].min != 0 ||
+      out->dim[3].extent != call.B || a->keyBlock < 1)
+    return kErrShape;
+  if (call.Sq == 0 || call.H == 0 || call.B == 0)
+    return kOk;
+  if (decoding) {
+    if (!isF32Tensor(decoded) || decoded->dim[0].extent != call.Dv)
+      return kErrShape;
+    copyDecoded(decoded, out);
+    return kOk;
+  }
+  if (a->hasKeyPadding && (keyPadding->dimensions != 2 || keyPadding->dim[0].extent != call.Sk ||
+                           keyPadding->dim[1].extent != call.B))
+    return kErrShape;
+  if (a->biasTables && !isBiasTable(bias, a->biasTables, call.Sk + call.Sq - 1, call.H))
+    return kErrShape;
+  call.causal = a->causal;
+  call.keyBlock = a->keyBlock;
+  call.scaleLog2e = a->scale * 1.4426950408889634f;
+  float *keyBias = NULL, *biasSum = NULL;
+  if (a->hasKeyPadding && call.Sk > 0) {
+    keyBias = malloc((size_t)call.B * call.Sk * sizeof(float));
+    if (!keyBias)
+      return kErrMemory;
+    for (int b = 0; b < call.B; ++b)
+      for (int j = 0; j < call.Sk; ++j)
+        keyBias[(size_t)b * call.Sk + j] = keyAttends(keyPadding, j, b) ? 0.0f : -INFINITY;
+    call.keyBias = keyBias;
+  }
+  if (a->biasTables) {
+    const int distances = call.Sk + call.Sq - 1;
+    /* 64 zeros past the distances: the rows of a last tile past Sq. */
+    call.biasStride = distances + 64;
+    biasSum = sumBiasTables(bias, a->biasTables, distances, call.H, (int)call.biasStride, 1);
+    if (!biasSum) {
+      free(keyBias);
+      return kErrMemory;
+    }
+    call.bias = biasSum;
+    call.deltaLo = a->deltaLo;
+    call.deltaHi = a->deltaHi;
+  }
+  int status = kOk;
+  if (call.Sk > 0)
+    status = runTasks(task, taskCount(&call), &call);
+  else /* no key: every row is 0 */
+    for (int b = 0; b < call.B; ++b)
+      for (int h = 0; h < call.H; ++h)
+        for (int i = 0; i < call.Sq; ++i)
+          memset(element(out, i, h, b), 0, (size_t)call.Dv * sizeof(float));
+  free(keyBias);
+  free(biasSum);
+  return status;
+}
+
+/* The extern stages, one per ISA. q[D, Sq, H, B], k[D, Sk, Hkv, B], v[Dv,
+ * Sk, Hkv, B], out[Dv, Sq, H, B] and keyPadding[Sk, B] (read when
+ * hasKeyPadding): Halide's dimension order, innermost first, f32 but the
+ * padding, mins 0 (out's rows, heads and batch whole). With biasTables > 0,
+ * `bias` is the score modifiers' biases [Sk + Sq - 1, H, biasTables] (see
+ * isBiasTable; `keys` is Sk, for the bounds query) and every key at a
+ * distance outside [deltaLo, deltaHi] is masked. `decoded` is the Halide
+ * kernel's decode path, asked for and copied when Sq <= decodeRows.
+ * Returns 0, or a negative code the pipeline reports as the stage's error. */
+#define ATTUNE_FLASH_ENTRY(name, suffix)                                                      \
+  int name(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,               \
+           attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *bias,                          \
+           attune_hl_buffer_t *decoded, float scale, int causal, int hasKeyPadding,           \
+           int biasTables, int keys, int deltaLo, int deltaHi, int keyBlock, int decodeRows,  \
+           attune_hl_buffer_t *out) {                                                         \
+    const attune_flash_args_t a = {scale,   causal,  hasKeyPadding, biasTables, keys,         \
+                                   deltaLo, deltaHi, keyBlock,      decodeRows};              \
+    return attentionF32(q, k, v, keyPadding, bias, decoded, &a, out, flashTask##suffix,       \
+                        flashTasks##suffix);                                                  \
+  }
+ATTUNE_FLASH_ENTRY(attune_attention_f32_avx512, _avx512)
+ATTUNE_FLASH_ENTRY(attune_attention_f32_avx2, _avx2)
+#undef ATTUNE_FLASH_ENTRY

@@ -1,0 +1,166 @@
+/* What the hand-written kernels in this folder (amx_kernels.c,
+ * attention_f32.c) share as Halide extern stages: the buffer type Halide
+ * passes them, row access, key padding, the task runner and the score
+ * modifiers' bias tables. Included by each kernel file; all of it is static,
+ * so one translation unit may include it more than once (model_support.c
+ * includes every file of this folder). */
+
+#ifndef ATTUNE_RUNTIME_MODEL_EXTERN_STAGE_H
+#define ATTUNE_RUNTIME_MODEL_EXTERN_STAGE_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* halide_buffer_t and the types it holds, as HalideRuntime.h declares them
+ * (a stable ABI): these files are compiled where Halide's headers may not
+ * be. */
+typedef struct {
+  uint8_t code, bits;
+  uint16_t lanes;
+} attune_hl_type_t;
+typedef struct {
+  int32_t min, extent, stride;
+  uint32_t flags;
+} attune_hl_dim_t;
+typedef struct {
+  uint64_t device;
+  const void *device_interface;
+  uint8_t *host;
+  uint64_t flags;
+  attune_hl_type_t type;
+  int32_t dimensions;
+  attune_hl_dim_t *dim;
+  void *padding;
+} attune_hl_buffer_t;
+
+/* halide_type_code_t's values. */
+enum { kHlTypeFloat = 2, kHlTypeBfloat = 4 };
+
+/* Error codes an extern stage returns (nonzero fails the pipeline). */
+enum { kOk = 0, kErrNoAmx = -1, kErrShape = -2, kErrMemory = -3 };
+
+/* The Halide runtime's thread pool, in a model library; absent (null) in a
+ * process that JIT-compiles kernels. */
+extern int halide_do_par_for(void *user_context,
+                             int (*task)(void *user_context, int index, uint8_t *closure),
+                             int min, int size, uint8_t *closure) __attribute__((weak));
+
+/* Element (0, x1, x2, x3) of a 4-d buffer of 2- or 4-byte elements. */
+static inline void *element(const attune_hl_buffer_t *buf, int x1, int x2, int x3) {
+  const attune_hl_dim_t *d = buf->dim;
+  return buf->host + (buf->type.bits / 8) * ((int64_t)(x1 - d[1].min) * d[1].stride +
+                                             (int64_t)(x2 - d[2].min) * d[2].stride +
+                                             (int64_t)(x3 - d[3].min) * d[3].stride);
+}
+
+/* Whether key j of batch b attends: its key padding element (any integer,
+ * bool or float type, [Sk, B]) is nonzero. */
+static inline int keyAttends(const attune_hl_buffer_t *kpad, int j, int b) {
+  const int bytes = (kpad->type.bits + 7) / 8;
+  const int64_t at = (int64_t)(j - kpad->dim[0].min) * kpad->dim[0].stride +
+                     (int64_t)(b - kpad->dim[1].min) * kpad->dim[1].stride;
+  const uint8_t *x = kpad->host + (size_t)bytes * at;
+  int nonzero = 0;
+  for (int e = 0; e < bytes; ++e)
+    nonzero |= x[e];
+  return nonzero != 0;
+}
+
+/* Runs task(0 .. count-1) on the library's thread pool, or serially in a
+ * process without one; 0 or the first failure's code. */
+static inline int runTasks(int (*task)(void *, int, uint8_t *), int count, void *closure) {
+  if (halide_do_par_for)
+    return halide_do_par_for(NULL, task, 0, count, (uint8_t *)closure);
+  for (int i = 0; i < count; ++i) {
+    int status = task(NULL, i, (uint8_t *)closure);
+    if (status)
+      return status;
+  }
+  return 0;
+}
+
+/* The score modifiers' biases as the attention extern stages take them:
+ * `bias` is f32 [distances, H, tables] from 0, dense along distances, table
+ * t's bias of head h at distance index x = j - i + Sq - 1 (query row i, key
+ * j; distances = Sk + Sq - 1), in natural-log units, -inf where it masks.
+ * Returns whether `bias` has that shape for `tables` tables. */
+static inline int isBiasTable(const attune_hl_buffer_t *bias, int tables, int distances, int H) {
+  return bias->type.code == kHlTypeFloat && bias->type.bits == 32 && bias->dimensions == 3 &&
+         bias->dim[0].stride == 1 && bias->dim[0].min == 0 && bias->dim[0].extent >= distances &&
+         bias->dim[1].min == 0 && bias->dim[1].extent >= H && bias->dim[2].min == 0 &&
+         bias->dim[2].extent >= tables;
+}
+
+/* The tables of `bias` summed in IEEE arithmetic (-inf stays -inf; summed
+ * in Halide, LLVM folded a sliding window's -inf plus ALiBi's bias to the
+ * bias alone, since Halide compiles float code assuming no infinities) and
+ * taken to log2 units, into H rows of `rowFloats` floats: distance index x
+ * at row[x], or at row[distances - 1 - x] when `reversed`; the rest of each
+ * row 0. NULL when out of memory. */
+static inline float *sumBiasTables(const attune_hl_buffer_t *bias, int tables, int distances,
+                                   int H, int rowFloats, int reversed) {
+  float *sum = calloc((size_t)H * rowFloats + 1, sizeof(float)); /* + 1: never 0 bytes */
+  if (!sum)
+    return NULL;
+  const float *table = (const float *)bias->host;
+  for (int h = 0; h < H; ++h)
+    for (int x = 0; x < distances; ++x) {
+      float total = 0;
+      for (int t = 0; t < tables; ++t)
+        total += table[x + (int64_t)h * bias->dim[1].stride + (int64_t)t * bias->dim[2].stride];
+      sum[(size_t)h * rowFloats + (reversed ? distances - 1 - x : x)] =
+          total * 1.4426950408889634f;
+    }
+  return sum;
+}
+
+/* x[r] becomes column r of the 16x16 matrix of 32-bit elements whose rows
+ * were x[0..15]: unpacks of 32- and 64-bit elements within 128-bit lanes,
+ * then a 4x4 transpose of the lanes. */
+__attribute__((target("avx512f"))) static inline void transpose16x16(__m512i x[16]) {
+  __m512i t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(x[2 * i], x[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(x[2 * i], x[2 * i + 1]);
+  }
+  /* u[4i + k], lane L: column 4L + k of rows 4i .. 4i + 3. */
+  for (int i = 0; i < 4; ++i) {
+    u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    __m512i v0 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x44);
+    __m512i v1 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xEE);
+    __m512i v2 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0x44);
+    __m512i v3 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0xEE);
+    x[k] = _mm512_shuffle_i32x4(v0, v2, 0x88);
+    x[4 + k] = _mm512_shuffle_i32x4(v0, v2, 0xDD);
+    x[8 + k] = _mm512_shuffle_i32x4(v1, v3, 0x88);
+    x[12 + k] = _mm512_shuffle_i32x4(v1, v3, 0xDD);
+  }
+}
+
+/* The same for the 8x8 matrix of 32-bit elements in x[0..7]. */
+__attribute__((target("avx2"))) static inline void transpose8x8(__m256i x[8]) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps((__m256)x[2 * i], (__m256)x[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps((__m256)x[2 * i], (__m256)x[2 * i + 1]);
+  }
+  /* u[4i + k], 128-bit lane L: column 4L + k of rows 4i .. 4i + 3. */
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (int k = 0; k < 4; ++k) {
+    x[k] = (__m256i)_mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+    x[4 + k] = (__m256i)_mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+  }
+}
+
+#endif /* ATTUNE_RUNTIME_MODEL_EXTERN_STAGE_H */
