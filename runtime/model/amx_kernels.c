@@ -145,12 +145,9 @@ typedef struct {
   __mmask16 *attend; /* with keyPadding: per batch, one mask per 16 padded keys */
   float scaleLog2e;
   uint16_t *packedK, *packedV; /* per (b, hk): paddedKeys x D, paddedKeys x Dv */
-  /* RoPE (ropeDims > 0): q row i is rotated at position i + (Sk - Sq) +
-   * offset and k row j at j + offset, as tfm.attention's `rope` says;
-   * ropeCos/ropeSin hold cos and sin of pos * theta_p for the positions
-   * [ropeMinPos, ropeMinPos + ropePositions), R/2 per position. */
-  int ropeDims, ropeInterleaved, ropeOffset, ropeMinPos, ropePositions;
-  float *ropeCos, *ropeSin;
+  /* RoPE (rope.dims > 0): q row i is rotated at position i + (Sk - Sq) +
+   * rope.offset and k row j at j + rope.offset (see attune_rope_t). */
+  attune_rope_t rope;
   /* Decoding: each (b, hk)'s keys in `splits` slices of splitKeys; with
    * more than one, per task and row its max, sum and Dv accumulators. */
   int splits, splitKeys;
@@ -203,15 +200,15 @@ ATTUNE_AMX_TARGET static void loadRowF32(const attune_amx_call_t *call,
                                          const attune_hl_buffer_t *buf, const void *from, int n,
                                          int pos, float *to) {
   loadF32(buf, from, n, to);
-  if (!call->ropeDims)
+  if (!call->rope.dims)
     return;
   float x[kMaxHeadDim] __attribute__((aligned(64)));
   memcpy(x, to, (size_t)n * 4);
-  const int half = call->ropeDims / 2;
-  const size_t row = (size_t)(pos - call->ropeMinPos) * half;
-  const float *cs = call->ropeCos + row, *sn = call->ropeSin + row;
+  const int half = call->rope.dims / 2;
+  const size_t row = (size_t)(pos - call->rope.minPos) * half;
+  const float *cs = call->rope.cos + row, *sn = call->rope.sin + row;
   int p = 0;
-  if (!call->ropeInterleaved)
+  if (!call->rope.interleaved)
     for (; p + 16 <= half; p += 16) {
       /* Split halves (LLaMA): both halves of 16 pairs at once. */
       __m512 a = _mm512_load_ps(x + p), b = _mm512_loadu_ps(x + p + half);
@@ -232,8 +229,8 @@ ATTUNE_AMX_TARGET static void loadRowF32(const attune_amx_call_t *call,
     }
   }
   for (; p < half; ++p) {
-    const int first = call->ropeInterleaved ? 2 * p : p;
-    const int second = call->ropeInterleaved ? 2 * p + 1 : p + half;
+    const int first = call->rope.interleaved ? 2 * p : p;
+    const int second = call->rope.interleaved ? 2 * p + 1 : p + half;
     to[first] = x[first] * cs[p] - x[second] * sn[p];
     to[second] = x[second] * cs[p] + x[first] * sn[p];
   }
@@ -244,7 +241,7 @@ ATTUNE_AMX_TARGET static void loadRowF32(const attune_amx_call_t *call,
 ATTUNE_AMX_TARGET static void loadRowBf16(const attune_amx_call_t *call,
                                           const attune_hl_buffer_t *buf, const void *from, int n,
                                           int pos, uint16_t *to) {
-  if (call->ropeDims == 0) {
+  if (call->rope.dims == 0) {
     loadBf16(buf, from, n, to);
     return;
   }
@@ -260,7 +257,7 @@ ATTUNE_AMX_TARGET static void loadRowBf16(const attune_amx_call_t *call,
 ATTUNE_AMX_TARGET static void loadRowBf16AsF32(const attune_amx_call_t *call,
                                                const attune_hl_buffer_t *buf, const void *from,
                                                int n, int isValue, int pos, float *to) {
-  const int rotate = !isValue && call->ropeDims;
+  const int rotate = !isValue && call->rope.dims;
   if (rotate)
     loadRowF32(call, buf, from, n, pos, to);
   else
@@ -277,7 +274,7 @@ ATTUNE_AMX_TARGET static const uint16_t *rowAsBf16(const attune_amx_call_t *call
                                                    const attune_hl_buffer_t *buf,
                                                    const void *from, int n, int pos,
                                                    uint16_t *to) {
-  if (buf->type.bits == 16 && !call->ropeDims)
+  if (buf->type.bits == 16 && !call->rope.dims)
     return (const uint16_t *)from;
   loadRowBf16(call, buf, from, n, pos, to);
   return to;
@@ -311,7 +308,7 @@ ATTUNE_AMX_TARGET static int packTask(void *uc, int index, uint8_t *closure) {
     for (int n = 0; n < 16; ++n)
       rows[n] = n0 + n >= Sk ? zeros
                              : rowAsBf16(call, call->k, element(call->k, n0 + n, hk, b), D,
-                                         n0 + n + call->ropeOffset, converted[n]);
+                                         n0 + n + call->rope.offset, converted[n]);
     for (int c = 0; c < D; c += 32) {
       __m512i x[16];
       for (int n = 0; n < 16; ++n)
@@ -599,7 +596,7 @@ ATTUNE_AMX_TARGET static int attentionTask(void *uc, int index, uint8_t *closure
     state[r].sum = 0;
     if (i0 + r < Sq)
       loadRowBf16(call, call->q, element(call->q, i0 + r, h, b), D,
-                  i0 + r + diag + call->ropeOffset, qRows + r * D);
+                  i0 + r + diag + call->rope.offset, qRows + r * D);
     else
       memset(qRows + r * D, 0, (size_t)D * 2);
   }
@@ -737,7 +734,7 @@ ATTUNE_AMX_TARGET static int decodeTask(void *uc, int index, uint8_t *closure) {
   for (int r = 0; r < R; ++r) {
     const int g = r / Sq, i = r % Sq;
     loadRowBf16AsF32(call, call->q, element(call->q, i, hk * G + g, b), D, 0,
-                     i + diag + call->ropeOffset, q[r]);
+                     i + diag + call->rope.offset, q[r]);
     for (int d = 0; d < D; d += 16) /* scores in log2 units */
       _mm512_storeu_ps(q[r] + d, _mm512_mul_ps(_mm512_loadu_ps(q[r] + d), c));
     memset(acc[r], 0, (size_t)Dv * 4);
@@ -759,7 +756,7 @@ ATTUNE_AMX_TARGET static int decodeTask(void *uc, int index, uint8_t *closure) {
         continue;
       }
       attended[jj / 64] |= 1ull << jj % 64;
-      loadRowBf16AsF32(call, call->k, element(call->k, j, hk, b), D, 0, j + call->ropeOffset,
+      loadRowBf16AsF32(call, call->k, element(call->k, j, hk, b), D, 0, j + call->rope.offset,
                        row);
       for (int r = 0; r < R; ++r)
         p[r][jj] = j > last[r] ? -INFINITY
@@ -868,56 +865,6 @@ static int isSupported(const attune_hl_buffer_t *buf) {
   const int f32 = buf->type.code == kHlTypeFloat && buf->type.bits == 32;
   return (bf16 || f32) && buf->type.lanes == 1 && buf->dimensions == 4 &&
          buf->dim[0].stride == 1;
-}
-
-/* RoPE's positions are split as kRopeStep a + r (RopeKernels.cpp's
- * kRopeStep): the call computes cos and sin of kRopeStep a theta with libm,
- * the library embeds those of r theta. */
-enum { kRopeStep = 64 };
-
-/* cos and sin of pos * theta_p for the call's positions into call->ropeCos
- * and ropeSin, from `table` (theta[R/2], then cos and sin of r theta_p at
- * r * R/2 + p for r < kRopeStep), in double as RopeKernels.cpp does. */
-static int ropeTables(attune_amx_call_t *call, const attune_hl_buffer_t *table) {
-  const int half = call->ropeDims / 2;
-  if (call->ropeDims < 2 || call->ropeDims % 2 || call->ropeDims > call->D || !table->host ||
-      table->type.bits != 64 || table->dimensions != 1 ||
-      table->dim[0].extent < half * (1 + 2 * kRopeStep))
-    return kErrShape;
-  const double *theta = (const double *)table->host;
-  const double *fineCos = theta + half, *fineSin = fineCos + (size_t)kRopeStep * half;
-  const int diag = call->Sk - call->Sq;
-  call->ropeMinPos = call->ropeOffset + (diag < 0 ? diag : 0);
-  call->ropePositions = call->ropeOffset + call->Sk - call->ropeMinPos;
-  size_t count = (size_t)call->ropePositions * half;
-  call->ropeCos = malloc((count ? count : 1) * 2 * sizeof(float));
-  if (!call->ropeCos)
-    return kErrMemory;
-  call->ropeSin = call->ropeCos + count;
-  /* floor division, as Halide's integer division */
-  const int first = call->ropeMinPos, end = call->ropeMinPos + call->ropePositions;
-  const int aFirst = first >= 0 ? first / kRopeStep : -((-first + kRopeStep - 1) / kRopeStep);
-  double coarseCos[kMaxHeadDim / 2], coarseSin[kMaxHeadDim / 2];
-  for (int a = aFirst; a * kRopeStep < end; ++a) {
-    for (int p = 0; p < half; ++p) {
-      const double angle = (double)a * kRopeStep * theta[p];
-      coarseCos[p] = cos(angle);
-      coarseSin[p] = sin(angle);
-    }
-    for (int r = 0; r < kRopeStep; ++r) {
-      const int pos = a * kRopeStep + r;
-      if (pos < first || pos >= end)
-        continue;
-      float *c = call->ropeCos + (size_t)(pos - first) * half;
-      float *sn = call->ropeSin + (size_t)(pos - first) * half;
-      for (int p = 0; p < half; ++p) {
-        const double cb = fineCos[(size_t)r * half + p], sb = fineSin[(size_t)r * half + p];
-        c[p] = (float)(coarseCos[p] * cb - coarseSin[p] * sb);
-        sn[p] = (float)(coarseSin[p] * cb + coarseCos[p] * sb);
-      }
-    }
-  }
-  return kOk;
 }
 
 /* The packed K and V outlive the call that made them, for the next call.
@@ -1047,11 +994,11 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     return kErrNoAmx;
   call.causal = causal;
   call.keyPadding = keyPadding;
-  call.ropeDims = ropeDims;
-  call.ropeInterleaved = ropeInterleaved;
-  call.ropeOffset = ropeOffset;
+  call.rope.dims = ropeDims;
+  call.rope.interleaved = ropeInterleaved;
+  call.rope.offset = ropeOffset;
   if (ropeDims) {
-    int status = ropeTables(&call, rope);
+    int status = ropeTables(&call.rope, rope, call.D, call.Sq, call.Sk);
     if (status)
       return status;
   }
@@ -1061,7 +1008,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     const int distances = call.Sk + call.Sq - 1;
     biasSum = sumBiasTables(bias, a->biasTables, distances, call.H, distances, 0);
     if (!biasSum) {
-      free(call.ropeCos);
+      free(call.rope.cos);
       return kErrMemory;
     }
     call.bias = biasSum;
@@ -1072,7 +1019,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   if (decoding) {
     int status = attentionDecode(&call);
     free(biasSum);
-    free(call.ropeCos);
+    free(call.rope.cos);
     return status;
   }
   call.paddedKeys = (call.Sk + 31) / 32 * 32;
@@ -1083,7 +1030,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   uint16_t *packed = bytes ? (uint16_t *)takePackBlock(bytes) : NULL;
   if (bytes && !packed) {
     free(biasSum);
-    free(call.ropeCos);
+    free(call.rope.cos);
     return kErrMemory;
   }
   call.packedK = packed;
@@ -1097,7 +1044,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   if (packed)
     givePackBlock((uint8_t *)packed);
   free(biasSum);
-  free(call.ropeCos);
+  free(call.rope.cos);
   return status ? status : call.failed;
 }
 

@@ -69,6 +69,10 @@ typedef struct {
    * skipped. NULL: none. */
   const float *bias;
   int64_t biasStride, deltaLo, deltaHi;
+  /* RoPE: q rotated as the tiles read it; k rotated once per call into
+   * rotatedK ([B][Hkv][Sk][D]), which the tiles then read instead of k. */
+  attune_rope_t rope;
+  float *rotatedK;
 } attune_flash_call_t;
 
 /* AVX-512: 32 registers; GEMM #1 and #2 tiles of 3 x 8 accumulators, with
@@ -110,6 +114,14 @@ typedef struct {
 #define VANYNE(a, b) (_mm512_cmp_ps_mask((a), (b), _CMP_NEQ_UQ) != 0)
 /* x[0..W) transposed as a W x W matrix. */
 #define VTRANSPOSE(x) transpose16x16((__m512i *)(x))
+/* W/2 floats from p, each in two neighbouring lanes. */
+#define VDUPPAIRS(p)                                                                          \
+  _mm512_permutexvar_ps(_mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),     \
+                        _mm512_castps256_ps512(_mm256_loadu_ps(p)))
+/* x with neighbouring lanes swapped. */
+#define VSWAPPAIRS(x) _mm512_permute_ps((x), 0xB1)
+/* a b - c in even lanes, a b + c in odd ones. */
+#define VFMADDSUB _mm512_fmaddsub_ps
 #include "attention_f32_tile.inc"
 #undef ISA
 #undef TGT
@@ -138,6 +150,9 @@ typedef struct {
 #undef VSELECTEQ
 #undef VANYNE
 #undef VTRANSPOSE
+#undef VDUPPAIRS
+#undef VSWAPPAIRS
+#undef VFMADDSUB
 
 /* AVX2: 16 registers; tiles of 2 x 6 accumulators, with their operands 15. */
 #define ISA _avx2
@@ -170,6 +185,11 @@ typedef struct {
 #define VSELECTEQ(a, b, x, y) _mm256_blendv_ps((y), (x), _mm256_cmp_ps((a), (b), _CMP_EQ_OQ))
 #define VANYNE(a, b) (_mm256_movemask_ps(_mm256_cmp_ps((a), (b), _CMP_NEQ_UQ)) != 0)
 #define VTRANSPOSE(x) transpose8x8((__m256i *)(x))
+#define VDUPPAIRS(p)                                                                          \
+  _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)),                          \
+                           _mm256_set_epi32(3, 3, 2, 2, 1, 1, 0, 0))
+#define VSWAPPAIRS(x) _mm256_permute_ps((x), 0xB1)
+#define VFMADDSUB _mm256_fmaddsub_ps
 #include "attention_f32_tile.inc"
 #undef ISA
 #undef TGT
@@ -198,6 +218,9 @@ typedef struct {
 #undef VSELECTEQ
 #undef VANYNE
 #undef VTRANSPOSE
+#undef VDUPPAIRS
+#undef VSWAPPAIRS
+#undef VFMADDSUB
 
 /* The smallest value head dim the tiles take (GEMM #2's last group of NC
  * columns may overlap the one before, but not start before column 0):
@@ -213,7 +236,8 @@ static int isF32Tensor(const attune_hl_buffer_t *buf) {
 /* The arguments of the extern stages after the buffers. */
 typedef struct {
   float scale;
-  int causal, hasKeyPadding, biasTables, keys, deltaLo, deltaHi, keyBlock, decodeRows;
+  int causal, hasKeyPadding, ropeDims, ropeInterleaved, ropeOffset, biasTables, keys, deltaLo,
+      deltaHi, keyBlock, decodeRows;
 } attune_flash_args_t;
 
 /* `decoded` (the Halide kernel's decode path, [Dv, Sq, H, B]) into out. */
@@ -225,11 +249,18 @@ static void copyDecoded(const attune_hl_buffer_t *decoded, const attune_hl_buffe
         memcpy(element(out, i, h, b), element(decoded, i, h, b), (size_t)Dv * sizeof(float));
 }
 
+/* The ISA's tasks (attention_f32_tile.inc). */
+typedef struct {
+  int (*tile)(void *, int, uint8_t *);
+  int (*tiles)(const attune_flash_call_t *);
+  int (*rotateKeys)(void *, int, uint8_t *);
+} attune_flash_isa_t;
+
 static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
-                        attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *bias,
-                        attune_hl_buffer_t *decoded, const attune_flash_args_t *a,
-                        attune_hl_buffer_t *out, int (*task)(void *, int, uint8_t *),
-                        int (*taskCount)(const attune_flash_call_t *)) {
+                        attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope,
+                        attune_hl_buffer_t *bias, attune_hl_buffer_t *decoded,
+                        const attune_flash_args_t *a, attune_hl_buffer_t *out,
+                        const attune_flash_isa_t *isa) {
   const int decoding = out->dim[1].extent <= a->decodeRows;
   if (!q->host || !k->host || !v->host || !keyPadding->host || !bias->host || !out->host ||
       (decoding && !decoded->host)) {
@@ -291,11 +322,22 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   call.causal = a->causal;
   call.keyBlock = a->keyBlock;
   call.scaleLog2e = a->scale * 1.4426950408889634f;
+  if (a->ropeDims) {
+    call.rope.dims = a->ropeDims;
+    call.rope.interleaved = a->ropeInterleaved;
+    call.rope.offset = a->ropeOffset;
+    int status = ropeTables(&call.rope, rope, call.D, call.Sq, call.Sk);
+    if (status)
+      return status;
+  }
   float *keyBias = NULL, *biasSum = NULL;
+  int status = kOk;
   if (a->hasKeyPadding && call.Sk > 0) {
     keyBias = malloc((size_t)call.B * call.Sk * sizeof(float));
-    if (!keyBias)
-      return kErrMemory;
+    if (!keyBias) {
+      status = kErrMemory;
+      goto done;
+    }
     for (int b = 0; b < call.B; ++b)
       for (int j = 0; j < call.Sk; ++j)
         keyBias[(size_t)b * call.Sk + j] = keyAttends(keyPadding, j, b) ? 0.0f : -INFINITY;
@@ -307,21 +349,33 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     call.biasStride = distances + 64;
     biasSum = sumBiasTables(bias, a->biasTables, distances, call.H, (int)call.biasStride, 1);
     if (!biasSum) {
-      free(keyBias);
-      return kErrMemory;
+      status = kErrMemory;
+      goto done;
     }
     call.bias = biasSum;
     call.deltaLo = a->deltaLo;
     call.deltaHi = a->deltaHi;
   }
-  int status = kOk;
-  if (call.Sk > 0)
-    status = runTasks(task, taskCount(&call), &call);
-  else /* no key: every row is 0 */
+  if (call.Sk == 0) { /* no key: every row is 0 */
     for (int b = 0; b < call.B; ++b)
       for (int h = 0; h < call.H; ++h)
         for (int i = 0; i < call.Sq; ++i)
           memset(element(out, i, h, b), 0, (size_t)call.Dv * sizeof(float));
+    goto done;
+  }
+  if (call.rope.dims) {
+    call.rotatedK = malloc((size_t)call.B * call.Hkv * call.Sk * call.D * sizeof(float));
+    if (!call.rotatedK) {
+      status = kErrMemory;
+      goto done;
+    }
+    status = runTasks(isa->rotateKeys, call.B * call.Hkv, &call);
+  }
+  if (status == kOk)
+    status = runTasks(isa->tile, isa->tiles(&call), &call);
+done:
+  free(call.rotatedK);
+  free(call.rope.cos);
   free(keyBias);
   free(biasSum);
   return status;
@@ -330,7 +384,9 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
 /* The extern stages, one per ISA. q[D, Sq, H, B], k[D, Sk, Hkv, B], v[Dv,
  * Sk, Hkv, B], out[Dv, Sq, H, B] and keyPadding[Sk, B] (read when
  * hasKeyPadding): Halide's dimension order, innermost first, f32 but the
- * padding, mins 0 (out's rows, heads and batch whole). With biasTables > 0,
+ * padding, mins 0 (out's rows, heads and batch whole). `rope` is RoPE's
+ * embedded table (see ropeTables), read when ropeDims > 0 (rotary dims;
+ * interleaved pairs or split halves; position offset). With biasTables > 0,
  * `bias` is the score modifiers' biases [Sk + Sq - 1, H, biasTables] (see
  * isBiasTable; `keys` is Sk, for the bounds query) and every key at a
  * distance outside [deltaLo, deltaHi] is masked. `decoded` is the Halide
@@ -338,14 +394,16 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
  * Returns 0, or a negative code the pipeline reports as the stage's error. */
 #define ATTUNE_FLASH_ENTRY(name, suffix)                                                      \
   int name(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,               \
-           attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *bias,                          \
+           attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope, attune_hl_buffer_t *bias, \
            attune_hl_buffer_t *decoded, float scale, int causal, int hasKeyPadding,           \
-           int biasTables, int keys, int deltaLo, int deltaHi, int keyBlock, int decodeRows,  \
-           attune_hl_buffer_t *out) {                                                         \
-    const attune_flash_args_t a = {scale,   causal,  hasKeyPadding, biasTables, keys,         \
-                                   deltaLo, deltaHi, keyBlock,      decodeRows};              \
-    return attentionF32(q, k, v, keyPadding, bias, decoded, &a, out, flashTask##suffix,       \
-                        flashTasks##suffix);                                                  \
+           int ropeDims, int ropeInterleaved, int ropeOffset, int biasTables, int keys,       \
+           int deltaLo, int deltaHi, int keyBlock, int decodeRows, attune_hl_buffer_t *out) { \
+    const attune_flash_args_t a = {scale,      causal,   hasKeyPadding, ropeDims,             \
+                                   ropeInterleaved, ropeOffset, biasTables, keys,             \
+                                   deltaLo,    deltaHi,  keyBlock,      decodeRows};          \
+    static const attune_flash_isa_t isa = {flashTask##suffix, flashTasks##suffix,             \
+                                           rotateKeysTask##suffix};                           \
+    return attentionF32(q, k, v, keyPadding, rope, bias, decoded, &a, out, &isa);             \
   }
 ATTUNE_FLASH_ENTRY(attune_attention_f32_avx512, _avx512)
 ATTUNE_FLASH_ENTRY(attune_attention_f32_avx2, _avx2)

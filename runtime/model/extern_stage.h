@@ -9,6 +9,7 @@
 #define ATTUNE_RUNTIME_MODEL_EXTERN_STAGE_H
 
 #include <immintrin.h>
+#include <math.h> /* cos, sin */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -113,6 +114,75 @@ static inline float *sumBiasTables(const attune_hl_buffer_t *bias, int tables, i
           total * 1.4426950408889634f;
     }
   return sum;
+}
+
+/* RoPE as tfm.attention's `rope` asks (rotary dims, interleaved pairs or
+ * split halves, a position offset): q row i is rotated at position i + (Sk -
+ * Sq) + offset and k row j at j + offset. cos and sin hold cos and sin of
+ * pos * theta_p for the call's positions [minPos, minPos + positions),
+ * dims / 2 per position (ropeTables). dims 0: no RoPE. */
+typedef struct {
+  int dims, interleaved, offset, minPos, positions;
+  float *cos, *sin;
+} attune_rope_t;
+
+/* RoPE's positions are split as kRopeStep a + r (RopeKernels.cpp's
+ * kRopeStep): the call computes cos and sin of kRopeStep a theta with libm,
+ * the library embeds those of r theta. */
+enum { kRopeStep = 64 };
+
+/* rope->cos and sin for a call with head dim D, Sq queries and Sk keys
+ * (rope->dims, interleaved and offset set), from `table` (theta[R/2], then
+ * cos and sin of r theta_p at r * R/2 + p for r < kRopeStep), in double as
+ * RopeKernels.cpp does. The caller frees rope->cos (sin shares its block). */
+static inline int ropeTables(attune_rope_t *rope, const attune_hl_buffer_t *table, int D, int Sq,
+                             int Sk) {
+  const int half = rope->dims / 2;
+  if (rope->dims < 2 || rope->dims % 2 || rope->dims > D || !table->host ||
+      table->type.bits != 64 || table->dimensions != 1 ||
+      table->dim[0].extent < half * (1 + 2 * kRopeStep))
+    return kErrShape;
+  const double *theta = (const double *)table->host;
+  const double *fineCos = theta + half, *fineSin = fineCos + (size_t)kRopeStep * half;
+  const int diag = Sk - Sq;
+  rope->minPos = rope->offset + (diag < 0 ? diag : 0);
+  rope->positions = rope->offset + Sk - rope->minPos;
+  size_t count = (size_t)rope->positions * half;
+  rope->cos = malloc((count + 1) * 2 * sizeof(float)); /* + 1: never 0 bytes */
+  if (!rope->cos)
+    return kErrMemory;
+  rope->sin = rope->cos + count;
+  double *coarse = malloc((size_t)half * 2 * sizeof(double));
+  if (!coarse) {
+    free(rope->cos);
+    rope->cos = NULL;
+    return kErrMemory;
+  }
+  double *coarseCos = coarse, *coarseSin = coarse + half;
+  /* floor division, as Halide's integer division */
+  const int first = rope->minPos, end = rope->minPos + rope->positions;
+  const int aFirst = first >= 0 ? first / kRopeStep : -((-first + kRopeStep - 1) / kRopeStep);
+  for (int a = aFirst; a * kRopeStep < end; ++a) {
+    for (int p = 0; p < half; ++p) {
+      const double angle = (double)a * kRopeStep * theta[p];
+      coarseCos[p] = cos(angle);
+      coarseSin[p] = sin(angle);
+    }
+    for (int r = 0; r < kRopeStep; ++r) {
+      const int pos = a * kRopeStep + r;
+      if (pos < first || pos >= end)
+        continue;
+      float *c = rope->cos + (size_t)(pos - first) * half;
+      float *sn = rope->sin + (size_t)(pos - first) * half;
+      for (int p = 0; p < half; ++p) {
+        const double cb = fineCos[(size_t)r * half + p], sb = fineSin[(size_t)r * half + p];
+        c[p] = (float)(coarseCos[p] * cb - coarseSin[p] * sb);
+        sn[p] = (float)(coarseSin[p] * cb + coarseCos[p] * sb);
+      }
+    }
+  }
+  free(coarse);
+  return kOk;
 }
 
 /* x[r] becomes column r of the 16x16 matrix of 32-bit elements whose rows

@@ -791,6 +791,34 @@ void scheduleDecodeCPU(AttentionPipeline &p, Func consumer, Stage stage, const V
   p.decodeRowAcc.update().reorder(c, p.rcc, i).vectorize(c, V, headTail);
 }
 
+/// RoPE's Funcs (see defineAttention), for a consumer whose task loop is
+/// `task`: the tables once per call, and k rotated once per call into a
+/// buffer of k's size, which GEMM #1 reads as it would read k. (Rotating
+/// each key block inside the task rotated every key once per query tile:
+/// a third of the kernel's time at S = 2048.)
+void scheduleRopeCPU(AttentionPipeline &p, Func consumer, const Var &task, const Target &target,
+                     int V, TailStrategy qkTail) {
+  scheduleRopeTables(p.rope, target);
+  std::vector<Var> args = p.keyRotated.args();
+  Var gb("gb");
+  p.keyRotated.compute_root().fuse(args[2], args[3], gb).parallel(gb);
+  p.queryRotated.compute_at(consumer, task);
+  // Split halves (LLaMA, NeoX): one loop per half of the rotary dims, so
+  // that each vector's partner and table rows are dense (d + R/2 or
+  // d - R/2, not a select between them per lane, which is a gather).
+  for (Func rotated : {p.keyRotated, p.queryRotated}) {
+    Var dim = rotated.args()[0];
+    if (!p.ropeInterleaved && p.ropeHalf % V == 0) {
+      Var dh("dh"), dl("dl");
+      rotated.split(dim, dh, dl, p.ropeHalf, TailStrategy::GuardWithIf)
+          .unroll(dh)
+          .vectorize(dl, V);
+    } else {
+      rotated.vectorize(dim, V, qkTail);
+    }
+  }
+}
+
 void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t, int headDim, int valueDim,
                           const Target &target) {
   Var &c = p.c, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h, &b = p.b;
@@ -835,31 +863,8 @@ void scheduleAttentionCPU(AttentionPipeline &p, const AttentionTiles &t, int hea
   // Q^T, once per tile.
   p.qScaled.compute_at(p.out, task).align_bounds(i, QT).vectorize(i, V);
 
-  // RoPE: the tables once per call, and k rotated once per call into a
-  // buffer of k's size, which GEMM #1 reads as it would read k. (Rotating
-  // each key block inside the task rotated every key once per query tile:
-  // a third of the kernel's time at S = 2048.)
-  if (p.keyRotated.defined()) {
-    scheduleRopeTables(p.rope, target);
-    std::vector<Var> args = p.keyRotated.args();
-    Var gb("gb");
-    p.keyRotated.compute_root().fuse(args[2], args[3], gb).parallel(gb);
-    p.queryRotated.compute_at(p.out, task);
-    // Split halves (LLaMA, NeoX): one loop per half of the rotary dims, so
-    // that each vector's partner and table rows are dense (d + R/2 or
-    // d - R/2, not a select between them per lane, which is a gather).
-    for (Func rotated : {p.keyRotated, p.queryRotated}) {
-      Var dim = rotated.args()[0];
-      if (!p.ropeInterleaved && p.ropeHalf % V == 0) {
-        Var dh("dh"), dl("dl");
-        rotated.split(dim, dh, dl, p.ropeHalf, TailStrategy::GuardWithIf)
-            .unroll(dh)
-            .vectorize(dl, V);
-      } else {
-        rotated.vectorize(dim, V, qkTail);
-      }
-    }
-  }
+  if (p.keyRotated.defined())
+    scheduleRopeCPU(p, p.out, task, target, V, qkTail);
 
   // Modifier bias of every distance the tile's scores span (about Sk + QT
   // values per task, against QT x Sk scores): GEMM #1's rows read it as a
@@ -1006,6 +1011,32 @@ static bool modifiersAreBiasOnly(const KernelSpec &spec) {
   return true;
 }
 
+/// Whether the extern stages can apply `spec`'s RoPE (or it has none): an
+/// even number of rotary dims within the head, an offset their int
+/// positions hold.
+static bool ropeFitsExtern(const KernelSpec &spec) {
+  return !spec.rope.enabled ||
+         (spec.rope.rotaryDims >= 2 && spec.rope.rotaryDims % 2 == 0 &&
+          spec.rope.rotaryDims <= spec.headDim && spec.rope.positionOffset >= 0 &&
+          spec.rope.positionOffset <= INT32_MAX / 2);
+}
+
+/// RoPE's constants as the extern stages take them (extern_stage.h's
+/// ropeTables): theta, then the fine cos and sin (RopeConstants); one
+/// unused element without RoPE.
+static Buffer<double> ropeTableArgument(const KernelSpec &spec) {
+  const int half = spec.rope.enabled ? static_cast<int>(spec.rope.rotaryDims / 2) : 0;
+  Buffer<double> table(std::max(half * (1 + 2 * kRopeStep), 1), "attn_extern_rope");
+  table.fill(0.0);
+  if (spec.rope.enabled) {
+    const RopeConstants c = ropeConstants(spec.rope);
+    double *at = table.data();
+    for (const std::vector<double> *part : {&c.theta, &c.fineCos, &c.fineSin})
+      at = std::copy(part->begin(), part->end(), at);
+  }
+  return table;
+}
+
 /// Whether this attention runs on AMX tiles (runtime/model/amx_kernels.c)
 /// in the variant for `target`: bf16 q, k, v, or f32 ones with bf16
 /// products, on a CPU with AMX (Halide's avx512_sapphirerapids), plain or
@@ -1019,13 +1050,9 @@ static bool runsOnAmx(const KernelSpec &spec, const Target &target) {
   const int64_t D = spec.headDim, Dv = spec.valueHeadDim();
   const bool bf16 = spec.elementType == ScalarType::BF16 ||
                     (spec.elementType == ScalarType::F32 && spec.bf16Products);
-  const bool ropeFits = !spec.rope.enabled ||
-                        (spec.rope.rotaryDims >= 2 && spec.rope.rotaryDims % 2 == 0 &&
-                         spec.rope.rotaryDims <= D &&
-                         spec.rope.positionOffset >= 0 && spec.rope.positionOffset <= INT32_MAX / 2);
   return target.has_feature(Target::AVX512_SapphireRapids) && bf16 && !spec.hasMask &&
-         modifiersAreBiasOnly(spec) && ropeFits && spec.softcap == 0 && D % 32 == 0 &&
-         Dv % 32 == 0 && D <= 256 && Dv <= 256;
+         modifiersAreBiasOnly(spec) && ropeFitsExtern(spec) && spec.softcap == 0 &&
+         D % 32 == 0 && Dv % 32 == 0 && D <= 256 && Dv <= 256;
 }
 
 /// The smallest value head dim runtime/model/attention_f32.c takes (its
@@ -1038,14 +1065,14 @@ constexpr int kFlashKeyBlock = 128;
 
 /// The extern stage of runtime/model/attention_f32.c that the variant for
 /// `target` runs this attention as, or null (the Halide pipeline): f32
-/// tensors with f32 products, no additive mask, softcapping or RoPE,
-/// modifiers that only add a bias of (head, distance), a value head dim of
-/// at least kFlashMinValueDim, on an AVX-512 or AVX2 level (the baseline
-/// level and GPUs keep the pipeline).
+/// tensors with f32 products, no additive mask or softcapping, modifiers
+/// that only add a bias of (head, distance), RoPE the extern applies, a
+/// value head dim of at least kFlashMinValueDim, on an AVX-512 or AVX2
+/// level (the baseline level and GPUs keep the pipeline).
 static const char *flashSymbol(const KernelSpec &spec, const Target &target) {
   if (isGpuTarget(target) || spec.elementType != ScalarType::F32 || spec.bf16Products ||
-      spec.hasMask || spec.softcap != 0 || spec.rope.enabled || !modifiersAreBiasOnly(spec) ||
-      spec.valueHeadDim() < kFlashMinValueDim)
+      spec.hasMask || spec.softcap != 0 || !ropeFitsExtern(spec) ||
+      !modifiersAreBiasOnly(spec) || spec.valueHeadDim() < kFlashMinValueDim)
     return nullptr;
   const attune_isa_t isa = targets::cpu::isaOf(target);
   if (isa >= ATTUNE_ISA_AVX512)
@@ -1183,18 +1210,7 @@ BuiltKernel buildAmxAttention(const KernelSpec &spec) {
     inputs.push_back(keyPad);
     args.push_back(keyPad);
   }
-  // RoPE's constants, embedded (theta, then the fine cos and sin: see
-  // RopeConstants); one unused element without RoPE.
-  const int half = spec.rope.enabled ? static_cast<int>(spec.rope.rotaryDims / 2) : 0;
-  Buffer<double> ropeTable(std::max(half * (1 + 2 * kRopeStep), 1), "attn_amx_rope");
-  ropeTable.fill(0.0);
-  if (spec.rope.enabled) {
-    const RopeConstants c = ropeConstants(spec.rope);
-    double *at = ropeTable.data();
-    for (const std::vector<double> *part : {&c.theta, &c.fineCos, &c.fineSin})
-      at = std::copy(part->begin(), part->end(), at);
-  }
-  args.push_back(ropeTable);
+  args.push_back(ropeTableArgument(spec));
   ModifierBias bias;
   if (!spec.modifiers.empty())
     bias = declareModifierBias(spec, q.dim(2).extent());
@@ -1203,7 +1219,7 @@ BuiltKernel buildAmxAttention(const KernelSpec &spec) {
   args.push_back(table.argument);
   args.push_back(Expr(static_cast<float>(spec.scale)));
   args.push_back(Expr(spec.causal ? 1 : 0));
-  args.push_back(Expr(2 * half));
+  args.push_back(Expr(spec.rope.enabled ? static_cast<int32_t>(spec.rope.rotaryDims) : 0));
   args.push_back(Expr(spec.rope.interleaved ? 1 : 0));
   args.push_back(Expr(static_cast<int32_t>(spec.rope.enabled ? spec.rope.positionOffset : 0)));
   args.push_back(Expr(table.tables));
@@ -1237,8 +1253,8 @@ int flashKeyBlock(const KernelSpec &spec, const Target &target, int formula) {
 /// more than kDecodeRows query rows; for fewer it asks for, and copies, the
 /// Halide kernel's decode path (p.decoded, scheduled here as it is in
 /// scheduleAttentionCPU), which splits the keys over threads.
-BuiltKernel buildFlashAttention(const KernelSpec &spec, const char *symbol, AttentionPipeline &p,
-                                const AttentionTiles &t) {
+BuiltKernel buildFlashAttention(const KernelSpec &spec, const Target &target, const char *symbol,
+                                AttentionPipeline &p, const AttentionTiles &t) {
   const int D = static_cast<int>(spec.headDim), Dv = static_cast<int>(spec.valueHeadDim());
   // flashSymbol takes no content or value terms, which the decode path
   // lacks.
@@ -1254,6 +1270,9 @@ BuiltKernel buildFlashAttention(const KernelSpec &spec, const char *symbol, Atte
   if (p.modifierBias.defined())
     p.modifierBias.compute_at(decoded, task)
         .vectorize(p.modifierBias.args()[0], t.vec, TailStrategy::GuardWithIf);
+  if (p.keyRotated.defined())
+    scheduleRopeCPU(p, decoded, task, target, t.vec,
+                    D % t.vec == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
 
   std::vector<ExternFuncArgument> args = {p.q, p.k, p.v};
   if (spec.hasKeyPadding) {
@@ -1263,12 +1282,16 @@ BuiltKernel buildFlashAttention(const KernelSpec &spec, const char *symbol, Atte
     unused.fill(1);
     args.push_back(unused);
   }
+  args.push_back(ropeTableArgument(spec));
   const BiasTable table = biasTableArgument(spec, p.biasTerms, p.k.dim(1).extent());
   args.push_back(table.argument);
   args.push_back(decoded);
   args.push_back(Expr(static_cast<float>(spec.scale)));
   args.push_back(Expr(spec.causal ? 1 : 0));
   args.push_back(Expr(spec.hasKeyPadding ? 1 : 0));
+  args.push_back(Expr(spec.rope.enabled ? static_cast<int32_t>(spec.rope.rotaryDims) : 0));
+  args.push_back(Expr(spec.rope.interleaved ? 1 : 0));
+  args.push_back(Expr(static_cast<int32_t>(spec.rope.enabled ? spec.rope.positionOffset : 0)));
   args.push_back(Expr(table.tables));
   args.push_back(p.k.dim(1).extent());
   args.push_back(Expr(table.deltaLo));
@@ -1296,7 +1319,7 @@ BuiltKernel buildAttentionKernel(const KernelSpec &spec, const Target &target) {
         defaultTiles(target, static_cast<int>(spec.valueHeadDim()), spec.causal);
     tiles.keyBlock = flashKeyBlock(spec, target, kFlashKeyBlock);
     AttentionPipeline p = defineAttention(spec, tiles);
-    return buildFlashAttention(spec, symbol, p, tiles);
+    return buildFlashAttention(spec, target, symbol, p, tiles);
   }
   AttentionTiles tiles = chooseTiles(spec, target);
   AttentionPipeline p = defineAttention(spec, tiles);

@@ -1194,8 +1194,8 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
 
 /// Where the f32 extern stage (runtime/model/attention_f32.c) replaces the
 /// Halide pipeline: f32 attentions on the AVX-512 and AVX2 levels, with
-/// causal masking, key padding and modifiers that add a bias of (head,
-/// distance); additive masks, softcapping, RoPE, content modifiers, other
+/// causal masking, key padding, RoPE and modifiers that add a bias of
+/// (head, distance); additive masks, softcapping, content modifiers, other
 /// element types and value head dims under 8 keep the pipeline, as does the
 /// baseline level.
 TEST(FusedAttentionKernel, F32ExternStageWhereItApplies) {
@@ -1215,17 +1215,16 @@ TEST(FusedAttentionKernel, F32ExternStageWhereItApplies) {
   padded.causal = true;
   padded.hasKeyPadding = true;
   padded.modifiers.push_back({"alibi", {{"max_bias", 8.0}, {"symmetric", 0.0}}, {}});
+  padded.rope.enabled = true;
+  padded.rope.rotaryDims = 32;
   EXPECT_EQ(runsOn(padded), expected);
-  KernelSpec masked = plain, softcap = plain, rope = plain, narrow = plain, half = plain,
-             shaw = plain;
+  KernelSpec masked = plain, softcap = plain, narrow = plain, half = plain, shaw = plain;
   masked.hasMask = true;
   softcap.softcap = 30.0;
-  rope.rope.enabled = true;
-  rope.rope.rotaryDims = 64;
   narrow.valueDim = 4;
   half.elementType = ScalarType::F16;
   shaw.modifiers.push_back({"shaw", {{"max_distance", 4.0}}, {2, 2}});
-  for (const KernelSpec *spec : {&masked, &softcap, &rope, &narrow, &half, &shaw})
+  for (const KernelSpec *spec : {&masked, &softcap, &narrow, &half, &shaw})
     EXPECT_EQ(runsOn(*spec), "") << spec->symbolName();
 }
 
@@ -1233,9 +1232,11 @@ TEST(FusedAttentionKernel, F32ExternStageWhereItApplies) {
 /// dims, Dv != D (a last group of value columns that overlaps the one
 /// before), GQA and MQA, causal with Sq < Sk and Sq > Sk (rows that see no
 /// key), key padding with a batch padded entirely, ALiBi, T5 buckets and
-/// sliding windows narrower than a key block (blocks skipped) and tiles
-/// straddling the decode threshold (16 query rows: more take the tiles,
-/// fewer the Halide decode path, whose output the stage copies).
+/// sliding windows narrower than a key block (blocks skipped), RoPE (both
+/// layouts, partial rotary dims that are no multiple of the vector, an
+/// offset) and tiles straddling the decode threshold (16 query rows: more
+/// take the tiles, fewer the Halide decode path, whose output the stage
+/// copies).
 TEST(FusedAttentionKernel, F32ExternStageMatchesLoops) {
   struct Case {
     int B, H, Hkv, Sq, Sk, D, Dv;
@@ -1243,6 +1244,9 @@ TEST(FusedAttentionKernel, F32ExternStageMatchesLoops) {
     std::string modifier; // "", "alibi", "t5", "window", "window+alibi"
     int window = 0;
     float scoreScale = 1.0f; // multiplies q: large scores
+    int ropeDims = 0;        // RoPE over these dims (0: none)
+    bool interleaved = false;
+    int ropeOffset = 0;
   };
   const int buckets = 32;
   for (const Case &c :
@@ -1253,13 +1257,21 @@ TEST(FusedAttentionKernel, F32ExternStageMatchesLoops) {
         Case{1, 4, 2, 200, 333, 64, 64, false, false, "t5"},
         Case{1, 4, 2, 700, 700, 64, 64, true, true, "window", 50},
         Case{1, 2, 2, 150, 500, 128, 128, false, false, "window+alibi", 40},
-        Case{1, 2, 2, 100, 100, 16, 16, false, false, "", 0, 12.0f}}) {
+        Case{1, 2, 2, 100, 100, 16, 16, false, false, "", 0, 12.0f},
+        Case{1, 4, 2, 130, 200, 64, 64, true, false, "", 0, 1.0f, 64},
+        Case{2, 2, 1, 70, 90, 80, 64, false, true, "alibi", 0, 1.0f, 44, true, 3},
+        Case{1, 2, 2, 9, 300, 128, 128, true, false, "", 0, 1.0f, 128, false, 11},
+        Case{1, 2, 2, 40, 40, 72, 72, false, false, "", 0, 1.0f, 50, false, 0}}) {
     SCOPED_TRACE("B=" + std::to_string(c.B) + " H=" + std::to_string(c.H) + "/" +
                  std::to_string(c.Hkv) + " Sq=" + std::to_string(c.Sq) +
                  " Sk=" + std::to_string(c.Sk) + " D=" + std::to_string(c.D) +
                  " Dv=" + std::to_string(c.Dv) + " causal=" + std::to_string(c.causal) +
                  (c.keyPadding ? ", key padding" : "") +
-                 (c.modifier.empty() ? "" : ", " + c.modifier));
+                 (c.modifier.empty() ? "" : ", " + c.modifier) +
+                 (c.ropeDims ? ", RoPE " + std::to_string(c.ropeDims) +
+                                   (c.interleaved ? " interleaved" : " halves") + " offset " +
+                                   std::to_string(c.ropeOffset)
+                             : ""));
     KernelSpec spec;
     spec.kind = KernelKind::Attention;
     spec.headDim = c.D;
@@ -1267,6 +1279,10 @@ TEST(FusedAttentionKernel, F32ExternStageMatchesLoops) {
     spec.scale = 1.0 / std::sqrt(double(c.D));
     spec.causal = c.causal;
     spec.hasKeyPadding = c.keyPadding;
+    spec.rope.enabled = c.ropeDims > 0;
+    spec.rope.rotaryDims = c.ropeDims;
+    spec.rope.interleaved = c.interleaved;
+    spec.rope.positionOffset = c.ropeOffset;
     if (c.modifier == "alibi" || c.modifier == "window+alibi")
       spec.modifiers.push_back({"alibi", {{"max_bias", 8.0}, {"symmetric", 1.0}}, {}});
     if (c.modifier == "window" || c.modifier == "window+alibi")
@@ -1296,8 +1312,32 @@ TEST(FusedAttentionKernel, F32ExternStageMatchesLoops) {
     ASSERT_TRUE(kernel.built.output.is_extern() || attune::targets::cpu::isaOf(kernel.target) <
                                                       ATTUNE_ISA_AVX2);
     kernel.run(inputs, got);
-    Buffer<double> want = attentionByDefinition(spec, q, k, v, c.keyPadding ? &attends : nullptr,
-                                                {{t5Rows.data(), {buckets, c.H}}});
+    // RoPE by its definition, in double: q row i at position i + Sk - Sq +
+    // offset, k row j at j + offset.
+    auto widened = [](const Buffer<float> &x) {
+      Buffer<double> y(x.width(), x.height(), x.channels(), x.dim(3).extent());
+      y.for_each_element([&](int d, int row, int head, int b) { y(d, row, head, b) = x(d, row, head, b); });
+      return y;
+    };
+    auto rotated = [&](const Buffer<float> &x, int diag) {
+      Buffer<double> y = widened(x);
+      for (int b = 0; b < y.dim(3).extent(); ++b)
+        for (int head = 0; head < y.channels(); ++head)
+          for (int row = 0; row < y.height(); ++row)
+            for (int pair = 0; pair < c.ropeDims / 2; ++pair) {
+              const double angle =
+                  double(row + diag + c.ropeOffset) * ropeInverseFrequency(spec.rope, pair);
+              const int first = c.interleaved ? 2 * pair : pair;
+              const int second = c.interleaved ? 2 * pair + 1 : pair + c.ropeDims / 2;
+              const double a = x(first, row, head, b), s2 = x(second, row, head, b);
+              y(first, row, head, b) = a * std::cos(angle) - s2 * std::sin(angle);
+              y(second, row, head, b) = s2 * std::cos(angle) + a * std::sin(angle);
+            }
+      return y;
+    };
+    Buffer<double> want =
+        attentionByDefinition(spec, rotated(q, c.Sk - c.Sq), rotated(k, 0), widened(v),
+                              c.keyPadding ? &attends : nullptr, {{t5Rows.data(), {buckets, c.H}}});
     want.for_each_element([&](int cv, int i, int h, int b) {
       ASSERT_TRUE(closeSoft(got(cv, i, h, b), want(cv, i, h, b)))
           << "at b=" << b << " h=" << h << " i=" << i << " c=" << cv;
