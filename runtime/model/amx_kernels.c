@@ -867,39 +867,6 @@ static int isSupported(const attune_hl_buffer_t *buf) {
          buf->dim[0].stride == 1;
 }
 
-/* The packed K and V outlive the call that made them, for the next call.
- * A fresh block is fresh pages, faulted in and zeroed by the kernel on
- * every call: at Sq=64 against Sk=4096 (H=32, D=128, a 64 MB copy) that
- * was most of the call (18,000 page faults a call), and the copy of a
- * 2048-token prefill with 32 heads (32 MB) faulted 8,000 pages a call. One
- * block is kept, grown when a call needs more (as an arena keeps its high
- * water mark: at most the bf16 size of the largest K and V a call had); a
- * call that finds it taken (concurrent calls) allocates its own, and the
- * block returned last is kept. Freed when the library is unloaded. A block
- * starts with a 64-byte header holding its capacity. */
-static uint8_t *keptPack; /* atomic */
-
-static uint8_t *takePackBlock(size_t bytes) {
-  uint8_t *block = __atomic_exchange_n(&keptPack, NULL, __ATOMIC_ACQUIRE);
-  if (block && *(size_t *)block >= bytes)
-    return block + 64;
-  free(block);
-  bytes = (bytes + 63) / 64 * 64;
-  block = aligned_alloc(64, 64 + bytes);
-  if (!block)
-    return NULL;
-  *(size_t *)block = bytes;
-  return block + 64;
-}
-
-static void givePackBlock(uint8_t *data) {
-  free(__atomic_exchange_n(&keptPack, data - 64, __ATOMIC_ACQ_REL));
-}
-
-__attribute__((destructor)) static void freePackBlock(void) {
-  free(__atomic_exchange_n(&keptPack, NULL, __ATOMIC_ACQUIRE));
-}
-
 /* The decode path (decodeTask): (b, hk)'s keys split into slices while
  * there are fewer than kDecodeTasks tasks and slices keep kDecodeSplitKeys
  * keys, then combined. */

@@ -43,7 +43,8 @@
 #define _GNU_SOURCE
 #endif
 #include <immintrin.h>
-#include <math.h> /* INFINITY */
+#include <limits.h> /* INT_MAX */
+#include <math.h>   /* INFINITY */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,10 +70,11 @@ typedef struct {
    * skipped. NULL: none. */
   const float *bias;
   int64_t biasStride, deltaLo, deltaHi;
-  /* RoPE: q rotated as the tiles read it; k rotated once per call into
-   * rotatedK ([B][Hkv][Sk][D]), which the tiles then read instead of k. */
+  /* RoPE: q rotated as the tiles read it, k as it is packed. */
   attune_rope_t rope;
-  float *rotatedK;
+  /* k packed once per call for GEMM #1 (packKeysTask), or NULL: GEMM #1
+   * reads k's rows in place. */
+  float *packedK;
 } attune_flash_call_t;
 
 /* AVX-512: 32 registers; GEMM #1 and #2 tiles of 3 x 8 accumulators, with
@@ -114,6 +116,8 @@ typedef struct {
 #define VANYNE(a, b) (_mm512_cmp_ps_mask((a), (b), _CMP_NEQ_UQ) != 0)
 /* x[0..W) transposed as a W x W matrix. */
 #define VTRANSPOSE(x) transpose16x16((__m512i *)(x))
+/* x's first NK lanes to p. */
+#define VSTORENK(p, x) _mm256_storeu_ps((p), _mm512_castps512_ps256(x))
 /* W/2 floats from p, each in two neighbouring lanes. */
 #define VDUPPAIRS(p)                                                                          \
   _mm512_permutexvar_ps(_mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),     \
@@ -123,6 +127,7 @@ typedef struct {
 /* a b - c in even lanes, a b + c in odd ones. */
 #define VFMADDSUB _mm512_fmaddsub_ps
 #include "attention_f32_tile.inc"
+enum { NK_avx512 = NK };
 #undef ISA
 #undef TGT
 #undef VF
@@ -150,6 +155,7 @@ typedef struct {
 #undef VSELECTEQ
 #undef VANYNE
 #undef VTRANSPOSE
+#undef VSTORENK
 #undef VDUPPAIRS
 #undef VSWAPPAIRS
 #undef VFMADDSUB
@@ -185,12 +191,14 @@ typedef struct {
 #define VSELECTEQ(a, b, x, y) _mm256_blendv_ps((y), (x), _mm256_cmp_ps((a), (b), _CMP_EQ_OQ))
 #define VANYNE(a, b) (_mm256_movemask_ps(_mm256_cmp_ps((a), (b), _CMP_NEQ_UQ)) != 0)
 #define VTRANSPOSE(x) transpose8x8((__m256i *)(x))
+#define VSTORENK(p, x) _mm256_maskstore_ps((p), _mm256_set_epi32(0, 0, -1, -1, -1, -1, -1, -1), (x))
 #define VDUPPAIRS(p)                                                                          \
   _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)),                          \
                            _mm256_set_epi32(3, 3, 2, 2, 1, 1, 0, 0))
 #define VSWAPPAIRS(x) _mm256_permute_ps((x), 0xB1)
 #define VFMADDSUB _mm256_fmaddsub_ps
 #include "attention_f32_tile.inc"
+enum { NK_avx2 = NK };
 #undef ISA
 #undef TGT
 #undef VF
@@ -218,6 +226,7 @@ typedef struct {
 #undef VSELECTEQ
 #undef VANYNE
 #undef VTRANSPOSE
+#undef VSTORENK
 #undef VDUPPAIRS
 #undef VSWAPPAIRS
 #undef VFMADDSUB
@@ -253,7 +262,15 @@ static void copyDecoded(const attune_hl_buffer_t *decoded, const attune_hl_buffe
 typedef struct {
   int (*tile)(void *, int, uint8_t *);
   int (*tiles)(const attune_flash_call_t *);
-  int (*rotateKeys)(void *, int, uint8_t *);
+  int (*packKeysTask)(void *, int, uint8_t *);
+  size_t (*packedKeyGroups)(const attune_flash_call_t *);
+  int keyGroup; /* NK */
+  /* From how many query rows GEMM #1 reads k packed without RoPE (which
+   * packs a rotated copy anyway): the packing reads k once, the tiles once
+   * per QT rows. Measured (Intel Xeon, one thread, H=12, D=64): AVX2 packed
+   * 99 -> 106 GFLOP/s at S=2048, 93 -> 95 at 512, equal at 256, 96 -> 92 at
+   * 128; AVX-512 no faster at S=2048 and 8% slower at 128 (never). */
+  int packKeysFrom;
 } attune_flash_isa_t;
 
 static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
@@ -363,18 +380,20 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
           memset(element(out, i, h, b), 0, (size_t)call.Dv * sizeof(float));
     goto done;
   }
-  if (call.rope.dims) {
-    call.rotatedK = malloc((size_t)call.B * call.Hkv * call.Sk * call.D * sizeof(float));
-    if (!call.rotatedK) {
+  if (call.Sq >= isa->packKeysFrom || call.rope.dims) {
+    call.packedK = (float *)takePackBlock(isa->packedKeyGroups(&call) * call.B * call.Hkv *
+                                           call.D * isa->keyGroup * sizeof(float));
+    if (!call.packedK) {
       status = kErrMemory;
       goto done;
     }
-    status = runTasks(isa->rotateKeys, call.B * call.Hkv, &call);
+    status = runTasks(isa->packKeysTask, call.B * call.Hkv, &call);
   }
   if (status == kOk)
     status = runTasks(isa->tile, isa->tiles(&call), &call);
 done:
-  free(call.rotatedK);
+  if (call.packedK)
+    givePackBlock((uint8_t *)call.packedK);
   free(call.rope.cos);
   free(keyBias);
   free(biasSum);
@@ -392,7 +411,7 @@ done:
  * distance outside [deltaLo, deltaHi] is masked. `decoded` is the Halide
  * kernel's decode path, asked for and copied when Sq <= decodeRows.
  * Returns 0, or a negative code the pipeline reports as the stage's error. */
-#define ATTUNE_FLASH_ENTRY(name, suffix)                                                      \
+#define ATTUNE_FLASH_ENTRY(name, suffix, packKeysFrom)                                        \
   int name(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,               \
            attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope, attune_hl_buffer_t *bias, \
            attune_hl_buffer_t *decoded, float scale, int causal, int hasKeyPadding,           \
@@ -402,9 +421,10 @@ done:
                                    ropeInterleaved, ropeOffset, biasTables, keys,             \
                                    deltaLo,    deltaHi,  keyBlock,      decodeRows};          \
     static const attune_flash_isa_t isa = {flashTask##suffix, flashTasks##suffix,             \
-                                           rotateKeysTask##suffix};                           \
+                                           packKeysTask##suffix, packedKeyGroups##suffix,     \
+                                           NK##suffix, packKeysFrom};                         \
     return attentionF32(q, k, v, keyPadding, rope, bias, decoded, &a, out, &isa);             \
   }
-ATTUNE_FLASH_ENTRY(attune_attention_f32_avx512, _avx512)
-ATTUNE_FLASH_ENTRY(attune_attention_f32_avx2, _avx2)
+ATTUNE_FLASH_ENTRY(attune_attention_f32_avx512, _avx512, INT_MAX)
+ATTUNE_FLASH_ENTRY(attune_attention_f32_avx2, _avx2, 256)
 #undef ATTUNE_FLASH_ENTRY

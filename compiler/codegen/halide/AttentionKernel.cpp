@@ -2,6 +2,19 @@
 //
 // softmax(scale * Q K^T + modifiers) V without storing the Sq x Sk scores.
 //
+// Which code runs an attention (buildAttentionKernel):
+//  - bf16 attentions on AMX CPUs: runtime/model/amx_kernels.c, an extern
+//    stage (runsOnAmx);
+//  - f32 attentions on the avx2, avx512 and avx512_spr levels, without an
+//    additive mask, softcapping or content modifiers: runtime/model/
+//    attention_f32.c, an extern stage (flashSymbol) whose online softmax
+//    keeps a running state across key blocks, which this pipeline cannot;
+//    decode-shaped calls still take this file's decode path (see
+//    buildFlashAttention);
+//  - everything else (masks, softcapping, Shaw/Transformer-XL/DeBERTa,
+//    f16/bf16 elsewhere, the baseline level, GPUs): the Halide pipeline
+//    below.
+//
 // The kernel works on a tile of query rows at a time (one (b, h, tile) per
 // parallel task). For each block of keys it computes, in cache:
 //
