@@ -55,6 +55,9 @@
  * kExp2Floor). */
 static const float kExp2Floor = -126.0f;
 
+/* MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6) flags. */
+enum { kFlushDenormals = 0x8040 };
+
 typedef struct {
   const attune_hl_buffer_t *q, *k, *v, *out;
   int D, Dv, Sq, Sk, H, Hkv, B, causal, keyBlock;

@@ -39,6 +39,7 @@
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
+#include <xmmintrin.h> // _mm_getcsr
 
 #include <algorithm>
 #include <cmath>
@@ -1226,6 +1227,27 @@ TEST(FusedAttentionKernel, F32ExternStageWhereItApplies) {
   shaw.modifiers.push_back({"shaw", {{"max_distance", 4.0}}, {2, 2}});
   for (const KernelSpec *spec : {&masked, &softcap, &narrow, &half, &shaw})
     EXPECT_EQ(runsOn(*spec), "") << spec->symbolName();
+}
+
+/// The f32 extern stage flushes denormals while its tiles run (ALiBi's
+/// rescales made them, and each cost a microcode assist), and gives the
+/// caller's thread its floating-point flags back: in this process (no
+/// library thread pool) the tiles run on the calling thread.
+TEST(FusedAttentionKernel, F32ExternStageRestoresTheCallersFloatFlags) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Attention;
+  spec.headDim = 64;
+  spec.causal = true;
+  spec.modifiers.push_back({"alibi", {{"max_bias", 8.0}, {"symmetric", 0.0}}, {}});
+  Kernel kernel(spec);
+  if (!kernel.built.output.is_extern())
+    GTEST_SKIP() << "this level runs the Halide pipeline";
+  Buffer<float> q = uniform({64, 300, 2, 1}), k = uniform({64, 300, 2, 1}),
+                v = uniform({64, 300, 2, 1}), out(64, 300, 2, 1);
+  const unsigned before = _mm_getcsr();
+  kernel.run({q, k, v}, out);
+  EXPECT_EQ(_mm_getcsr(), before);
+  EXPECT_EQ(before & 0x8040u, 0u) << "the test process itself flushes denormals";
 }
 
 /// The f32 extern stage against attention by its definition: odd head
