@@ -17,27 +17,35 @@
  * output column, the scores and the probabilities are two buffers, and
  * the blocks are merged after the key loop. On an Intel Xeon (AVX-512, one
  * core) the best of 57 tuned schedules reached 0.59 of the FMA peak there,
- * this kernel 0.72-0.75 (benchmarks/README.md). The kernel is small: two
+ * this kernel 0.75 (benchmarks/README.md). The kernel is small: two
  * register-tiled products and an online softmax, the shape of IREE's and
  * oneDNN's micro-kernels. Decoding (a few query rows) keeps the Halide
  * kernel's split over keys: the stage takes its output as an input and asks
  * for it only then (see attentionF32).
  *
- * How. A task takes QT = RV vectors of query rows of one head (48 with
- * AVX-512, 16 with AVX2) and walks the keys in blocks of keyBlock. Every
- * buffer of the task has the rows along the vector: Q^T [D][QT] (scaled by
- * scale * log2 e, so that probabilities are powers of 2), the block's scores
- * [keyBlock][QT] and the output accumulator O^T [Dv][QT]. Both products are
- * then the same register tile, RV row vectors times a broadcast:
+ * How. A tile is up to RV vectors of query rows of one head (48 with
+ * AVX-512, 16 with AVX2; a head's last tile only as tall as its rows need)
+ * and walks the keys in blocks of keyBlock. Every buffer of a tile has the
+ * rows along the vector: Q^T [D][QT] (scaled by scale * log2 e, so that
+ * probabilities are powers of 2), the block's scores [keyBlock][QT] and the
+ * output accumulator O^T [Dv][QT]. Both products are then the same
+ * register tile, RV row vectors times a broadcast:
  *   GEMM #1  s[j][:] = sum_d Q^T[d][:] k[j][d]    NK keys at a time,
  *   GEMM #2  O^T[c][:] += sum_j s[j][:] v[j][c]   NC value columns at a time,
- * reading k and v in place (rows of the input tensors, any strides). GEMM
- * #1's stores add the masks and biases and take the block's row maxima;
- * the softmax moves the running max, turns the scores into probabilities in
- * place and rescales the accumulator by 2^(old max - new max) when it grew
- * (FlashAttention's online softmax); GEMM #2 loads, rescales and stores the
- * accumulator once per block. Keys after a tile's causal diagonal or outside
- * a sliding window are never visited. */
+ * reading v in place and k in place or packed once per call (see
+ * packKeysFrom). GEMM #1's stores add the masks and biases and take the
+ * block's row maxima; the softmax moves the running max, turns the scores
+ * into probabilities in place and rescales the accumulator by 2^(old max -
+ * new max) when it grew (FlashAttention's online softmax); GEMM #2 loads,
+ * rescales and stores the accumulator once per block. Keys after a tile's
+ * causal diagonal or outside a sliding window are never visited. A task is
+ * one tile, or all the tiles of a head when it has few (kTilesPerGroup),
+ * which then take each key block in turn while it is in cache.
+ *
+ * Files: attention_f32_isa.inc (the exponential, RoPE, k's packing) is
+ * included once per ISA below, attention_f32_tile.inc (a tile's steps) once
+ * per ISA and tile height; this file has the ISA macros, the tasks and the
+ * extern stages. */
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -78,15 +86,15 @@ typedef struct {
   /* k packed once per call for GEMM #1 (packKeysTask), or NULL: GEMM #1
    * reads k's rows in place. */
   float *packedK;
+  const struct attune_flash_isa *isa;
 } attune_flash_call_t;
 
-/* AVX-512: 32 registers; GEMM #1 and #2 tiles of 3 x 8 accumulators, with
- * the 3 row vectors and the broadcast: 28. */
+/* AVX-512: 32 registers; GEMM #1 and #2 tiles of up to 3 x 8
+ * accumulators, with the 3 row vectors and the broadcast: 28. */
 #define ISA _avx512
 #define TGT __attribute__((target("avx512f,avx512dq,fma")))
 #define VF __m512
 #define W 16
-#define RV 3
 #define NK 8
 #define NC 8
 #define VSET1 _mm512_set1_ps
@@ -129,13 +137,20 @@ typedef struct {
 #define VSWAPPAIRS(x) _mm512_permute_ps((x), 0xB1)
 /* a b - c in even lanes, a b + c in odd ones. */
 #define VFMADDSUB _mm512_fmaddsub_ps
+#include "attention_f32_isa.inc"
+#define RV 1
 #include "attention_f32_tile.inc"
-enum { NK_avx512 = NK };
+#undef RV
+#define RV 2
+#include "attention_f32_tile.inc"
+#undef RV
+#define RV 3
+#include "attention_f32_tile.inc"
+#undef RV
 #undef ISA
 #undef TGT
 #undef VF
 #undef W
-#undef RV
 #undef NK
 #undef NC
 #undef VSET1
@@ -163,12 +178,12 @@ enum { NK_avx512 = NK };
 #undef VSWAPPAIRS
 #undef VFMADDSUB
 
-/* AVX2: 16 registers; tiles of 2 x 6 accumulators, with their operands 15. */
+/* AVX2: 16 registers; tiles of up to 2 x 6 accumulators, with their
+ * operands 15. */
 #define ISA _avx2
 #define TGT __attribute__((target("avx2,fma")))
 #define VF __m256
 #define W 8
-#define RV 2
 #define NK 6
 #define NC 6
 #define VSET1 _mm256_set1_ps
@@ -200,13 +215,17 @@ enum { NK_avx512 = NK };
                            _mm256_set_epi32(3, 3, 2, 2, 1, 1, 0, 0))
 #define VSWAPPAIRS(x) _mm256_permute_ps((x), 0xB1)
 #define VFMADDSUB _mm256_fmaddsub_ps
+#include "attention_f32_isa.inc"
+#define RV 1
 #include "attention_f32_tile.inc"
-enum { NK_avx2 = NK };
+#undef RV
+#define RV 2
+#include "attention_f32_tile.inc"
+#undef RV
 #undef ISA
 #undef TGT
 #undef VF
 #undef W
-#undef RV
 #undef NK
 #undef NC
 #undef VSET1
@@ -261,20 +280,139 @@ static void copyDecoded(const attune_hl_buffer_t *decoded, const attune_hl_buffe
         memcpy(element(out, i, h, b), element(decoded, i, h, b), (size_t)Dv * sizeof(float));
 }
 
-/* The ISA's tasks (attention_f32_tile.inc). */
+/* A tile of RV row vectors (attention_f32_tile.inc): its three steps. */
 typedef struct {
-  int (*tile)(void *, int, uint8_t *);
-  int (*tiles)(const attune_flash_call_t *);
+  void (*begin)(const attune_flash_call_t *c, int b, int h, int i0, float *qT, float *oT,
+                float *ml, float *rotated);
+  void (*block)(const attune_flash_call_t *c, int b, int h, int i0, int j0, int n,
+                const float *qT, float *s, float *oT, float *ml);
+  void (*end)(const attune_flash_call_t *c, int b, int h, int i0, const float *oT,
+              const float *ml);
+} attune_flash_tile_t;
+
+/* What an ISA's code is (attention_f32_isa.inc, attention_f32_tile.inc). */
+typedef struct attune_flash_isa {
+  int width;                    /* W, floats per vector */
+  int keyGroup;                 /* NK */
+  attune_flash_tile_t tiles[3]; /* by row vectors - 1 */
+  int rowVectors;               /* the tallest tile's */
   int (*packKeysTask)(void *, int, uint8_t *);
   size_t (*packedKeyGroups)(const attune_flash_call_t *);
-  int keyGroup; /* NK */
   /* From how many query rows GEMM #1 reads k packed without RoPE (which
    * packs a rotated copy anyway): the packing reads k once, the tiles once
-   * per QT rows. Measured (Intel Xeon, one thread, H=12, D=64): AVX2 packed
+   * per task. Measured (Intel Xeon, one thread, H=12, D=64): AVX2 packed
    * 99 -> 106 GFLOP/s at S=2048, 93 -> 95 at 512, equal at 256, 96 -> 92 at
    * 128; AVX-512 no faster at S=2048 and 8% slower at 128 (never). */
   int packKeysFrom;
 } attune_flash_isa_t;
+
+/* Up to this many tiles of a head share a task, which walks the keys once
+ * for all of them, block by block; a head with more takes a task a tile.
+ * With few query rows against many keys (chunked prefill, Sq = 17 ... 144
+ * against a KV cache) each tile walked K and V from memory: Sq=64 against
+ * 4096 keys (H=32, D=128, 48-row tiles) took as long as Sq=96. A task's
+ * tiles keep their state (Q^T and O^T, 2 x 48 KiB at D=128) in L2 between
+ * blocks, which with many tiles would push the keys and values out. */
+enum { kTilesPerGroup = 3 };
+
+/* The query rows of a call's tiles: per (b, h), tiles of the tallest height
+ * (the ISA's rowVectors * width), the last no taller than its rows need. */
+static int flashTileRows(const attune_flash_call_t *c) {
+  return c->isa->rowVectors * c->isa->width;
+}
+
+/* Tiles of a head, and tiles a task takes. */
+static void flashTiling(const attune_flash_call_t *c, int *tiles, int *perTask) {
+  *tiles = (c->Sq + flashTileRows(c) - 1) / flashTileRows(c);
+  *perTask = *tiles <= kTilesPerGroup ? *tiles : 1;
+}
+
+static int flashTasks(const attune_flash_call_t *c) {
+  int tiles, perTask;
+  flashTiling(c, &tiles, &perTask);
+  return c->B * c->H * ((tiles + perTask - 1) / perTask);
+}
+
+/* The keys the rows [i0, i0 + rows) see: [*begin, *end), begin a multiple
+ * of NK (k's packed groups): none after the last row's diagonal (causal) or
+ * window (deltaHi), none before the first row's window. */
+static void flashKeyRange(const attune_flash_call_t *c, int i0, int rows, int *begin, int *end) {
+  const int diag = c->Sk - c->Sq, lastRow = i0 + rows - 1;
+  int64_t e = c->Sk, b = 0;
+  if (c->causal && lastRow + diag + 1 < e)
+    e = lastRow + diag + 1;
+  if (c->bias && lastRow + diag + c->deltaHi + 1 < e)
+    e = lastRow + diag + c->deltaHi + 1;
+  if (c->bias && i0 + diag + c->deltaLo > b)
+    b = (i0 + diag + c->deltaLo) / c->isa->keyGroup * c->isa->keyGroup;
+  *begin = (int)b;
+  *end = (int)(e > b ? e : b);
+}
+
+/* Task `index`: (b, h, a group of tiles), a head's groups consecutive so
+ * that its keys and values stay in L2 between them. The group's tiles take
+ * each key block in turn while it is in cache. */
+static int flashTask(void *uc, int index, uint8_t *closure) {
+  (void)uc;
+  const attune_flash_call_t *c = (const attune_flash_call_t *)closure;
+  const attune_flash_isa_t *isa = c->isa;
+  int tiles, perTask;
+  flashTiling(c, &tiles, &perTask);
+  const int groups = (tiles + perTask - 1) / perTask, QT = flashTileRows(c);
+  const int b = index / groups / c->H, h = index / groups % c->H, first = index % groups * perTask;
+  const int count = first + perTask <= tiles ? perTask : tiles - first;
+  const int KB = (c->keyBlock + isa->keyGroup - 1) / isa->keyGroup * isa->keyGroup;
+  /* Per tile Q^T, O^T and the rows' max and sum; the block's scores; RoPE's
+   * rotated rows. */
+  const size_t tileFloats = (size_t)QT * (c->D + c->Dv + 2);
+  const size_t rotatedFloats = c->rope.dims ? (size_t)isa->width * c->D : 0;
+  float *scratch =
+      aligned_alloc(64, sizeof(float) * (count * tileFloats + (size_t)QT * KB + rotatedFloats));
+  if (!scratch)
+    return kErrMemory;
+  float *s = scratch + count * tileFloats, *rotated = s + (size_t)QT * KB;
+  struct {
+    const attune_flash_tile_t *step;
+    int i0, begin, end;
+    float *qT, *oT, *ml;
+  } tile[kTilesPerGroup];
+  /* Denormals flushed (FTZ) and read as zero (DAZ) while the tiles run:
+   * when a row's max grows by 100-odd (ALiBi's far keys come first), the
+   * rescale leaves its accumulators denormal, and every FMA on them then
+   * took a microcode assist: causal ALiBi at S=2048 took 59.5 ms against
+   * 41.4 for plain causal attention, 42.2 with the flags (Intel Xeon, one
+   * thread, AVX-512; AVX2 88.9 -> 67.7). Values that small are nothing
+   * beside a row's 1 at its max. The caller's flags are restored. */
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(csr | kFlushDenormals);
+  int begin = c->Sk, end = 0;
+  for (int t = 0; t < count; ++t) {
+    const int i0 = (first + t) * QT, rows = c->Sq - i0 < QT ? c->Sq - i0 : QT;
+    tile[t].step = &isa->tiles[(rows + isa->width - 1) / isa->width - 1];
+    tile[t].i0 = i0;
+    tile[t].qT = scratch + t * tileFloats;
+    tile[t].oT = tile[t].qT + (size_t)QT * c->D;
+    tile[t].ml = tile[t].oT + (size_t)QT * c->Dv;
+    flashKeyRange(c, i0, rows, &tile[t].begin, &tile[t].end);
+    begin = tile[t].begin < begin ? tile[t].begin : begin;
+    end = tile[t].end > end ? tile[t].end : end;
+    tile[t].step->begin(c, b, h, i0, tile[t].qT, tile[t].oT, tile[t].ml, rotated);
+  }
+  /* Blocks from the group's first key; a tile takes the part of each block
+   * before its own end (a window's keys before its begin are masked by
+   * their bias). */
+  for (int j0 = begin; j0 < end; j0 += KB)
+    for (int t = 0; t < count; ++t)
+      if (j0 < tile[t].end && j0 + KB > tile[t].begin)
+        tile[t].step->block(c, b, h, tile[t].i0, j0,
+                            tile[t].end - j0 < KB ? tile[t].end - j0 : KB, tile[t].qT, s,
+                            tile[t].oT, tile[t].ml);
+  for (int t = 0; t < count; ++t)
+    tile[t].step->end(c, b, h, tile[t].i0, tile[t].oT, tile[t].ml);
+  _mm_setcsr(csr);
+  free(scratch);
+  return kOk;
+}
 
 static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
                         attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope,
@@ -339,6 +477,7 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     return kErrShape;
   if (a->biasTables && !isBiasTable(bias, a->biasTables, call.Sk + call.Sq - 1, call.H))
     return kErrShape;
+  call.isa = isa;
   call.causal = a->causal;
   call.keyBlock = a->keyBlock;
   call.scaleLog2e = a->scale * 1.4426950408889634f;
@@ -393,7 +532,7 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     status = runTasks(isa->packKeysTask, call.B * call.Hkv, &call);
   }
   if (status == kOk)
-    status = runTasks(isa->tile, isa->tiles(&call), &call);
+    status = runTasks(flashTask, flashTasks(&call), &call);
 done:
   if (call.packedK)
     givePackBlock((uint8_t *)call.packedK);
@@ -414,7 +553,7 @@ done:
  * distance outside [deltaLo, deltaHi] is masked. `decoded` is the Halide
  * kernel's decode path, asked for and copied when Sq <= decodeRows.
  * Returns 0, or a negative code the pipeline reports as the stage's error. */
-#define ATTUNE_FLASH_ENTRY(name, suffix, packKeysFrom)                                        \
+#define ATTUNE_FLASH_ENTRY(name, isa)                                                         \
   int name(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,               \
            attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope, attune_hl_buffer_t *bias, \
            attune_hl_buffer_t *decoded, float scale, int causal, int hasKeyPadding,           \
@@ -423,11 +562,28 @@ done:
     const attune_flash_args_t a = {scale,      causal,   hasKeyPadding, ropeDims,             \
                                    ropeInterleaved, ropeOffset, biasTables, keys,             \
                                    deltaLo,    deltaHi,  keyBlock,      decodeRows};          \
-    static const attune_flash_isa_t isa = {flashTask##suffix, flashTasks##suffix,             \
-                                           packKeysTask##suffix, packedKeyGroups##suffix,     \
-                                           NK##suffix, packKeysFrom};                         \
     return attentionF32(q, k, v, keyPadding, rope, bias, decoded, &a, out, &isa);             \
   }
-ATTUNE_FLASH_ENTRY(attune_attention_f32_avx512, _avx512, INT_MAX)
-ATTUNE_FLASH_ENTRY(attune_attention_f32_avx2, _avx2, 256)
+#define ATTUNE_FLASH_TILE(suffix) {tileBegin##suffix, tileBlock##suffix, tileEnd##suffix}
+static const attune_flash_isa_t kFlashAvx512 = {16,
+                                                8,
+                                                {ATTUNE_FLASH_TILE(_avx512_r1),
+                                                 ATTUNE_FLASH_TILE(_avx512_r2),
+                                                 ATTUNE_FLASH_TILE(_avx512_r3)},
+                                                3,
+                                                packKeysTask_avx512,
+                                                packedKeyGroups_avx512,
+                                                INT_MAX};
+static const attune_flash_isa_t kFlashAvx2 = {8,
+                                              6,
+                                              {ATTUNE_FLASH_TILE(_avx2_r1),
+                                               ATTUNE_FLASH_TILE(_avx2_r2),
+                                               {NULL, NULL, NULL}},
+                                              2,
+                                              packKeysTask_avx2,
+                                              packedKeyGroups_avx2,
+                                              256};
+#undef ATTUNE_FLASH_TILE
+ATTUNE_FLASH_ENTRY(attune_attention_f32_avx512, kFlashAvx512)
+ATTUNE_FLASH_ENTRY(attune_attention_f32_avx2, kFlashAvx2)
 #undef ATTUNE_FLASH_ENTRY

@@ -27,6 +27,7 @@ std::string compileModelSupport(const std::string &directory, const std::string 
       {"par_for.c", kParForSource},
       {"extern_stage.h", kExternStageSource},
       {"amx_kernels.c", kAmxKernelsSource},
+      {"attention_f32_isa.inc", kAttentionF32IsaSource},
       {"attention_f32_tile.inc", kAttentionF32TileSource},
       {"attention_f32.c", kAttentionF32Source},
       {"model_support.c", "#define _GNU_SOURCE\n"

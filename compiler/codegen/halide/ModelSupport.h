@@ -13,7 +13,8 @@
 //  - amx_kernels.c is bf16 attention on Intel AMX tiles, the extern stage
 //    the avx512_spr variant of a bf16 attention kernel calls
 //    (AttentionKernel.cpp), and the bf16 linear on AMX (MatmulKernels.cpp);
-//  - attention_f32.c (with attention_f32_tile.inc) is f32 attention for
+//  - attention_f32.c (with attention_f32_isa.inc and attention_f32_tile.inc,
+//    which it includes per ISA and tile height) is f32 attention for
 //    AVX-512 and AVX2, the extern stage those variants of an f32 attention
 //    kernel call (AttentionKernel.cpp);
 //  - extern_stage.h is what the last two share.
