@@ -904,21 +904,7 @@ static int attentionAmx(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
                         attune_hl_buffer_t *out) {
   if (!q->host || !k->host || !v->host || (keyPadding && !keyPadding->host) ||
       (a->biasTables && !bias->host)) {
-    /* Bounds query: this stage reads q at out's rows, heads and batch, every
-     * key and value (the buffers' own extents) and, with a bias, its
-     * distances for every query row and key of every head. */
-    for (int d = 1; d < 4; ++d) {
-      q->dim[d].min = out->dim[d].min;
-      q->dim[d].extent = out->dim[d].extent;
-    }
-    if (a->biasTables && bias->dimensions == 3) {
-      bias->dim[0].min = 0;
-      bias->dim[0].extent = a->keys + out->dim[1].extent - 1;
-      bias->dim[1].min = 0;
-      bias->dim[1].extent = out->dim[2].extent;
-      bias->dim[2].min = 0;
-      bias->dim[2].extent = a->biasTables;
-    }
+    queryAttentionRegions(q, bias, out, a->biasTables, a->keys); /* bounds query */
     return kOk;
   }
   const float scale = a->scale;

@@ -68,7 +68,8 @@ enum { kFlushDenormals = 0x8040 };
 
 typedef struct {
   const attune_hl_buffer_t *q, *k, *v, *out;
-  int D, Dv, Sq, Sk, H, Hkv, B, causal, keyBlock;
+  attune_attention_dims_t dims;
+  int causal, keyBlock;
   float scaleLog2e;
   /* Key padding: per batch b, Sk values from b * Sk, 0 where the key
    * attends and -inf where it is padded; NULL without key padding. */
@@ -122,7 +123,8 @@ typedef struct {
           _mm512_set1_epi32(thr)),                                                            \
       (x), _mm512_set1_ps(-INFINITY))
 /* x where a == b, else y. */
-#define VSELECTEQ(a, b, x, y) _mm512_mask_blend_ps(_mm512_cmp_ps_mask((a), (b), _CMP_EQ_OQ), (y), (x))
+#define VSELECTEQ(a, b, x, y)                                                                 \
+  _mm512_mask_blend_ps(_mm512_cmp_ps_mask((a), (b), _CMP_EQ_OQ), (y), (x))
 /* Whether some lane of a differs from b's. */
 #define VANYNE(a, b) (_mm512_cmp_ps_mask((a), (b), _CMP_NEQ_UQ) != 0)
 /* x[0..W) transposed as a W x W matrix. */
@@ -323,22 +325,22 @@ static int flashTileRows(const attune_flash_call_t *c) {
 
 /* Tiles of a head, and tiles a task takes. */
 static void flashTiling(const attune_flash_call_t *c, int *tiles, int *perTask) {
-  *tiles = (c->Sq + flashTileRows(c) - 1) / flashTileRows(c);
+  *tiles = (c->dims.Sq + flashTileRows(c) - 1) / flashTileRows(c);
   *perTask = *tiles <= kTilesPerGroup ? *tiles : 1;
 }
 
 static int flashTasks(const attune_flash_call_t *c) {
   int tiles, perTask;
   flashTiling(c, &tiles, &perTask);
-  return c->B * c->H * ((tiles + perTask - 1) / perTask);
+  return c->dims.B * c->dims.H * ((tiles + perTask - 1) / perTask);
 }
 
 /* The keys the rows [i0, i0 + rows) see: [*begin, *end), begin a multiple
  * of NK (k's packed groups): none after the last row's diagonal (causal) or
  * window (deltaHi), none before the first row's window. */
 static void flashKeyRange(const attune_flash_call_t *c, int i0, int rows, int *begin, int *end) {
-  const int diag = c->Sk - c->Sq, lastRow = i0 + rows - 1;
-  int64_t e = c->Sk, b = 0;
+  const int diag = c->dims.Sk - c->dims.Sq, lastRow = i0 + rows - 1;
+  int64_t e = c->dims.Sk, b = 0;
   if (c->causal && lastRow + diag + 1 < e)
     e = lastRow + diag + 1;
   if (c->bias && lastRow + diag + c->deltaHi + 1 < e)
@@ -359,13 +361,14 @@ static int flashTask(void *uc, int index, uint8_t *closure) {
   int tiles, perTask;
   flashTiling(c, &tiles, &perTask);
   const int groups = (tiles + perTask - 1) / perTask, QT = flashTileRows(c);
-  const int b = index / groups / c->H, h = index / groups % c->H, first = index % groups * perTask;
+  const int b = index / groups / c->dims.H, h = index / groups % c->dims.H;
+  const int first = index % groups * perTask;
   const int count = first + perTask <= tiles ? perTask : tiles - first;
   const int KB = (c->keyBlock + isa->keyGroup - 1) / isa->keyGroup * isa->keyGroup;
   /* Per tile Q^T, O^T and the rows' max and sum; the block's scores; RoPE's
    * rotated rows. */
-  const size_t tileFloats = (size_t)QT * (c->D + c->Dv + 2);
-  const size_t rotatedFloats = c->rope.dims ? (size_t)isa->width * c->D : 0;
+  const size_t tileFloats = (size_t)QT * (c->dims.D + c->dims.Dv + 2);
+  const size_t rotatedFloats = c->rope.dims ? (size_t)isa->width * c->dims.D : 0;
   float *scratch =
       aligned_alloc(64, sizeof(float) * (count * tileFloats + (size_t)QT * KB + rotatedFloats));
   if (!scratch)
@@ -385,14 +388,14 @@ static int flashTask(void *uc, int index, uint8_t *closure) {
    * beside a row's 1 at its max. The caller's flags are restored. */
   const unsigned csr = _mm_getcsr();
   _mm_setcsr(csr | kFlushDenormals);
-  int begin = c->Sk, end = 0;
+  int begin = c->dims.Sk, end = 0;
   for (int t = 0; t < count; ++t) {
-    const int i0 = (first + t) * QT, rows = c->Sq - i0 < QT ? c->Sq - i0 : QT;
+    const int i0 = (first + t) * QT, rows = c->dims.Sq - i0 < QT ? c->dims.Sq - i0 : QT;
     tile[t].step = &isa->tiles[(rows + isa->width - 1) / isa->width - 1];
     tile[t].i0 = i0;
     tile[t].qT = scratch + t * tileFloats;
-    tile[t].oT = tile[t].qT + (size_t)QT * c->D;
-    tile[t].ml = tile[t].oT + (size_t)QT * c->Dv;
+    tile[t].oT = tile[t].qT + (size_t)QT * c->dims.D;
+    tile[t].ml = tile[t].oT + (size_t)QT * c->dims.Dv;
     flashKeyRange(c, i0, rows, &tile[t].begin, &tile[t].end);
     begin = tile[t].begin < begin ? tile[t].begin : begin;
     end = tile[t].end > end ? tile[t].end : end;
@@ -422,22 +425,9 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   const int decoding = out->dim[1].extent <= a->decodeRows;
   if (!q->host || !k->host || !v->host || !keyPadding->host || !bias->host || !out->host ||
       (decoding && !decoded->host)) {
-    /* Bounds query: q at out's rows, heads and batch; every key, value and
-     * key padding element (the buffers' own extents); with a bias, its
-     * distances for every query row and key of every head; the decode
-     * path's output where out is, or nothing when the tiles compute it. */
-    for (int d = 1; d < 4; ++d) {
-      q->dim[d].min = out->dim[d].min;
-      q->dim[d].extent = out->dim[d].extent;
-    }
-    if (a->biasTables && bias->dimensions == 3) {
-      bias->dim[0].min = 0;
-      bias->dim[0].extent = a->keys + out->dim[1].extent - 1;
-      bias->dim[1].min = 0;
-      bias->dim[1].extent = out->dim[2].extent;
-      bias->dim[2].min = 0;
-      bias->dim[2].extent = a->biasTables;
-    }
+    /* Bounds query: queryAttentionRegions', and the decode path's output
+     * where out is, or nothing when the tiles compute it. */
+    queryAttentionRegions(q, bias, out, a->biasTables, a->keys);
     for (int d = 0; d < decoded->dimensions && d < 4; ++d) {
       decoded->dim[d].min = out->dim[d].min;
       decoded->dim[d].extent = decoding ? out->dim[d].extent : 0;
@@ -452,30 +442,23 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   call.k = k;
   call.v = v;
   call.out = out;
-  call.D = q->dim[0].extent;
-  call.Dv = v->dim[0].extent;
-  call.Sq = q->dim[1].extent;
-  call.Sk = k->dim[1].extent;
-  call.H = q->dim[2].extent;
-  call.Hkv = k->dim[2].extent;
-  call.B = q->dim[3].extent;
-  if (call.Dv < kFlashMinValueDim || call.Hkv <= 0 || call.H % call.Hkv ||
-      out->dim[0].extent != call.Dv || out->dim[1].min != 0 || out->dim[1].extent != call.Sq ||
-      out->dim[2].min != 0 || out->dim[2].extent != call.H || out->dim[3].min != 0 ||
-      out->dim[3].extent != call.B || a->keyBlock < 1)
+  if (!attentionDims(q, k, v, out, &call.dims) || call.dims.Dv < kFlashMinValueDim ||
+      a->keyBlock < 1)
     return kErrShape;
-  if (call.Sq == 0 || call.H == 0 || call.B == 0)
+  if (call.dims.Sq == 0 || call.dims.H == 0 || call.dims.B == 0)
     return kOk;
   if (decoding) {
-    if (!isF32Tensor(decoded) || decoded->dim[0].extent != call.Dv)
+    if (!isF32Tensor(decoded) || decoded->dim[0].extent != call.dims.Dv)
       return kErrShape;
     copyDecoded(decoded, out);
     return kOk;
   }
-  if (a->hasKeyPadding && (keyPadding->dimensions != 2 || keyPadding->dim[0].extent != call.Sk ||
-                           keyPadding->dim[1].extent != call.B))
+  if (a->hasKeyPadding &&
+      (keyPadding->dimensions != 2 || keyPadding->dim[0].extent != call.dims.Sk ||
+       keyPadding->dim[1].extent != call.dims.B))
     return kErrShape;
-  if (a->biasTables && !isBiasTable(bias, a->biasTables, call.Sk + call.Sq - 1, call.H))
+  if (a->biasTables &&
+      !isBiasTable(bias, a->biasTables, call.dims.Sk + call.dims.Sq - 1, call.dims.H))
     return kErrShape;
   call.isa = isa;
   call.causal = a->causal;
@@ -485,28 +468,28 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     call.rope.dims = a->ropeDims;
     call.rope.interleaved = a->ropeInterleaved;
     call.rope.offset = a->ropeOffset;
-    int status = ropeTables(&call.rope, rope, call.D, call.Sq, call.Sk);
+    int status = ropeTables(&call.rope, rope, call.dims.D, call.dims.Sq, call.dims.Sk);
     if (status)
       return status;
   }
   float *keyBias = NULL, *biasSum = NULL;
   int status = kOk;
-  if (a->hasKeyPadding && call.Sk > 0) {
-    keyBias = malloc((size_t)call.B * call.Sk * sizeof(float));
+  if (a->hasKeyPadding && call.dims.Sk > 0) {
+    keyBias = malloc((size_t)call.dims.B * call.dims.Sk * sizeof(float));
     if (!keyBias) {
       status = kErrMemory;
       goto done;
     }
-    for (int b = 0; b < call.B; ++b)
-      for (int j = 0; j < call.Sk; ++j)
-        keyBias[(size_t)b * call.Sk + j] = keyAttends(keyPadding, j, b) ? 0.0f : -INFINITY;
+    for (int b = 0; b < call.dims.B; ++b)
+      for (int j = 0; j < call.dims.Sk; ++j)
+        keyBias[(size_t)b * call.dims.Sk + j] = keyAttends(keyPadding, j, b) ? 0.0f : -INFINITY;
     call.keyBias = keyBias;
   }
   if (a->biasTables) {
-    const int distances = call.Sk + call.Sq - 1;
+    const int distances = call.dims.Sk + call.dims.Sq - 1;
     /* 64 zeros past the distances: the rows of a last tile past Sq. */
     call.biasStride = distances + 64;
-    biasSum = sumBiasTables(bias, a->biasTables, distances, call.H, (int)call.biasStride, 1);
+    biasSum = sumBiasTables(bias, a->biasTables, distances, call.dims.H, (int)call.biasStride, 1);
     if (!biasSum) {
       status = kErrMemory;
       goto done;
@@ -515,21 +498,22 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     call.deltaLo = a->deltaLo;
     call.deltaHi = a->deltaHi;
   }
-  if (call.Sk == 0) { /* no key: every row is 0 */
-    for (int b = 0; b < call.B; ++b)
-      for (int h = 0; h < call.H; ++h)
-        for (int i = 0; i < call.Sq; ++i)
-          memset(element(out, i, h, b), 0, (size_t)call.Dv * sizeof(float));
+  if (call.dims.Sk == 0) { /* no key: every row is 0 */
+    for (int b = 0; b < call.dims.B; ++b)
+      for (int h = 0; h < call.dims.H; ++h)
+        for (int i = 0; i < call.dims.Sq; ++i)
+          memset(element(out, i, h, b), 0, (size_t)call.dims.Dv * sizeof(float));
     goto done;
   }
-  if (call.Sq >= isa->packKeysFrom || call.rope.dims) {
-    call.packedK = (float *)takePackBlock(isa->packedKeyGroups(&call) * call.B * call.Hkv *
-                                           call.D * isa->keyGroup * sizeof(float));
+  if (call.dims.Sq >= isa->packKeysFrom || call.rope.dims) {
+    const size_t groups = isa->packedKeyGroups(&call) * call.dims.B * call.dims.Hkv;
+    call.packedK =
+        (float *)takePackBlock(groups * call.dims.D * isa->keyGroup * sizeof(float));
     if (!call.packedK) {
       status = kErrMemory;
       goto done;
     }
-    status = runTasks(isa->packKeysTask, call.B * call.Hkv, &call);
+    status = runTasks(isa->packKeysTask, call.dims.B * call.dims.Hkv, &call);
   }
   if (status == kOk)
     status = runTasks(flashTask, flashTasks(&call), &call);

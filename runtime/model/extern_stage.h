@@ -55,6 +55,51 @@ static inline void *element(const attune_hl_buffer_t *buf, int x1, int x2, int x
                                              (int64_t)(x3 - d[3].min) * d[3].stride);
 }
 
+/* The dims of an attention extern stage's tensors, in Halide's order: q
+ * [D, Sq, H, B], k [D, Sk, Hkv, B], v [Dv, Sk, Hkv, B], out [Dv, Sq, H, B]. */
+typedef struct {
+  int D, Dv, Sq, Sk, H, Hkv, B;
+} attune_attention_dims_t;
+
+/* `dims` of q, k and v; 0 when out is not the whole [Dv, Sq, H, B] from 0
+ * or H is not a multiple of Hkv > 0. */
+static inline int attentionDims(const attune_hl_buffer_t *q, const attune_hl_buffer_t *k,
+                                const attune_hl_buffer_t *v, const attune_hl_buffer_t *out,
+                                attune_attention_dims_t *dims) {
+  dims->D = q->dim[0].extent;
+  dims->Dv = v->dim[0].extent;
+  dims->Sq = q->dim[1].extent;
+  dims->Sk = k->dim[1].extent;
+  dims->H = q->dim[2].extent;
+  dims->Hkv = k->dim[2].extent;
+  dims->B = q->dim[3].extent;
+  const attune_hl_dim_t *o = out->dim;
+  return dims->Hkv > 0 && dims->H % dims->Hkv == 0 && o[0].extent == dims->Dv && o[1].min == 0 &&
+         o[1].extent == dims->Sq && o[2].min == 0 && o[2].extent == dims->H && o[3].min == 0 &&
+         o[3].extent == dims->B;
+}
+
+/* An attention extern stage's answer to Halide's bounds query, for what
+ * every one of them reads: q at out's rows, heads and batch (k, v and key
+ * padding whole: the buffers' own extents), and with `tables` bias tables
+ * (isBiasTable) their distances for every query row and key of every head
+ * (`keys` is Sk). */
+static inline void queryAttentionRegions(attune_hl_buffer_t *q, attune_hl_buffer_t *bias,
+                                         const attune_hl_buffer_t *out, int tables, int keys) {
+  for (int d = 1; d < 4; ++d) {
+    q->dim[d].min = out->dim[d].min;
+    q->dim[d].extent = out->dim[d].extent;
+  }
+  if (tables && bias->dimensions == 3) {
+    bias->dim[0].min = 0;
+    bias->dim[0].extent = keys + out->dim[1].extent - 1;
+    bias->dim[1].min = 0;
+    bias->dim[1].extent = out->dim[2].extent;
+    bias->dim[2].min = 0;
+    bias->dim[2].extent = tables;
+  }
+}
+
 /* Whether key j of batch b attends: its key padding element (any integer,
  * bool or float type, [Sk, B]) is nonzero. */
 static inline int keyAttends(const attune_hl_buffer_t *kpad, int j, int b) {

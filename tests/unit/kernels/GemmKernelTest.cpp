@@ -958,6 +958,29 @@ void checkHalfAttention(ScalarType type, double halfUlp) {
 /// dims, a position offset, queries before the first key's position), which
 /// the kernel applies in f32 to q and k and then rounds to bf16: the
 /// reference does the same.
+/// RoPE over the first `dims` dims (none when 0), base 10000.
+RopeSpec ropeOver(int dims, bool interleaved, int offset) {
+  RopeSpec rope;
+  rope.enabled = dims > 0;
+  rope.rotaryDims = dims;
+  rope.interleaved = interleaved;
+  rope.positionOffset = offset;
+  return rope;
+}
+
+/// An f32 attention with head dims D and Dv, scale 1/sqrt(D).
+KernelSpec attentionSpec(int D, int Dv, bool causal, bool keyPadding, const RopeSpec &rope) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Attention;
+  spec.headDim = D;
+  spec.valueDim = Dv == D ? 0 : Dv;
+  spec.scale = 1.0 / std::sqrt(double(D));
+  spec.causal = causal;
+  spec.hasKeyPadding = keyPadding;
+  spec.rope = rope;
+  return spec;
+}
+
 /// Attention by its definition, in double, for `spec`'s causal flag,
 /// scale and modifiers (their referenceBias, given `operands`):
 /// softmax(scale q.k + bias) v over the keys a row sees (key padding:
@@ -1071,18 +1094,10 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
                                    std::to_string(c.ropeOffset)
                              : "") +
                  (c.modifier.empty() ? "" : ", " + c.modifier));
-    KernelSpec spec = probe;
+    KernelSpec spec = attentionSpec(c.D, c.Dv, c.causal, c.keyPadding,
+                                    ropeOver(c.ropeDims, c.interleaved, c.ropeOffset));
     spec.elementType = c.f32 ? ScalarType::F32 : ScalarType::BF16;
     spec.bf16Products = c.f32;
-    spec.headDim = c.D;
-    spec.valueDim = c.Dv == c.D ? 0 : c.Dv;
-    spec.scale = 1.0 / std::sqrt(double(c.D));
-    spec.causal = c.causal;
-    spec.hasKeyPadding = c.keyPadding;
-    spec.rope.enabled = c.ropeDims > 0;
-    spec.rope.rotaryDims = c.ropeDims;
-    spec.rope.interleaved = c.interleaved;
-    spec.rope.positionOffset = c.ropeOffset;
     const int buckets = 32;
     if (c.modifier == "alibi" || c.modifier == "window+alibi")
       spec.modifiers.push_back({"alibi", {{"max_bias", 8.0}, {"symmetric", 0.0}}, {}});
@@ -1294,17 +1309,8 @@ TEST(FusedAttentionKernel, F32ExternStageMatchesLoops) {
                                    (c.interleaved ? " interleaved" : " halves") + " offset " +
                                    std::to_string(c.ropeOffset)
                              : ""));
-    KernelSpec spec;
-    spec.kind = KernelKind::Attention;
-    spec.headDim = c.D;
-    spec.valueDim = c.Dv == c.D ? 0 : c.Dv;
-    spec.scale = 1.0 / std::sqrt(double(c.D));
-    spec.causal = c.causal;
-    spec.hasKeyPadding = c.keyPadding;
-    spec.rope.enabled = c.ropeDims > 0;
-    spec.rope.rotaryDims = c.ropeDims;
-    spec.rope.interleaved = c.interleaved;
-    spec.rope.positionOffset = c.ropeOffset;
+    KernelSpec spec = attentionSpec(c.D, c.Dv, c.causal, c.keyPadding,
+                                    ropeOver(c.ropeDims, c.interleaved, c.ropeOffset));
     if (c.modifier == "alibi" || c.modifier == "window+alibi")
       spec.modifiers.push_back({"alibi", {{"max_bias", 8.0}, {"symmetric", 1.0}}, {}});
     if (c.modifier == "window" || c.modifier == "window+alibi")
