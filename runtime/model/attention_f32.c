@@ -309,7 +309,8 @@ typedef struct attune_flash_isa {
 } attune_flash_isa_t;
 
 /* Up to this many tiles of a head share a task, which walks the keys once
- * for all of them, block by block; a head with more takes a task a tile.
+ * for all of them, block by block; a head with more takes a task a tile, and
+ * so does a call of one head (its tiles are all the parallel work there is).
  * With few query rows against many keys (chunked prefill, Sq = 17 ... 144
  * against a KV cache) each tile walked K and V from memory: Sq=64 against
  * 4096 keys (H=32, D=128, 48-row tiles) took as long as Sq=96. A task's
@@ -326,7 +327,7 @@ static int flashTileRows(const attune_flash_call_t *c) {
 /* Tiles of a head, and tiles a task takes. */
 static void flashTiling(const attune_flash_call_t *c, int *tiles, int *perTask) {
   *tiles = (c->dims.Sq + flashTileRows(c) - 1) / flashTileRows(c);
-  *perTask = *tiles <= kTilesPerGroup ? *tiles : 1;
+  *perTask = *tiles <= kTilesPerGroup && c->dims.B * c->dims.H > 1 ? *tiles : 1;
 }
 
 static int flashTasks(const attune_flash_call_t *c) {

@@ -1174,12 +1174,14 @@ std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
 /// visible at (ScoreModifier::visibleDeltas), clamped to +-2^30: farther
 /// exclude nothing a buffer can hold, and stay clear of the extern's int
 /// overflow.
+namespace {
 struct BiasTable {
   ExternFuncArgument argument;
   int32_t tables = 0, deltaLo = 0, deltaHi = 0;
 };
-BiasTable biasTableArgument(const KernelSpec &spec, const std::vector<Func> &terms,
-                            const Expr &Sk) {
+} // namespace
+static BiasTable biasTableArgument(const KernelSpec &spec, const std::vector<Func> &terms,
+                                   const Expr &Sk) {
   BiasTable out;
   out.tables = static_cast<int32_t>(terms.size());
   int64_t deltaLo = INT64_MIN, deltaHi = INT64_MAX;
@@ -1251,7 +1253,7 @@ BuiltKernel buildAmxAttention(const KernelSpec &spec) {
 /// it, for the attentions of the same key that keep the pipeline):
 /// `spec`'s for `target`, else `formula`, at most keyBound (a longer block
 /// would visit masked keys only).
-int flashKeyBlock(const KernelSpec &spec, const Target &target, int formula) {
+static int flashKeyBlock(const KernelSpec &spec, const Target &target, int formula) {
   int64_t block = scheduleParam(scheduleFor(spec, target), "flash_key_block", formula);
   if (block < 1 || block > 4096)
     failSpec("attention schedule: flash_key_block must be in [1, 4096], got " +
@@ -1266,8 +1268,9 @@ int flashKeyBlock(const KernelSpec &spec, const Target &target, int formula) {
 /// more than kDecodeRows query rows; for fewer it asks for, and copies, the
 /// Halide kernel's decode path (p.decoded, scheduled here as it is in
 /// scheduleAttentionCPU), which splits the keys over threads.
-BuiltKernel buildFlashAttention(const KernelSpec &spec, const Target &target, const char *symbol,
-                                AttentionPipeline &p, const AttentionTiles &t) {
+static BuiltKernel buildFlashAttention(const KernelSpec &spec, const Target &target,
+                                       const char *symbol, AttentionPipeline &p,
+                                       const AttentionTiles &t) {
   const int D = static_cast<int>(spec.headDim), Dv = static_cast<int>(spec.valueHeadDim());
   // flashSymbol takes no content or value terms, which the decode path
   // lacks.

@@ -1268,7 +1268,9 @@ TEST(FusedAttentionKernel, F32ExternStageRestoresTheCallersFloatFlags) {
 /// The f32 extern stage against attention by its definition: odd head
 /// dims, Dv != D (a last group of value columns that overlaps the one
 /// before), GQA and MQA, causal with Sq < Sk and Sq > Sk (rows that see no
-/// key), key padding with a batch padded entirely, ALiBi, T5 buckets and
+/// key), key padding with a batch padded entirely, heads of a few tiles
+/// (one task walking the keys for all of them) and one head of a few
+/// (a task each), ALiBi, T5 buckets and
 /// sliding windows narrower than a key block (blocks skipped), RoPE (both
 /// layouts, partial rotary dims that are no multiple of the vector, an
 /// offset) and tiles straddling the decode threshold (16 query rows: more
@@ -1290,6 +1292,7 @@ TEST(FusedAttentionKernel, F32ExternStageMatchesLoops) {
        {Case{1, 2, 2, 17, 17, 64, 64, false, false, ""}, Case{1, 2, 2, 16, 40, 64, 64, true, false, ""},
         Case{2, 6, 2, 260, 300, 33, 40, true, true, ""},
         Case{1, 4, 1, 300, 129, 80, 80, true, false, ""},
+        Case{1, 1, 1, 100, 300, 64, 64, true, false, ""},
         Case{2, 3, 3, 70, 300, 64, 20, false, true, "alibi"},
         Case{1, 4, 2, 200, 333, 64, 64, false, false, "t5"},
         Case{1, 4, 2, 700, 700, 64, 64, true, true, "window", 50},
