@@ -5,9 +5,35 @@
 #include "compiler/codegen/halide/ModelSupport.h"
 
 #include <dlfcn.h>
+#include <mutex>
 #include <stdexcept>
 
 namespace attune::codegen {
+
+namespace {
+
+/// The support code every model library links (ModelSupport.h), compiled
+/// once per process into a directory that lives as long: the same object
+/// serves every kernel, and compiling it (the attention extern stages for
+/// every ISA and tile height) takes longer than many kernels do.
+const std::string &supportObject() {
+  static ScratchDir dir;
+  static std::string object, error;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (dir.path.empty()) {
+      error = "cannot create a scratch directory for the model support code";
+      return;
+    }
+    object = dir.path + "/model_support.o";
+    error = compileModelSupport(dir.path, object);
+  });
+  if (!error.empty())
+    throw std::runtime_error(error);
+  return object;
+}
+
+} // namespace
 
 AotKernel::AotKernel(const KernelSpec &spec, const Halide::Target &target)
     : name(spec.symbolName()) {
@@ -26,9 +52,7 @@ AotKernel::AotKernel(const KernelSpec &spec, const Halide::Target &target)
   // AMX attention), so that a kernel is timed as it runs there. -Bsymbolic: the object's calls into its runtime
   // stay inside it, even if the process has another halide_* (libHalide's,
   // another kernel's).
-  const std::string support = scratch.path + "/model_support.o";
-  if (std::string error = compileModelSupport(scratch.path, support); !error.empty())
-    throw std::runtime_error(error);
+  const std::string &support = supportObject();
   if (std::string error = runShellCommand(
           "cc -shared -Wl,-Bsymbolic -o " + shellQuote(library) + " " +
               shellQuote(object) + " " + shellQuote(support) + " -lpthread -ldl -lm",
