@@ -47,6 +47,12 @@ extern int halide_do_par_for(void *user_context,
                              int (*task)(void *user_context, int index, uint8_t *closure),
                              int min, int size, uint8_t *closure) __attribute__((weak));
 
+/* The parallel loop a process that JIT-compiles kernels gives the extern
+ * stages (compiler/codegen/halide/JitKernel.cpp: as many threads as the JIT
+ * kernel runs on); absent (null) in a model library. */
+extern int attune_jit_par_for(int (*task)(void *user_context, int index, uint8_t *closure),
+                              int count, uint8_t *closure) __attribute__((weak));
+
 /* Element (0, x1, x2, x3) of a 4-d buffer of 2- or 4-byte elements. */
 static inline void *element(const attune_hl_buffer_t *buf, int x1, int x2, int x3) {
   const attune_hl_dim_t *d = buf->dim;
@@ -113,11 +119,14 @@ static inline int keyAttends(const attune_hl_buffer_t *kpad, int j, int b) {
   return nonzero != 0;
 }
 
-/* Runs task(0 .. count-1) on the library's thread pool, or serially in a
- * process without one; 0 or the first failure's code. */
+/* Runs task(0 .. count-1) on the library's thread pool, or the JIT
+ * process's loop, or serially in a process with neither; 0 or a failure's
+ * code. */
 static inline int runTasks(int (*task)(void *, int, uint8_t *), int count, void *closure) {
   if (halide_do_par_for)
     return halide_do_par_for(NULL, task, 0, count, (uint8_t *)closure);
+  if (attune_jit_par_for)
+    return attune_jit_par_for(task, count, (uint8_t *)closure);
   for (int i = 0; i < count; ++i) {
     int status = task(NULL, i, (uint8_t *)closure);
     if (status)

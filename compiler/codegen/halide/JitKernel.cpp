@@ -3,6 +3,11 @@
 #include "compiler/codegen/halide/JitKernel.h"
 #include "compiler/codegen/halide/ModelSupport.h"
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
 // runtime/model/amx_kernels.c and attention_f32.c, linked into this library.
 extern "C" int attune_attention_bf16_amx(halide_buffer_t *q, halide_buffer_t *k, halide_buffer_t *v,
                                          halide_buffer_t *rope, halide_buffer_t *bias, float scale,
@@ -29,6 +34,41 @@ ATTUNE_FLASH_ENTRY(attune_attention_f32_avx2)
 #undef ATTUNE_FLASH_ENTRY
 extern "C" int attune_linear_bf16_amx_bias(halide_buffer_t *x, halide_buffer_t *w,
                                            halide_buffer_t *bias, halide_buffer_t *out);
+
+namespace attune::codegen {
+namespace {
+
+/// Threads the extern stages' tasks run on (attune_jit_par_for): those of
+/// the last JitKernel::run, 1 when it ran single-threaded.
+std::atomic<int> gExternThreads{1};
+
+} // namespace
+} // namespace attune::codegen
+
+/// The parallel loop of the extern stages in runtime/model (extern_stage.h's
+/// runTasks) in a process that JIT-compiles kernels, where the Halide
+/// runtime's pool is not a symbol they can call: task(0 .. count-1) on the
+/// caller and gExternThreads - 1 threads started for the loop (a few
+/// microseconds each, nothing beside the kernels it runs). Without it a
+/// JIT benchmark's two-thread rows ran the extern stages on one thread.
+/// Returns 0 or a failed task's code.
+extern "C" int attune_jit_par_for(int (*task)(void *, int, uint8_t *), int count,
+                                  uint8_t *closure) {
+  const int threads = std::min(attune::codegen::gExternThreads.load(), count);
+  std::atomic<int> next{0}, failed{0};
+  auto work = [&] {
+    for (int i; (i = next.fetch_add(1)) < count;)
+      if (int status = task(nullptr, i, closure))
+        failed.store(status);
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < threads; ++t)
+    helpers.emplace_back(work);
+  work();
+  for (std::thread &helper : helpers)
+    helper.join();
+  return failed.load();
+}
 
 namespace attune::codegen {
 namespace {
@@ -89,6 +129,7 @@ void JitKernel::run(const std::vector<Halide::Buffer<>> &inputs,
   for (size_t i = 0; i < inputs.size() && i < built.inputs.size(); ++i)
     built.inputs[i].set(inputs[i]);
   built.jit().jit_handlers().custom_do_par_for = singleThread ? serialParFor : nullptr;
+  gExternThreads.store(singleThread ? 1 : Halide::Internal::JITSharedRuntime::get_num_threads());
   built.jit().realize(out, target);
 }
 

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/halide/KernelBuilders.h"
+#include "compiler/codegen/halide/JitKernel.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/modifiers/ScoreModifier.h"
@@ -1263,6 +1264,23 @@ TEST(FusedAttentionKernel, F32ExternStageRestoresTheCallersFloatFlags) {
   kernel.run({q, k, v}, out);
   EXPECT_EQ(_mm_getcsr(), before);
   EXPECT_EQ(before & 0x8040u, 0u) << "the test process itself flushes denormals";
+}
+
+/// In a process that JIT-compiles kernels the extern stage's tasks run on
+/// the threads JitKernel::run is given (attune_jit_par_for), and give the
+/// same output as on one: each task writes its own rows.
+TEST(FusedAttentionKernel, F32ExternStageTasksOnJitThreads) {
+  KernelSpec spec = attentionSpec(64, 64, /*causal=*/true, /*keyPadding=*/false, {});
+  JitKernel kernel(spec, attune::targets::cpu::jitTarget(spec));
+  Buffer<float> q = uniform({64, 300, 4, 1}), k = uniform({64, 300, 4, 1}),
+                v = uniform({64, 300, 4, 1}), one(64, 300, 4, 1), two(64, 300, 4, 1);
+  kernel.run({q, k, v}, one, /*singleThread=*/true);
+  const int before = Halide::Internal::JITSharedRuntime::set_num_threads(2);
+  kernel.run({q, k, v}, two, /*singleThread=*/false);
+  Halide::Internal::JITSharedRuntime::set_num_threads(before);
+  one.for_each_element([&](int c, int i, int h, int b) {
+    ASSERT_EQ(one(c, i, h, b), two(c, i, h, b)) << "at h=" << h << " i=" << i << " c=" << c;
+  });
 }
 
 /// The f32 extern stage against attention by its definition: odd head
