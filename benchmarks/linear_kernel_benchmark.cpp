@@ -19,6 +19,13 @@
 // jitTarget(spec) (avx512_zen4's vdpbf16ps where the CPU has AVX512-BF16).
 // Its peak_fraction is still against the f32 FMA peak, so it can pass 1.
 //
+//   BM_LinearPanels/M:<M>/K:<K>/N:<N>/T:<T>
+//
+// the f32 kernel over w packed into panels of 96 columns, the layout
+// attune-compile stores constant weights in (--no-pack-weights keeps them
+// row-major): what a compiled model's linears run. BM_Linear's row-major w
+// is copied into panels inside the kernel, from 768 strided rows per panel.
+//
 // Each shape's output is checked against a double-precision loop on a sample
 // of rows before it is timed; a mismatch skips the row with an error and
 // makes the binary exit non-zero.
@@ -55,21 +62,24 @@ int gThreads = 1;
 /// Set when a check fails: main then exits non-zero.
 bool gFailed = false;
 
-/// Columns of the bf16 rows' weight panels: attune-compile's width.
-constexpr int kBf16Panel = 96;
+/// Columns of the weight panels: attune-compile's width.
+constexpr int kPanel = 96;
 
-/// The Linear kernel without bias, f32 or over bf16 pair panels,
-/// JIT-compiled once for the process.
+/// How the benchmark stores w[K,N].
+enum class Weights { RowMajor, Panels, Bf16Panels };
+
+/// The Linear kernel without bias for one weight form, JIT-compiled once
+/// for the process.
 struct LinearJit {
-  explicit LinearJit(bool bf16)
-      : kernel(spec(bf16), attune::targets::cpu::jitTarget(spec(bf16))) {}
-  static KernelSpec spec(bool bf16) {
+  explicit LinearJit(Weights form)
+      : kernel(spec(form), attune::targets::cpu::jitTarget(spec(form))) {}
+  static KernelSpec spec(Weights form) {
     KernelSpec s;
     s.kind = KernelKind::Linear;
-    if (bf16) {
-      s.weightPanel = kBf16Panel;
+    if (form != Weights::RowMajor)
+      s.weightPanel = kPanel;
+    if (form == Weights::Bf16Panels)
       s.weightType = attune::ScalarType::BF16;
-    }
     return s;
   }
   void run(Halide::Buffer<float> &x, Halide::Buffer<> &w, Halide::Buffer<float> &out) {
@@ -78,27 +88,42 @@ struct LinearJit {
   JitKernel kernel;
 };
 
-LinearJit &linear(bool bf16) {
-  if (bf16) {
-    static LinearJit jit(true);
-    return jit;
-  }
-  static LinearJit jit(false);
-  return jit;
+LinearJit &linear(Weights form) {
+  static LinearJit rowMajor(Weights::RowMajor), panels(Weights::Panels),
+      bf16(Weights::Bf16Panels);
+  return form == Weights::RowMajor ? rowMajor
+         : form == Weights::Panels ? panels
+                                   : bf16;
 }
 
-/// w[K,N] as the kernel reads it: as is, or packed into bf16 pair panels.
-Halide::Buffer<> weightsFor(Halide::Buffer<float> &w, bool bf16) {
-  if (!bf16)
-    return w;
+/// w[K,N] as the kernel reads it: as is, or packed into f32 panels or
+/// bf16 pair panels.
+Halide::Buffer<> weightsFor(Halide::Buffer<float> &w, Weights form) {
   const int K = w.dim(1).extent(), N = w.dim(0).extent();
-  std::vector<int64_t> shape = attune::pairPanelStorageShape(K, N, kBf16Panel);
+  if (form == Weights::RowMajor)
+    return w;
+  if (form == Weights::Panels) {
+    std::vector<int64_t> shape = attune::panelStorageShape(K, N, kPanel);
+    Halide::Buffer<float> packed(kPanel, static_cast<int>(shape[1]),
+                                 static_cast<int>(shape[0]));
+    attune::packPanels(reinterpret_cast<const uint8_t *>(w.data()),
+                       reinterpret_cast<uint8_t *>(packed.data()), K, N, kPanel,
+                       sizeof(float));
+    return packed;
+  }
+  std::vector<int64_t> shape = attune::pairPanelStorageShape(K, N, kPanel);
   Halide::Buffer<> packed(Halide::BFloat(16),
-                          {2, kBf16Panel, static_cast<int>(shape[1]),
+                          {2, kPanel, static_cast<int>(shape[1]),
                            static_cast<int>(shape[0])});
   attune::packPairPanelsBf16(w.data(), reinterpret_cast<uint16_t *>(packed.data()), K, N,
-                             kBf16Panel);
+                             kPanel);
   return packed;
+}
+
+const char *benchmarkName(Weights form) {
+  return form == Weights::RowMajor ? "BM_Linear"
+         : form == Weights::Panels ? "BM_LinearPanels"
+                                   : "BM_LinearBf16";
 }
 
 Halide::Buffer<float> randomBuffer(int inner, int outer) {
@@ -114,12 +139,13 @@ Halide::Buffer<float> randomBuffer(int inner, int outer) {
 /// (an f32 dot product's error grows with the magnitudes summed, as in
 /// tests/unit/kernels/GemmKernelTest.cpp); for bf16, the loop multiplies
 /// the bf16-rounded operands. Empty when it matches.
-std::string check(int M, int K, int N, bool bf16) {
+std::string check(int M, int K, int N, Weights form) {
+  const bool bf16 = form == Weights::Bf16Panels;
   Halide::Buffer<float> x = randomBuffer(K, M), w = randomBuffer(N, K),
                         out(N, M);
-  Halide::Buffer<> weights = weightsFor(w, bf16);
+  Halide::Buffer<> weights = weightsFor(w, form);
   gThreads = 1;
-  linear(bf16).run(x, weights, out);
+  linear(form).run(x, weights, out);
   auto operand = [bf16](float v) {
     return bf16 ? attune::bf16ToFloat(attune::floatToBf16(v)) : v;
   };
@@ -134,17 +160,17 @@ std::string check(int M, int K, int N, bool bf16) {
       if (!(std::fabs(out(n, m) - want) <= 1e-5 * magnitude + 1e-6)) {
         char buf[160];
         std::snprintf(buf, sizeof buf,
-                      "Linear%s %dx%dx%d wrong at [%d,%d]: %.7g vs %.7g",
-                      bf16 ? " bf16" : "", M, K, N, m, n, double(out(n, m)), want);
+                      "%s %dx%dx%d wrong at [%d,%d]: %.7g vs %.7g",
+                      benchmarkName(form), M, K, N, m, n, double(out(n, m)), want);
         return buf;
       }
     }
   return "";
 }
 
-void BM_Linear(benchmark::State &state, int M, int K, int N, int threads, bool bf16) {
+void BM_Linear(benchmark::State &state, int M, int K, int N, int threads, Weights form) {
   static std::vector<std::string> errors; // SkipWithError keeps the pointer
-  std::string error = check(M, K, N, bf16);
+  std::string error = check(M, K, N, form);
   if (!error.empty()) {
     std::fprintf(stderr, "linear_kernel_benchmark: %s\n", error.c_str());
     errors.push_back(error);
@@ -154,14 +180,14 @@ void BM_Linear(benchmark::State &state, int M, int K, int N, int threads, bool b
   }
   Halide::Buffer<float> x = randomBuffer(K, M), w = randomBuffer(N, K),
                         out(N, M);
-  Halide::Buffer<> weights = weightsFor(w, bf16);
+  Halide::Buffer<> weights = weightsFor(w, form);
   gThreads = threads;
   if (threads > 1)
     Halide::Internal::JITSharedRuntime::set_num_threads(threads);
-  linear(bf16).run(x, weights, out); // warm up: page in, start the pool
+  linear(form).run(x, weights, out); // warm up: page in, start the pool
   auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    linear(bf16).run(x, weights, out);
+    linear(form).run(x, weights, out);
     benchmark::DoNotOptimize(out.data());
   }
   std::chrono::duration<double> seconds =
@@ -175,17 +201,17 @@ int main(int argc, char **argv) {
   struct Shape {
     int M, K, N;
   };
-  for (bool bf16 : {false, true})
+  for (Weights form : {Weights::RowMajor, Weights::Panels, Weights::Bf16Panels})
     for (int threads : {1, 2})
       for (Shape s :
            {Shape{128, 768, 768}, Shape{512, 768, 768}, Shape{512, 768, 3072},
             // all-MiniLM-L6-v2 at 128 tokens: projections, MLP in and out.
             Shape{128, 384, 384}, Shape{128, 384, 1536}, Shape{128, 1536, 384}}) {
-        std::string name = std::string(bf16 ? "BM_LinearBf16" : "BM_Linear") +
+        std::string name = std::string(benchmarkName(form)) +
                            "/M:" + std::to_string(s.M) + "/K:" + std::to_string(s.K) +
                            "/N:" + std::to_string(s.N) + "/T:" + std::to_string(threads);
         benchmark::RegisterBenchmark(name.c_str(), BM_Linear, s.M, s.K, s.N, threads,
-                                     bf16)
+                                     form)
             ->UseRealTime()
             ->Unit(benchmark::kMillisecond);
       }
@@ -193,8 +219,8 @@ int main(int argc, char **argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
   attune::bench::peak();
-  linear(false); // compile before any timing
-  linear(true);
+  for (Weights form : {Weights::RowMajor, Weights::Panels, Weights::Bf16Panels})
+    linear(form); // compile before any timing
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (gFailed) {
