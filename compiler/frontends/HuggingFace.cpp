@@ -512,9 +512,9 @@ private:
     }
     auto op = b.create<tfm::WeightOp>(loc(name), RankedTensorType::get(shape, f32),
                                       b.getStringAttr(name),
-                                      tfm::InitKindAttr(), FloatAttr());
-    if (transposed)
-      op->setAttr("transpose", b.getUnitAttr());
+                                      tfm::InitKindAttr(), FloatAttr(),
+                                      transposed ? b.getUnitAttr() : UnitAttr(),
+                                      /*part_sizes=*/DenseI64ArrayAttr());
     return op;
   }
   std::string named(llvm::StringRef pattern, int64_t layer) const {

@@ -639,9 +639,9 @@ FailureOr<Value> Importer::weight(const Const &c, const onnx::NodeProto &n) {
   auto op = b.create<tfm::WeightOp>(NameLoc::get(b.getStringAttr(c.init)),
                                     RankedTensorType::get(shape, element),
                                     b.getStringAttr(c.init), tfm::InitKindAttr(),
-                                    FloatAttr());
-  if (c.transposed)
-    op->setAttr("transpose", b.getUnitAttr());
+                                    FloatAttr(),
+                                    c.transposed ? b.getUnitAttr() : UnitAttr(),
+                                    /*part_sizes=*/DenseI64ArrayAttr());
   weightOps[key] = op.getResult();
   if (weightData.insert(c.init).second) {
     SafeTensorData t;

@@ -19,6 +19,7 @@
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
 #include "compiler/frontends/WeightFiles.h"
+#include "compiler/support/MergedWeights.h"
 #include "compiler/support/PanelLayout.h"
 #include "dialects/tfm/TfmOps.h"
 
@@ -145,14 +146,25 @@ std::vector<uint8_t> encode(llvm::ArrayRef<double> values, ScalarType type) {
   return bytes;
 }
 
+/// One parameter to bind: a plain tfm.weight, or one part of a merged one
+/// (whose `type` is then the part's).
+struct Parameter {
+  llvm::StringRef name;
+  bool transpose = false;
+  tfm::InitKind init = tfm::InitKind::normal;
+  double std = 0.0;
+  RankedTensorType type;
+  ScalarType dtype = ScalarType::F32;
+};
+
 /// Values of a weight with no file behind it, following its `init`.
-llvm::Expected<std::vector<uint8_t>> initialise(tfm::WeightOp op,
-                                                RankedTensorType type,
-                                                ScalarType dtype,
+llvm::Expected<std::vector<uint8_t>> initialise(const Parameter &p,
                                                 uint64_t seed) {
+  const RankedTensorType type = p.type;
+  const ScalarType dtype = p.dtype;
   size_t count = static_cast<size_t>(type.getNumElements());
   std::vector<double> values;
-  switch (op.getInit()) {
+  switch (p.init) {
   case tfm::InitKind::zeros:
     values.assign(count, 0.0);
     break;
@@ -162,11 +174,11 @@ llvm::Expected<std::vector<uint8_t>> initialise(tfm::WeightOp op,
   case tfm::InitKind::normal: {
     if (dtype != ScalarType::F32 && dtype != ScalarType::F16 &&
         dtype != ScalarType::BF16)
-      return makeError("weight '" + op.getName() +
+      return makeError("weight '" + p.name +
                        "': expected a float type for init 'normal', got " +
                        typeString(type));
-    double stddev = op.getStd().convertToDouble();
-    values = standardNormals(seed, op.getName(), count);
+    double stddev = p.std;
+    values = standardNormals(seed, p.name, count);
     for (double &v : values)
       v *= stddev;
     break;
@@ -313,17 +325,80 @@ void packTensor(SafeTensorData &t, tfm::PanelsAttr panels) {
   t.shape = std::move(shape);
 }
 
+
+/// The bytes of `p`, row-major in its IR type: from `files` (a library's
+/// own packed weights given back are unpacked) or, without files, from its
+/// `init`.
+llvm::Expected<std::vector<uint8_t>>
+bindParameter(const Parameter &p, const std::optional<WeightFiles> &files,
+              uint64_t seed) {
+  const RankedTensorType type = p.type;
+  const ScalarType dtype = p.dtype;
+  if (!files)
+    return initialise(p, seed);
+  std::optional<WeightFileTensor> found = files->lookup(p.name), packed;
+  if (!found && !p.transpose && type.getRank() == 2)
+    packed = files->lookupPacked(p.name);
+  if (packed) {
+    // A library's own weights given back: this matrix is stored packed
+    // into panels [ceil(N/W), K, W] of its own dtype, or bf16 pair panels
+    // of an f32 matrix (widened exactly); unpacked here.
+    const SafeTensorEntry *entry = packed->entry;
+    const int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+    int64_t width = 0;
+    PanelForm form = panelForm(entry->dtype, entry->shape, k, n, dtype, width);
+    if (form == PanelForm::None)
+      return makeError(llvm::formatv(
+          "weights file '{0}': tensor '{1}' has dtype {2} and shape {3}, "
+          "which are not {4} packed into panels",
+          packed->file, entry->name, safeTensorsDTypeName(entry->dtype),
+          shapeString(entry->shape), typeString(type)));
+    std::vector<uint8_t> bytes(static_cast<size_t>(k * n) * scalarTypeBytes(dtype));
+    unpackPanelForm(form, packed->data, bytes.data(), k, n, width,
+                    scalarTypeBytes(dtype));
+    return bytes;
+  }
+  if (!found)
+    return makeError(files->description() + " has no tensor '" + p.name +
+                     "' (the IR declares " + typeString(type) + ")");
+  const SafeTensorEntry *entry = found->entry;
+  if (!binds(entry->dtype, dtype))
+    return makeError(llvm::formatv(
+        "weights file '{0}': tensor '{1}' has dtype {2}, but the IR "
+        "declares {3} (only F16 and BF16 convert, widening to f32)",
+        found->file, p.name, safeTensorsDTypeName(entry->dtype),
+        typeString(type)));
+  if (!p.transpose && llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
+    return makeError(llvm::formatv(
+        "weights file '{0}': tensor '{1}' has shape {2}, but the IR "
+        "declares {3}",
+        found->file, p.name, shapeString(entry->shape),
+        shapeString(type.getShape())));
+  if (p.transpose) {
+    // The verifier allows `transpose` on rank 2 only.
+    llvm::SmallVector<int64_t, 2> fileShape = {type.getDimSize(1),
+                                               type.getDimSize(0)};
+    if (llvm::ArrayRef<int64_t>(entry->shape) != llvm::ArrayRef(fileShape))
+      return makeError(llvm::formatv(
+          "weights file '{0}': tensor '{1}' has shape {2}, but the IR "
+          "declares {3} with 'transpose', so the file must hold {4}",
+          found->file, p.name, shapeString(entry->shape),
+          shapeString(type.getShape()), shapeString(fileShape)));
+  }
+  return readTensor(*found, dtype, p.transpose);
+}
 } // namespace
 
 llvm::Expected<std::string> attune::packWeightBlob(ModuleOp module,
                                                    llvm::StringRef blob) {
-  // Packed weights the blob lacks, and the plain entries they come from.
+  // Weights the passes gave a new form the blob lacks (packed into panels,
+  // merged from parts, or both), and the plain entries still read as such.
   llvm::StringMap<tfm::WeightOp> missing;
   llvm::StringSet<> plainKeys;
   module.walk([&](tfm::WeightOp op) {
-    if (op.getPanels())
+    if (op.getPanels() || op.getPartSizes())
       missing.try_emplace(op.getBlobKey(), op);
-    else
+    if (!op.getPanels())
       plainKeys.insert(op.getBlobKey());
   });
   if (missing.empty())
@@ -357,33 +432,64 @@ llvm::Expected<std::string> attune::packWeightBlob(ModuleOp module,
   for (auto &item : missing)
     keys.push_back(item.getKey().str());
   llvm::sort(keys);
-  std::vector<SafeTensorData> packed;
-  llvm::StringSet<> packedFrom;
+  std::vector<SafeTensorData> derived;
+  llvm::StringSet<> derivedFrom;
   for (const std::string &key : keys) {
     tfm::WeightOp op = missing.lookup(key);
-    llvm::StringRef plain = llvm::StringRef(key).rsplit(kPanelsKeyMarker).first;
-    const SafeTensorEntry *entry = view->lookup(plain);
     auto type = cast<RankedTensorType>(op.getType());
-    if (!entry)
+    std::string plain = llvm::StringRef(key).rsplit(kPanelsKeyMarker).first.str();
+    SafeTensorData t;
+    if (const SafeTensorEntry *entry = view->lookup(plain)) {
+      if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
+        return makeError("weight '" + op.getName() + "': cannot pack entry '" +
+                         plain + "' of shape " + shapeString(entry->shape) +
+                         " as " + typeString(type));
+      t = entryOf(*entry, /*copy=*/true);
+      derivedFrom.insert(plain);
+    } else if (op.getPartSizes()) {
+      // Merged (tfm-merge-projections): the parts were bound as weights of
+      // their own before the passes ran.
+      std::vector<const uint8_t *> parts;
+      std::vector<int64_t> extents;
+      t.shape.assign(type.getShape().begin(), type.getShape().end());
+      for (const WeightPart &part : op.getParts()) {
+        const SafeTensorEntry *entry = view->lookup(part.key);
+        std::vector<int64_t> partShape = t.shape;
+        partShape.back() = part.extent;
+        if (!entry)
+          return makeError("weight '" + op.getName() + "': the weights blob has no '" +
+                           part.key + "' to merge");
+        if (entry->shape != partShape ||
+            (!parts.empty() && entry->dtype != t.dtype))
+          return makeError("weight '" + op.getName() + "': cannot merge entry '" +
+                           part.key + "' of shape " + shapeString(entry->shape) +
+                           " as part " + shapeString(partShape) + " of " +
+                           typeString(type));
+        t.dtype = entry->dtype;
+        parts.push_back(view->dataStart() + entry->offset);
+        extents.push_back(part.extent);
+        derivedFrom.insert(part.key);
+      }
+      t.bytes.resize(static_cast<size_t>(type.getNumElements()) *
+                     scalarTypeBytes(t.dtype));
+      concatLastAxis(parts, extents, type.getNumElements() / type.getShape().back(),
+                     scalarTypeBytes(t.dtype), t.bytes.data());
+    } else {
       return makeError("weight '" + op.getName() + "': the weights blob has no '" +
                        key + "' and no '" + plain + "' to pack it from");
-    if (llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
-      return makeError("weight '" + op.getName() + "': cannot pack entry '" +
-                       plain + "' of shape " + shapeString(entry->shape) +
-                       " as " + typeString(type));
-    SafeTensorData t = entryOf(*entry, /*copy=*/true);
+    }
     t.name = key;
-    packTensor(t, op.getPanels());
-    packed.push_back(std::move(t));
-    packedFrom.insert(plain);
+    if (tfm::PanelsAttr panels = op.getPanels())
+      packTensor(t, panels);
+    derived.push_back(std::move(t));
   }
   std::vector<SafeTensorData> tensors;
-  // Plain entries stay unless only their packed form is read now: the
-  // reference evaluator unpacks those (weightsFromSafeTensors).
+  // Plain entries stay unless only a derived form of them is read now: the
+  // reference evaluator recovers those (weightsFromSafeTensors).
   for (const SafeTensorEntry &entry : view->entries())
-    if (!packedFrom.contains(entry.name) || plainKeys.contains(entry.name))
+    if (!derivedFrom.contains(entry.name) || plainKeys.contains(entry.name))
       tensors.push_back(entryOf(entry, /*copy=*/false));
-  for (SafeTensorData &t : packed)
+  for (SafeTensorData &t : derived)
     tensors.push_back(std::move(t));
   return writeSafeTensors(tensors);
 }
@@ -450,63 +556,37 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
     t.dtype = *dtype;
     t.shape.assign(type.getShape().begin(), type.getShape().end());
 
-    std::optional<WeightFileTensor> found, packed;
-    if (files)
-      found = files->lookup(op.getName());
-    if (files && !found && !op.getTranspose() && type.getRank() == 2)
-      packed = files->lookupPacked(op.getName());
-    if (packed) {
-      // A library's own weights given back: this matrix is stored packed
-      // into panels [ceil(N/W), K, W] of its own dtype, or bf16 pair panels
-      // of an f32 matrix (widened exactly); unpacked here.
-      const SafeTensorEntry *entry = packed->entry;
-      const int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-      int64_t width = 0;
-      PanelForm form = panelForm(entry->dtype, entry->shape, k, n, *dtype, width);
-      if (form == PanelForm::None)
-        return makeError(llvm::formatv(
-            "weights file '{0}': tensor '{1}' has dtype {2} and shape {3}, "
-            "which are not {4} packed into panels",
-            packed->file, entry->name, safeTensorsDTypeName(entry->dtype),
-            shapeString(entry->shape), typeString(type)));
-      t.bytes.resize(static_cast<size_t>(k * n) * scalarTypeBytes(*dtype));
-      unpackPanelForm(form, packed->data, t.bytes.data(), k, n, width,
-                      scalarTypeBytes(*dtype));
-    } else if (files) {
-      if (!found)
-        return makeError(files->description() + " has no tensor '" +
-                         op.getName() + "' (the IR declares " +
-                         typeString(type) + ")");
-      const SafeTensorEntry *entry = found->entry;
-      if (!binds(entry->dtype, *dtype))
-        return makeError(llvm::formatv(
-            "weights file '{0}': tensor '{1}' has dtype {2}, but the IR "
-            "declares {3} (only F16 and BF16 convert, widening to f32)",
-            found->file, op.getName(), safeTensorsDTypeName(entry->dtype),
-            typeString(type)));
-      bool transpose = op.getTranspose();
-      if (!transpose &&
-          llvm::ArrayRef<int64_t>(entry->shape) != type.getShape())
-        return makeError(llvm::formatv(
-            "weights file '{0}': tensor '{1}' has shape {2}, but the IR "
-            "declares {3}",
-            found->file, op.getName(), shapeString(entry->shape),
-            shapeString(type.getShape())));
-      if (transpose) {
-        // The verifier allows `transpose` on rank 2 only.
-        llvm::SmallVector<int64_t, 2> fileShape = {type.getDimSize(1),
-                                                   type.getDimSize(0)};
-        if (llvm::ArrayRef<int64_t>(entry->shape) != llvm::ArrayRef(fileShape))
-          return makeError(llvm::formatv(
-              "weights file '{0}': tensor '{1}' has shape {2}, but the IR "
-              "declares {3} with 'transpose', so the file must hold {4}",
-              found->file, op.getName(), shapeString(entry->shape),
-              shapeString(type.getShape()), shapeString(fileShape)));
+    Parameter p;
+    p.name = op.getName();
+    p.transpose = op.getTranspose();
+    p.init = op.getInit();
+    p.std = op.getStd().convertToDouble();
+    p.type = RankedTensorType::get(type.getShape(), type.getElementType());
+    p.dtype = *dtype;
+    if (std::optional<ArrayRef<int64_t>> sizes = op.getPartSizes()) {
+      // A merged weight (tfm-merge-projections): each part bound as the
+      // weight of its own name would be, then concatenated.
+      std::vector<std::vector<uint8_t>> parts;
+      std::vector<const uint8_t *> partData;
+      SmallVector<int64_t> partShape(type.getShape());
+      for (auto [name, size] : llvm::zip(op.getPartNames(), *sizes)) {
+        partShape.back() = size;
+        Parameter part = p;
+        part.name = name;
+        part.type = RankedTensorType::get(partShape, type.getElementType());
+        llvm::Expected<std::vector<uint8_t>> bytes = bindParameter(part, files, seed);
+        if (!bytes)
+          return bytes.takeError();
+        parts.push_back(std::move(*bytes));
+        partData.push_back(parts.back().data());
       }
-      t.bytes = readTensor(*found, *dtype, transpose);
+      t.bytes.resize(static_cast<size_t>(type.getNumElements()) *
+                     scalarTypeBytes(*dtype));
+      concatLastAxis(partData, std::vector<int64_t>(sizes->begin(), sizes->end()),
+                     type.getNumElements() / type.getShape().back(),
+                     scalarTypeBytes(*dtype), t.bytes.data());
     } else {
-      llvm::Expected<std::vector<uint8_t>> bytes =
-          initialise(op, type, *dtype, seed);
+      llvm::Expected<std::vector<uint8_t>> bytes = bindParameter(p, files, seed);
       if (!bytes)
         return bytes.takeError();
       t.bytes = std::move(*bytes);

@@ -26,12 +26,13 @@ llvm::Expected<std::string> materializeWeights(mlir::ModuleOp module,
                                                uint64_t seed = 0);
 
 /// The blob `blob` (materializeWeights' output for the model as written)
-/// with the weights `module` now reads packed into panels (#tfm.panels, set
-/// by tfm-pack-weights after binding) added in that layout under their
-/// blob keys (`name^T@panels<64>`). A plain entry that no weight op reads
-/// any more is dropped, so the library holds each matrix once; the reference
-/// evaluator reads the packed entry in its place. Returns `blob` unchanged
-/// when nothing is missing.
+/// with the weights the passes gave a new form added under their blob keys:
+/// packed into panels (#tfm.panels, set by tfm-pack-weights:
+/// `name^T@panels<64>`), merged from parts (`part_sizes`, set by
+/// tfm-merge-projections: `q^T#384|k^T#384|v^T#384`), or both. A plain
+/// entry that no weight op reads any more is dropped, so the library holds
+/// each matrix once; the reference evaluator finds it inside the derived
+/// entry instead. Returns `blob` unchanged when nothing is missing.
 llvm::Expected<std::string> packWeightBlob(mlir::ModuleOp module,
                                            llvm::StringRef blob);
 

@@ -17,6 +17,7 @@
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
+#include "compiler/support/MergedWeights.h"
 #include "compiler/support/PanelLayout.h"
 #include "dialects/tfm/TfmOps.h"
 
@@ -1629,6 +1630,77 @@ reference::evaluate(func::FuncOp fn, llvm::ArrayRef<Tensor> inputs,
   return interpreter.run(fn, inputs);
 }
 
+namespace {
+
+/// `entry` of `view` as the tensor `type` (logical shape, row-major) that
+/// `name` declares: stored as is, or `packed` into panels.
+llvm::Expected<Tensor> readEntry(const SafeTensorsView &view,
+                                 const SafeTensorEntry &entry, llvm::StringRef name,
+                                 RankedTensorType type, bool packed) {
+  std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());
+  // Packed: panels of the declared dtype, or bf16 pair panels of an f32
+  // matrix (the evaluator then computes with the bf16 weights, widened).
+  int64_t panelWidth = 0;
+  PanelForm form = PanelForm::None;
+  if (packed && dtype && type.getRank() == 2)
+    form = panelForm(entry.dtype, entry.shape, type.getDimSize(0),
+                     type.getDimSize(1), *dtype, panelWidth);
+  if (!dtype || (*dtype != entry.dtype && form != PanelForm::Bf16Pairs))
+    return makeError(llvm::formatv(
+        "tensor '{0}' has dtype {1}, but the IR declares {2}", name,
+        safeTensorsDTypeName(entry.dtype), typeString(type)));
+  if (packed ? form == PanelForm::None
+             : entry.shape != std::vector<int64_t>(type.getShape().begin(),
+                                                   type.getShape().end()))
+    return makeError(
+        llvm::formatv("tensor '{0}' has shape {1}, but the IR declares {2}",
+                      entry.name, shapeString(entry.shape), typeString(type)));
+  size_t width = scalarTypeBytes(*dtype);
+  const uint8_t *p = view.dataStart() + entry.offset;
+  std::vector<uint8_t> unpacked;
+  if (packed) {
+    unpacked.resize(type.getNumElements() * width);
+    unpackPanelForm(form, p, unpacked.data(), type.getDimSize(0),
+                    type.getDimSize(1), panelWidth, width);
+    p = unpacked.data();
+  }
+  Tensor t = makeTensor(*dtype, std::vector<int64_t>(type.getShape().begin(),
+                                                     type.getShape().end()));
+  for (size_t i = 0; i < t.data.size(); ++i)
+    t.data[i] = decodeElement(p + i * width, *dtype);
+  return t;
+}
+
+/// A weight the library stores only inside a merged entry
+/// (tfm-merge-projections, MergedWeights.h): the entry and the part's
+/// offset and extent along the last axis, or null.
+const SafeTensorEntry *findMergedPart(const SafeTensorsView &view,
+                                      llvm::StringRef name, int64_t &offset,
+                                      int64_t &total) {
+  for (const SafeTensorEntry &entry : view.entries()) {
+    if (entry.name.find(kWeightPartSeparator) == std::string::npos)
+      continue;
+    std::string plain = llvm::StringRef(entry.name).rsplit(kPanelsKeyMarker).first.str();
+    std::optional<std::vector<WeightPart>> parts = parseMergedBlobKey(plain);
+    if (!parts)
+      continue;
+    offset = total = 0;
+    const SafeTensorEntry *found = nullptr;
+    for (const WeightPart &part : *parts) {
+      if (part.key == name && !found) {
+        found = &entry;
+        offset = total;
+      }
+      total += part.extent;
+    }
+    if (found)
+      return found;
+  }
+  return nullptr;
+}
+
+} // namespace
+
 llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
                                                                size_t size) {
   llvm::Expected<SafeTensorsView> view = SafeTensorsView::parse(data, size);
@@ -1643,41 +1715,29 @@ llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
     // written names. Panels are [ceil(N/W), K, W]: W is the last dim.
     if (!entry && type.getRank() == 2)
       entry = view.lookupPanels(name);
-    if (!entry)
+    if (entry)
+      return readEntry(view, *entry, name, type,
+                       entry->name != name.str() ||
+                           isa_and_nonnull<tfm::PanelsAttr>(type.getEncoding()));
+    // A part of a merged weight: read the whole, keep the part's columns.
+    int64_t offset = 0, total = 0;
+    entry = findMergedPart(view, name, offset, total);
+    if (!entry || type.getRank() < 1 || offset + type.getShape().back() > total)
       return makeError("no tensor '" + name + "' in the weights");
-    std::optional<ScalarType> dtype = scalarTypeOf(type.getElementType());
-    const bool packed = entry->name != name.str() ||
-                        isa_and_nonnull<tfm::PanelsAttr>(type.getEncoding());
-    // Packed: panels of the declared dtype, or bf16 pair panels of an f32
-    // matrix (the evaluator then computes with the bf16 weights, widened).
-    int64_t panelWidth = 0;
-    PanelForm form = PanelForm::None;
-    if (packed && dtype && type.getRank() == 2)
-      form = panelForm(entry->dtype, entry->shape, type.getDimSize(0),
-                       type.getDimSize(1), *dtype, panelWidth);
-    if (!dtype || (*dtype != entry->dtype && form != PanelForm::Bf16Pairs))
-      return makeError(llvm::formatv(
-          "tensor '{0}' has dtype {1}, but the IR declares {2}", name,
-          safeTensorsDTypeName(entry->dtype), typeString(type)));
-    if (packed ? form == PanelForm::None
-               : entry->shape != std::vector<int64_t>(type.getShape().begin(),
-                                                      type.getShape().end()))
-      return makeError(
-          llvm::formatv("tensor '{0}' has shape {1}, but the IR declares {2}",
-                        entry->name, shapeString(entry->shape), typeString(type)));
-    size_t width = scalarTypeBytes(*dtype);
-    const uint8_t *p = view.dataStart() + entry->offset;
-    std::vector<uint8_t> unpacked;
-    if (packed) {
-      unpacked.resize(type.getNumElements() * width);
-      unpackPanelForm(form, p, unpacked.data(), type.getDimSize(0),
-                      type.getDimSize(1), panelWidth, width);
-      p = unpacked.data();
-    }
-    Tensor t = makeTensor(*dtype, std::vector<int64_t>(type.getShape().begin(),
-                                                       type.getShape().end()));
-    for (size_t i = 0; i < t.data.size(); ++i)
-      t.data[i] = decodeElement(p + i * width, *dtype);
-    return t;
+    SmallVector<int64_t> wholeShape(type.getShape());
+    wholeShape.back() = total;
+    llvm::Expected<Tensor> whole = readEntry(
+        view, *entry, entry->name, RankedTensorType::get(wholeShape, type.getElementType()),
+        /*packed=*/entry->name.find(kPanelsKeyMarker) != std::string::npos);
+    if (!whole)
+      return whole.takeError();
+    const int64_t extent = type.getShape().back();
+    const int64_t rows = type.getNumElements() / std::max<int64_t>(extent, 1);
+    Tensor part = makeTensor(whole->dtype, std::vector<int64_t>(type.getShape().begin(),
+                                                                type.getShape().end()));
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t col = 0; col < extent; ++col)
+        part.data[row * extent + col] = whole->data[row * total + offset + col];
+    return part;
   });
 }

@@ -187,6 +187,27 @@ LogicalResult WeightOp::verify() {
   if (getTranspose() && type.getRank() != 2)
     return emitOpError("expected 'result' rank 2 with 'transpose', got ")
            << type.getRank();
+  if (std::optional<ArrayRef<int64_t>> sizes = getPartSizes()) {
+    SmallVector<StringRef> names = getPartNames();
+    if (type.getRank() < 1)
+      return emitOpError("expected a result of rank >= 1 with 'part_sizes'");
+    if (sizes->size() < 2 || names.size() != sizes->size())
+      return emitOpError("expected 'name' to list as many parts, separated by '")
+             << kWeightPartSeparator << "', as 'part_sizes' has (at least 2), got "
+             << names.size() << " and " << sizes->size();
+    int64_t total = 0;
+    for (auto [partName, size] : llvm::zip(names, *sizes)) {
+      if (partName.empty() || partName.contains(kWeightPartExtent))
+        return emitOpError("expected each part's name non-empty and without '")
+               << kWeightPartExtent << "', got '" << partName << "'";
+      if (size < 1)
+        return emitOpError("expected 'part_sizes' >= 1, got ") << size;
+      total += size;
+    }
+    if (total != type.getShape().back())
+      return emitOpError("expected 'part_sizes' to sum to the last dimension, ")
+             << type.getShape().back() << ", got " << total;
+  }
   if (Attribute encoding = type.getEncoding()) {
     if (!isa<PanelsAttr>(encoding))
       return emitOpError("expected no encoding or #tfm.panels, got ")
@@ -1494,6 +1515,25 @@ DictionaryAttr attune::tfm::ropeDictionary(MLIRContext *context,
   if (DictionaryAttr scaling = ropeScalingDictionary(context, rope))
     entries.push_back(b.getNamedAttr("scaling", scaling));
   return b.getDictionaryAttr(entries);
+}
+
+bool attune::tfm::isReadOnlyAsAttentionHeads(Value value) {
+  if (value.use_empty())
+    return false;
+  for (Operation *user : value.getUsers()) {
+    auto reshape = dyn_cast<ReshapeOp>(user);
+    if (!reshape ||
+        cast<RankedTensorType>(reshape.getType()).getRank() != 4 ||
+        reshape.getResult().use_empty())
+      return false;
+    for (OpOperand &use : reshape.getResult().getUses()) {
+      auto attention = dyn_cast<AttentionOp>(use.getOwner());
+      if (!attention || attention.getLayout() != HeadLayoutKind::bshd ||
+          use.getOperandNumber() > 2)
+        return false;
+    }
+  }
+  return true;
 }
 
 attune::codegen::RopeSpec attune::tfm::ropeOf(RopeOp op) {

@@ -2,7 +2,8 @@
 #ifndef ATTUNE_DIALECTS_TFM_TFMOPS_H
 #define ATTUNE_DIALECTS_TFM_TFMOPS_H
 
-#include "compiler/support/PanelLayout.h"  // WeightOp::getBlobKey
+#include "compiler/support/MergedWeights.h" // WeightOp::getBlobKey
+#include "compiler/support/PanelLayout.h"   // WeightOp::getBlobKey
 #include "dialects/tfm/TfmDialect.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -64,6 +65,13 @@ mlir::DictionaryAttr ropeScalingDictionary(mlir::MLIRContext *context,
 /// default.
 mlir::DictionaryAttr ropeDictionary(mlir::MLIRContext *context,
                                     const codegen::RopeSpec &rope);
+
+/// True when `value` (a [B, S, H * D] tensor) is read only through reshapes
+/// to rank 4 ([B, S, H, D]), each read only as the query, key or value of
+/// a tfm.attention in the bshd layout. The CPU attention kernel reads such
+/// operands through strides, so `value` may be a view into a wider tensor
+/// (tfm.slice of a packed projection, see tfm-merge-projections) at no cost.
+bool isReadOnlyAsAttentionHeads(mlir::Value value);
 
 } // namespace attune::tfm
 

@@ -47,6 +47,14 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
     once, when it builds the library, and every user must be a `tfm.linear`
     reading it as its weight.
 
+    With `part_sizes` (which `tfm-merge-projections` writes), the weight is
+    the concatenation along its last axis of several parameters: `name`
+    lists them separated by `|`, and `part_sizes` gives each one's extent
+    along that axis (at least two parts, summing to the last dimension;
+    `transpose`, `init` and `std` apply to each part). Each part binds, and
+    initialises without a file, exactly as a `tfm.weight` of that name and
+    of the part's type would.
+
     ```mlir
     %w = tfm.weight "h0.attn.c_attn.weight" : tensor<768x2304xf32>
     %g = tfm.weight "h0.ln_1.weight" {init = #tfm.init<ones>} : tensor<768xf32>
@@ -56,12 +64,16 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
     // The same, stored as 16 panels of [384, 96] for the GEMM.
     %p = tfm.weight "encoder.layer.0.intermediate.dense.weight" {transpose}
         : tensor<384x1536xf32, #tfm.panels<96>>
+    // BERT's query, key and value projections as one [384, 1152] matrix.
+    %qkv = tfm.weight "l0.query.weight|l0.key.weight|l0.value.weight"
+        {part_sizes = array<i64: 384, 384, 384>, transpose} : tensor<384x1152xf32>
     ```
   }];
   let arguments = (ins StrAttr:$name,
                        DefaultValuedAttr<Tfm_InitAttr, "InitKind::normal">:$init,
                        DefaultValuedAttr<F64Attr, "0.02">:$std,
-                       UnitAttr:$transpose);
+                       UnitAttr:$transpose,
+                       OptionalAttr<DenseI64ArrayAttr>:$part_sizes);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -73,12 +85,38 @@ def Tfm_WeightOp : Tfm_Op<"weight", [Pure]> {
     /// (see PanelsAttr). The weight binder writes it, code generation and
     /// the reference evaluator read it.
     std::string getBlobKey() {
-      std::string key =
-          getTranspose() ? (getName() + "^T").str() : getName().str();
+      std::string key;
+      if (getPartSizes()) {
+        key = ::attune::mergedBlobKey(getParts());
+      } else {
+        key = getTranspose() ? (getName() + "^T").str() : getName().str();
+      }
       if (auto panels = getPanels())
         return ::attune::panelsBlobKey(key, panels.getWidth(),
                                        panels.isBf16Pairs());
       return key;
+    }
+    /// The parameters a merged weight (`part_sizes`) concatenates: each
+    /// one's plain blob key (its name, "^T" appended with `transpose`) and
+    /// extent along the last axis. Empty for a plain weight.
+    std::vector<::attune::WeightPart> getParts() {
+      std::vector<::attune::WeightPart> parts;
+      auto sizes = getPartSizes();
+      if (!sizes)
+        return parts;
+      ::llvm::SmallVector<::llvm::StringRef> names;
+      getName().split(names, ::attune::kWeightPartSeparator);
+      for (size_t i = 0; i < names.size() && i < sizes->size(); ++i)
+        parts.push_back({getTranspose() ? (names[i] + "^T").str() : names[i].str(),
+                         (*sizes)[i]});
+      return parts;
+    }
+    /// The name of each part of a merged weight, in order.
+    ::llvm::SmallVector<::llvm::StringRef> getPartNames() {
+      ::llvm::SmallVector<::llvm::StringRef> names;
+      if (getPartSizes())
+        getName().split(names, ::attune::kWeightPartSeparator);
+      return names;
     }
     /// The result's #tfm.panels encoding, or null.
     PanelsAttr getPanels() {

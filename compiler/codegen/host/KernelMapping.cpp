@@ -65,24 +65,8 @@ ComparePredicate comparePredicate(tfm::ComparePredicateKind kind) {
 /// through strides (see headsView), and the slice is a view, not a copy.
 bool isPackedHeadsSlice(tfm::SliceOp slice) {
   auto inputType = cast<RankedTensorType>(slice.getInput().getType());
-  if (inputType.getRank() != 3 || slice.getAxisAttr().getInt() != 2 ||
-      slice.getStep() != 1 || slice.getResult().use_empty())
-    return false;
-  for (Operation *user : slice.getResult().getUsers()) {
-    auto reshape = dyn_cast<tfm::ReshapeOp>(user);
-    if (!reshape)
-      return false;
-    auto type = cast<RankedTensorType>(reshape.getType());
-    if (type.getRank() != 4 || reshape.getResult().use_empty())
-      return false;
-    for (OpOperand &use : reshape.getResult().getUses()) {
-      auto attention = dyn_cast<tfm::AttentionOp>(use.getOwner());
-      if (!attention || attention.getLayout() != tfm::HeadLayoutKind::bshd ||
-          use.getOperandNumber() > 2)
-        return false;
-    }
-  }
-  return true;
+  return inputType.getRank() == 3 && slice.getAxisAttr().getInt() == 2 &&
+         slice.getStep() == 1 && tfm::isReadOnlyAsAttentionHeads(slice.getResult());
 }
 
 class KernelMapper {

@@ -39,6 +39,56 @@ func.func @negative_weight_transpose_rank() {
 
 // -----
 
+/// A merged weight (tfm-merge-projections) names one part per size.
+func.func @negative_weight_parts_count() {
+  // expected-error @+1 {{expected 'name' to list as many parts, separated by '|', as 'part_sizes' has (at least 2), got 2 and 3}}
+  %0 = tfm.weight "q|k" {part_sizes = array<i64: 2, 2, 2>} : tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @negative_weight_one_part() {
+  // expected-error @+1 {{expected 'name' to list as many parts, separated by '|', as 'part_sizes' has (at least 2), got 1 and 1}}
+  %0 = tfm.weight "q" {part_sizes = array<i64: 6>} : tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @negative_weight_parts_sum() {
+  // expected-error @+1 {{expected 'part_sizes' to sum to the last dimension, 6, got 5}}
+  %0 = tfm.weight "q|k" {part_sizes = array<i64: 2, 3>} : tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @negative_weight_part_size() {
+  // expected-error @+1 {{expected 'part_sizes' >= 1, got 0}}
+  %0 = tfm.weight "q|k" {part_sizes = array<i64: 6, 0>} : tensor<4x6xf32>
+  return
+}
+
+// -----
+
+/// A part's name is followed by its extent after '#' in the blob key.
+func.func @negative_weight_part_name() {
+  // expected-error @+1 {{expected each part's name non-empty and without '#', got 'k#1'}}
+  %0 = tfm.weight "q|k#1" {part_sizes = array<i64: 3, 3>} : tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @negative_weight_part_empty() {
+  // expected-error @+1 {{expected each part's name non-empty and without '#', got ''}}
+  %0 = tfm.weight "q||k" {part_sizes = array<i64: 2, 2, 2>} : tensor<4x6xf32>
+  return
+}
+
+// -----
+
 func.func @negative_embedding_table_rank(%t: tensor<2x3x4xf32>, %i: tensor<?xi32>) {
   // expected-error @+1 {{expected 'table' rank 2, got 3}}
   %0 = tfm.embedding %t, %i : tensor<2x3x4xf32>, tensor<?xi32> -> tensor<?x4xf32>

@@ -8,6 +8,8 @@
 func.func @weight() -> (tensor<768x2304xf32>, tensor<768xf32>, tensor<4xbf16>) {
   // CHECK: tfm.weight "h0.attn.c_attn.weight" : tensor<768x2304xf32>
   %0 = tfm.weight "h0.attn.c_attn.weight" : tensor<768x2304xf32>
+  // CHECK: tfm.weight "q.weight|k.weight|v.weight" {part_sizes = array<i64: 768, 768, 768>, transpose} : tensor<768x2304xf32>
+  %qkv = tfm.weight "q.weight|k.weight|v.weight" {part_sizes = array<i64: 768, 768, 768>, transpose} : tensor<768x2304xf32>
   // CHECK: tfm.weight "h0.ln_1.weight" {init = #tfm.init<ones>} : tensor<768xf32>
   %1 = tfm.weight "h0.ln_1.weight" {init = #tfm.init<ones>} : tensor<768xf32>
   // CHECK: tfm.weight "b" {init = #tfm.init<zeros>, std = 5.000000e-01 : f64} : tensor<4xbf16>

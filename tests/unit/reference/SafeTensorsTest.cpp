@@ -9,6 +9,7 @@
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/Weights.h"
 #include "compiler/reference/Evaluator.h"
+#include "compiler/support/MergedWeights.h"
 #include "dialects/tfm/TfmDialect.h"
 #include "dialects/tfm/TfmOps.h"
 #include "tests/unit/reference/SafeTensorsTestSupport.h"
@@ -734,6 +735,136 @@ TEST_F(MaterializeTest, MissingOrMismatchedWeightInAFile) {
       err.find("cannot open weights file '/nonexistent/weights.safetensors'"),
       std::string::npos)
       << err;
+}
+
+//===----------------------------------------------------------------------===//
+// Merged weights (tfm-merge-projections)
+//===----------------------------------------------------------------------===//
+
+TEST(MergedWeightsTest, BlobKeyRoundTrip) {
+  std::vector<WeightPart> parts = {{"q.weight^T", 384}, {"k.weight^T", 128}};
+  const std::string key = mergedBlobKey(parts);
+  EXPECT_EQ(key, "q.weight^T#384|k.weight^T#128");
+  std::optional<std::vector<WeightPart>> parsed = parseMergedBlobKey(key);
+  ASSERT_TRUE(parsed.has_value());
+  ASSERT_EQ(parsed->size(), 2u);
+  EXPECT_EQ((*parsed)[0].key, "q.weight^T");
+  EXPECT_EQ((*parsed)[1].extent, 128);
+  // Not merged keys: one part, a missing or bad extent, an empty name.
+  for (const char *bad : {"q.weight", "q#3", "q#3|k", "q#3|k#", "q#3|k#x",
+                          "q#3|k#0", "q#3|#2", "q#3|k#99999999999999999999"})
+    EXPECT_FALSE(parseMergedBlobKey(bad).has_value()) << bad;
+}
+
+/// A merged tfm.weight in a model as given binds each part as the weight of
+/// its name would (from a file, transposed as the op says) and stores the
+/// concatenation; a part the file lacks is named in the error.
+TEST_F(MaterializeTest, MergedWeightBindsEachPart) {
+  auto module = parse(R"mlir(
+    func.func @f() -> tensor<2x5xf32> {
+      %w = tfm.weight "q|k" {part_sizes = array<i64: 3, 2>, transpose} : tensor<2x5xf32>
+      return %w : tensor<2x5xf32>
+    })mlir");
+  ASSERT_TRUE(module);
+  // The file holds nn.Linear's [out, in]: q is [3, 2], k is [2, 2].
+  std::string path = temporaryFile(
+      writeSafeTensors({{"q", ScalarType::F32, {3, 2}, floatBytes({1, 2, 3, 4, 5, 6})},
+                        {"k", ScalarType::F32, {2, 2}, floatBytes({7, 8, 9, 10})}}));
+  auto blob = materializeWeights(*module, path, 0);
+  ASSERT_TRUE(static_cast<bool>(blob)) << llvm::toString(blob.takeError());
+  // [in, out]: row 0 is q^T's row 0 then k^T's row 0.
+  EXPECT_EQ(values(*blob, "q^T#3|k^T#2"),
+            (std::vector<float>{1, 3, 5, 7, 9, 2, 4, 6, 8, 10}));
+  llvm::sys::fs::remove(path);
+
+  path = temporaryFile(
+      writeSafeTensors({{"q", ScalarType::F32, {3, 2}, floatBytes({1, 2, 3, 4, 5, 6})}}));
+  blob = materializeWeights(*module, path, 0);
+  ASSERT_FALSE(static_cast<bool>(blob));
+  std::string err = llvm::toString(blob.takeError());
+  EXPECT_NE(err.find("has no tensor 'k' (the IR declares tensor<2x2xf32>)"),
+            std::string::npos)
+      << err;
+  llvm::sys::fs::remove(path);
+
+  // Without a file each part is initialised as a weight of its name: the
+  // merged matrix holds the separate weights' values.
+  auto separate = parse(R"mlir(
+    func.func @f() -> (tensor<2x3xf32>, tensor<2x2xf32>) {
+      %q = tfm.weight "q" {transpose} : tensor<2x3xf32>
+      %k = tfm.weight "k" {transpose} : tensor<2x2xf32>
+      return %q, %k : tensor<2x3xf32>, tensor<2x2xf32>
+    })mlir");
+  ASSERT_TRUE(separate);
+  auto merged = materializeWeights(*module, "", 5);
+  auto parts = materializeWeights(*separate, "", 5);
+  ASSERT_TRUE(merged && parts);
+  std::vector<float> m = values(*merged, "q^T#3|k^T#2"), q = values(*parts, "q^T"),
+                     k = values(*parts, "k^T");
+  ASSERT_EQ(m.size(), 10u);
+  for (int row = 0; row < 2; ++row) {
+    for (int col = 0; col < 3; ++col)
+      EXPECT_EQ(m[row * 5 + col], q[row * 3 + col]);
+    for (int col = 0; col < 2; ++col)
+      EXPECT_EQ(m[row * 5 + 3 + col], k[row * 2 + col]);
+  }
+}
+
+/// After the pass: packWeightBlob builds the merged (and packed) entry from
+/// the parts bound before it, drops the parts nothing reads any more, and
+/// the reference evaluator, running the model as written, finds each part
+/// inside the merged entry.
+TEST_F(MaterializeTest, PackWeightBlobMergesAndTheEvaluatorFindsParts) {
+  auto written = parse(R"mlir(
+    func.func @f() -> (tensor<4x3xf32>, tensor<4x2xf32>, tensor<3xf32>, tensor<2xf32>) {
+      %q = tfm.weight "q" : tensor<4x3xf32>
+      %k = tfm.weight "k" : tensor<4x2xf32>
+      %bq = tfm.weight "bq" : tensor<3xf32>
+      %bk = tfm.weight "bk" : tensor<2xf32>
+      return %q, %k, %bq, %bk : tensor<4x3xf32>, tensor<4x2xf32>, tensor<3xf32>, tensor<2xf32>
+    })mlir");
+  ASSERT_TRUE(written);
+  auto blob = materializeWeights(*written, "", 11);
+  ASSERT_TRUE(static_cast<bool>(blob)) << llvm::toString(blob.takeError());
+  for (bool packed : {false, true}) {
+    SCOPED_TRACE(packed ? "packed" : "plain");
+    auto compiled = parse(std::string(R"mlir(
+      func.func @g(%x: tensor<1x4xf32>) -> tensor<1x5xf32> {
+        %w = tfm.weight "q|k" {part_sizes = array<i64: 3, 2>} : tensor<4x5xf32)mlir") +
+                          (packed ? ", #tfm.panels<4>" : "") + R"mlir(>
+        %b = tfm.weight "bq|bk" {part_sizes = array<i64: 3, 2>} : tensor<5xf32>
+        %y = tfm.linear %x, %w, %b : tensor<1x4xf32>, tensor<4x5xf32)mlir" +
+                          (packed ? ", #tfm.panels<4>" : "") + R"mlir(>, tensor<5xf32> -> tensor<1x5xf32>
+        return %y : tensor<1x5xf32>
+      })mlir");
+    ASSERT_TRUE(compiled);
+    auto derived = packWeightBlob(*compiled, *blob);
+    ASSERT_TRUE(static_cast<bool>(derived)) << llvm::toString(derived.takeError());
+    auto view = SafeTensorsView::parse(derived->data(), derived->size());
+    ASSERT_TRUE(static_cast<bool>(view));
+    std::vector<std::string> names;
+    for (const SafeTensorEntry &e : view->entries())
+      if (e.name.rfind("__attune_padding", 0) != 0)
+        names.push_back(e.name);
+    EXPECT_EQ(names, (std::vector<std::string>{
+                         "bq#3|bk#2", packed ? "q#3|k#2@panels<4>" : "q#3|k#2"}));
+
+    auto lookup = reference::weightsFromSafeTensors(derived->data(), derived->size());
+    ASSERT_TRUE(static_cast<bool>(lookup)) << llvm::toString(lookup.takeError());
+    for (auto [name, shape] : {std::pair<const char *, std::vector<int64_t>>{"q", {4, 3}},
+                               {"k", {4, 2}}, {"bq", {3}}, {"bk", {2}}}) {
+      auto type = mlir::RankedTensorType::get(shape, mlir::Float32Type::get(&context));
+      auto part = (*lookup)(name, type);
+      ASSERT_TRUE(static_cast<bool>(part)) << name << ": " << llvm::toString(part.takeError());
+      std::vector<float> want = values(*blob, name);
+      ASSERT_EQ(part->data.size(), want.size()) << name;
+      for (size_t i = 0; i < want.size(); ++i)
+        EXPECT_EQ(part->data[i], want[i]) << name << "[" << i << "]";
+    }
+    auto missing = (*lookup)("v", mlir::RankedTensorType::get({4, 2}, mlir::Float32Type::get(&context)));
+    ASSERT_FALSE(static_cast<bool>(missing));
+    EXPECT_EQ(llvm::toString(missing.takeError()), "no tensor 'v' in the weights");
+  }
 }
 
 } // namespace
