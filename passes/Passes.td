@@ -378,6 +378,56 @@ def Bf16Attention : Pass<"tfm-bf16-attention"> {
   let dependentDialects = ["::attune::tfm::TfmDialect"];
 }
 
+def MergeProjections : Pass<"tfm-merge-projections"> {
+  let summary = "Merge the q, k and v projections of one input into one tfm.linear";
+  let description = [{
+    Linears that read the same input and whose results are read only as
+    attention heads (through reshapes to `[B, S, H, D]`, as the query, key
+    or value of a `bshd` `tfm.attention`: what tfm-propagate-layouts leaves
+    of BERT's, GPT-2's and LLaMA's projections) become one linear over the
+    concatenation of their weights and biases along the output axis,
+    followed by a `tfm.slice` of its result per original linear. The GEMM
+    then reads the input once for all of them, and code generation makes
+    each slice a view the attention kernel reads through strides (GPT-2's
+    packed `c_attn` layout), so no copy is added.
+
+    Linears merge when their weights are plain `tfm.weight` matrices of one
+    element type, the same in-features and the same `transpose`, `init` and
+    `std`; their biases are all absent or all plain `tfm.weight` vectors
+    with equal `init` and `std`; and their activations are equal. The merged
+    weight is a `tfm.weight` with `part_sizes` (see its description): the
+    compiler concatenates the parts when it builds the library, and the
+    library stores the merged matrix only; the reference evaluator finds
+    each part inside it. Weight names containing `|` or `#` are not merged.
+    A linear whose result has any other user is left as it is (a slice it
+    read would be a copy).
+
+    Before:
+
+    ```mlir
+    %q = tfm.linear %h, %wq, %bq : tensor<?x?x768xf32>, tensor<768x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+    %k = tfm.linear %h, %wk, %bk : ...
+    %v = tfm.linear %h, %wv, %bv : ...
+    ```
+
+    After:
+
+    ```mlir
+    %w = tfm.weight "q.weight|k.weight|v.weight" {part_sizes = array<i64: 768, 768, 768>}
+        : tensor<768x2304xf32>
+    %b = tfm.weight "q.bias|k.bias|v.bias" {part_sizes = array<i64: 768, 768, 768>}
+        : tensor<2304xf32>
+    %qkv = tfm.linear %h, %w, %b : tensor<?x?x768xf32>, tensor<768x2304xf32>, tensor<2304xf32> -> tensor<?x?x2304xf32>
+    %q = tfm.slice %qkv {axis = 2 : i64, start = 0 : i64, end = 768 : i64} : tensor<?x?x2304xf32> -> tensor<?x?x768xf32>
+    ...
+    ```
+  }];
+  let dependentDialects = ["::attune::tfm::TfmDialect"];
+  let statistics = [
+    Statistic<"numMerged", "num-merged", "Number of linears merged into another">,
+  ];
+}
+
 def PackWeights : Pass<"tfm-pack-weights"> {
   let summary = "Store the weights of tfm.linear in the GEMM's panel layout";
   let description = [{

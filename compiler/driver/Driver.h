@@ -60,6 +60,8 @@ struct DriverOptions {
   bool fuseEpilogues = false;
   /// --no-propagate-layouts turns it off (CompileOptions::propagateLayouts).
   bool propagateLayouts = true;
+  /// --merge-projections (CompileOptions::mergeProjections).
+  bool mergeProjections = false;
   /// --no-pack-weights turns it off; on, the target's weightPanelWidth()
   /// decides (CompileOptions::weightPanelWidth).
   bool packWeights = true;

@@ -50,6 +50,11 @@ void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // activations it leaves are what this folds.
   if (options.fuseEpilogues)
     pm.addPass(createFuseEpilogues());
+  // After layouts, whose bshd attentions are what lets the merged result be
+  // read through views; after epilogues, so an activation is merged with
+  // its linear; before packing, so the merged weight is what is packed.
+  if (options.mergeProjections)
+    pm.addPass(createMergeProjections());
   // Last: it changes how weights are stored, which no graph pass reads.
   if (options.weightPanelWidth > 0) {
     PackWeightsOptions packOptions;

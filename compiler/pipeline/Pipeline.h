@@ -40,6 +40,12 @@ struct CompileOptions {
   /// layout (tfm-propagate-layouts). Fused builds only: the unfused one has
   /// no tfm.attention, and its batched matmuls read [B, H, S, D].
   bool propagateLayouts = true;
+  /// Merge the q, k and v projections of one input into one linear whose
+  /// result attention reads through views (tfm-merge-projections). Off by
+  /// default: on the CPU it was no faster (GPT-2 block at 128 and 512
+  /// tokens within noise; all-MiniLM-L6-v2 at 512 tokens 2-4% slower, its
+  /// attention reading rows three times further apart; Intel Xeon).
+  bool mergeProjections = false;
   /// Store linear weights in the GEMM's panel layout (tfm-pack-weights)
   /// with panels of this many columns (the target's weightPanelWidth());
   /// 0 stores them as the model has them.
@@ -56,7 +62,7 @@ struct CompileOptions {
 /// Adds the graph passes to `pm` (anchored on builtin.module), in order:
 ///   canonicalize, cse, [tfm-raise-encodings, tfm-fuse-attention] |
 ///   tfm-decompose-attention, [tfm-propagate-layouts], [tfm-fuse-epilogues],
-///   tfm-pack-weights, cse.
+///   [tfm-merge-projections], tfm-pack-weights, cse.
 /// The verifier runs on the parsed module and after every pass (the pass
 /// manager's default), which is where shapes are checked: every tfm op infers
 /// its result type and the verifier compares it with the written one.

@@ -226,6 +226,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   attune::pipeline::CompileOptions defaults;
   runPipeline(context, *module, defaults, "default", input, captured);
 
+  // The fused build's opt-in passes (they need its bshd attentions).
+  attune::pipeline::CompileOptions fusedExtras;
+  fusedExtras.mergeProjections = true;
+  runPipeline(context, *module, fusedExtras, "merged", input, captured);
+
   // Every other switch: the decomposed build, epilogues fused, bf16 panels.
   attune::pipeline::CompileOptions others;
   others.fuseAttention = false;

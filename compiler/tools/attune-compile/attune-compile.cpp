@@ -106,6 +106,12 @@ static cl::opt<bool> noPropagateLayouts(
              "attention as copies instead of folding them into its layout "
              "(tfm-propagate-layouts)"),
     cl::cat(compileCategory));
+static cl::opt<bool> mergeProjections(
+    "merge-projections",
+    cl::desc("Compute the q, k and v projections of one input as one linear "
+             "over their concatenated weights (tfm-merge-projections; off by "
+             "default: measured no faster on the CPU)"),
+    cl::cat(compileCategory));
 static cl::opt<bool> noPackWeights(
     "no-pack-weights",
     cl::desc("Store linear weights as the model has them instead of in the "
@@ -292,6 +298,7 @@ int validateOptions(ValidatedOptions &valid) {
   d.packWeights = !noPackWeights;
   d.bf16 = precision == Precision::BF16;
   d.propagateLayouts = !noPropagateLayouts;
+  d.mergeProjections = mergeProjections;
   d.fusionReportPath = fusionReport;
   d.dumpPhasesTo = dumpPhasesTo;
   d.graphPath = graphFile;
