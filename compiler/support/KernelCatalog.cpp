@@ -424,7 +424,9 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
     const int wRank = spec.weightType == ScalarType::BF16 ? 4
                       : spec.weightPanel > 0              ? 3
                                                           : 2;
-    std::vector<KernelArg> args = {{"x", e, 2}, {"w", spec.weightType, wRank}};
+    // weightType F32 means "as the elements": an f16 linear reads f16 w.
+    const ScalarType w = spec.weightType == ScalarType::BF16 ? ScalarType::BF16 : e;
+    std::vector<KernelArg> args = {{"x", e, 2}, {"w", w, wRank}};
     if (spec.hasBias)
       args.push_back({"bias", e, 1});
     args.push_back({"out", e, 2});

@@ -234,7 +234,8 @@ struct KernelSpec {
   /// (a tfm.weight with #tfm.panels<W>, compiler/support/PanelLayout.h);
   /// 0: w is the row-major [K, N] matrix.
   int64_t weightPanel = 0;
-  /// Linear: the element type w is stored in. F32, or BF16 with weightPanel
+  /// Linear: the element type w is stored in. F32 (read: the element type,
+  /// so an f16 linear's w is f16), or BF16 with weightPanel
   /// > 0: the panels then interleave pairs of K rows, [ceil(N/W),
   /// ceil(K/2), W, 2] (PanelLayout.h), and the kernel rounds x to bf16 and
   /// accumulates in f32 (--precision=bf16).
