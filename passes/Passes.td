@@ -378,6 +378,37 @@ def Bf16Attention : Pass<"tfm-bf16-attention"> {
   let dependentDialects = ["::attune::tfm::TfmDialect"];
 }
 
+def FuseResidualNorm : Pass<"tfm-fuse-residual-norm"> {
+  let summary = "Fold the residual add before a layer or RMS norm into the norm";
+  let description = [{
+    A `tfm.add` whose only user is a `tfm.layer_norm` or `tfm.rms_norm`,
+    as its input, and whose operands both have the sum's type becomes the
+    norm's `residual`: the norm kernel adds the two rows as it reads them,
+    so the sum is never stored and read back. This is a post-LN block's
+    Add & Norm (BERT, the original Transformer); in a pre-LN block (GPT-2,
+    LLaMA) the sum is also the next residual, the add has two users, and
+    it stays an op. An add that broadcasts (a bias) stays an op too.
+
+    Before:
+
+    ```mlir
+    %s = tfm.add %x, %attn : tensor<?x?x384xf32>, tensor<?x?x384xf32> -> tensor<?x?x384xf32>
+    %y = tfm.layer_norm %s, %g, %b : tensor<?x?x384xf32>, tensor<384xf32>, tensor<384xf32> -> tensor<?x?x384xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %y = tfm.layer_norm %x, %g, %b residual(%attn : tensor<?x?x384xf32>)
+        : tensor<?x?x384xf32>, tensor<384xf32>, tensor<384xf32> -> tensor<?x?x384xf32>
+    ```
+  }];
+  let dependentDialects = ["::attune::tfm::TfmDialect"];
+  let statistics = [
+    Statistic<"numFused", "num-fused", "Number of residual adds folded into a norm">,
+  ];
+}
+
 def MergeProjections : Pass<"tfm-merge-projections"> {
   let summary = "Merge the q, k and v projections of one input into one tfm.linear";
   let description = [{

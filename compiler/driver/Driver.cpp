@@ -242,6 +242,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipelineOptions.fuseEpilogues = options.fuseEpilogues;
   pipelineOptions.propagateLayouts = options.propagateLayouts;
   pipelineOptions.mergeProjections = options.mergeProjections;
+  pipelineOptions.fuseResidualNorms = options.fuseResidualNorms;
   pipelineOptions.weightPanelWidth =
       options.packWeights ? target.weightPanelWidth() : 0;
   // bf16 lives in the packed panels (PanelLayout.h): without them there is

@@ -60,6 +60,8 @@ struct DriverOptions {
   bool fuseEpilogues = false;
   /// --no-propagate-layouts turns it off (CompileOptions::propagateLayouts).
   bool propagateLayouts = true;
+  /// --no-fuse-residual-norms turns it off (CompileOptions::fuseResidualNorms).
+  bool fuseResidualNorms = true;
   /// --merge-projections (CompileOptions::mergeProjections).
   bool mergeProjections = false;
   /// --no-pack-weights turns it off; on, the target's weightPanelWidth()

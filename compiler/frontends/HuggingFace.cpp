@@ -565,9 +565,9 @@ private:
     std::string name = named(pattern, layer);
     Value g = weight(name + ".weight", {h.hidden});
     if (recipe.norm == NormKind::RmsNorm)
-      return create<tfm::RmsNormOp>(name, x, g, llvm::APFloat(h.eps));
+      return create<tfm::RmsNormOp>(name, x, g, Value(), llvm::APFloat(h.eps));
     Value beta = weight(name + ".bias", {h.hidden});
-    return create<tfm::LayerNormOp>(name, x, g, beta, llvm::APFloat(h.eps));
+    return create<tfm::LayerNormOp>(name, x, g, beta, Value(), llvm::APFloat(h.eps));
   }
   Value activation(Value x, llvm::StringRef where) {
     llvm::StringRef act = h.activation;
@@ -736,7 +736,7 @@ Value ModelBuilder::meanPool(Value hidden, Value mask, bool normalize) {
   Value gamma = b.create<arith::ConstantOp>(
       nl, DenseElementsAttr::get(RankedTensorType::get({h.hidden}, f32),
                                  float(1.0 / std::sqrt(double(h.hidden)))));
-  return create<tfm::RmsNormOp>("normalize", pooled, gamma,
+  return create<tfm::RmsNormOp>("normalize", pooled, gamma, Value(),
                                 llvm::APFloat(1e-24 / double(h.hidden)));
 }
 

@@ -1097,7 +1097,7 @@ LogicalResult Importer::tryMulPatterns(const onnx::NodeProto &n, bool &matched) 
       int64_t d = shape.back();
       matched = true;
       Value ones = splat(cast<RankedTensorType>(t->getType()).getElementType(), 1.0, {d});
-      return setOut(n, create<tfm::RmsNormOp>(n, *t, ones, APFloat(rms->second)));
+      return setOut(n, create<tfm::RmsNormOp>(n, *t, ones, Value(), APFloat(rms->second)));
     }
     if (const onnx::NodeProto *inner = producerIs(other, "Mul")) {
       for (int j = 0; j < 2; ++j) {
@@ -1116,7 +1116,7 @@ LogicalResult Importer::tryMulPatterns(const onnx::NodeProto &n, bool &matched) 
         if (failed(t) || failed(g))
           return failure();
         matched = true;
-        return setOut(n, create<tfm::RmsNormOp>(n, *t, *g, APFloat(rms->second)));
+        return setOut(n, create<tfm::RmsNormOp>(n, *t, *g, Value(), APFloat(rms->second)));
       }
     }
   }
@@ -1197,7 +1197,7 @@ LogicalResult Importer::tryDivPatterns(const onnx::NodeProto &n, bool &matched) 
     matched = true;
     Type element = cast<RankedTensorType>(x->getType()).getElementType();
     Value gamma = splat(element, 1.0 / std::sqrt(double(d)), {d});
-    return setOut(n, create<tfm::RmsNormOp>(n, *x, gamma,
+    return setOut(n, create<tfm::RmsNormOp>(n, *x, gamma, Value(),
                                             APFloat(*eps * *eps / double(d))));
   }
   return success();
@@ -2822,7 +2822,7 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
       return fail(n, "only axis = -1 (the last) is supported");
     const APFloat epsilon(double(attrFloat(n, "epsilon", 1e-5f)));
     if (op == "RMSNormalization")
-      return setOut(n, create<tfm::RmsNormOp>(n, *x, *g, epsilon));
+      return setOut(n, create<tfm::RmsNormOp>(n, *x, *g, Value(), epsilon));
     for (int k = 1; k < n.output_size(); ++k)
       if (!n.output(k).empty())
         return fail(n, "the Mean and InvStdDev outputs are not supported");
@@ -2839,7 +2839,7 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
       beta = splat(cast<RankedTensorType>(x->getType()).getElementType(), 0.0,
                    shape);
     }
-    return setOut(n, create<tfm::LayerNormOp>(n, *x, *g, beta, epsilon));
+    return setOut(n, create<tfm::LayerNormOp>(n, *x, *g, beta, Value(), epsilon));
   }
   if (op == "Trilu")
     return trilu(n);

@@ -50,6 +50,8 @@ void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   // activations it leaves are what this folds.
   if (options.fuseEpilogues)
     pm.addPass(createFuseEpilogues());
+  if (options.fuseResidualNorms)
+    pm.addPass(createFuseResidualNorm());
   // After layouts, whose bshd attentions are what lets the merged result be
   // read through views; after epilogues, so an activation is merged with
   // its linear; before packing, so the merged weight is what is packed.

@@ -36,6 +36,9 @@ struct CompileOptions {
   /// the GEMM just left in cache) and 2-3% slower with AVX2, whose GEMM
   /// tile gives up a row to make room for the activation.
   bool fuseEpilogues = false;
+  /// Fold the residual add before a norm into the norm's kernel
+  /// (tfm-fuse-residual-norm), in fused and unfused builds alike.
+  bool fuseResidualNorms = true;
   /// Fold the transposes that split and merge heads into tfm.attention's
   /// layout (tfm-propagate-layouts). Fused builds only: the unfused one has
   /// no tfm.attention, and its batched matmuls read [B, H, S, D].
@@ -62,7 +65,8 @@ struct CompileOptions {
 /// Adds the graph passes to `pm` (anchored on builtin.module), in order:
 ///   canonicalize, cse, [tfm-raise-encodings, tfm-fuse-attention] |
 ///   tfm-decompose-attention, [tfm-propagate-layouts], [tfm-fuse-epilogues],
-///   [tfm-merge-projections], tfm-pack-weights, cse.
+///   [tfm-fuse-residual-norm], [tfm-merge-projections], tfm-pack-weights,
+///   cse.
 /// The verifier runs on the parsed module and after every pass (the pass
 /// manager's default), which is where shapes are checked: every tfm op infers
 /// its result type and the verifier compares it with the written one.

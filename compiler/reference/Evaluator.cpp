@@ -301,6 +301,7 @@ private:
       return opError(op, llvm::toString(t.takeError()));
     return define(op, std::move(*t));
   }
+  llvm::Expected<Tensor> normInput(Operation *op, Value input, Value residual);
   llvm::Error evalLayerNorm(tfm::LayerNormOp op);
   llvm::Error evalRmsNorm(tfm::RmsNormOp op);
   llvm::Error evalLinear(tfm::LinearOp op);
@@ -704,8 +705,32 @@ llvm::Error checkLastDimVector(Operation *op, llvm::StringRef what,
   return llvm::Error::success();
 }
 
+/// A norm's row source: its input, or input + residual rounded as the
+/// tfm.add it stands for rounds its result (to float for f32; f16 and bf16
+/// stay in double, their kernels computing in f32).
+llvm::Expected<Tensor> Interpreter::normInput(Operation *op, Value input, Value residual) {
+  const Tensor &in = get(input);
+  if (!residual)
+    return in;
+  const Tensor &r = get(residual);
+  if (r.shape != in.shape)
+    return opError(op, "expected 'residual' of shape " + shapeString(in.shape) + ", got " +
+                           shapeString(r.shape));
+  Tensor sum = in;
+  const bool f32 = isa<Float32Type>(cast<RankedTensorType>(input.getType()).getElementType());
+  for (size_t i = 0; i < sum.data.size(); ++i) {
+    sum.data[i] += r.data[i];
+    if (f32)
+      sum.data[i] = static_cast<double>(static_cast<float>(sum.data[i]));
+  }
+  return sum;
+}
+
 llvm::Error Interpreter::evalLayerNorm(tfm::LayerNormOp op) {
-  const Tensor &in = get(op.getInput());
+  llvm::Expected<Tensor> source = normInput(op, op.getInput(), op.getResidual());
+  if (!source)
+    return source.takeError();
+  const Tensor &in = *source;
   const Tensor &gamma = get(op.getGamma());
   const Tensor &beta = get(op.getBeta());
   if (llvm::Error err = checkLastDimVector(op, "gamma", gamma, in))
@@ -734,7 +759,10 @@ llvm::Error Interpreter::evalLayerNorm(tfm::LayerNormOp op) {
 }
 
 llvm::Error Interpreter::evalRmsNorm(tfm::RmsNormOp op) {
-  const Tensor &in = get(op.getInput());
+  llvm::Expected<Tensor> source = normInput(op, op.getInput(), op.getResidual());
+  if (!source)
+    return source.takeError();
+  const Tensor &in = *source;
   const Tensor &gamma = get(op.getGamma());
   if (llvm::Error err = checkLastDimVector(op, "gamma", gamma, in))
     return err;

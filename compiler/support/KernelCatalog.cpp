@@ -297,6 +297,8 @@ std::string KernelSpec::symbolName() const {
   case KernelKind::LayerNorm:
   case KernelKind::RmsNorm:
     name += "_eps" + exactDouble(epsilon);
+    if (hasResidual)
+      name += "_residual";
     break;
   case KernelKind::Linear:
     name += hasBias ? "_bias" : "_nobias";
@@ -416,8 +418,12 @@ std::vector<KernelArg> kernelSignature(const KernelSpec &spec) {
   case KernelKind::Sinusoidal:
     return {{"x", e, 3}, {"out", e, 3}};
   case KernelKind::LayerNorm:
+    if (spec.hasResidual)
+      return {{"x", e, 2}, {"residual", e, 2}, {"gamma", e, 1}, {"beta", e, 1}, {"out", e, 2}};
     return {{"x", e, 2}, {"gamma", e, 1}, {"beta", e, 1}, {"out", e, 2}};
   case KernelKind::RmsNorm:
+    if (spec.hasResidual)
+      return {{"x", e, 2}, {"residual", e, 2}, {"gamma", e, 1}, {"out", e, 2}};
     return {{"x", e, 2}, {"gamma", e, 1}, {"out", e, 2}};
   case KernelKind::Linear: {
     // Pair panels of bf16 have a fourth dim: the two rows of a pair.
@@ -587,6 +593,9 @@ std::string validateKernelSpec(const KernelSpec &spec) {
     return bad(std::string("expected weights of f32, or of bf16 in panels on an "
                            "f32 linear, got ") +
                scalarTypeName(spec.weightType));
+  if (spec.hasResidual && spec.kind != KernelKind::LayerNorm &&
+      spec.kind != KernelKind::RmsNorm)
+    return bad("a residual is only added by layer_norm and rms_norm");
   if (spec.activation) {
     UnaryKind a = *spec.activation;
     if (spec.kind != KernelKind::Linear)

@@ -241,6 +241,9 @@ struct KernelSpec {
   /// accumulates in f32 (--precision=bf16).
   ScalarType weightType = ScalarType::F32;
   double epsilon = 0;                          // LayerNorm, RmsNorm
+  /// LayerNorm, RmsNorm: normalise x + residual (tfm-fuse-residual-norm),
+  /// the sum rounded to the element type.
+  bool hasResidual = false;
   // Sinusoidal, MultiplicativePosition without a table
   SinusoidalForm form = SinusoidalForm::Interleaved;
   double minTimescale = 1.0, maxTimescale = 1.0e4;

@@ -514,6 +514,25 @@ static LogicalResult checkNormParam(EmitFn emitError, StringRef name,
                      << formatDim(type->getDimSize(0));
 }
 
+/// A norm's `residual`, when it has one: `input`'s shape and element type.
+static LogicalResult checkNormResidual(EmitFn emitError, Value residual,
+                                       RankedTensorType input) {
+  if (!residual)
+    return success();
+  auto type = getRanked(emitError, "residual", residual);
+  if (failed(type) ||
+      failed(checkElementType(emitError, "residual", *type, "input",
+                              input.getElementType())))
+    return failure();
+  bool agree = type->getRank() == input.getRank();
+  for (int64_t d = 0; agree && d < input.getRank(); ++d)
+    agree = dimsAgree(type->getDimSize(d), input.getDimSize(d));
+  if (agree)
+    return success();
+  return emitError() << "expected 'residual' of the shape of 'input', "
+                     << input << ", got " << *type;
+}
+
 static LogicalResult checkEpsilon(EmitFn emitError, APFloat epsilon) {
   double value = epsilon.convertToDouble();
   if (value >= 0.0)
@@ -526,7 +545,8 @@ static FailureOr<RankedTensorType> inferLayerNorm(LayerNormOp::Adaptor op,
   auto input = getRanked(emitError, "input", op.getInput());
   if (failed(input) || failed(checkMinRank(emitError, "input", *input, 1)) ||
       failed(checkNormParam(emitError, "gamma", op.getGamma(), *input)) ||
-      failed(checkNormParam(emitError, "beta", op.getBeta(), *input)))
+      failed(checkNormParam(emitError, "beta", op.getBeta(), *input)) ||
+      failed(checkNormResidual(emitError, op.getResidual(), *input)))
     return failure();
   return *input;
 }
@@ -544,7 +564,8 @@ static FailureOr<RankedTensorType> inferRmsNorm(RmsNormOp::Adaptor op,
                                                 EmitFn emitError) {
   auto input = getRanked(emitError, "input", op.getInput());
   if (failed(input) || failed(checkMinRank(emitError, "input", *input, 1)) ||
-      failed(checkNormParam(emitError, "gamma", op.getGamma(), *input)))
+      failed(checkNormParam(emitError, "gamma", op.getGamma(), *input)) ||
+      failed(checkNormResidual(emitError, op.getResidual(), *input)))
     return failure();
   return *input;
 }

@@ -393,18 +393,24 @@ def Tfm_LayerNormOp : Tfm_PureOp<"layer_norm"> {
     `result[..., d] = (x[..., d] - mu) / sqrt(var + epsilon) * gamma[d] + beta[d]`.
     `gamma` and `beta` have shape `[D]`, D the last dimension of `input`.
 
+    With `residual` (of `input`'s type; `tfm-fuse-residual-norm` writes it),
+    `x` is `input + residual`, the sum rounded to the element type as
+    `tfm.add` rounds it: a post-LN block's Add & Norm in one pass.
+
     ```mlir
     %y = tfm.layer_norm %x, %g, %b {epsilon = 1.0e-05 : f64}
+        : tensor<?x?x768xf32>, tensor<768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+    %z = tfm.layer_norm %x, %g, %b residual(%attn : tensor<?x?x768xf32>) {epsilon = 1.0e-05 : f64}
         : tensor<?x?x768xf32>, tensor<768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
     ```
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$gamma,
-                       Tfm_FloatTensor:$beta,
+                       Tfm_FloatTensor:$beta, Optional<Tfm_FloatTensor>:$residual,
                        DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $gamma `,` $beta attr-dict `:` type($input) `,` type($gamma) `,`
-    type($beta) `->` type($result)
+    $input `,` $gamma `,` $beta (`residual` `(` $residual^ `:` type($residual) `)`)?
+    attr-dict `:` type($input) `,` type($gamma) `,` type($beta) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -412,7 +418,8 @@ def Tfm_LayerNormOp : Tfm_PureOp<"layer_norm"> {
 def Tfm_RmsNormOp : Tfm_PureOp<"rms_norm"> {
   let summary = "root-mean-square normalisation over the last dimension";
   let description = [{
-    `result[..., d] = x[..., d] / sqrt(mean(x[..., :]^2) + epsilon) * gamma[d]`.
+    `result[..., d] = x[..., d] / sqrt(mean(x[..., :]^2) + epsilon) * gamma[d]`
+    with `x` the input, or `input + residual` as in tfm.layer_norm.
 
     ```mlir
     %y = tfm.rms_norm %x, %g {epsilon = 1.0e-06 : f64}
@@ -420,10 +427,12 @@ def Tfm_RmsNormOp : Tfm_PureOp<"rms_norm"> {
     ```
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$gamma,
+                       Optional<Tfm_FloatTensor>:$residual,
                        DefaultValuedAttr<F64Attr, "1.0e-6">:$epsilon);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $gamma attr-dict `:` type($input) `,` type($gamma) `->` type($result)
+    $input `,` $gamma (`residual` `(` $residual^ `:` type($residual) `)`)?
+    attr-dict `:` type($input) `,` type($gamma) `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -93,6 +93,27 @@ void scheduleRowwise(Func &out, Var d, Var n, const std::vector<RowSum> &sums,
     scheduleRowwiseCPU(out, d, n, sums, perRow, rowLength, target);
 }
 
+/// The row a norm normalises, in f32: x, or x + residual rounded to the
+/// element type first (as the tfm.add the residual replaces stores it;
+/// spec.hasResidual), the residual's input appended to `inputs`. Inlined:
+/// the row sums and the output each read x (and the residual) again
+/// rather than keep a copy of the row.
+Func normInput(const KernelSpec &spec, ImageParam &x, std::vector<ImageParam> &inputs) {
+  Var d("d"), n("n");
+  Func xf("x_f32");
+  if (!spec.hasResidual) {
+    xf(d, n) = cast<float>(x(d, n));
+    return xf;
+  }
+  ImageParam residual = makeInput(spec.elementType, 2, "residual", /*denseInner=*/true);
+  residual.dim(0).set_bounds(x.dim(0).min(), x.dim(0).extent());
+  residual.dim(1).set_bounds(x.dim(1).min(), x.dim(1).extent());
+  setInputEstimates(residual, {768, 512});
+  inputs.push_back(residual);
+  xf(d, n) = cast<float>(castToElement(spec, cast<float>(x(d, n)) + cast<float>(residual(d, n))));
+  return xf;
+}
+
 /// The lanes of a row sum: the vector width on a CPU, the threads of a
 /// block on a GPU.
 int rowSumLanes(const Target &target) {
@@ -104,10 +125,14 @@ int rowSumLanes(const Target &target) {
 BuiltKernel buildLayerNormKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "layer_norm");
   ImageParam x = makeInput(spec.elementType, 2, "x", /*denseInner=*/true);
+  std::vector<ImageParam> inputs = {x};
+  Func xf = normInput(spec, x, inputs);
   ImageParam gamma = makeInput(spec.elementType, 1, "gamma", true);
   ImageParam beta = makeInput(spec.elementType, 1, "beta", true);
+  inputs.push_back(gamma);
+  inputs.push_back(beta);
   const int vec = rowSumLanes(target);
-  Var d("d"), n("n");
+  Var d = xf.args()[0], n = xf.args()[1];
   Expr extent = x.dim(0).extent();
   Expr inverseD = 1.0f / cast<float>(extent);
 
@@ -119,7 +144,7 @@ BuiltKernel buildLayerNormKernel(const KernelSpec &spec, const Target &target) {
   Func shifted("shifted");
   // strict_float: Halide's simplifier may otherwise reassociate
   // (x - x0) - mean into x - (x0 + mean) and undo the shift.
-  shifted(d, n) = strict_float(cast<float>(x(d, n)) - cast<float>(x(0, n)));
+  shifted(d, n) = strict_float(xf(d, n) - xf(0, n));
   RowSum sum = makeRowSum(shifted, extent, vec, "row_sum");
   Func mean("mean_shifted");
   mean(n) = sum.total(n) * inverseD;
@@ -140,20 +165,21 @@ BuiltKernel buildLayerNormKernel(const KernelSpec &spec, const Target &target) {
   setInputEstimates(beta, {768});
   constrainOutput(out, {768, 512});
   scheduleRowwise(out, d, n, {sum, sumSq}, {mean, rstd}, extent, target);
-  return {{x, gamma, beta}, out};
+  return {inputs, out};
 }
 
 BuiltKernel buildRmsNormKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "rms_norm");
   ImageParam x = makeInput(spec.elementType, 2, "x", /*denseInner=*/true);
+  std::vector<ImageParam> inputs = {x};
+  Func xf = normInput(spec, x, inputs);
   ImageParam gamma = makeInput(spec.elementType, 1, "gamma", true);
+  inputs.push_back(gamma);
   const int vec = rowSumLanes(target);
-  Var d("d"), n("n");
+  Var d = xf.args()[0], n = xf.args()[1];
   Expr extent = x.dim(0).extent();
 
   // ALGORITHM
-  Func xf("x_f32");
-  xf(d, n) = cast<float>(x(d, n));
   Func squared("squared");
   squared(d, n) = xf(d, n) * xf(d, n);
   RowSum sumSq = makeRowSum(squared, extent, vec, "row_sum_sq");
@@ -168,7 +194,7 @@ BuiltKernel buildRmsNormKernel(const KernelSpec &spec, const Target &target) {
   setInputEstimates(gamma, {4096});
   constrainOutput(out, {4096, 512});
   scheduleRowwise(out, d, n, {sumSq}, {rstd}, extent, target);
-  return {{x, gamma}, out};
+  return {inputs, out};
 }
 
 } // namespace attune::codegen::detail

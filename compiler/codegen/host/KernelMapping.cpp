@@ -459,18 +459,25 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.kind = KernelKind::LayerNorm;
         spec.elementType = elementType(n.getResult());
         spec.epsilon = n.getEpsilon().convertToDouble();
-        return addCall(op, spec,
-                       {flattenLeading(n.getInput(), 1), dense(n.getGamma()),
-                        dense(n.getBeta()), flattenLeading(n.getResult(), 1)});
+        spec.hasResidual = static_cast<bool>(n.getResidual());
+        SmallVector<BufferView, 6> args = {flattenLeading(n.getInput(), 1)};
+        if (spec.hasResidual)
+          args.push_back(flattenLeading(n.getResidual(), 1));
+        args.append({dense(n.getGamma()), dense(n.getBeta()),
+                     flattenLeading(n.getResult(), 1)});
+        return addCall(op, spec, std::move(args));
       })
       .Case<RmsNormOp>([&](RmsNormOp n) {
         KernelSpec spec;
         spec.kind = KernelKind::RmsNorm;
         spec.elementType = elementType(n.getResult());
         spec.epsilon = n.getEpsilon().convertToDouble();
-        return addCall(op, spec,
-                       {flattenLeading(n.getInput(), 1), dense(n.getGamma()),
-                        flattenLeading(n.getResult(), 1)});
+        spec.hasResidual = static_cast<bool>(n.getResidual());
+        SmallVector<BufferView, 6> args = {flattenLeading(n.getInput(), 1)};
+        if (spec.hasResidual)
+          args.push_back(flattenLeading(n.getResidual(), 1));
+        args.append({dense(n.getGamma()), flattenLeading(n.getResult(), 1)});
+        return addCall(op, spec, std::move(args));
       })
       .Case<LinearOp>([&](LinearOp l) {
         KernelSpec spec;

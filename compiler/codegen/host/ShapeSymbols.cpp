@@ -369,13 +369,15 @@ LogicalResult ShapeRules::apply(Operation *op) {
       .Case<LayerNormOp>([&](LayerNormOp n) -> LogicalResult {
         Value x = n.getInput();
         if (failed(sameShape(op, x, n.getResult())) ||
+            (n.getResidual() && failed(sameShape(op, x, n.getResidual()))) ||
             failed(same(op, n.getGamma(), 0, x, last(x))))
           return failure();
         return same(op, n.getBeta(), 0, x, last(x));
       })
       .Case<RmsNormOp>([&](RmsNormOp n) -> LogicalResult {
         Value x = n.getInput();
-        if (failed(sameShape(op, x, n.getResult())))
+        if (failed(sameShape(op, x, n.getResult())) ||
+            (n.getResidual() && failed(sameShape(op, x, n.getResidual()))))
           return failure();
         return same(op, n.getGamma(), 0, x, last(x));
       })

@@ -106,6 +106,11 @@ static cl::opt<bool> noPropagateLayouts(
              "attention as copies instead of folding them into its layout "
              "(tfm-propagate-layouts)"),
     cl::cat(compileCategory));
+static cl::opt<bool> noFuseResidualNorms(
+    "no-fuse-residual-norms",
+    cl::desc("Keep the residual add before a layer or RMS norm as its own "
+             "kernel instead of adding it in the norm's (tfm-fuse-residual-norm)"),
+    cl::cat(compileCategory));
 static cl::opt<bool> mergeProjections(
     "merge-projections",
     cl::desc("Compute the q, k and v projections of one input as one linear "
@@ -299,6 +304,7 @@ int validateOptions(ValidatedOptions &valid) {
   d.bf16 = precision == Precision::BF16;
   d.propagateLayouts = !noPropagateLayouts;
   d.mergeProjections = mergeProjections;
+  d.fuseResidualNorms = !noFuseResidualNorms;
   d.fusionReportPath = fusionReport;
   d.dumpPhasesTo = dumpPhasesTo;
   d.graphPath = graphFile;

@@ -10,12 +10,13 @@
 // CHECK-NEXT: 03-tfm-raise-encodings.mlir
 // CHECK-NEXT: 04-tfm-fuse-attention.mlir
 // CHECK-NEXT: 05-tfm-propagate-layouts.mlir
-// CHECK-NEXT: 06-tfm-pack-weights.mlir
-// CHECK-NEXT: 07-cse.mlir
-// CHECK-NEXT: 08-host-llvm.mlir
-// CHECK-NEXT: 09-memory-plan.txt
-// CHECK-NEXT: 10-tuning.txt
-// CHECK-NEXT: 11-llvm.ll
+// CHECK-NEXT: 06-tfm-fuse-residual-norm.mlir
+// CHECK-NEXT: 07-tfm-pack-weights.mlir
+// CHECK-NEXT: 08-cse.mlir
+// CHECK-NEXT: 09-host-llvm.mlir
+// CHECK-NEXT: 10-memory-plan.txt
+// CHECK-NEXT: 11-tuning.txt
+// CHECK-NEXT: 12-llvm.ll
 // CHECK-NOT: {{.}}
 
 // FUSE-LABEL: func.func @attention

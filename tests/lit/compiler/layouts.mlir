@@ -3,7 +3,7 @@
 // RUN: attune-compile %attune_src_root/examples/gpt2-block/block.mlir --emit=mlir --no-propagate-layouts | FileCheck %s --check-prefix=KEPT
 // RUN: attune-compile %attune_src_root/examples/llama-decoder/block.mlir -o %t-llama.so && attune-run %t-llama.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
 // RUN: attune-compile %attune_src_root/tests/models/gpt2-tiny --emit=host-mlir | grep -v llvm.mlir.global | FileCheck %s --check-prefix=GPT2-HOST
-// RUN: rm -rf %t-phases && attune-compile %attune_src_root/tests/models/gpt2-tiny --dump-phases-to=%t-phases -o %t-hf.so && FileCheck %s --check-prefix=PACKED --input-file=%t-phases/09-memory-plan.txt
+// RUN: rm -rf %t-phases && attune-compile %attune_src_root/tests/models/gpt2-tiny --dump-phases-to=%t-phases -o %t-hf.so && FileCheck %s --check-prefix=PACKED --input-file=%t-phases/10-memory-plan.txt
 // RUN: attune-run %t-hf.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
 // RUN: attune-compile %s --emit=mlir | FileCheck %s
 // RUN: attune-compile %s -o %t.so && attune-run %t.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF

@@ -1,7 +1,7 @@
 // RUN: attune-compile %s --emit=llvm -o /dev/null --tuning=%S/Inputs/tuning-good.json --verbose 2>&1 | FileCheck %s --check-prefix=GOOD
 // RUN: attune-compile %s --emit=llvm -o /dev/null --tuning=none --verbose 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: attune-compile %s --emit=llvm -o /dev/null --verbose 2>&1 | FileCheck %s --check-prefix=DEFAULT
-// RUN: rm -rf %t && attune-compile %s --emit=llvm -o /dev/null --tuning=%S/Inputs/tuning-good.json --dump-phases-to=%t && FileCheck %s --check-prefix=DUMP --input-file=%t/10-tuning.txt
+// RUN: rm -rf %t && attune-compile %s --emit=llvm -o /dev/null --tuning=%S/Inputs/tuning-good.json --dump-phases-to=%t && FileCheck %s --check-prefix=DUMP --input-file=%t/11-tuning.txt
 // RUN: not attune-compile %s --emit=mlir --tuning=%t.does-not-exist.json 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not attune-compile %s --emit=mlir --tuning=%S/Inputs/tuning-version2.json 2>&1 | FileCheck %s --check-prefix=VERSION
 // RUN: not attune-compile %s --emit=mlir --tuning=%S/Inputs/tuning-bad-isa.json 2>&1 | FileCheck %s --check-prefix=ISA

@@ -514,6 +514,23 @@ func.func @negative_rms_norm_gamma_size(%x: tensor<?x4096xbf16>, %g: tensor<4095
 
 // -----
 
+/// A residual is a stream of the input's shape: no broadcast.
+func.func @negative_layer_norm_residual_shape(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %r: tensor<1x8xf32>) {
+  // expected-error @+1 {{expected 'residual' of the shape of 'input', 'tensor<2x8xf32>', got 'tensor<1x8xf32>'}}
+  %0 = tfm.layer_norm %x, %g, %g residual(%r : tensor<1x8xf32>) : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_rms_norm_residual_type(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %r: tensor<2x8xf16>) {
+  // expected-error @+1 {{expected 'residual' element type 'f32' as in 'input', got 'f16'}}
+  %0 = tfm.rms_norm %x, %g residual(%r : tensor<2x8xf16>) : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
 func.func @negative_rms_norm_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
   // expected-error @+1 {{expected 'epsilon' >= 0, got -5.000000e-01}}
   %0 = tfm.rms_norm %x, %g {epsilon = -0.5 : f64} : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>

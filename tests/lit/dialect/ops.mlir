@@ -102,6 +102,11 @@ func.func @norms(%x: tensor<?x?x768xf32>, %g: tensor<768xf32>, %b: tensor<768xf3
   /// An attribute spelled with its default value (1e-6) prints elided.
   // CHECK: tfm.rms_norm %{{.+}}, %{{.+}} : tensor<?x?x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
   %unused = tfm.rms_norm %x, %g {epsilon = 1.0e-06 : f64} : tensor<?x?x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  /// With a residual (tfm-fuse-residual-norm): the norm of %x + %r.
+  // CHECK: tfm.layer_norm %{{.+}}, %{{.+}}, %{{.+}} residual(%{{.+}} : tensor<?x?x768xf32>) : tensor<?x?x768xf32>, tensor<768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  %r0 = tfm.layer_norm %x, %g, %b residual(%x : tensor<?x?x768xf32>) : tensor<?x?x768xf32>, tensor<768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  // CHECK: tfm.rms_norm %{{.+}}, %{{.+}} residual(%{{.+}} : tensor<?x?x768xf32>) {epsilon = 1.000000e-05 : f64} : tensor<?x?x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
+  %r1 = tfm.rms_norm %x, %g residual(%x : tensor<?x?x768xf32>) {epsilon = 1.0e-05 : f64} : tensor<?x?x768xf32>, tensor<768xf32> -> tensor<?x?x768xf32>
   /// A dynamic feature dim is checked at run time.
   // CHECK: tfm.layer_norm %{{.+}}, %{{.+}}, %{{.+}} {epsilon = 1.000000e-03 : f64} : tensor<4x?xbf16>, tensor<?xbf16>, tensor<?xbf16> -> tensor<4x?xbf16>
   %2 = tfm.layer_norm %v, %gv, %gv {epsilon = 1.0e-3 : f64} : tensor<4x?xbf16>, tensor<?xbf16>, tensor<?xbf16> -> tensor<4x?xbf16>

@@ -142,8 +142,8 @@ TEST_F(PipelineTest, FusedPipelineDumpsEveryPass) {
   std::vector<std::string> expected = {
       "00-input.mlir", "01-canonicalize.mlir", "02-cse.mlir",
       "03-tfm-raise-encodings.mlir", "04-tfm-fuse-attention.mlir",
-      "05-tfm-propagate-layouts.mlir", "06-tfm-pack-weights.mlir",
-      "07-cse.mlir", "report.json"};
+      "05-tfm-propagate-layouts.mlir", "06-tfm-fuse-residual-norm.mlir",
+      "07-tfm-pack-weights.mlir", "08-cse.mlir", "report.json"};
   EXPECT_EQ(dir.list(), expected);
   // Each dump is the whole module after its pass: the input still has the
   // softmax, the dump after fusion has tfm.attention instead.
@@ -162,8 +162,9 @@ TEST_F(PipelineTest, UnfusedPipelineDecomposes) {
   std::vector<std::string> expected = {"00-input.mlir", "01-canonicalize.mlir",
                                        "02-cse.mlir",
                                        "03-tfm-decompose-attention.mlir",
-                                       "04-tfm-pack-weights.mlir",
-                                       "05-cse.mlir"};
+                                       "04-tfm-fuse-residual-norm.mlir",
+                                       "05-tfm-pack-weights.mlir",
+                                       "06-cse.mlir"};
   EXPECT_EQ(dir.list(), expected);
 }
 

@@ -268,9 +268,9 @@ TEST_F(ShapeInferenceTest, AbsoluteEncodingsAndComplexLayer) {
 TEST_F(ShapeInferenceTest, NormsKeepTheInputType) {
   Value x = arg({kDyn, kDyn, 768}, builder.getBF16Type());
   Value g = arg({768}, builder.getBF16Type());
-  auto layerNorm = LayerNormOp::create(builder, loc, x, g, g, APFloat(1e-5));
+  auto layerNorm = LayerNormOp::create(builder, loc, x, g, g, Value(), APFloat(1e-5));
   EXPECT_EQ(layerNorm.getType(), x.getType());
-  auto rmsNorm = RmsNormOp::create(builder, loc, x, g, APFloat(1e-6));
+  auto rmsNorm = RmsNormOp::create(builder, loc, x, g, Value(), APFloat(1e-6));
   EXPECT_EQ(rmsNorm.getType(), x.getType());
   expectVerifies(rmsNorm);
 }

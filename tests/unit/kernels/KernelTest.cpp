@@ -521,6 +521,45 @@ TEST(RmsNormKernel, MatchesReference) {
   }
 }
 
+/// tfm-fuse-residual-norm's form: the kernel normalises x + residual (the
+/// sum rounded to float, as the add it replaces stores it), against the
+/// evaluator's tfm.layer_norm / tfm.rms_norm with a residual. The large
+/// offset sits in the residual stream, as in a model.
+TEST(LayerNormKernel, AddsTheResidual) {
+  for (KernelKind kind : {KernelKind::LayerNorm, KernelKind::RmsNorm}) {
+    const bool layer = kind == KernelKind::LayerNorm;
+    KernelSpec spec;
+    spec.kind = kind;
+    spec.epsilon = 1e-5;
+    spec.hasResidual = true;
+    Jit jit(spec);
+    const std::string op =
+        layer ? "tfm.layer_norm %a0, %a1, %a2 residual(%a3 : {T3}) {epsilon = " +
+                    f64Attr(spec.epsilon) + "} : {T0}, {T1}, {T2} -> {R}"
+              : "tfm.rms_norm %a0, %a1 residual(%a2 : {T2}) {epsilon = " +
+                    f64Attr(spec.epsilon) + "} : {T0}, {T1} -> {R}";
+    for (int d : {64, 33, 1})
+      for (int n : {1, 7, 129})
+        for (float offset : {0.f, 100.f}) {
+          Buffer<float> x = randomBuffer({d, n}, -2.f, 2.f);
+          Buffer<float> residual = randomBuffer({d, n}, offset - 2.f, offset + 2.f);
+          Buffer<float> gamma = randomBuffer({d}), beta = randomBuffer({d});
+          std::vector<Buffer<>> in = {x, residual, gamma};
+          std::vector<Tensor> args = {toTensor(x), toTensor(gamma)};
+          if (layer) {
+            in.push_back(beta);
+            args.push_back(toTensor(beta));
+          }
+          args.push_back(toTensor(residual));
+          Buffer<float> out = jit.run<float>(in, {d, n});
+          Tensor want = oracle().eval(op, args, {n, d}, ScalarType::F32);
+          expectMatches(out, want,
+                        sizes({{layer ? "layer d" : "rms d", d}, {"n", n},
+                               {"offset", static_cast<int>(offset)}}));
+        }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
@@ -1000,6 +1039,8 @@ TEST(KernelSpecTest, SymbolNamesAreDistinctIdentifiers) {
   add([](KernelSpec &s) { s.kind = KernelKind::Unary; s.unary = UnaryKind::GeluTanh; });
   add([](KernelSpec &s) { s.kind = KernelKind::LayerNorm; s.epsilon = 1e-5; });
   add([](KernelSpec &s) { s.kind = KernelKind::LayerNorm; s.epsilon = std::nextafter(1e-5, 1.0); });
+  add([](KernelSpec &s) { s.kind = KernelKind::LayerNorm; s.epsilon = 1e-5; s.hasResidual = true; });
+  add([](KernelSpec &s) { s.kind = KernelKind::RmsNorm; s.epsilon = 1e-5; s.hasResidual = true; });
   add([](KernelSpec &s) { s.kind = KernelKind::Sinusoidal; s.form = SinusoidalForm::Concat; });
   add([](KernelSpec &s) { s.kind = KernelKind::Sinusoidal; s.maxTimescale = 500; });
   add([](KernelSpec &s) { s.kind = KernelKind::CausalMask; s.value = -1e9; });
