@@ -387,7 +387,8 @@ def FuseResidualNorm : Pass<"tfm-fuse-residual-norm"> {
     so the sum is never stored and read back. This is a post-LN block's
     Add & Norm (BERT, the original Transformer); in a pre-LN block (GPT-2,
     LLaMA) the sum is also the next residual, the add has two users, and
-    it stays an op. An add that broadcasts (a bias) stays an op too.
+    it stays an op (but for the last add, before the final norm). An add
+    that broadcasts (a bias) stays an op too.
 
     Before:
 
