@@ -429,8 +429,9 @@ def MergeProjections : Pass<"tfm-merge-projections"> {
     with equal `init` and `std`; and their activations are equal. The merged
     weight is a `tfm.weight` with `part_sizes` (see its description): the
     compiler concatenates the parts when it builds the library, and the
-    library stores the merged matrix only; the reference evaluator finds
-    each part inside it. Weight names containing `|` or `#` are not merged.
+    library stores the merged matrix only; the reference evaluator, and the
+    compiler given the library's weights back (`--weights` with its
+    `--weights-storage=external` file), find each part inside it. Weight names containing `|` or `#` are not merged.
     A linear whose result has any other user is left as it is (a slice it
     read would be a copy).
 

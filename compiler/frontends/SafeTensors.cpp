@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontends/SafeTensors.h"
+#include "compiler/support/MergedWeights.h"
 #include "compiler/support/PanelLayout.h"
 #include "compiler/frontends/BoundedJson.h"
 #include "compiler/frontends/Support.h"
@@ -341,6 +342,31 @@ llvm::Expected<SafeTensorsView> SafeTensorsView::parse(const void *data,
 const SafeTensorEntry *SafeTensorsView::lookup(llvm::StringRef name) const {
   auto it = index_.find(name);
   return it == index_.end() ? nullptr : &entries_[it->second];
+}
+
+const SafeTensorEntry *SafeTensorsView::lookupMergedPart(llvm::StringRef name,
+                                                         int64_t &offset,
+                                                         int64_t &total) const {
+  for (const SafeTensorEntry &entry : entries_) {
+    if (entry.name.find(kWeightPartSeparator) == std::string::npos)
+      continue;
+    std::string plain = llvm::StringRef(entry.name).rsplit(kPanelsKeyMarker).first.str();
+    std::optional<std::vector<WeightPart>> parts = parseMergedBlobKey(plain);
+    if (!parts)
+      continue;
+    int64_t columns = 0, found = -1;
+    for (const WeightPart &part : *parts) {
+      if (found < 0 && part.key == name)
+        found = columns;
+      columns += part.extent;
+    }
+    if (found >= 0) {
+      offset = found;
+      total = columns;
+      return &entry;
+    }
+  }
+  return nullptr;
 }
 
 const SafeTensorEntry *SafeTensorsView::lookupPanels(llvm::StringRef name) const {

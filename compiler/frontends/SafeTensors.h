@@ -48,6 +48,12 @@ public:
   /// stores packed into panels, compiler/support/PanelLayout.h), the first
   /// in file order, or null.
   const SafeTensorEntry *lookupPanels(llvm::StringRef name) const;
+  /// The entry of a merged weight (tfm-merge-projections, MergedWeights.h)
+  /// that holds the part keyed `name` ("q.weight^T"), plain or packed, the
+  /// first in file order, or null; `offset` and `total` receive the part's
+  /// first column and the merged width.
+  const SafeTensorEntry *lookupMergedPart(llvm::StringRef name, int64_t &offset,
+                                          int64_t &total) const;
   const std::vector<SafeTensorEntry> &entries() const { return entries_; }
   const uint8_t *dataStart() const { return dataStart_; }
   /// Offset of the data section from the start of the buffer.

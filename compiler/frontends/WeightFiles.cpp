@@ -190,6 +190,14 @@ WeightFiles::lookupPacked(llvm::StringRef name) const {
 }
 
 std::optional<WeightFileTensor>
+WeightFiles::lookupMergedPart(llvm::StringRef key, int64_t &offset, int64_t &total) const {
+  for (const File &file : files_)
+    if (const SafeTensorEntry *entry = file.view.lookupMergedPart(key, offset, total))
+      return WeightFileTensor{entry, file.view.dataStart() + entry->offset, file.path};
+  return std::nullopt;
+}
+
+std::optional<WeightFileTensor>
 WeightFiles::lookup(llvm::StringRef name) const {
   const File *file = nullptr;
   if (files_.size() == 1 && shardOf_.empty()) {

@@ -61,6 +61,14 @@ public:
   /// back to the model. The first in file order; nullopt when none.
   std::optional<WeightFileTensor> lookupPacked(llvm::StringRef name) const;
 
+  /// The merged weight (tfm-merge-projections) holding the part keyed
+  /// `key` ("q.weight^T": stored as the IR reads it), plain or packed, so a
+  /// library compiled with --merge-projections gives its weights back too;
+  /// `offset` and `total` receive the part's first column and the merged
+  /// width. The first in file order; nullopt when none.
+  std::optional<WeightFileTensor> lookupMergedPart(llvm::StringRef key, int64_t &offset,
+                                                   int64_t &total) const;
+
   /// "weights file 'PATH'" or "weights index 'PATH'", naming what was
   /// opened (after resolving a folder), to begin a message with.
   const std::string &description() const { return description_; }

@@ -358,6 +358,41 @@ bindParameter(const Parameter &p, const std::optional<WeightFiles> &files,
                     scalarTypeBytes(dtype));
     return bytes;
   }
+  int64_t offset = 0, total = 0;
+  std::optional<WeightFileTensor> merged;
+  if (!found && !packed)
+    merged = files->lookupMergedPart(p.transpose ? (p.name + "^T").str() : p.name.str(),
+                                     offset, total);
+  if (merged) {
+    // A library's own weights given back, compiled with
+    // --merge-projections: this parameter is columns [offset, offset +
+    // extent) of a merged [rows, total] entry, stored as the IR reads it
+    // (already transposed), plain or packed into panels.
+    const SafeTensorEntry *entry = merged->entry;
+    const int64_t extent = type.getShape().back();
+    const int64_t rows = type.getNumElements() / std::max<int64_t>(extent, 1);
+    std::vector<int64_t> plainShape(type.getShape().begin(), type.getShape().end());
+    plainShape.back() = total;
+    const size_t bytes = scalarTypeBytes(dtype);
+    std::vector<uint8_t> whole(static_cast<size_t>(rows * total) * bytes);
+    int64_t width = 0;
+    PanelForm form = type.getRank() == 2
+                         ? panelForm(entry->dtype, entry->shape, rows, total, dtype, width)
+                         : PanelForm::None;
+    if (form != PanelForm::None)
+      unpackPanelForm(form, merged->data, whole.data(), rows, total, width, bytes);
+    else if (entry->dtype == dtype && entry->shape == plainShape)
+      std::memcpy(whole.data(), merged->data, whole.size());
+    else
+      return makeError(llvm::formatv(
+          "weights file '{0}': merged tensor '{1}' has dtype {2} and shape {3}, "
+          "which do not hold '{4}' as {5} at column {6} of {7}",
+          merged->file, entry->name, safeTensorsDTypeName(entry->dtype),
+          shapeString(entry->shape), p.name, typeString(type), offset, total));
+    std::vector<uint8_t> part(static_cast<size_t>(rows * extent) * bytes);
+    sliceLastAxis(whole.data(), rows, total, offset, extent, bytes, part.data());
+    return part;
+  }
   if (!found)
     return makeError(files->description() + " has no tensor '" + p.name +
                      "' (the IR declares " + typeString(type) + ")");

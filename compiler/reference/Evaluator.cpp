@@ -17,7 +17,6 @@
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
-#include "compiler/support/MergedWeights.h"
 #include "compiler/support/PanelLayout.h"
 #include "dialects/tfm/TfmOps.h"
 
@@ -1699,34 +1698,6 @@ llvm::Expected<Tensor> readEntry(const SafeTensorsView &view,
   return t;
 }
 
-/// A weight the library stores only inside a merged entry
-/// (tfm-merge-projections, MergedWeights.h): the entry and the part's
-/// offset and extent along the last axis, or null.
-const SafeTensorEntry *findMergedPart(const SafeTensorsView &view,
-                                      llvm::StringRef name, int64_t &offset,
-                                      int64_t &total) {
-  for (const SafeTensorEntry &entry : view.entries()) {
-    if (entry.name.find(kWeightPartSeparator) == std::string::npos)
-      continue;
-    std::string plain = llvm::StringRef(entry.name).rsplit(kPanelsKeyMarker).first.str();
-    std::optional<std::vector<WeightPart>> parts = parseMergedBlobKey(plain);
-    if (!parts)
-      continue;
-    offset = total = 0;
-    const SafeTensorEntry *found = nullptr;
-    for (const WeightPart &part : *parts) {
-      if (part.key == name && !found) {
-        found = &entry;
-        offset = total;
-      }
-      total += part.extent;
-    }
-    if (found)
-      return found;
-  }
-  return nullptr;
-}
-
 } // namespace
 
 llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
@@ -1749,7 +1720,7 @@ llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
                            isa_and_nonnull<tfm::PanelsAttr>(type.getEncoding()));
     // A part of a merged weight: read the whole, keep the part's columns.
     int64_t offset = 0, total = 0;
-    entry = findMergedPart(view, name, offset, total);
+    entry = view.lookupMergedPart(name, offset, total);
     if (!entry || type.getRank() < 1 || offset + type.getShape().back() > total)
       return makeError("no tensor '" + name + "' in the weights");
     SmallVector<int64_t> wholeShape(type.getShape());

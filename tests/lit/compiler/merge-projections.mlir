@@ -9,6 +9,8 @@
 // RUN: cmp %t/plain/y.npy %t/plain-separate/y.npy
 // RUN: attune-compile %s --merge-projections --emit=mlir -o %t/merged.mlir && attune-compile %t/merged.mlir -o %t/again.so && attune-run %t/again.so --random-inputs --dim=batch=2 --dim=seq=37 --output=%t/again | FileCheck %s --check-prefix=OUT
 // RUN: cmp %t/again/y.npy %t/separate/y.npy
+// RUN: attune-compile %s --merge-projections --weights-storage=external -o %t/external.so && attune-compile %s --weights=%t/external.safetensors -o %t/back.so && attune-run %t/back.so --random-inputs --dim=batch=2 --dim=seq=37 --output=%t/back | FileCheck %s --check-prefix=OUT
+// RUN: cmp %t/back/y.npy %t/separate/y.npy
 // RUN: attune-compile %attune_src_root/tests/models/bert-tiny --merge-projections --emit=mlir | FileCheck %s --check-prefix=BERT
 // RUN: attune-compile %attune_src_root/tests/models/bert-tiny --merge-projections -o %t/bert.so && attune-run %t/bert.so --random-inputs --dim=batch=2 --dim=seq=37 --check-reference | FileCheck %s --check-prefix=REF
 
@@ -22,7 +24,9 @@
 /// the model as written (attune-run's default tolerance, 1e-5 + 1e-4 |ref|),
 /// which finds each part's weights inside the library's merged entry. The
 /// merged IR, compiled again, binds its merged weights part by part and
-/// gives the same library output. A Hugging Face BERT checkpoint's q, k
+/// gives the same library output; so does the model as written, compiled
+/// with the merged library's own weights file (--weights-storage=external),
+/// whose parameters it finds inside the merged entries. A Hugging Face BERT checkpoint's q, k
 /// and v (nn.Linear weights, transposed as they are read) merge per layer.
 
 // CHECK-DAG: tfm.weight "wq|wk|wv" {part_sizes = array<i64: 96, 32, 32>, transpose} : tensor<96x160xf32, #tfm.panels<96>>

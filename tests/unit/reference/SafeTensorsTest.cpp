@@ -813,7 +813,8 @@ TEST_F(MaterializeTest, MergedWeightBindsEachPart) {
 /// After the pass: packWeightBlob builds the merged (and packed) entry from
 /// the parts bound before it, drops the parts nothing reads any more, and
 /// the reference evaluator, running the model as written, finds each part
-/// inside the merged entry.
+/// inside the merged entry; so does the compiler given that blob as the
+/// model's weights file.
 TEST_F(MaterializeTest, PackWeightBlobMergesAndTheEvaluatorFindsParts) {
   auto written = parse(R"mlir(
     func.func @f() -> (tensor<4x3xf32>, tensor<4x2xf32>, tensor<3xf32>, tensor<2xf32>) {
@@ -864,6 +865,16 @@ TEST_F(MaterializeTest, PackWeightBlobMergesAndTheEvaluatorFindsParts) {
     auto missing = (*lookup)("v", mlir::RankedTensorType::get({4, 2}, mlir::Float32Type::get(&context)));
     ASSERT_FALSE(static_cast<bool>(missing));
     EXPECT_EQ(llvm::toString(missing.takeError()), "no tensor 'v' in the weights");
+
+    // The library's weights given back to the compiler (a file written
+    // with --weights-storage=external): the model as written binds each
+    // parameter from inside the merged entries, to the same values.
+    std::string path = temporaryFile(*derived);
+    auto again = materializeWeights(*written, path, 0);
+    ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
+    for (const char *name : {"q", "k", "bq", "bk"})
+      EXPECT_EQ(values(*again, name), values(*blob, name)) << name;
+    llvm::sys::fs::remove(path);
   }
 }
 
