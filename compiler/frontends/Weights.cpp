@@ -325,6 +325,20 @@ void packTensor(SafeTensorData &t, tfm::PanelsAttr panels) {
   t.shape = std::move(shape);
 }
 
+/// The row-major [k, n] bytes of the matrix `entry` (at `data`) holds
+/// packed into panels of `dtype` (or bf16 pairs of an f32 matrix), or
+/// nothing when the entry is not such panels.
+std::optional<std::vector<uint8_t>> unpackedPanels(const SafeTensorEntry &entry,
+                                                   const uint8_t *data, int64_t k,
+                                                   int64_t n, ScalarType dtype) {
+  int64_t width = 0;
+  PanelForm form = panelForm(entry.dtype, entry.shape, k, n, dtype, width);
+  if (form == PanelForm::None)
+    return std::nullopt;
+  std::vector<uint8_t> bytes(static_cast<size_t>(k * n) * scalarTypeBytes(dtype));
+  unpackPanelForm(form, data, bytes.data(), k, n, width, scalarTypeBytes(dtype));
+  return bytes;
+}
 
 /// The bytes of `p`, row-major in its IR type: from `files` (a library's
 /// own packed weights given back are unpacked) or, without files, from its
@@ -344,23 +358,18 @@ bindParameter(const Parameter &p, const std::optional<WeightFiles> &files,
     // into panels [ceil(N/W), K, W] of its own dtype, or bf16 pair panels
     // of an f32 matrix (widened exactly); unpacked here.
     const SafeTensorEntry *entry = packed->entry;
-    const int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-    int64_t width = 0;
-    PanelForm form = panelForm(entry->dtype, entry->shape, k, n, dtype, width);
-    if (form == PanelForm::None)
-      return makeError(llvm::formatv(
-          "weights file '{0}': tensor '{1}' has dtype {2} and shape {3}, "
-          "which are not {4} packed into panels",
-          packed->file, entry->name, safeTensorsDTypeName(entry->dtype),
-          shapeString(entry->shape), typeString(type)));
-    std::vector<uint8_t> bytes(static_cast<size_t>(k * n) * scalarTypeBytes(dtype));
-    unpackPanelForm(form, packed->data, bytes.data(), k, n, width,
-                    scalarTypeBytes(dtype));
-    return bytes;
+    if (std::optional<std::vector<uint8_t>> bytes = unpackedPanels(
+            *entry, packed->data, type.getDimSize(0), type.getDimSize(1), dtype))
+      return std::move(*bytes);
+    return makeError(llvm::formatv(
+        "weights file '{0}': tensor '{1}' has dtype {2} and shape {3}, "
+        "which are not {4} packed into panels",
+        packed->file, entry->name, safeTensorsDTypeName(entry->dtype),
+        shapeString(entry->shape), typeString(type)));
   }
   int64_t offset = 0, total = 0;
   std::optional<WeightFileTensor> merged;
-  if (!found && !packed)
+  if (!found)
     merged = files->lookupMergedPart(p.transpose ? (p.name + "^T").str() : p.name.str(),
                                      offset, total);
   if (merged) {
@@ -374,23 +383,19 @@ bindParameter(const Parameter &p, const std::optional<WeightFiles> &files,
     std::vector<int64_t> plainShape(type.getShape().begin(), type.getShape().end());
     plainShape.back() = total;
     const size_t bytes = scalarTypeBytes(dtype);
-    std::vector<uint8_t> whole(static_cast<size_t>(rows * total) * bytes);
-    int64_t width = 0;
-    PanelForm form = type.getRank() == 2
-                         ? panelForm(entry->dtype, entry->shape, rows, total, dtype, width)
-                         : PanelForm::None;
-    if (form != PanelForm::None)
-      unpackPanelForm(form, merged->data, whole.data(), rows, total, width, bytes);
-    else if (entry->dtype == dtype && entry->shape == plainShape)
-      std::memcpy(whole.data(), merged->data, whole.size());
-    else
+    std::optional<std::vector<uint8_t>> whole;
+    if (type.getRank() == 2)
+      whole = unpackedPanels(*entry, merged->data, rows, total, dtype);
+    if (!whole && entry->dtype == dtype && entry->shape == plainShape)
+      whole.emplace(merged->data, merged->data + static_cast<size_t>(rows * total) * bytes);
+    if (!whole)
       return makeError(llvm::formatv(
           "weights file '{0}': merged tensor '{1}' has dtype {2} and shape {3}, "
           "which do not hold '{4}' as {5} at column {6} of {7}",
           merged->file, entry->name, safeTensorsDTypeName(entry->dtype),
           shapeString(entry->shape), p.name, typeString(type), offset, total));
     std::vector<uint8_t> part(static_cast<size_t>(rows * extent) * bytes);
-    sliceLastAxis(whole.data(), rows, total, offset, extent, bytes, part.data());
+    sliceLastAxis(whole->data(), rows, total, offset, extent, bytes, part.data());
     return part;
   }
   if (!found)
@@ -602,7 +607,6 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
       // A merged weight (tfm-merge-projections): each part bound as the
       // weight of its own name would be, then concatenated.
       std::vector<std::vector<uint8_t>> parts;
-      std::vector<const uint8_t *> partData;
       SmallVector<int64_t> partShape(type.getShape());
       for (auto [name, size] : llvm::zip(op.getPartNames(), *sizes)) {
         partShape.back() = size;
@@ -613,8 +617,10 @@ llvm::Expected<std::string> attune::materializeWeights(ModuleOp module,
         if (!bytes)
           return bytes.takeError();
         parts.push_back(std::move(*bytes));
-        partData.push_back(parts.back().data());
       }
+      std::vector<const uint8_t *> partData;
+      for (const std::vector<uint8_t> &part : parts)
+        partData.push_back(part.data());
       t.bytes.resize(static_cast<size_t>(type.getNumElements()) *
                      scalarTypeBytes(*dtype));
       concatLastAxis(partData, std::vector<int64_t>(sizes->begin(), sizes->end()),

@@ -17,6 +17,7 @@
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/frontends/ScalarTypes.h"
 #include "compiler/frontends/Support.h"
+#include "compiler/support/MergedWeights.h"
 #include "compiler/support/PanelLayout.h"
 #include "dialects/tfm/TfmOps.h"
 
@@ -300,7 +301,8 @@ private:
       return opError(op, llvm::toString(t.takeError()));
     return define(op, std::move(*t));
   }
-  llvm::Expected<Tensor> normInput(Operation *op, Value input, Value residual);
+  llvm::Expected<const Tensor *> normInput(Operation *op, Value input, Value residual,
+                                          Tensor &sum);
   llvm::Error evalLayerNorm(tfm::LayerNormOp op);
   llvm::Error evalRmsNorm(tfm::RmsNormOp op);
   llvm::Error evalLinear(tfm::LinearOp op);
@@ -704,32 +706,34 @@ llvm::Error checkLastDimVector(Operation *op, llvm::StringRef what,
   return llvm::Error::success();
 }
 
-/// A norm's row source: its input, or input + residual rounded as the
-/// tfm.add it stands for rounds its result (to float for f32; f16 and bf16
-/// stay in double, their kernels computing in f32).
-llvm::Expected<Tensor> Interpreter::normInput(Operation *op, Value input, Value residual) {
+/// A norm's row source: its input, or input + residual (computed into
+/// `sum`) rounded as the tfm.add it stands for rounds its result (to float
+/// for f32; f16 and bf16 stay in double, their kernels computing in f32).
+llvm::Expected<const Tensor *> Interpreter::normInput(Operation *op, Value input,
+                                                      Value residual, Tensor &sum) {
   const Tensor &in = get(input);
   if (!residual)
-    return in;
+    return &in;
   const Tensor &r = get(residual);
   if (r.shape != in.shape)
     return opError(op, "expected 'residual' of shape " + shapeString(in.shape) + ", got " +
                            shapeString(r.shape));
-  Tensor sum = in;
+  sum = in;
   const bool f32 = isa<Float32Type>(cast<RankedTensorType>(input.getType()).getElementType());
   for (size_t i = 0; i < sum.data.size(); ++i) {
     sum.data[i] += r.data[i];
     if (f32)
       sum.data[i] = static_cast<double>(static_cast<float>(sum.data[i]));
   }
-  return sum;
+  return &sum;
 }
 
 llvm::Error Interpreter::evalLayerNorm(tfm::LayerNormOp op) {
-  llvm::Expected<Tensor> source = normInput(op, op.getInput(), op.getResidual());
+  Tensor sum;
+  llvm::Expected<const Tensor *> source = normInput(op, op.getInput(), op.getResidual(), sum);
   if (!source)
     return source.takeError();
-  const Tensor &in = *source;
+  const Tensor &in = **source;
   const Tensor &gamma = get(op.getGamma());
   const Tensor &beta = get(op.getBeta());
   if (llvm::Error err = checkLastDimVector(op, "gamma", gamma, in))
@@ -758,10 +762,11 @@ llvm::Error Interpreter::evalLayerNorm(tfm::LayerNormOp op) {
 }
 
 llvm::Error Interpreter::evalRmsNorm(tfm::RmsNormOp op) {
-  llvm::Expected<Tensor> source = normInput(op, op.getInput(), op.getResidual());
+  Tensor sum;
+  llvm::Expected<const Tensor *> source = normInput(op, op.getInput(), op.getResidual(), sum);
   if (!source)
     return source.takeError();
-  const Tensor &in = *source;
+  const Tensor &in = **source;
   const Tensor &gamma = get(op.getGamma());
   if (llvm::Error err = checkLastDimVector(op, "gamma", gamma, in))
     return err;
@@ -1734,9 +1739,8 @@ llvm::Expected<WeightLookup> reference::weightsFromSafeTensors(const void *data,
     const int64_t rows = type.getNumElements() / std::max<int64_t>(extent, 1);
     Tensor part = makeTensor(whole->dtype, std::vector<int64_t>(type.getShape().begin(),
                                                                 type.getShape().end()));
-    for (int64_t row = 0; row < rows; ++row)
-      for (int64_t col = 0; col < extent; ++col)
-        part.data[row * extent + col] = whole->data[row * total + offset + col];
+    sliceLastAxis(reinterpret_cast<const uint8_t *>(whole->data.data()), rows, total, offset,
+                  extent, sizeof(double), reinterpret_cast<uint8_t *>(part.data.data()));
     return part;
   });
 }
