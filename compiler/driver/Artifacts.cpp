@@ -10,6 +10,7 @@
 #include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/pipeline/KernelCache.h"
+#include "compiler/support/Threads.h"
 
 #include "attune/runtime.h"
 
@@ -34,7 +35,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
-#include <thread>
+#include "compiler/support/Threads.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -289,13 +290,7 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
     }
   };
 
-  unsigned numThreads = std::max(1u, std::min<unsigned>(jobs, numItems));
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < numThreads; ++t)
-    threads.emplace_back(worker);
-  worker();
-  for (std::thread &t : threads)
-    t.join();
+  runOnThreads(std::min<unsigned>(jobs, numItems), worker);
 
   for (size_t i = 0; i < numItems; ++i) {
     if (!errors[i].empty())

@@ -2,10 +2,10 @@
 
 #include "compiler/codegen/halide/JitKernel.h"
 #include "compiler/codegen/halide/ModelSupport.h"
+#include "compiler/support/Threads.h"
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 #include <vector>
 
 // runtime/model/amx_kernels.c and attention_f32.c, linked into this library.
@@ -61,12 +61,7 @@ extern "C" int attune_jit_par_for(int (*task)(void *, int, uint8_t *), int count
       if (int status = task(nullptr, i, closure))
         failed.store(status);
   };
-  std::vector<std::thread> helpers;
-  for (int t = 1; t < threads; ++t)
-    helpers.emplace_back(work);
-  work();
-  for (std::thread &helper : helpers)
-    helper.join();
+  attune::runOnThreads(static_cast<unsigned>(std::max(threads, 0)), work);
   return failed.load();
 }
 
