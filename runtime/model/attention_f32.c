@@ -4,12 +4,15 @@
  * AVX-512 or AVX2 + FMA, the extern stage the avx512, avx512_spr and avx2
  * variants of an f32 attention kernel call (AttentionKernel.cpp says which
  * attentions: plain or causal, key padding, score modifiers that add a bias
- * of (head, distance), MHA/MQA/GQA, Sq != Sk, f32 tensors).
+ * of (head, distance) and the content terms of Transformer-XL and DeBERTa,
+ * MHA/MQA/GQA, Sq != Sk, f32 tensors).
  *
  * What. out[c, i, h, b] = sum_j softmax_j(scale * q[:, i, h, b] . k[:, j,
  * hk, b] + bias) v[c, j, hk, b], hk = h / (H / Hkv); causal rows see keys
  * j <= i + (Sk - Sq); keys whose key padding is 0, and scores whose bias is
- * -inf, are masked; a row that sees no key is 0. All arithmetic is f32.
+ * -inf, are masked; a row that sees no key is 0. Content terms add scale *
+ * x . E_t[i - j] to a score, x row i of q or row j of k and E_t a table by
+ * distance (attention_f32_tile.inc's tileContent). All arithmetic is f32.
  *
  * Why not a Halide schedule. Halide's kernel (AttentionKernel.cpp) has no
  * running state across key blocks: each block's output is normalised by its
@@ -84,6 +87,19 @@ typedef struct {
   int64_t biasStride, deltaLo, deltaHi;
   /* RoPE: q rotated as the tiles read it, k as it is packed. */
   attune_rope_t rope;
+  /* The key-side content terms with one row (Transformer-XL's u): score +=
+   * scale log2(e) u_h . k_j, at keyTerms[(b * H + h) * Sk + j]; NULL: none. */
+  float *keyTerms;
+  /* Content terms computed by distance (tileContent): term t's table of
+   * head h at content + t * contentT + h * contentH, a row of D floats per
+   * distance, contentX apart: query row i and key j's at row i - j +
+   * contentX0. Bit t of keySideTerms is set when the term reads k's rows,
+   * else q's. From the distance contentSaturation on (i + Sk - Sq - j, either
+   * sign), every table holds its edge row; -1: none. */
+  const float *content;
+  int64_t contentX, contentH, contentT;
+  int contentTerms, contentX0, contentSaturation;
+  unsigned keySideTerms;
   /* k packed once per call for GEMM #1 (packKeysTask), or NULL: GEMM #1
    * reads k's rows in place. */
   float *packedK;
@@ -139,6 +155,12 @@ typedef struct {
 #define VSWAPPAIRS(x) _mm512_permute_ps((x), 0xB1)
 /* a b - c in even lanes, a b + c in odd ones. */
 #define VFMADDSUB _mm512_fmaddsub_ps
+/* Integer lanes; lane l is l * k; lane l of the result is p[idx[l]]. */
+#define VIF __m512i
+#define VLANES(k)                                                                             \
+  _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),   \
+                     _mm512_set1_epi32(k))
+#define VGATHER(p, idx) _mm512_i32gather_ps((idx), (p), 4)
 #include "attention_f32_isa.inc"
 #define RV 1
 #include "attention_f32_tile.inc"
@@ -179,6 +201,9 @@ typedef struct {
 #undef VDUPPAIRS
 #undef VSWAPPAIRS
 #undef VFMADDSUB
+#undef VIF
+#undef VLANES
+#undef VGATHER
 
 /* AVX2: 16 registers; tiles of up to 2 x 6 accumulators, with their
  * operands 15. */
@@ -217,6 +242,9 @@ typedef struct {
                            _mm256_set_epi32(3, 3, 2, 2, 1, 1, 0, 0))
 #define VSWAPPAIRS(x) _mm256_permute_ps((x), 0xB1)
 #define VFMADDSUB _mm256_fmaddsub_ps
+#define VIF __m256i
+#define VLANES(k) _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(k))
+#define VGATHER(p, idx) _mm256_i32gather_ps((p), (idx), 4)
 #include "attention_f32_isa.inc"
 #define RV 1
 #include "attention_f32_tile.inc"
@@ -254,6 +282,9 @@ typedef struct {
 #undef VDUPPAIRS
 #undef VSWAPPAIRS
 #undef VFMADDSUB
+#undef VIF
+#undef VLANES
+#undef VGATHER
 
 /* The smallest value head dim the tiles take (GEMM #2's last group of NC
  * columns may overlap the one before, but not start before column 0):
@@ -270,8 +301,43 @@ static int isF32Tensor(const attune_hl_buffer_t *buf) {
 typedef struct {
   float scale;
   int causal, hasKeyPadding, ropeDims, ropeInterleaved, ropeOffset, biasTables, keys, deltaLo,
-      deltaHi, keyBlock, decodeRows;
+      deltaHi, keyBlock, decodeRows, contentTerms, keySideTerms, contentSaturation, keyVectors;
 } attune_flash_args_t;
+
+/* The content tables' distances before the first and after the last that a
+ * call's scores have: the rows of a last tile past Sq, the keys of a last
+ * group past Sk and the products' rounding to NK read them. */
+enum { kContentPad = 64 };
+
+/* Distances of a content table (i - j in [1 - Sk, Sq - 1] at row i - j +
+ * Sk - 1 + kContentPad). */
+static int64_t contentRows(int Sq, int Sk) { return (int64_t)Sk + Sq - 1 + 2 * kContentPad; }
+
+/* The key-side head vectors of a call (the extern's `keyVectors`, [D, H]). */
+typedef struct {
+  const attune_flash_call_t *call;
+  const attune_hl_buffer_t *vectors;
+} attune_key_terms_t;
+
+/* Task (b, h): c->keyTerms of (b, h), u_h . k_j for every key j. */
+static int keyTermsTask(void *uc, int index, uint8_t *closure) {
+  (void)uc;
+  const attune_key_terms_t *t = (const attune_key_terms_t *)closure;
+  const attune_flash_call_t *c = t->call;
+  const int b = index / c->dims.H, h = index % c->dims.H;
+  const int hk = h / (c->dims.H / c->dims.Hkv), D = c->dims.D;
+  const float *u = (const float *)t->vectors->host + (int64_t)h * t->vectors->dim[1].stride;
+  float *to = c->keyTerms + (size_t)index * c->dims.Sk;
+  for (int j = 0; j < c->dims.Sk; ++j) {
+    const float *row = (const float *)element(c->k, j, hk, b);
+    float dot = 0.0f;
+    for (int d = 0; d < D; ++d)
+      dot += u[d] * row[d];
+    to[j] = dot * c->scaleLog2e;
+  }
+  return kOk;
+}
+
 
 /* `decoded` (the Halide kernel's decode path, [Dv, Sq, H, B]) into out. */
 static void copyDecoded(const attune_hl_buffer_t *decoded, const attune_hl_buffer_t *out) {
@@ -287,7 +353,7 @@ typedef struct {
   void (*begin)(const attune_flash_call_t *c, int b, int h, int i0, float *qT, float *oT,
                 float *ml, float *rotated);
   void (*block)(const attune_flash_call_t *c, int b, int h, int i0, int j0, int n,
-                const float *qT, float *s, float *oT, float *ml);
+                const float *qT, float *s, float *oT, float *ml, float *work);
   void (*end)(const attune_flash_call_t *c, int b, int h, int i0, const float *oT,
               const float *ml);
 } attune_flash_tile_t;
@@ -367,14 +433,18 @@ static int flashTask(void *uc, int index, uint8_t *closure) {
   const int count = first + perTask <= tiles ? perTask : tiles - first;
   const int KB = (c->keyBlock + isa->keyGroup - 1) / isa->keyGroup * isa->keyGroup;
   /* Per tile Q^T, O^T and the rows' max and sum; the block's scores; RoPE's
-   * rotated rows. */
+   * rotated rows; the content terms' products (tileContent: up to KB + QT
+   * or 2 QT distances of QT floats, rounded up to NK) and k transposed. */
   const size_t tileFloats = (size_t)QT * (c->dims.D + c->dims.Dv + 2);
   const size_t rotatedFloats = c->rope.dims ? (size_t)isa->width * c->dims.D : 0;
-  float *scratch =
-      aligned_alloc(64, sizeof(float) * (count * tileFloats + (size_t)QT * KB + rotatedFloats));
+  const size_t workFloats =
+      c->contentTerms ? (size_t)QT * ((KB > QT ? KB : QT) + QT + isa->keyGroup + c->dims.D) : 0;
+  float *scratch = aligned_alloc(64, sizeof(float) * (count * tileFloats + (size_t)QT * KB +
+                                                      rotatedFloats + workFloats));
   if (!scratch)
     return kErrMemory;
   float *s = scratch + count * tileFloats, *rotated = s + (size_t)QT * KB;
+  float *work = rotated + rotatedFloats;
   struct {
     const attune_flash_tile_t *step;
     int i0, begin, end;
@@ -410,7 +480,7 @@ static int flashTask(void *uc, int index, uint8_t *closure) {
       if (j0 < tile[t].end && j0 + KB > tile[t].begin)
         tile[t].step->block(c, b, h, tile[t].i0, j0,
                             tile[t].end - j0 < KB ? tile[t].end - j0 : KB, tile[t].qT, s,
-                            tile[t].oT, tile[t].ml);
+                            tile[t].oT, tile[t].ml, work);
   for (int t = 0; t < count; ++t)
     tile[t].step->end(c, b, h, tile[t].i0, tile[t].oT, tile[t].ml);
   _mm_setcsr(csr);
@@ -418,20 +488,45 @@ static int flashTask(void *uc, int index, uint8_t *closure) {
   return kOk;
 }
 
+/* Whether `buf` is f32 from 0 along each of its `dims` dims, dense along
+ * the first, and at least `extents` long in each. */
+static int isF32Table(const attune_hl_buffer_t *buf, int dims, const int64_t *extents) {
+  if (buf->type.code != kHlTypeFloat || buf->type.bits != 32 || buf->dimensions != dims ||
+      buf->dim[0].stride != 1)
+    return 0;
+  for (int d = 0; d < dims; ++d)
+    if (buf->dim[d].min != 0 || buf->dim[d].extent < extents[d])
+      return 0;
+  return 1;
+}
+
 static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,
                         attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope,
                         attune_hl_buffer_t *bias, attune_hl_buffer_t *decoded,
+                        attune_hl_buffer_t *content, attune_hl_buffer_t *keyVectors,
                         const attune_flash_args_t *a, attune_hl_buffer_t *out,
                         const attune_flash_isa_t *isa) {
   const int decoding = out->dim[1].extent <= a->decodeRows;
   if (!q->host || !k->host || !v->host || !keyPadding->host || !bias->host || !out->host ||
-      (decoding && !decoded->host)) {
-    /* Bounds query: queryAttentionRegions', and the decode path's output
-     * where out is, or nothing when the tiles compute it. */
+      (decoding && !decoded->host) || (a->contentTerms && !content->host) ||
+      (a->keyVectors && !keyVectors->host)) {
+    /* Bounds query: queryAttentionRegions', the decode path's output where
+     * out is, or nothing when the tiles compute it (when it has one), and
+     * the content tables and key vectors whole. */
     queryAttentionRegions(q, bias, out, a->biasTables, a->keys);
-    for (int d = 0; d < decoded->dimensions && d < 4; ++d) {
+    for (int d = 0; d < decoded->dimensions && d < 4 && a->decodeRows > 0; ++d) {
       decoded->dim[d].min = out->dim[d].min;
       decoded->dim[d].extent = decoding ? out->dim[d].extent : 0;
+    }
+    const int64_t extents[4] = {q->dim[0].extent, contentRows(out->dim[1].extent, a->keys),
+                                out->dim[2].extent, a->contentTerms};
+    for (int d = 0; d < 4 && a->contentTerms && content->dimensions == 4; ++d) {
+      content->dim[d].min = 0;
+      content->dim[d].extent = (int32_t)extents[d];
+    }
+    for (int d = 0; d < 2 && a->keyVectors && keyVectors->dimensions == 2; ++d) {
+      keyVectors->dim[d].min = 0;
+      keyVectors->dim[d].extent = (int32_t)extents[2 * d];
     }
     return kOk;
   }
@@ -461,6 +556,25 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
   if (a->biasTables &&
       !isBiasTable(bias, a->biasTables, call.dims.Sk + call.dims.Sq - 1, call.dims.H))
     return kErrShape;
+  if (a->contentTerms) {
+    const int64_t extents[4] = {call.dims.D, contentRows(call.dims.Sq, call.dims.Sk), call.dims.H,
+                                a->contentTerms};
+    if (!isF32Table(content, 4, extents))
+      return kErrShape;
+    call.content = (const float *)content->host;
+    call.contentX = content->dim[1].stride;
+    call.contentH = content->dim[2].stride;
+    call.contentT = content->dim[3].stride;
+    call.contentTerms = a->contentTerms;
+    call.contentX0 = call.dims.Sk - 1 + kContentPad;
+    call.keySideTerms = (unsigned)a->keySideTerms;
+    call.contentSaturation = a->contentSaturation;
+  }
+  if (a->keyVectors) {
+    const int64_t extents[2] = {call.dims.D, call.dims.H};
+    if (!isF32Table(keyVectors, 2, extents))
+      return kErrShape;
+  }
   call.isa = isa;
   call.causal = a->causal;
   call.keyBlock = a->keyBlock;
@@ -516,9 +630,16 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     }
     status = runTasks(isa->packKeysTask, call.dims.B * call.dims.Hkv, &call);
   }
+  if (status == kOk && a->keyVectors) {
+    attune_key_terms_t terms = {&call, keyVectors};
+    call.keyTerms = malloc(sizeof(float) * call.dims.B * call.dims.H * (size_t)call.dims.Sk);
+    status = call.keyTerms ? runTasks(keyTermsTask, call.dims.B * call.dims.H, &terms)
+                           : kErrMemory;
+  }
   if (status == kOk)
     status = runTasks(flashTask, flashTasks(&call), &call);
 done:
+  free(call.keyTerms);
   if (call.packedK)
     givePackBlock((uint8_t *)call.packedK);
   free(call.rope.cos);
@@ -536,18 +657,28 @@ done:
  * `bias` is the score modifiers' biases [Sk + Sq - 1, H, biasTables] (see
  * isBiasTable; `keys` is Sk, for the bounds query) and every key at a
  * distance outside [deltaLo, deltaHi] is masked. `decoded` is the Halide
- * kernel's decode path, asked for and copied when Sq <= decodeRows.
+ * kernel's decode path, asked for and copied when Sq <= decodeRows. With
+ * contentTerms > 0, `content` is the content terms' tables [D, Sk + Sq - 1
+ * + 2 kContentPad, H, contentTerms] (see attune_flash_call_t.content;
+ * keySideTerms, contentSaturation); with hasKeyVectors, `keyVectors` [D, H]
+ * is the key-side head vectors summed (see attune_flash_call_t.keyTerms).
  * Returns 0, or a negative code the pipeline reports as the stage's error. */
 #define ATTUNE_FLASH_ENTRY(name, isa)                                                         \
   int name(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,               \
            attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope, attune_hl_buffer_t *bias, \
-           attune_hl_buffer_t *decoded, float scale, int causal, int hasKeyPadding,           \
+           attune_hl_buffer_t *decoded, attune_hl_buffer_t *content,                          \
+           attune_hl_buffer_t *keyVectors, float scale, int causal, int hasKeyPadding,        \
            int ropeDims, int ropeInterleaved, int ropeOffset, int biasTables, int keys,       \
-           int deltaLo, int deltaHi, int keyBlock, int decodeRows, attune_hl_buffer_t *out) { \
-    const attune_flash_args_t a = {scale,      causal,   hasKeyPadding, ropeDims,             \
-                                   ropeInterleaved, ropeOffset, biasTables, keys,             \
-                                   deltaLo,    deltaHi,  keyBlock,      decodeRows};          \
-    return attentionF32(q, k, v, keyPadding, rope, bias, decoded, &a, out, &isa);             \
+           int deltaLo, int deltaHi, int keyBlock, int decodeRows, int contentTerms,          \
+           int keySideTerms, int contentSaturation, int hasKeyVectors,                        \
+           attune_hl_buffer_t *out) {                                                         \
+    const attune_flash_args_t a = {scale,        causal,       hasKeyPadding, ropeDims,       \
+                                   ropeInterleaved, ropeOffset, biasTables,   keys,           \
+                                   deltaLo,      deltaHi,      keyBlock,      decodeRows,     \
+                                   contentTerms, keySideTerms, contentSaturation,             \
+                                   hasKeyVectors};                                            \
+    return attentionF32(q, k, v, keyPadding, rope, bias, decoded, content, keyVectors, &a,    \
+                        out, &isa);                                                           \
   }
 #define ATTUNE_FLASH_TILE(suffix) {tileBegin##suffix, tileBlock##suffix, tileEnd##suffix}
 static const attune_flash_isa_t kFlashAvx512 = {16,

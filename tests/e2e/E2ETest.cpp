@@ -899,6 +899,23 @@ func.func @attention_deberta(%q: tensor<1x4x?x64xf32> {tfm.dim_names = ["", "", 
       {{1, 4, 300, 64}, {1, 4, 300, 64}, {1, 4, 300, 64}}},
      {},
      true},
+    // DeBERTa's log buckets with key padding, a batch of 2 and GQA (the
+    // position-to-content term reads the kv head's keys), at lengths where
+    // whole key blocks lie beyond the buckets (the edge rows' shortcut).
+    {"attention_deberta_padded", R"mlir(
+func.func @attention_deberta_padded(%q: tensor<2x4x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                    %k: tensor<2x2x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                    %v: tensor<2x2x?x64xf32> {tfm.dim_names = ["", "", "seq", ""]},
+                                    %pad: tensor<2x?xi1> {tfm.dim_names = ["", "seq"]}) -> tensor<2x4x?x64xf32> {
+  %kp = tfm.weight "pos_key" {std = 1.0 : f64} : tensor<64x4x64xf32>
+  %qp = tfm.weight "pos_query" {std = 1.0 : f64} : tensor<64x4x64xf32>
+  %o = tfm.attention %q, %k, %v key_padding_mask(%pad : tensor<2x?xi1>) modifier_operands(%kp, %qp : tensor<64x4x64xf32>, tensor<64x4x64xf32>) {scale = 0.07216878364870322 : f64, modifiers = [{kind = "deberta", span = 32 : i64, max_position = 96 : i64}]} : tensor<2x4x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x4x?x64xf32>
+  return %o : tensor<2x4x?x64xf32>
+})mlir",
+     {{{2, 4, 5, 64}, {2, 2, 5, 64}, {2, 2, 5, 64}, {2, 5}},
+      {{2, 4, 333, 64}, {2, 2, 333, 64}, {2, 2, 333, 64}, {2, 333}}},
+     {},
+     true},
     // Two modifiers on one op, a window that masks whole key blocks of a
     // non-causal encoder, and ALiBi on top.
     {"attention_window_and_alibi", R"mlir(

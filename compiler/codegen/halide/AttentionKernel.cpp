@@ -54,7 +54,10 @@
 // for the query or key row x: looked up through a window per vector of rows
 // when the row saturates within a short distance, else computed per key
 // block as a product over distances beside GEMM #1 (see defineAttention);
-// Shaw's value term is folded into GEMM #2 per block.
+// Shaw's value term is folded into GEMM #2 per block. On AVX2 and AVX-512
+// the f32 extern stage (runtime/model/attention_f32.c) takes the content
+// terms but Shaw's (see modifiersFitFlash), from tables by distance this
+// kernel computes (flashContent).
 //
 // Decoding (Sq <= kDecodeRows, a few queries against a KV cache) takes
 // another path in the same kernel, selected at run time: dot products
@@ -303,6 +306,8 @@ AttentionTiles chooseTiles(const KernelSpec &spec, const Target &target) {
 struct AttentionPipeline {
   std::vector<ImageParam> inputs;
   ImageParam q, k, v;
+  /// The score modifiers in Halide (their inputs are among `inputs`).
+  ModifierBias modifiers;
   ImageParam mask; // defined when spec.hasMask
   ImageParam keyPadding; // defined when spec.hasKeyPadding
   Func modifierBias; // defined when a modifier has a bias
@@ -403,6 +408,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
     if (bias.func.defined())
       p.modifierBias = bias.func;
     p.biasTerms = bias.terms;
+    p.modifiers = bias;
   }
 
   Var &c = p.c, &d = p.d, &i = p.i, &jj = p.jj, &kb = p.kb, &h = p.h, &b = p.b;
@@ -688,7 +694,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   // The output selects this path when Sq <= kDecodeRows; the schedule
   // specialises on the same condition, so each branch computes only its
   // own Funcs. Content and value terms (Shaw, Transformer-XL, DeBERTa) keep
-  // the tiled path.
+  // the tiled path (and the f32 extern stage computes every call of theirs).
   p.decodes = bias.content.empty() && !bias.value;
   if (p.decodes) {
     const int KC = kDecodeChunk;
@@ -1024,6 +1030,26 @@ static bool modifiersAreBiasOnly(const KernelSpec &spec) {
   return true;
 }
 
+/// Whether runtime/model/attention_f32.c applies every modifier of `spec`:
+/// biases of (head, distance); content terms it computes by distance
+/// (tables per head or shared, on the query or the key side, with
+/// Transformer-XL's offset v on the query side folded into a bias); and
+/// key-side head vectors (Transformer-XL's u), a bias per key. Value terms
+/// (Shaw's), query-side head vectors and content terms with RoPE (whose
+/// rotated keys the stage does not transpose) keep the pipeline.
+static bool modifiersFitFlash(const KernelSpec &spec) {
+  for (const ModifierSpec &modifier : spec.modifiers) {
+    const modifiers::ScoreModifier *definition = modifiers::lookupModifier(modifier.name);
+    if (!definition || definition->valueTerm(modifier.params))
+      return false;
+    for (const modifiers::ContentTerm &term : definition->contentTerms(modifier.params))
+      if (spec.rope.enabled || (term.form == modifiers::ContentTerm::HeadVector &&
+                                term.side == modifiers::ContentTerm::Query))
+        return false;
+  }
+  return true;
+}
+
 /// Whether the extern stages can apply `spec`'s RoPE (or it has none): an
 /// even number of rotary dims within the head, an offset their int
 /// positions hold.
@@ -1079,13 +1105,13 @@ constexpr int kFlashKeyBlock = 128;
 /// The extern stage of runtime/model/attention_f32.c that the variant for
 /// `target` runs this attention as, or null (the Halide pipeline): f32
 /// tensors with f32 products, no additive mask or softcapping, modifiers
-/// that only add a bias of (head, distance), RoPE the extern applies, a
-/// value head dim of at least kFlashMinValueDim, on an AVX-512 or AVX2
-/// level (the baseline level and GPUs keep the pipeline).
+/// it applies (modifiersFitFlash), RoPE the extern applies, a value head dim
+/// of at least kFlashMinValueDim, on an AVX-512 or AVX2 level (the baseline
+/// level and GPUs keep the pipeline).
 static const char *flashSymbol(const KernelSpec &spec, const Target &target) {
   if (isGpuTarget(target) || spec.elementType != ScalarType::F32 || spec.bf16Products ||
       spec.hasMask || spec.softcap != 0 || !ropeFitsExtern(spec) ||
-      !modifiersAreBiasOnly(spec) || spec.valueHeadDim() < kFlashMinValueDim)
+      !modifiersFitFlash(spec) || spec.valueHeadDim() < kFlashMinValueDim)
     return nullptr;
   const attune_isa_t isa = targets::cpu::isaOf(target);
   if (isa >= ATTUNE_ISA_AVX512)
@@ -1263,32 +1289,125 @@ static int flashKeyBlock(const KernelSpec &spec, const Target &target, int formu
   return static_cast<int>(block);
 }
 
+/// runtime/model/attention_f32.c's distances before and after those of the
+/// scores in a content table (its kContentPad).
+constexpr int kFlashContentPad = 64;
+
+/// The content terms of `p`'s modifiers as attention_f32.c takes them.
+namespace {
+struct FlashContent {
+  /// table(d, x, h, t): term t's row for the distance i - j = x - (Sk - 1)
+  /// - kFlashContentPad, contentScale folded in on the key side; and
+  /// keyVectors(d, h), the key-side head vectors summed; or unused
+  /// elements.
+  ExternFuncArgument table, keyVectors;
+  int32_t terms = 0, keySideTerms = 0, hasKeyVectors = 0;
+  /// The distance from which every table holds its edge row
+  /// (ScoreModifier::saturationDistance, the largest of the terms'), or -1.
+  int32_t saturation = 0;
+  /// Transformer-XL's v . r per distance, as bias terms (delta, h) in the
+  /// natural-log units of the modifiers' biases.
+  std::vector<Func> offsetBiases;
+};
+} // namespace
+static FlashContent flashContent(const KernelSpec &spec, const AttentionPipeline &p) {
+  FlashContent out;
+  const float contentScale = static_cast<float>(spec.scale * kLog2E);
+  Var x("x"), d("d"), h("h"), t("t"), delta("delta");
+  const Expr Sq = p.q.dim(1).extent(), Sk = p.k.dim(1).extent();
+  // The distance i - j of x, and the modifiers' delta = j - (i + Sk - Sq).
+  const Expr rowDelta = -((x - (Sk - 1) - kFlashContentPad) + (Sk - Sq));
+  Func table("attn_extern_content"), keyVectors("attn_extern_key_vectors");
+  Expr tableValue = 0.0f, vectorSum = 0.0f;
+  const RDom rd(0, static_cast<int>(spec.headDim), "rd");
+  for (const ModifierBias::Content &c : p.modifiers.content) {
+    if (c.headVector) { // key side (modifiersFitFlash)
+      vectorSum += c.table(d, h, 0);
+      out.hasKeyVectors = 1;
+      continue;
+    }
+    const Expr row = clamp(c.row(rowDelta), 0, c.rows - 1);
+    Expr value = c.table(d, h, row) * (c.querySide ? 1.0f : contentScale);
+    tableValue = out.terms == 0 ? value : select(t == out.terms, value, tableValue);
+    if (!c.querySide)
+      out.keySideTerms |= 1 << out.terms;
+    ++out.terms;
+    out.saturation = c.saturation < 0 || out.saturation < 0 || c.saturation > INT32_MAX / 2
+                         ? -1
+                         : std::max(out.saturation, static_cast<int32_t>(c.saturation));
+    if (c.offset.defined()) {
+      Func bias("attn_extern_content_offset");
+      bias(delta, h) = sum(c.offset(rd, h) * c.table(rd, h, clamp(c.row(delta), 0, c.rows - 1))) *
+                       static_cast<float>(spec.scale);
+      out.offsetBiases.push_back(bias);
+    }
+  }
+  if (out.terms) {
+    // A row of D per distance (the stage broadcasts a distance's elements
+    // in turn); term by term (t unrolled: each copy computes its own term
+    // only).
+    table(d, x, h, t) = tableValue;
+    table.compute_root()
+        .bound(t, 0, out.terms)
+        .reorder(d, x, h, t)
+        .unroll(t)
+        .parallel(h)
+        .vectorize(d, 16, TailStrategy::GuardWithIf);
+    out.table = table;
+  } else {
+    Buffer<float> unused(1, 1, 1, 1, "attn_extern_no_content"); // (d, x, h, t)
+    unused.fill(0.0f);
+    out.table = unused;
+  }
+  if (out.hasKeyVectors) {
+    keyVectors(d, h) = vectorSum;
+    keyVectors.compute_root();
+    out.keyVectors = keyVectors;
+  } else {
+    Buffer<float> unused(1, 1, "attn_extern_no_key_vectors");
+    unused.fill(0.0f);
+    out.keyVectors = unused;
+  }
+  return out;
+}
+
 /// The f32 attention as runtime/model/attention_f32.c's extern stage
 /// `symbol`, on the inputs `p` declares. The stage computes every call of
 /// more than kDecodeRows query rows; for fewer it asks for, and copies, the
 /// Halide kernel's decode path (p.decoded, scheduled here as it is in
-/// scheduleAttentionCPU), which splits the keys over threads.
+/// scheduleAttentionCPU), which splits the keys over threads. Attentions
+/// with content terms have no decode path (see defineAttention): the stage
+/// computes all their calls.
 static BuiltKernel buildFlashAttention(const KernelSpec &spec, const Target &target,
                                        const char *symbol, AttentionPipeline &p,
                                        const AttentionTiles &t) {
   const int D = static_cast<int>(spec.headDim), Dv = static_cast<int>(spec.valueHeadDim());
-  // flashSymbol takes no content or value terms, which the decode path
-  // lacks.
-  assert(p.decodes && "the f32 extern stage's attention has a decode path");
-  Func decoded("attn_decoded");
-  decoded(p.c, p.i, p.h, p.b) = p.decoded;
-  // SCHEDULE (of the decode path)
-  Var task("task");
-  const TailStrategy headTail = Dv % t.vec == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
-  decoded.compute_root().bound(p.c, 0, Dv);
-  scheduleDecodeCPU(p, decoded, decoded, task, t.vec, headTail);
-  p.qScaled.compute_at(decoded, task).vectorize(p.i, t.vec, TailStrategy::GuardWithIf);
-  if (p.modifierBias.defined())
-    p.modifierBias.compute_at(decoded, task)
-        .vectorize(p.modifierBias.args()[0], t.vec, TailStrategy::GuardWithIf);
-  if (p.keyRotated.defined())
-    scheduleRopeCPU(p, decoded, task, target, t.vec,
-                    D % t.vec == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
+  ExternFuncArgument decodedArgument;
+  if (p.decodes) {
+    Func decoded("attn_decoded");
+    decoded(p.c, p.i, p.h, p.b) = p.decoded;
+    // SCHEDULE (of the decode path)
+    Var task("task");
+    const TailStrategy headTail =
+        Dv % t.vec == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+    decoded.compute_root().bound(p.c, 0, Dv);
+    scheduleDecodeCPU(p, decoded, decoded, task, t.vec, headTail);
+    p.qScaled.compute_at(decoded, task).vectorize(p.i, t.vec, TailStrategy::GuardWithIf);
+    if (p.modifierBias.defined())
+      p.modifierBias.compute_at(decoded, task)
+          .vectorize(p.modifierBias.args()[0], t.vec, TailStrategy::GuardWithIf);
+    if (p.keyRotated.defined())
+      scheduleRopeCPU(p, decoded, task, target, t.vec,
+                      D % t.vec == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
+    decodedArgument = decoded;
+  } else {
+    Buffer<float> unused(1, 1, 1, 1, "attn_extern_no_decode");
+    unused.fill(0.0f);
+    decodedArgument = unused;
+  }
+  const FlashContent content = flashContent(spec, p);
+  std::vector<Func> biasTerms = p.biasTerms;
+  biasTerms.insert(biasTerms.end(), content.offsetBiases.begin(), content.offsetBiases.end());
 
   std::vector<ExternFuncArgument> args = {p.q, p.k, p.v};
   if (spec.hasKeyPadding) {
@@ -1299,9 +1418,11 @@ static BuiltKernel buildFlashAttention(const KernelSpec &spec, const Target &tar
     args.push_back(unused);
   }
   args.push_back(ropeTableArgument(spec));
-  const BiasTable table = biasTableArgument(spec, p.biasTerms, p.k.dim(1).extent());
+  const BiasTable table = biasTableArgument(spec, biasTerms, p.k.dim(1).extent());
   args.push_back(table.argument);
-  args.push_back(decoded);
+  args.push_back(decodedArgument);
+  args.push_back(content.table);
+  args.push_back(content.keyVectors);
   args.push_back(Expr(static_cast<float>(spec.scale)));
   args.push_back(Expr(spec.causal ? 1 : 0));
   args.push_back(Expr(spec.hasKeyPadding ? 1 : 0));
@@ -1313,7 +1434,11 @@ static BuiltKernel buildFlashAttention(const KernelSpec &spec, const Target &tar
   args.push_back(Expr(table.deltaLo));
   args.push_back(Expr(table.deltaHi));
   args.push_back(Expr(t.keyBlock));
-  args.push_back(Expr(kDecodeRows));
+  args.push_back(Expr(p.decodes ? kDecodeRows : 0));
+  args.push_back(Expr(content.terms));
+  args.push_back(Expr(content.keySideTerms));
+  args.push_back(Expr(content.saturation));
+  args.push_back(Expr(content.hasKeyVectors));
   Func out("attn_flash");
   out.define_extern(symbol, args, Float(32), 4, NameMangling::C);
   constrainAttentionShapes(p.q, p.k, p.v, out.output_buffer(), D, Dv);

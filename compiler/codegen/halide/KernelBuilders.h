@@ -90,6 +90,8 @@ struct ModifierBias {
     Halide::Func offset;
     /// The table's rows (1 for a head vector).
     Halide::Expr rows;
+    /// Whether the table is one [H, D] vector (ContentTerm::HeadVector).
+    bool headVector = false;
     /// row(delta): the table row at distance delta, int32 in [0, rows).
     Halide::Func row;
     /// ScoreModifier::saturationDistance, or -1 for none.

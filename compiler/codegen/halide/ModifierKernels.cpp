@@ -43,6 +43,7 @@ ModifierBias::Content declareContent(const modifiers::ScoreModifier &definition,
   case modifiers::ContentTerm::HeadVector:
     content.table(d, h, r) = table(d, h);
     content.rows = 1;
+    content.headVector = true;
     break;
   }
   if (term.offset >= 0) {

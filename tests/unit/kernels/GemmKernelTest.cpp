@@ -1211,8 +1211,9 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
 
 /// Where the f32 extern stage (runtime/model/attention_f32.c) replaces the
 /// Halide pipeline: f32 attentions on the AVX-512 and AVX2 levels, with
-/// causal masking, key padding, RoPE and modifiers that add a bias of
-/// (head, distance); additive masks, softcapping, content modifiers, other
+/// causal masking, key padding, RoPE, modifiers that add a bias of (head,
+/// distance) and the content terms of Transformer-XL and DeBERTa; additive
+/// masks, softcapping, value terms (Shaw's), content terms with RoPE, other
 /// element types and value head dims under 8 keep the pipeline, as does the
 /// baseline level.
 TEST(FusedAttentionKernel, F32ExternStageWhereItApplies) {
@@ -1235,13 +1236,22 @@ TEST(FusedAttentionKernel, F32ExternStageWhereItApplies) {
   padded.rope.enabled = true;
   padded.rope.rotaryDims = 32;
   EXPECT_EQ(runsOn(padded), expected);
-  KernelSpec masked = plain, softcap = plain, narrow = plain, half = plain, shaw = plain;
+  KernelSpec xl = plain, deberta = plain;
+  xl.causal = true;
+  xl.modifiers.push_back({"xl", {{"max_distance", 511.0}}, {2, 2, 3}});
+  deberta.modifiers.push_back({"deberta", {{"span", 256.0}, {"max_position", 512.0}}, {3, 3}});
+  EXPECT_EQ(runsOn(xl), expected);
+  EXPECT_EQ(runsOn(deberta), expected);
+  KernelSpec masked = plain, softcap = plain, narrow = plain, half = plain, shaw = plain,
+             rotatedXl = xl;
+  rotatedXl.rope.enabled = true;
+  rotatedXl.rope.rotaryDims = 32;
   masked.hasMask = true;
   softcap.softcap = 30.0;
   narrow.valueDim = 4;
   half.elementType = ScalarType::F16;
   shaw.modifiers.push_back({"shaw", {{"max_distance", 4.0}}, {2, 2}});
-  for (const KernelSpec *spec : {&masked, &softcap, &narrow, &half, &shaw})
+  for (const KernelSpec *spec : {&masked, &softcap, &narrow, &half, &shaw, &rotatedXl})
     EXPECT_EQ(runsOn(*spec), "") << spec->symbolName();
 }
 
