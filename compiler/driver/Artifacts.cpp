@@ -172,14 +172,17 @@ std::string emitObject(llvm::Module &module, llvm::TargetMachine &tm,
 /// state, and the parent compiles no kernel itself, so every kernel is
 /// compiled from the same state. A child that crashes (an abort inside
 /// Halide or LLVM) fails its kernel with a message instead of taking the
-/// compiler down. The threads that call this only fork and wait.
-std::string inChildProcess(const std::function<std::string()> &work) {
+/// compiler down. `forked` runs in the parent right after the fork (the
+/// caller releases the lock it forked under: see buildKernelObjects).
+std::string inChildProcess(const std::function<std::string()> &work,
+                           const std::function<void()> &forked) {
   int fds[2];
   if (::pipe(fds) != 0)
     return std::string("cannot create a pipe: ") + std::strerror(errno);
   pid_t pid = ::fork();
   if (pid < 0) {
     int error = errno;
+    forked();
     ::close(fds[0]);
     ::close(fds[1]);
     return std::string("cannot fork: ") + std::strerror(error);
@@ -198,6 +201,7 @@ std::string inChildProcess(const std::function<std::string()> &work) {
     // No atexit handlers or static destructors: they belong to the parent.
     ::_exit(message.empty() ? 0 : 1);
   }
+  forked();
   ::close(fds[1]);
   std::string message;
   char buffer[4096];
@@ -241,7 +245,15 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
   std::vector<char> fromCache(numItems, 0);
   std::atomic<size_t> nextItem{0};
 
+  // A child inherits only the forking thread, and every lock as the other
+  // threads held it at that instant: a child once waited forever on a lock
+  // another thread held while it forked (one thread, in futex_wait). So the
+  // threads do everything but waiting for their child under forkMutex, and
+  // fork under it: at a fork every other thread is waiting on a child or on
+  // the mutex, and holds nothing the child needs.
+  std::mutex forkMutex;
   auto buildItem = [&](size_t i) {
+    std::unique_lock<std::mutex> lock(forkMutex);
     std::string name = i == runtimeItem   ? "halide_runtime"
                        : i == supportItem ? "model_support"
                                           : kernels[i].symbolName();
@@ -257,13 +269,21 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
     }
     std::string object = scratch.file(name + ".o");
     std::string error;
-    if (i == supportItem)
+    if (i == supportItem) {
+      // `cc` through popen, which spawns and execs: no child of this
+      // process's state to protect, and 0.5 s the other threads need not
+      // wait for.
+      lock.unlock();
       error = codegen::compileModelSupport(scratch.path.str().str(), object);
-    else
-      error = inChildProcess([&] {
-        return i == runtimeItem ? target.compileRuntime(object)
-                                : target.compileKernel(kernels[i], object);
-      });
+    } else
+      error = inChildProcess(
+          [&] {
+            return i == runtimeItem ? target.compileRuntime(object)
+                                    : target.compileKernel(kernels[i], object);
+          },
+          [&] { lock.unlock(); });
+    if (!lock.owns_lock())
+      lock.lock();
     if (!error.empty()) {
       errors[i] = "cannot compile " +
                   (i == runtimeItem   ? std::string("the Halide runtime")
