@@ -99,6 +99,11 @@ typedef struct {
   const float *content;
   int64_t contentX, contentH, contentT;
   int contentTerms, contentX0, contentSaturation;
+  /* Shaw's value term: R [2 valueK + 1][Dv], row d at valueTable + d *
+   * valueStride (tileValueMass, tileEnd); NULL: none. */
+  const float *valueTable;
+  int64_t valueStride;
+  int valueK;
   unsigned keySideTerms;
   /* k packed once per call for GEMM #1 (packKeysTask), or NULL: GEMM #1
    * reads k's rows in place. */
@@ -161,6 +166,17 @@ typedef struct {
   _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),   \
                      _mm512_set1_epi32(k))
 #define VGATHER(p, idx) _mm512_i32gather_ps((idx), (p), 4)
+#define VSET1I _mm512_set1_epi32
+#define VLANEIDS _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+/* x in lanes l >= thr (<= thr), else 0. */
+#define VKEEPGE(x, thr) _mm512_maskz_mov_ps(_mm512_cmpge_epi32_mask(VLANEIDS, VSET1I(thr)), (x))
+#define VKEEPLE(x, thr) _mm512_maskz_mov_ps(_mm512_cmple_epi32_mask(VLANEIDS, VSET1I(thr)), (x))
+/* VGATHER in lanes lo <= l < hi, else 0 (the other lanes read nothing). */
+#define VGATHERIN(p, idx, lo, hi)                                                             \
+  _mm512_mask_i32gather_ps(_mm512_setzero_ps(),                                               \
+                           _mm512_cmpge_epi32_mask(VLANEIDS, VSET1I(lo)) &                    \
+                               _mm512_cmplt_epi32_mask(VLANEIDS, VSET1I(hi)),                 \
+                           (idx), (p), 4)
 #include "attention_f32_isa.inc"
 #define RV 1
 #include "attention_f32_tile.inc"
@@ -204,6 +220,11 @@ typedef struct {
 #undef VIF
 #undef VLANES
 #undef VGATHER
+#undef VSET1I
+#undef VLANEIDS
+#undef VKEEPGE
+#undef VKEEPLE
+#undef VGATHERIN
 
 /* AVX2: 16 registers; tiles of up to 2 x 6 accumulators, with their
  * operands 15. */
@@ -245,6 +266,18 @@ typedef struct {
 #define VIF __m256i
 #define VLANES(k) _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(k))
 #define VGATHER(p, idx) _mm256_i32gather_ps((p), (idx), 4)
+#define VSET1I _mm256_set1_epi32
+#define VLANEIDS _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0)
+#define VKEEPGE(x, thr)                                                                       \
+  _mm256_and_ps((x), _mm256_castsi256_ps(_mm256_cmpgt_epi32(VLANEIDS, VSET1I((thr) - 1))))
+#define VKEEPLE(x, thr)                                                                       \
+  _mm256_and_ps((x), _mm256_castsi256_ps(_mm256_cmpgt_epi32(VSET1I((thr) + 1), VLANEIDS)))
+#define VGATHERIN(p, idx, lo, hi)                                                             \
+  _mm256_mask_i32gather_ps(                                                                   \
+      _mm256_setzero_ps(), (p), (idx),                                                        \
+      _mm256_castsi256_ps(_mm256_and_si256(_mm256_cmpgt_epi32(VLANEIDS, VSET1I((lo) - 1)),   \
+                                           _mm256_cmpgt_epi32(VSET1I(hi), VLANEIDS))),        \
+      4)
 #include "attention_f32_isa.inc"
 #define RV 1
 #include "attention_f32_tile.inc"
@@ -285,6 +318,11 @@ typedef struct {
 #undef VIF
 #undef VLANES
 #undef VGATHER
+#undef VSET1I
+#undef VLANEIDS
+#undef VKEEPGE
+#undef VKEEPLE
+#undef VGATHERIN
 
 /* The smallest value head dim the tiles take (GEMM #2's last group of NC
  * columns may overlap the one before, but not start before column 0):
@@ -301,7 +339,8 @@ static int isF32Tensor(const attune_hl_buffer_t *buf) {
 typedef struct {
   float scale;
   int causal, hasKeyPadding, ropeDims, ropeInterleaved, ropeOffset, biasTables, keys, deltaLo,
-      deltaHi, keyBlock, decodeRows, contentTerms, keySideTerms, contentSaturation, keyVectors;
+      deltaHi, keyBlock, decodeRows, contentTerms, keySideTerms, contentSaturation, keyVectors,
+      valueK;
 } attune_flash_args_t;
 
 /* The content tables' distances before the first and after the last that a
@@ -432,10 +471,12 @@ static int flashTask(void *uc, int index, uint8_t *closure) {
   const int first = index % groups * perTask;
   const int count = first + perTask <= tiles ? perTask : tiles - first;
   const int KB = (c->keyBlock + isa->keyGroup - 1) / isa->keyGroup * isa->keyGroup;
-  /* Per tile Q^T, O^T and the rows' max and sum; the block's scores; RoPE's
-   * rotated rows; the content terms' products (tileContent: up to KB + QT
-   * or 2 QT distances of QT floats, rounded up to NK) and k transposed. */
-  const size_t tileFloats = (size_t)QT * (c->dims.D + c->dims.Dv + 2);
+  /* Per tile Q^T, O^T, the rows' max and sum and the value term's mass;
+   * the block's scores; RoPE's rotated rows; the content terms' products
+   * (tileContent: up to KB + QT or 2 QT distances of QT floats, rounded up
+   * to NK) and k transposed. */
+  const size_t tileFloats =
+      (size_t)QT * (c->dims.D + c->dims.Dv + 2 + (c->valueTable ? 2 * c->valueK + 1 : 0));
   const size_t rotatedFloats = c->rope.dims ? (size_t)isa->width * c->dims.D : 0;
   const size_t workFloats =
       c->contentTerms ? (size_t)QT * ((KB > QT ? KB : QT) + QT + isa->keyGroup + c->dims.D) : 0;
@@ -504,12 +545,13 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
                         attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope,
                         attune_hl_buffer_t *bias, attune_hl_buffer_t *decoded,
                         attune_hl_buffer_t *content, attune_hl_buffer_t *keyVectors,
-                        const attune_flash_args_t *a, attune_hl_buffer_t *out,
+                        attune_hl_buffer_t *valueTable, const attune_flash_args_t *a,
+                        attune_hl_buffer_t *out,
                         const attune_flash_isa_t *isa) {
   const int decoding = out->dim[1].extent <= a->decodeRows;
   if (!q->host || !k->host || !v->host || !keyPadding->host || !bias->host || !out->host ||
       (decoding && !decoded->host) || (a->contentTerms && !content->host) ||
-      (a->keyVectors && !keyVectors->host)) {
+      (a->keyVectors && !keyVectors->host) || (a->valueK >= 0 && !valueTable->host)) {
     /* Bounds query: queryAttentionRegions', the decode path's output where
      * out is, or nothing when the tiles compute it (when it has one), and
      * the content tables and key vectors whole. */
@@ -527,6 +569,11 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     for (int d = 0; d < 2 && a->keyVectors && keyVectors->dimensions == 2; ++d) {
       keyVectors->dim[d].min = 0;
       keyVectors->dim[d].extent = (int32_t)extents[2 * d];
+    }
+    if (a->valueK >= 0 && valueTable->dimensions == 2) {
+      valueTable->dim[0].min = valueTable->dim[1].min = 0;
+      valueTable->dim[0].extent = v->dim[0].extent;
+      valueTable->dim[1].extent = 2 * a->valueK + 1;
     }
     return kOk;
   }
@@ -574,6 +621,14 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     const int64_t extents[2] = {call.dims.D, call.dims.H};
     if (!isF32Table(keyVectors, 2, extents))
       return kErrShape;
+  }
+  if (a->valueK >= 0) {
+    const int64_t extents[2] = {call.dims.Dv, 2 * (int64_t)a->valueK + 1};
+    if (!isF32Table(valueTable, 2, extents))
+      return kErrShape;
+    call.valueTable = (const float *)valueTable->host;
+    call.valueStride = valueTable->dim[1].stride;
+    call.valueK = a->valueK;
   }
   call.isa = isa;
   call.causal = a->causal;
@@ -661,24 +716,27 @@ done:
  * contentTerms > 0, `content` is the content terms' tables [D, Sk + Sq - 1
  * + 2 kContentPad, H, contentTerms] (see attune_flash_call_t.content;
  * keySideTerms, contentSaturation); with hasKeyVectors, `keyVectors` [D, H]
- * is the key-side head vectors summed (see attune_flash_call_t.keyTerms).
+ * is the key-side head vectors summed (see attune_flash_call_t.keyTerms);
+ * with valueK >= 0, `valueTable` [Dv, 2 valueK + 1] is Shaw's value table
+ * (see attune_flash_call_t.valueTable).
  * Returns 0, or a negative code the pipeline reports as the stage's error. */
 #define ATTUNE_FLASH_ENTRY(name, isa)                                                         \
   int name(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_buffer_t *v,               \
            attune_hl_buffer_t *keyPadding, attune_hl_buffer_t *rope, attune_hl_buffer_t *bias, \
            attune_hl_buffer_t *decoded, attune_hl_buffer_t *content,                          \
-           attune_hl_buffer_t *keyVectors, float scale, int causal, int hasKeyPadding,        \
+           attune_hl_buffer_t *keyVectors, attune_hl_buffer_t *valueTable, float scale,       \
+           int causal, int hasKeyPadding,                                                     \
            int ropeDims, int ropeInterleaved, int ropeOffset, int biasTables, int keys,       \
            int deltaLo, int deltaHi, int keyBlock, int decodeRows, int contentTerms,          \
-           int keySideTerms, int contentSaturation, int hasKeyVectors,                        \
+           int keySideTerms, int contentSaturation, int hasKeyVectors, int valueK,            \
            attune_hl_buffer_t *out) {                                                         \
     const attune_flash_args_t a = {scale,        causal,       hasKeyPadding, ropeDims,       \
                                    ropeInterleaved, ropeOffset, biasTables,   keys,           \
                                    deltaLo,      deltaHi,      keyBlock,      decodeRows,     \
                                    contentTerms, keySideTerms, contentSaturation,             \
-                                   hasKeyVectors};                                            \
-    return attentionF32(q, k, v, keyPadding, rope, bias, decoded, content, keyVectors, &a,    \
-                        out, &isa);                                                           \
+                                   hasKeyVectors, valueK};                                    \
+    return attentionF32(q, k, v, keyPadding, rope, bias, decoded, content, keyVectors,        \
+                        valueTable, &a, out, &isa);                                           \
   }
 #define ATTUNE_FLASH_TILE(suffix) {tileBegin##suffix, tileBlock##suffix, tileEnd##suffix}
 static const attune_flash_isa_t kFlashAvx512 = {16,

@@ -1034,13 +1034,14 @@ static bool modifiersAreBiasOnly(const KernelSpec &spec) {
 /// biases of (head, distance); content terms it computes by distance
 /// (tables per head or shared, on the query or the key side, with
 /// Transformer-XL's offset v on the query side folded into a bias); and
-/// key-side head vectors (Transformer-XL's u), a bias per key. Value terms
-/// (Shaw's), query-side head vectors and content terms with RoPE (whose
-/// rotated keys the stage does not transpose) keep the pipeline.
+/// key-side head vectors (Transformer-XL's u), a bias per key; and Shaw's
+/// value term (at most one, as ModifierBias takes). Query-side head vectors
+/// and content terms with RoPE (whose rotated keys the stage does not
+/// transpose) keep the pipeline.
 static bool modifiersFitFlash(const KernelSpec &spec) {
   for (const ModifierSpec &modifier : spec.modifiers) {
     const modifiers::ScoreModifier *definition = modifiers::lookupModifier(modifier.name);
-    if (!definition || definition->valueTerm(modifier.params))
+    if (!definition)
       return false;
     for (const modifiers::ContentTerm &term : definition->contentTerms(modifier.params))
       if (spec.rope.enabled || (term.form == modifiers::ContentTerm::HeadVector &&
@@ -1302,6 +1303,10 @@ struct FlashContent {
   /// elements.
   ExternFuncArgument table, keyVectors;
   int32_t terms = 0, keySideTerms = 0, hasKeyVectors = 0;
+  /// Shaw's value table (c, r), r = clip(delta, -K, K) + K, and K; or an
+  /// unused element and -1.
+  ExternFuncArgument valueTable;
+  int32_t valueK = -1;
   /// The distance from which every table holds its edge row
   /// (ScoreModifier::saturationDistance, the largest of the terms'), or -1.
   int32_t saturation = 0;
@@ -1358,6 +1363,17 @@ static FlashContent flashContent(const KernelSpec &spec, const AttentionPipeline
     Buffer<float> unused(1, 1, 1, 1, "attn_extern_no_content"); // (d, x, h, t)
     unused.fill(0.0f);
     out.table = unused;
+  }
+  if (p.modifiers.value) {
+    Func value("attn_extern_value_table");
+    value(d, x) = p.modifiers.value->table(d, x);
+    value.compute_root();
+    out.valueTable = value;
+    out.valueK = p.modifiers.value->maxDistance;
+  } else {
+    Buffer<float> unused(1, 1, "attn_extern_no_value_table");
+    unused.fill(0.0f);
+    out.valueTable = unused;
   }
   if (out.hasKeyVectors) {
     keyVectors(d, h) = vectorSum;
@@ -1423,6 +1439,7 @@ static BuiltKernel buildFlashAttention(const KernelSpec &spec, const Target &tar
   args.push_back(decodedArgument);
   args.push_back(content.table);
   args.push_back(content.keyVectors);
+  args.push_back(content.valueTable);
   args.push_back(Expr(static_cast<float>(spec.scale)));
   args.push_back(Expr(spec.causal ? 1 : 0));
   args.push_back(Expr(spec.hasKeyPadding ? 1 : 0));
@@ -1439,6 +1456,7 @@ static BuiltKernel buildFlashAttention(const KernelSpec &spec, const Target &tar
   args.push_back(Expr(content.keySideTerms));
   args.push_back(Expr(content.saturation));
   args.push_back(Expr(content.hasKeyVectors));
+  args.push_back(Expr(content.valueK));
   Func out("attn_flash");
   out.define_extern(symbol, args, Float(32), 4, NameMangling::C);
   constrainAttentionShapes(p.q, p.k, p.v, out.output_buffer(), D, Dv);

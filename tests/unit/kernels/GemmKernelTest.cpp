@@ -1212,10 +1212,10 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
 /// Where the f32 extern stage (runtime/model/attention_f32.c) replaces the
 /// Halide pipeline: f32 attentions on the AVX-512 and AVX2 levels, with
 /// causal masking, key padding, RoPE, modifiers that add a bias of (head,
-/// distance) and the content terms of Transformer-XL and DeBERTa; additive
-/// masks, softcapping, value terms (Shaw's), content terms with RoPE, other
-/// element types and value head dims under 8 keep the pipeline, as does the
-/// baseline level.
+/// distance), the content terms of Transformer-XL, DeBERTa and Shaw and
+/// Shaw's value term; additive masks, softcapping, content terms with RoPE,
+/// other element types and value head dims under 8 keep the pipeline, as
+/// does the baseline level.
 TEST(FusedAttentionKernel, F32ExternStageWhereItApplies) {
   const attune_isa_t isa = attune::targets::cpu::isaOf(attune::targets::cpu::jitTarget());
   const std::string expected = isa >= ATTUNE_ISA_AVX512 ? kFlashAttentionAvx512Symbol
@@ -1240,18 +1240,19 @@ TEST(FusedAttentionKernel, F32ExternStageWhereItApplies) {
   xl.causal = true;
   xl.modifiers.push_back({"xl", {{"max_distance", 511.0}}, {2, 2, 3}});
   deberta.modifiers.push_back({"deberta", {{"span", 256.0}, {"max_position", 512.0}}, {3, 3}});
+  KernelSpec shaw = plain;
+  shaw.modifiers.push_back({"shaw", {{"max_distance", 4.0}}, {2, 2}});
   EXPECT_EQ(runsOn(xl), expected);
   EXPECT_EQ(runsOn(deberta), expected);
-  KernelSpec masked = plain, softcap = plain, narrow = plain, half = plain, shaw = plain,
-             rotatedXl = xl;
+  EXPECT_EQ(runsOn(shaw), expected);
+  KernelSpec masked = plain, softcap = plain, narrow = plain, half = plain, rotatedXl = xl;
   rotatedXl.rope.enabled = true;
   rotatedXl.rope.rotaryDims = 32;
   masked.hasMask = true;
   softcap.softcap = 30.0;
   narrow.valueDim = 4;
   half.elementType = ScalarType::F16;
-  shaw.modifiers.push_back({"shaw", {{"max_distance", 4.0}}, {2, 2}});
-  for (const KernelSpec *spec : {&masked, &softcap, &narrow, &half, &shaw, &rotatedXl})
+  for (const KernelSpec *spec : {&masked, &softcap, &narrow, &half, &rotatedXl})
     EXPECT_EQ(runsOn(*spec), "") << spec->symbolName();
 }
 
