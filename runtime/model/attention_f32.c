@@ -393,8 +393,7 @@ typedef struct {
                 float *ml, float *rotated);
   void (*block)(const attune_flash_call_t *c, int b, int h, int i0, int j0, int n,
                 const float *qT, float *s, float *oT, float *ml, float *work);
-  void (*end)(const attune_flash_call_t *c, int b, int h, int i0, const float *oT,
-              const float *ml);
+  void (*end)(const attune_flash_call_t *c, int b, int h, int i0, float *oT, const float *ml);
 } attune_flash_tile_t;
 
 /* What an ISA's code is (attention_f32_isa.inc, attention_f32_tile.inc). */
@@ -478,8 +477,9 @@ static int flashTask(void *uc, int index, uint8_t *closure) {
   const size_t tileFloats =
       (size_t)QT * (c->dims.D + c->dims.Dv + 2 + (c->valueTable ? 2 * c->valueK + 1 : 0));
   const size_t rotatedFloats = c->rope.dims ? (size_t)isa->width * c->dims.D : 0;
-  const size_t workFloats =
-      c->contentTerms ? (size_t)QT * ((KB > QT ? KB : QT) + QT + isa->keyGroup + c->dims.D) : 0;
+  const size_t workFloats = c->contentTerms || c->keyTerms
+                                ? (size_t)QT * ((KB > QT ? KB : QT) + QT + isa->keyGroup + c->dims.D)
+                                : 0;
   float *scratch = aligned_alloc(64, sizeof(float) * (count * tileFloats + (size_t)QT * KB +
                                                       rotatedFloats + workFloats));
   if (!scratch)
@@ -581,6 +581,7 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     return kErrShape;
   attune_flash_call_t call;
   memset(&call, 0, sizeof call);
+  call.contentSaturation = -1;
   call.q = q;
   call.k = k;
   call.v = v;
