@@ -69,6 +69,16 @@ static const float kExp2Floor = -126.0f;
 /* MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6) flags. */
 enum { kFlushDenormals = 0x8040 };
 
+/* a . b over n floats: a k row with a content term's vector, per key (the
+ * key terms, keyTermsTask, and blocks past the tables' saturation,
+ * tileContent). */
+static inline float rowDot(const float *a, const float *b, int n) {
+  float dot = 0.0f;
+  for (int d = 0; d < n; ++d)
+    dot += a[d] * b[d];
+  return dot;
+}
+
 typedef struct {
   const attune_hl_buffer_t *q, *k, *v, *out;
   attune_attention_dims_t dims;
@@ -367,13 +377,8 @@ static int keyTermsTask(void *uc, int index, uint8_t *closure) {
   const int hk = h / (c->dims.H / c->dims.Hkv), D = c->dims.D;
   const float *u = (const float *)t->vectors->host + (int64_t)h * t->vectors->dim[1].stride;
   float *to = c->keyTerms + (size_t)index * c->dims.Sk;
-  for (int j = 0; j < c->dims.Sk; ++j) {
-    const float *row = (const float *)element(c->k, j, hk, b);
-    float dot = 0.0f;
-    for (int d = 0; d < D; ++d)
-      dot += u[d] * row[d];
-    to[j] = dot * c->scaleLog2e;
-  }
+  for (int j = 0; j < c->dims.Sk; ++j)
+    to[j] = rowDot((const float *)element(c->k, j, hk, b), u, D) * c->scaleLog2e;
   return kOk;
 }
 

@@ -56,7 +56,7 @@
 // block as a product over distances beside GEMM #1 (see defineAttention);
 // Shaw's value term is folded into GEMM #2 per block. On AVX2 and AVX-512
 // the f32 extern stage (runtime/model/attention_f32.c) takes the content
-// terms but Shaw's (see modifiersFitFlash), from tables by distance this
+// and value terms (see modifiersFitFlash), from tables by distance this
 // kernel computes (flashContent).
 //
 // Decoding (Sq <= kDecodeRows, a few queries against a KV cache) takes
@@ -1201,6 +1201,14 @@ std::vector<ScheduleParams> attentionScheduleCandidates(const KernelSpec &spec,
 /// visible at (ScoreModifier::visibleDeltas), clamped to +-2^30: farther
 /// exclude nothing a buffer can hold, and stay clear of the extern's int
 /// overflow.
+/// An extern stage's argument that the stage does not read: one zero of
+/// `dims` dimensions (the stages check the flag beside it, not its shape).
+static Buffer<float> unusedArgument(int dims, const char *name) {
+  Buffer<float> unused(std::vector<int>(dims, 1), name);
+  unused.fill(0.0f);
+  return unused;
+}
+
 namespace {
 struct BiasTable {
   ExternFuncArgument argument;
@@ -1225,9 +1233,7 @@ static BiasTable biasTableArgument(const KernelSpec &spec, const std::vector<Fun
     for (const ModifierSpec &modifier : spec.modifiers)
       modifiers::lookupModifier(modifier.name)->visibleDeltas(modifier.params, deltaLo, deltaHi);
   } else {
-    Buffer<float> unused(1, 1, 1, "attn_extern_no_bias");
-    unused.fill(0.0f);
-    out.argument = unused;
+    out.argument = unusedArgument(3, "attn_extern_no_bias");
   }
   const int64_t kFar = int64_t(1) << 30;
   out.deltaLo = static_cast<int32_t>(std::clamp<int64_t>(deltaLo, -kFar, kFar));
@@ -1347,6 +1353,8 @@ static FlashContent flashContent(const KernelSpec &spec, const AttentionPipeline
       out.offsetBiases.push_back(bias);
     }
   }
+  if (out.terms == 0)
+    out.saturation = -1;
   if (out.terms) {
     // A row of D per distance (the stage broadcasts a distance's elements
     // in turn); term by term (t unrolled: each copy computes its own term
@@ -1360,9 +1368,7 @@ static FlashContent flashContent(const KernelSpec &spec, const AttentionPipeline
         .vectorize(d, 16, TailStrategy::GuardWithIf);
     out.table = table;
   } else {
-    Buffer<float> unused(1, 1, 1, 1, "attn_extern_no_content"); // (d, x, h, t)
-    unused.fill(0.0f);
-    out.table = unused;
+    out.table = unusedArgument(4, "attn_extern_no_content");
   }
   if (p.modifiers.value) {
     Func value("attn_extern_value_table");
@@ -1371,18 +1377,14 @@ static FlashContent flashContent(const KernelSpec &spec, const AttentionPipeline
     out.valueTable = value;
     out.valueK = p.modifiers.value->maxDistance;
   } else {
-    Buffer<float> unused(1, 1, "attn_extern_no_value_table");
-    unused.fill(0.0f);
-    out.valueTable = unused;
+    out.valueTable = unusedArgument(2, "attn_extern_no_value_table");
   }
   if (out.hasKeyVectors) {
     keyVectors(d, h) = vectorSum;
     keyVectors.compute_root();
     out.keyVectors = keyVectors;
   } else {
-    Buffer<float> unused(1, 1, "attn_extern_no_key_vectors");
-    unused.fill(0.0f);
-    out.keyVectors = unused;
+    out.keyVectors = unusedArgument(2, "attn_extern_no_key_vectors");
   }
   return out;
 }
@@ -1417,9 +1419,7 @@ static BuiltKernel buildFlashAttention(const KernelSpec &spec, const Target &tar
                       D % t.vec == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
     decodedArgument = decoded;
   } else {
-    Buffer<float> unused(1, 1, 1, 1, "attn_extern_no_decode");
-    unused.fill(0.0f);
-    decodedArgument = unused;
+    decodedArgument = unusedArgument(4, "attn_extern_no_decode");
   }
   const FlashContent content = flashContent(spec, p);
   std::vector<Func> biasTerms = p.biasTerms;
