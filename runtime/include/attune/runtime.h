@@ -36,6 +36,9 @@ typedef enum attune_status {
                                   a weights file that is not the library's */
   ATTUNE_OUT_OF_MEMORY = 4,
   ATTUNE_INTERNAL = 5,         /* a kernel reported an error */
+  ATTUNE_NO_DEVICE = 6,        /* no GPU, or no CUDA driver or library that
+                                  loads: the machine cannot run the model's
+                                  device code */
 } attune_status_t;
 
 typedef enum attune_dtype {

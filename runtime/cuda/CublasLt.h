@@ -1,0 +1,109 @@
+//===- CublasLt.h - linear layers on tensor cores through cuBLASLt -*- C++ -*-===//
+//
+// Halide has no tensor-core code generation in any release, so a CUDA
+// library's matmuls run in cuBLASLt, loaded with dlopen like the driver.
+// A LinearPlan is one shape's cuBLASLt descriptors and the algorithm its
+// heuristic chose, built once (at model open) and run many times:
+//
+//   y[M, N] = epilogue(x[M, K] · w + b[N])          all row-major
+//
+// with w of shape [K, N] (attune's Linear layout) or, with
+// `weightTransposed`, [N, K] (PyTorch's nn.Linear layout). The epilogue is
+// fused into the cuBLASLt kernel: a bias, ReLU, or GELU in its tanh form,
+// 0.5·v·(1 + tanh(√(2/π)·(v + 0.044715·v³))) — cuBLASLt has no erf GELU, so a
+// model with erf GELU keeps the activation as its own kernel.
+//
+// cuBLASLt is column-major; a row-major [M, N] matrix is a column-major
+// [N, M] one, so the plan computes yᵀ = wᵀ · xᵀ with w as A and x as B, and
+// the bias runs along D's rows, as cuBLASLt's bias epilogue expects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_RUNTIME_CUDA_CUBLASLT_H
+#define ATTUNE_RUNTIME_CUDA_CUBLASLT_H
+
+#include "runtime/cuda/CudaDevice.h"
+
+#include <memory>
+
+namespace attune::cuda {
+
+/// Element types of x, w, b and y, and how the products are summed: F32 in
+/// full fp32 (CUDA cores), TF32 fp32 data on tensor cores with inputs
+/// rounded to 10-bit mantissas, BF16 and F16 data on tensor cores; every
+/// type accumulates in fp32.
+enum class MatmulType { F32, TF32, BF16, F16 };
+enum class Epilogue { None, Bias, Relu, BiasRelu, Gelu, BiasGelu };
+
+const char *matmulTypeName(MatmulType type);
+const char *epilogueName(Epilogue epilogue);
+/// Bytes per element of `type`'s data.
+size_t elementBytes(MatmulType type);
+
+/// The loaded library and one handle, with a workspace on the device.
+class CublasLt {
+public:
+  /// Loads `path` (by default $ATTUNE_CUBLASLT, else libcublasLt.so.13 from
+  /// the library path, else the toolkit's /usr/local/cuda/lib64) and creates
+  /// a handle for `device`. ATTUNE_NO_DEVICE when the library does not load.
+  static attune_status_t open(Device &device, std::unique_ptr<CublasLt> *out,
+                              const char *path = nullptr) noexcept;
+  ~CublasLt();
+  CublasLt(const CublasLt &) = delete;
+  CublasLt &operator=(const CublasLt &) = delete;
+
+  /// cublasLtGetVersion(), e.g. 130100 for 13.1.0.
+  size_t version() const;
+  Device &device() const { return device_; }
+
+private:
+  friend class LinearPlan;
+  explicit CublasLt(Device &device);
+  attune_status_t check(api::cublasStatus_t status, const char *what) const noexcept;
+
+  Device &device_;
+  void *library_ = nullptr;
+  struct Functions;
+  std::unique_ptr<Functions> f_;
+  api::cublasLtHandle_t handle_ = nullptr;
+  api::CUdeviceptr workspace_ = 0;
+  size_t workspaceBytes_ = 0;
+};
+
+struct LinearShape {
+  int64_t m = 0, k = 0, n = 0;
+  MatmulType type = MatmulType::F32;
+  Epilogue epilogue = Epilogue::None;
+  bool weightTransposed = false;
+};
+
+class LinearPlan {
+public:
+  /// ATTUNE_INVALID_ARGUMENT for a shape with a dimension below 1;
+  /// ATTUNE_INTERNAL, naming the shape, when cuBLASLt has no algorithm.
+  static attune_status_t create(CublasLt &lt, const LinearShape &shape,
+                                std::unique_ptr<LinearPlan> *out) noexcept;
+  ~LinearPlan();
+  LinearPlan(const LinearPlan &) = delete;
+  LinearPlan &operator=(const LinearPlan &) = delete;
+
+  /// Enqueues the product on the device's stream (it does not wait).
+  /// `bias` is read only by the Bias* epilogues.
+  attune_status_t run(api::CUdeviceptr x, api::CUdeviceptr w, api::CUdeviceptr bias,
+                      api::CUdeviceptr y) noexcept;
+  const LinearShape &shape() const { return shape_; }
+  /// 2·M·N·K.
+  double flops() const { return 2.0 * shape_.m * shape_.n * shape_.k; }
+
+private:
+  explicit LinearPlan(CublasLt &lt) : lt_(lt) {}
+  CublasLt &lt_;
+  LinearShape shape_;
+  api::cublasLtMatmulDesc_t desc_ = nullptr;
+  api::cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, d_ = nullptr;
+  api::cublasLtMatmulAlgo_t algo_ = {};
+};
+
+} // namespace attune::cuda
+
+#endif // ATTUNE_RUNTIME_CUDA_CUBLASLT_H
