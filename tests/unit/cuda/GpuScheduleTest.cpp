@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tests/unit/cuda/GpuSamples.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 
@@ -43,6 +44,9 @@
 
 using namespace attune::codegen;
 using Halide::Buffer;
+using attune::codegen::samples::makeSpec;
+using attune::codegen::samples::Sample;
+
 
 namespace {
 
@@ -72,131 +76,6 @@ std::string whyNoDevice() {
   if (devices == 0)
     return "the CUDA driver reports no device";
   return "";
-}
-
-/// One sample: a spec, the shapes of its inputs in signature order
-/// (innermost first) and of its output, and the range of integer inputs
-/// (indices must fall inside the tables they index).
-struct Sample {
-  std::string name;
-  KernelSpec spec;
-  std::vector<std::vector<int>> inputShapes;
-  std::vector<int> outputShape;
-  int indexLimit = 0;
-};
-
-KernelSpec makeSpec(KernelKind kind, const std::function<void(KernelSpec &)> &edit = {}) {
-  KernelSpec spec;
-  spec.kind = kind;
-  if (edit)
-    edit(spec);
-  return spec;
-}
-
-std::vector<Sample> samples() {
-  using K = KernelKind;
-  std::vector<Sample> s;
-  // Ragged sizes: no extent a multiple of the 128 threads of a block.
-  s.push_back({"embedding", makeSpec(K::Embedding), {{70, 50}, {13}}, {70, 13}, 50});
-  s.push_back(
-      {"learned_position", makeSpec(K::LearnedPosition), {{40, 9, 2}, {40, 16}}, {40, 9, 2}});
-  s.push_back({"sinusoidal", makeSpec(K::Sinusoidal), {{40, 9, 2}}, {40, 9, 2}});
-  s.push_back({"sinusoidal_concat",
-               makeSpec(K::Sinusoidal, [](KernelSpec &k) { k.form = SinusoidalForm::Concat; }),
-               {{41, 9, 2}},
-               {41, 9, 2}});
-  s.push_back(
-      {"multiplicative_position", makeSpec(K::MultiplicativePosition), {{40, 9, 2}}, {40, 9, 2}});
-  s.push_back({"recursive_position",
-               makeSpec(K::RecursivePosition, [](KernelSpec &k) { k.timeStep = 0.1; }),
-               {{12, 9, 2}, {12}, {5, 13}, {5}, {12, 6}, {12}},
-               {12, 9, 2}});
-  s.push_back({"complex_embedding",
-               makeSpec(K::ComplexEmbedding),
-               {{9, 2}, {24, 30}, {24, 30}, {24, 30}},
-               {48, 9, 2},
-               30});
-  s.push_back({"layer_norm",
-               makeSpec(K::LayerNorm, [](KernelSpec &k) { k.epsilon = 1e-5; }),
-               {{300, 7}, {300}, {300}},
-               {300, 7}});
-  s.push_back({"rms_norm",
-               makeSpec(K::RmsNorm, [](KernelSpec &k) { k.epsilon = 1e-6; }),
-               {{300, 7}, {300}},
-               {300, 7}});
-  s.push_back({"softmax", makeSpec(K::Softmax), {{300, 6}}, {300, 6}});
-  s.push_back({"binary_add",
-               makeSpec(K::Binary, [](KernelSpec &k) { k.rank = 3; }),
-               {{37, 5, 3}, {37, 5, 3}},
-               {37, 5, 3}});
-  s.push_back({"where",
-               makeSpec(K::Where,
-                        [](KernelSpec &k) {
-                          k.rank = 2;
-                          k.condType = ScalarType::I8;
-                        }),
-               {{37, 5}, {37, 5}, {37, 5}},
-               {37, 5},
-               2});
-  s.push_back({"unary_gelu",
-               makeSpec(K::Unary, [](KernelSpec &k) { k.unary = UnaryKind::GeluErf; }),
-               {{1000}},
-               {1000}});
-  s.push_back({"causal_mask",
-               makeSpec(K::CausalMask, [](KernelSpec &k) { k.value = -1e9; }),
-               {{20, 20, 3}},
-               {20, 20, 3}});
-  s.push_back(
-      {"copy", makeSpec(K::Copy, [](KernelSpec &k) { k.rank = 3; }), {{5, 6, 7}}, {5, 6, 7}});
-  s.push_back({"repeat_interleave",
-               makeSpec(K::RepeatInterleave, [](KernelSpec &k) { k.repeats = 2; }),
-               {{5, 4, 3}},
-               {5, 8, 3}});
-  s.push_back({"rope",
-               makeSpec(K::Rope,
-                        [](KernelSpec &k) {
-                          k.headDim = 64;
-                          k.rope.enabled = true;
-                          k.rope.rotaryDims = 64;
-                        }),
-               {{64, 9, 2, 1}},
-               {64, 9, 2, 1}});
-  s.push_back({"score_bias_alibi",
-               makeSpec(K::ScoreBias,
-                        [](KernelSpec &k) {
-                          k.modifiers = {{"alibi", {{"max_bias", 8.0}, {"symmetric", 0.0}}, {}}};
-                        }),
-               {{20, 17, 3, 1}},
-               {20, 17, 3, 1}});
-  s.push_back(
-      {"score_bias_t5",
-       makeSpec(K::ScoreBias,
-                [](KernelSpec &k) {
-                  k.modifiers = {
-                      {"t5",
-                       {{"num_buckets", 32.0}, {"max_distance", 128.0}, {"bidirectional", 1.0}},
-                       {2}}};
-                }),
-       {{20, 17, 3, 1}, {3, 32}},
-       {20, 17, 3, 1}});
-  // Shaw's value term: p[Sk, Sq, H, B] times the value table's rows.
-  s.push_back({"score_values_shaw", makeSpec(K::ScoreValues, [](KernelSpec &k) {
-                 k.modifiers = {{"shaw", {{"max_distance", 4.0}}, {2, 2}}};
-               }),
-               {{20, 17, 3, 1}, {16, 9}, {24, 9}}, {24, 17, 3, 1}});
-  s.push_back({"arange", makeSpec(K::Arange), {}, {300}});
-  s.push_back({"compare",
-               makeSpec(K::Compare, [](KernelSpec &k) { k.rank = 2; }),
-               {{37, 5}, {37, 5}},
-               {37, 5}});
-  s.push_back({"cast",
-               makeSpec(K::Cast, [](KernelSpec &k) { k.sourceType = ScalarType::I64; }),
-               {{1000}},
-               {1000},
-               100});
-  s.push_back(
-      {"gather_elements", makeSpec(K::GatherElements), {{3, 40, 5}, {3, 7, 5}}, {3, 7, 5}, 40});
-  return s;
 }
 
 std::string readFile(const std::string &path) {
@@ -273,7 +152,7 @@ std::vector<double> run(const Sample &sample, const std::vector<Buffer<>> &input
 TEST(GpuSchedule, CompileToPtx) {
   char dir[] = "/tmp/attune-gpu-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
-  for (const Sample &sample : samples()) {
+  for (const Sample &sample : samples::samples()) {
     SCOPED_TRACE(sample.name);
     const std::string object = std::string(dir) + "/" + sample.name + ".o";
     const std::string stmt = std::string(dir) + "/" + sample.name + ".stmt";
@@ -336,7 +215,7 @@ TEST(GpuSchedule, MatchCpuOnDevice) {
   const Halide::Target gpu =
       cpu.with_feature(Halide::Target::CUDA).with_feature(Halide::Target::CUDACapability80);
   std::mt19937 rng(7);
-  for (const Sample &sample : samples()) {
+  for (const Sample &sample : samples::samples()) {
     SCOPED_TRACE(sample.name);
     std::vector<KernelArg> signature = kernelSignature(sample.spec);
     ASSERT_EQ(signature.size(), sample.inputShapes.size() + 1);

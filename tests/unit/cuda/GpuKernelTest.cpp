@@ -1,0 +1,378 @@
+//===- GpuKernelTest.cpp - the CUDA runtime and kernels, run on a GPU -----===//
+//
+// What a library built for CUDA runs, tested where it runs: the runtime's
+// dlopen'd driver (runtime/cuda/CudaDevice.h), cuBLASLt linear layers
+// (CublasLt.h) and Halide kernels compiled ahead of time for sm_80 and called
+// on device memory through HalideCuda.h. This binary links no Halide
+// compiler, MLIR or LLVM, so it can be carried to a GPU machine as it is
+// (scripts/gpu-bundle.sh).
+//
+// Everywhere: a missing driver or library is a status that names it, and a
+// CUDA kernel with no device returns Halide's error instead of aborting.
+// With a GPU (skipped with the reason elsewhere, failed instead under
+// ATTUNE_REQUIRE_GPU=1):
+//  - device memory round trips and an impossible allocation is
+//    ATTUNE_OUT_OF_MEMORY;
+//  - cuBLASLt linear layers in f32, tf32, bf16 and f16 with every epilogue
+//    against a double-precision reference on the same (rounded) inputs;
+//  - every Halide sample on the device against the same sample compiled for
+//    the CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cuda/CublasLt.h"
+#include "runtime/cuda/HalideCuda.h"
+#include "tests/unit/cuda/GpuSampleManifest.h"
+#include "tests/unit/cuda/GpuTestSupport.h"
+
+#include "HalideBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace attune::cuda;
+using namespace attune::cuda::gputest;
+
+namespace {
+
+#define REQUIRE_DEVICE(device)                                                                     \
+  std::unique_ptr<Device> device;                                                                  \
+  if (std::string why = openFirstDevice(&device); !why.empty()) {                                  \
+    if (gpuRequired())                                                                             \
+      FAIL() << "ATTUNE_REQUIRE_GPU=1 but " << why;                                                \
+    GTEST_SKIP() << "GPU execution not checked: " << why;                                          \
+  }
+
+TEST(CudaDevice, MissingDriverIsAStatus) {
+  // First in this file, so that in a run of the whole binary no driver has
+  // loaded yet: once one has, every later load returns it, whatever the path.
+  std::unique_ptr<Device> device;
+  attune_status_t status = Device::open(0, &device, "/nonexistent/libcuda.so.1");
+  if (status == ATTUNE_OK)
+    GTEST_SKIP() << "a driver was already loaded in this process";
+  EXPECT_EQ(status, ATTUNE_NO_DEVICE);
+  EXPECT_EQ(device, nullptr);
+  EXPECT_NE(std::string(attune::runtime::statusMessage()).find("/nonexistent/libcuda.so.1"),
+            std::string::npos)
+      << attune::runtime::statusMessage();
+}
+
+TEST(HalideCuda, KernelWithoutDeviceReturnsAnError) {
+  std::unique_ptr<Device> device;
+  if (openFirstDevice(&device).empty())
+    GTEST_SKIP() << "this machine has a GPU";
+  // The default Halide runtime would print the error; a library routes it
+  // into its status. No device: the CUDA runtime's initialisation fails and
+  // the kernel returns that, with a message, instead of aborting.
+  routeHalideErrors();
+  const GpuSample &sample = kGpuSamples[0];
+  std::vector<DeviceTensor> tensors;
+  for (const GpuTensorSpec &input : sample.inputs)
+    tensors.emplace_back(0x1000, input.type, input.shape.data(), (int)input.shape.size());
+  tensors.emplace_back(0x1000, sample.output.type, sample.output.shape.data(),
+                       (int)sample.output.shape.size());
+  std::vector<void *> args;
+  for (DeviceTensor &tensor : tensors)
+    args.push_back(tensor.get());
+  EXPECT_NE(sample.cuda(args.data()), 0) << sample.name;
+  EXPECT_NE(std::string(lastHalideError()).find("CUDA"), std::string::npos) << lastHalideError();
+}
+
+TEST(CudaDevice, MemoryRoundTrip) {
+  REQUIRE_DEVICE(device);
+  std::printf("device: %s, %d SMs, compute capability %d, %zu MiB\n", device->name().c_str(),
+              device->multiprocessors(), device->computeCapability(),
+              device->totalMemory() >> 20);
+  EXPECT_GE(device->computeCapability(), 80);
+  std::vector<float> data(1000), back(1000);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = 0.5f * i;
+  api::CUdeviceptr a = 0, b = 0;
+  ASSERT_EQ(device->alloc(4000, &a), ATTUNE_OK) << attune::runtime::statusMessage();
+  ASSERT_EQ(device->alloc(4000, &b), ATTUNE_OK) << attune::runtime::statusMessage();
+  ASSERT_EQ(device->upload(a, data.data(), 4000), ATTUNE_OK);
+  ASSERT_EQ(device->copy(b, a, 4000), ATTUNE_OK);
+  ASSERT_EQ(device->download(back.data(), b, 4000), ATTUNE_OK);
+  EXPECT_EQ(back, data);
+  EXPECT_EQ(device->free(a), ATTUNE_OK);
+  EXPECT_EQ(device->free(b), ATTUNE_OK);
+
+  // 1 PiB: refused by the device, reported with the size, nothing aborts.
+  api::CUdeviceptr huge = 0;
+  EXPECT_EQ(device->alloc(size_t(1) << 50, &huge), ATTUNE_OUT_OF_MEMORY);
+  EXPECT_NE(std::string(attune::runtime::statusMessage()).find("1125899906842624 bytes"),
+            std::string::npos)
+      << attune::runtime::statusMessage();
+}
+
+TEST(CublasLt, MissingLibraryIsAStatus) {
+  REQUIRE_DEVICE(device);
+  std::unique_ptr<CublasLt> lt;
+  EXPECT_EQ(CublasLt::open(*device, &lt, "/nonexistent/libcublasLt.so.13"), ATTUNE_NO_DEVICE);
+  EXPECT_NE(std::string(attune::runtime::statusMessage()).find("/nonexistent/libcublasLt.so.13"),
+            std::string::npos)
+      << attune::runtime::statusMessage();
+}
+
+// --- cuBLASLt linear layers against a double-precision reference.
+
+struct LinearCase {
+  MatmulType type;
+  Epilogue epilogue;
+  bool weightTransposed;
+};
+
+std::string caseName(const testing::TestParamInfo<LinearCase> &info) {
+  return std::string(matmulTypeName(info.param.type)) + "_" + epilogueName(info.param.epilogue) +
+         (info.param.weightTransposed ? "_wT" : "");
+}
+
+class CublasLtLinear : public testing::TestWithParam<LinearCase> {};
+
+/// The value `type` stores for `v` on the device, and back as a float.
+float storedAs(MatmulType type, float v) {
+  if (type == MatmulType::BF16)
+    return fromBf16(toBf16(v));
+  if (type == MatmulType::F16)
+    return fromF16(toF16(v));
+  return v;
+}
+
+std::vector<unsigned char> encode(MatmulType type, const std::vector<float> &values) {
+  std::vector<unsigned char> bytes(values.size() * elementBytes(type));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (elementBytes(type) == 4) {
+      std::memcpy(&bytes[4 * i], &values[i], 4);
+    } else {
+      uint16_t bits = type == MatmulType::BF16 ? toBf16(values[i]) : toF16(values[i]);
+      std::memcpy(&bytes[2 * i], &bits, 2);
+    }
+  }
+  return bytes;
+}
+
+float decode(MatmulType type, const unsigned char *bytes) {
+  if (elementBytes(type) == 4) {
+    float v;
+    std::memcpy(&v, bytes, 4);
+    return v;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, bytes, 2);
+  return type == MatmulType::BF16 ? fromBf16(bits) : fromF16(bits);
+}
+
+TEST_P(CublasLtLinear, MatchesReference) {
+  REQUIRE_DEVICE(device);
+  std::unique_ptr<CublasLt> lt;
+  ASSERT_EQ(CublasLt::open(*device, &lt), ATTUNE_OK) << attune::runtime::statusMessage();
+  const LinearCase c = GetParam();
+  // M is ragged (no multiple of any tile); K and N are multiples of 8, as
+  // tensor-core layouts want for 16-bit data.
+  LinearShape shape;
+  shape.m = 203, shape.k = 96, shape.n = 136;
+  shape.type = c.type, shape.epilogue = c.epilogue, shape.weightTransposed = c.weightTransposed;
+  std::unique_ptr<LinearPlan> plan;
+  ASSERT_EQ(LinearPlan::create(*lt, shape, &plan), ATTUNE_OK) << attune::runtime::statusMessage();
+
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+  auto random = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float &x : v)
+      x = storedAs(c.type, uniform(rng));
+    return v;
+  };
+  const int64_t M = shape.m, K = shape.k, N = shape.n;
+  std::vector<float> x = random(M * K), w = random(K * N), b = random(N);
+  api::CUdeviceptr dx, dw, db, dy;
+  const size_t e = elementBytes(c.type);
+  ASSERT_EQ(device->alloc(M * K * e, &dx), ATTUNE_OK);
+  ASSERT_EQ(device->alloc(K * N * e, &dw), ATTUNE_OK);
+  ASSERT_EQ(device->alloc(N * e, &db), ATTUNE_OK);
+  ASSERT_EQ(device->alloc(M * N * e, &dy), ATTUNE_OK);
+  // w is [K, N]; transposed, the device gets [N, K].
+  std::vector<float> wDevice = w;
+  if (c.weightTransposed)
+    for (int64_t kk = 0; kk < K; ++kk)
+      for (int64_t n = 0; n < N; ++n)
+        wDevice[n * K + kk] = w[kk * N + n];
+  ASSERT_EQ(device->upload(dx, encode(c.type, x).data(), M * K * e), ATTUNE_OK);
+  ASSERT_EQ(device->upload(dw, encode(c.type, wDevice).data(), K * N * e), ATTUNE_OK);
+  ASSERT_EQ(device->upload(db, encode(c.type, b).data(), N * e), ATTUNE_OK);
+  ASSERT_EQ(plan->run(dx, dw, db, dy), ATTUNE_OK) << attune::runtime::statusMessage();
+  std::vector<unsigned char> y(M * N * e);
+  ASSERT_EQ(device->download(y.data(), dy, y.size()), ATTUNE_OK)
+      << attune::runtime::statusMessage();
+
+  const bool bias = c.epilogue == Epilogue::Bias || c.epilogue == Epilogue::BiasRelu ||
+                    c.epilogue == Epilogue::BiasGelu;
+  size_t bad = 0;
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t n = 0; n < N; ++n) {
+      double sum = 0, magnitude = 0;
+      for (int64_t kk = 0; kk < K; ++kk) {
+        sum += double(x[m * K + kk]) * w[kk * N + n];
+        magnitude += std::fabs(double(x[m * K + kk]) * w[kk * N + n]);
+      }
+      if (bias)
+        sum += b[n], magnitude += std::fabs(b[n]);
+      if (c.epilogue == Epilogue::Relu || c.epilogue == Epilogue::BiasRelu)
+        sum = std::max(sum, 0.0);
+      if (c.epilogue == Epilogue::Gelu || c.epilogue == Epilogue::BiasGelu)
+        sum = 0.5 * sum * (1 + std::tanh(std::sqrt(2 / M_PI) * (sum + 0.044715 * sum * sum * sum)));
+      // Tolerances: the products summed in fp32 (a few ulps of the sum of
+      // magnitudes), TF32's inputs rounded to 10-bit mantissas (2^-11
+      // relative each, so 2^-10 of the magnitudes), and a 16-bit output
+      // rounded once (half an ulp: 2^-9 relative for bf16, 2^-12 for f16),
+      // plus the activation's own float evaluation.
+      double tolerance = 1e-6 * magnitude + 1e-6;
+      if (c.type == MatmulType::TF32)
+        tolerance += std::ldexp(magnitude, -10);
+      if (c.type == MatmulType::BF16)
+        tolerance += std::ldexp(std::fabs(sum), -8);
+      if (c.type == MatmulType::F16)
+        tolerance += std::ldexp(std::fabs(sum), -11);
+      double got = decode(c.type, &y[(m * N + n) * e]);
+      if (!(std::fabs(got - sum) <= tolerance) && bad++ < 5)
+        ADD_FAILURE() << "y[" << m << ", " << n << "] = " << got << ", reference " << sum
+                      << " (tolerance " << tolerance << ")";
+    }
+  }
+  EXPECT_EQ(bad, 0u) << "of " << M * N;
+  for (api::CUdeviceptr p : {dx, dw, db, dy})
+    device->free(p);
+}
+
+std::vector<LinearCase> linearCases() {
+  std::vector<LinearCase> cases;
+  for (MatmulType type : {MatmulType::F32, MatmulType::TF32, MatmulType::BF16, MatmulType::F16})
+    for (Epilogue epilogue : {Epilogue::None, Epilogue::Bias, Epilogue::BiasRelu, Epilogue::Gelu,
+                              Epilogue::BiasGelu})
+      cases.push_back({type, epilogue, false});
+  cases.push_back({MatmulType::BF16, Epilogue::Bias, true});
+  cases.push_back({MatmulType::F32, Epilogue::None, true});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CublasLtLinear, testing::ValuesIn(linearCases()), caseName);
+
+TEST(CublasLtLinear, BadShapeIsAStatus) {
+  REQUIRE_DEVICE(device);
+  std::unique_ptr<CublasLt> lt;
+  ASSERT_EQ(CublasLt::open(*device, &lt), ATTUNE_OK) << attune::runtime::statusMessage();
+  LinearShape shape;
+  shape.m = 0, shape.k = 64, shape.n = 64;
+  std::unique_ptr<LinearPlan> plan;
+  EXPECT_EQ(LinearPlan::create(*lt, shape, &plan), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attune::runtime::statusMessage()).find("M=0"), std::string::npos);
+}
+
+// --- The Halide samples on the device against the same samples on the CPU.
+
+class GpuKernels : public testing::TestWithParam<const GpuSample *> {};
+
+Halide::Runtime::Buffer<> randomInput(const GpuTensorSpec &spec, int limit, std::mt19937 &rng) {
+  Halide::Runtime::Buffer<> buffer(spec.type, spec.shape);
+  std::uniform_real_distribution<float> real(-2.f, 2.f);
+  std::uniform_int_distribution<int> integer(0, (limit > 0 ? limit : 100) - 1);
+  const halide_type_t t = spec.type;
+  if (t.code == halide_type_float && t.bits == 32)
+    buffer.as<float>().for_each_value([&](float &v) { v = real(rng); });
+  else if (t.code == halide_type_int && t.bits == 32)
+    buffer.as<int32_t>().for_each_value([&](int32_t &v) { v = integer(rng); });
+  else if (t.code == halide_type_int && t.bits == 64)
+    buffer.as<int64_t>().for_each_value([&](int64_t &v) { v = integer(rng); });
+  else if (t.code == halide_type_int && t.bits == 8)
+    buffer.as<int8_t>().for_each_value([&](int8_t &v) { v = integer(rng) % 2; });
+  else if (t.code == halide_type_uint && t.bits == 1)
+    buffer.as<bool>().for_each_value([&](bool &v) { v = integer(rng) % 2; });
+  else
+    ADD_FAILURE() << "no random values for an input of this type";
+  return buffer;
+}
+
+double valueAt(const Halide::Runtime::Buffer<> &buffer, size_t i) {
+  const halide_type_t t = buffer.type();
+  const auto *base = static_cast<const unsigned char *>(buffer.data());
+  if (t.code == halide_type_float)
+    return reinterpret_cast<const float *>(base)[i];
+  if (t.code == halide_type_int && t.bits == 32)
+    return reinterpret_cast<const int32_t *>(base)[i];
+  if (t.code == halide_type_int && t.bits == 64)
+    return static_cast<double>(reinterpret_cast<const int64_t *>(base)[i]);
+  return base[i];
+}
+
+TEST_P(GpuKernels, MatchCpu) {
+  REQUIRE_DEVICE(device);
+  HalideOnDevice halide(*device);
+  const GpuSample &sample = *GetParam();
+  std::mt19937 rng(7);
+  std::vector<Halide::Runtime::Buffer<>> inputs;
+  for (const GpuTensorSpec &spec : sample.inputs)
+    inputs.push_back(randomInput(spec, sample.indexLimit, rng));
+  Halide::Runtime::Buffer<> want(sample.output.type, sample.output.shape);
+  std::vector<void *> args;
+  for (auto &input : inputs)
+    args.push_back(input.raw_buffer());
+  args.push_back(want.raw_buffer());
+  ASSERT_EQ(sample.cpu(args.data()), 0) << sample.name << " on the CPU: " << lastHalideError();
+
+  // The same inputs in device memory only.
+  std::vector<api::CUdeviceptr> pointers;
+  std::vector<DeviceTensor> tensors;
+  auto toDevice = [&](const Halide::Runtime::Buffer<> &host, bool upload) {
+    api::CUdeviceptr pointer = 0;
+    EXPECT_EQ(device->alloc(host.size_in_bytes(), &pointer), ATTUNE_OK);
+    if (upload) {
+      EXPECT_EQ(device->upload(pointer, host.data(), host.size_in_bytes()), ATTUNE_OK);
+    }
+    pointers.push_back(pointer);
+    std::vector<int> shape;
+    for (int d = 0; d < host.dimensions(); ++d)
+      shape.push_back(host.dim(d).extent());
+    tensors.emplace_back(pointer, host.type(), shape.data(), (int)shape.size());
+  };
+  for (auto &input : inputs)
+    toDevice(input, true);
+  toDevice(want, false);
+  args.clear();
+  for (DeviceTensor &tensor : tensors)
+    args.push_back(tensor.get());
+  ASSERT_EQ(runHalideKernel(*device, sample.name, sample.cuda, args.data()), ATTUNE_OK)
+      << attune::runtime::statusMessage();
+  Halide::Runtime::Buffer<> got(sample.output.type, sample.output.shape);
+  ASSERT_EQ(device->download(got.data(), pointers.back(), got.size_in_bytes()), ATTUNE_OK);
+
+  size_t bad = 0;
+  for (size_t i = 0; i < want.number_of_elements(); ++i) {
+    // The CPU's own exp/sin/cos and sums against libdevice's and another
+    // order of summation: a few f32 ulps on values of order 1.
+    double a = valueAt(got, i), b = valueAt(want, i);
+    bool same = a == b || std::fabs(a - b) <= 1e-5 + 1e-5 * std::fabs(b);
+    if (!same && bad++ < 5)
+      ADD_FAILURE() << "element " << i << ": GPU " << a << ", CPU " << b;
+  }
+  EXPECT_EQ(bad, 0u) << "of " << want.number_of_elements();
+  for (api::CUdeviceptr pointer : pointers)
+    device->free(pointer);
+}
+
+std::vector<const GpuSample *> allSamples() {
+  std::vector<const GpuSample *> out;
+  for (const GpuSample &sample : kGpuSamples)
+    out.push_back(&sample);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, GpuKernels, testing::ValuesIn(allSamples()),
+                         [](const testing::TestParamInfo<const GpuSample *> &info) {
+                           return std::string(info.param->name);
+                         });
+
+} // namespace
