@@ -5,6 +5,9 @@
 # tree) and runs every test labelled `cuda` with ATTUNE_REQUIRE_GPU=1, so
 # that a GPU test which cannot find the device fails instead of skipping.
 # Elsewhere those tests run in the normal suite and skip with the reason.
+# gpu_schedule_test JIT-compiles with libHalide; on a GPU machine that cannot
+# build attune, scripts/gpu-bundle.sh packs gpu_kernel_test (the runtime's
+# CUDA side, cuBLASLt and the AOT kernels) and gpu_benchmark instead.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ATTUNE_BUILD_DIR:-$root/build}
@@ -15,7 +18,7 @@ if [ "${ATTUNE_SKIP_DEPS:-0}" != 1 ]; then
 fi
 command -v nvidia-smi > /dev/null && nvidia-smi -L || echo "(no nvidia-smi)"
 echo "== building the GPU tests"
-cmake --build "$build" -j "$(nproc)" --target gpu_schedule_test
+cmake --build "$build" -j "$(nproc)" --target gpu_schedule_test gpu_kernel_test
 echo "== testing"
 cd "$build"
 ATTUNE_REQUIRE_GPU=1 ctest --output-on-failure -L cuda "$@"

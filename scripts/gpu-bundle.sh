@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the GPU checks that run without Halide's compiler, MLIR or LLVM
+# (gpu_kernel_test, gpu_benchmark: the runtime's CUDA side, cuBLASLt and the
+# Halide kernels compiled ahead of time for sm_80) and puts them in one
+# folder with what they load, for a GPU machine that cannot build attune:
+#
+#   scripts/gpu-bundle.sh [dir]          # here; dir defaults to gpu-bundle/
+#   dir/run.sh [gpu_benchmark flags]     # there: the tests, then the benchmark
+#
+# run.sh needs an NVIDIA driver and cuBLASLt 13 (ATTUNE_CUBLASLT=path, or
+# found in the usual places: the toolkit, PyTorch's nvidia-cublas wheel).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${ATTUNE_BUILD_DIR:-$root/build}
+out=${1:-$root/gpu-bundle}
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  "$root/scripts/install-deps.sh"
+  "$root/scripts/configure.sh"
+fi
+cmake --build "$build" --target gpu_kernel_test gpu_benchmark
+rm -rf "$out"
+mkdir -p "$out/lib"
+cp "$build/bin/gpu_kernel_test" "$build/bin/gpu_benchmark" "$root/scripts/gpu_peer_bench.py" "$out/"
+# The one shared library the binaries need beyond the C and C++ runtimes.
+cp -L "$(ldd "$build/bin/gpu_benchmark" | awk '/libbenchmark/ {print $3}')" "$out/lib/"
+cat > "$out/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# The GPU checks: gpu_kernel_test (with ATTUNE_REQUIRE_GPU=1, so a driver
+# that does not load fails instead of skipping), then gpu_benchmark with the
+# flags given, then the PyTorch peers where python3 has torch.
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -z "${ATTUNE_CUBLASLT:-}" ]; then
+  for candidate in /usr/local/cuda/lib64/libcublasLt.so.13 \
+      $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, d, "lib", "libcublasLt.so.13") for p in nvidia.__path__ for d in ("cu13", "cublas")))' 2>/dev/null) \
+      $(ldconfig -p 2>/dev/null | awk '/libcublasLt.so.13/ {print $NF}'); do
+    if [ -f "$candidate" ]; then export ATTUNE_CUBLASLT=$candidate; break; fi
+  done
+fi
+if [ -z "${ATTUNE_CUBLASLT:-}" ]; then
+  found=$(find /usr /opt -name 'libcublasLt.so.13*' -type f 2>/dev/null | head -1)
+  [ -n "$found" ] && export ATTUNE_CUBLASLT=$found
+fi
+echo "== cuBLASLt: ${ATTUNE_CUBLASLT:-not found}"
+nvidia-smi -L || true
+# Line-buffered, so that a step stopped by its time limit shows how far it got.
+echo "== gpu_kernel_test"
+ATTUNE_REQUIRE_GPU=1 timeout 60 stdbuf -oL "$here/gpu_kernel_test"
+tests=$?
+echo "== gpu_benchmark"
+timeout 150 stdbuf -oL "$here/gpu_benchmark" "$@"
+bench=$?
+if python3 -c 'import torch' 2>/dev/null; then
+  echo "== PyTorch on the same shapes"
+  PYTHONUNBUFFERED=1 timeout 90 python3 "$here/gpu_peer_bench.py"
+fi
+echo "gpu_kernel_test exit $tests, gpu_benchmark exit $bench"
+[ "$tests" = 0 ] && [ "$bench" = 0 ]
+RUN
+chmod +x "$out/run.sh"
+du -sh "$out"
