@@ -12,4 +12,11 @@ cmake --build "$build" -j "$(nproc)" > "$build.build.log" 2>&1 \
   || { tail -80 "$build.build.log"; exit 1; }
 echo "== testing"
 cd "$build"
-ctest --output-on-failure -j "$(nproc)" "$@"
+# ctest lists the tests that did not run (the GPU tests skip without a GPU,
+# each with its reason) after its summary; the summary is repeated last.
+set +e
+ctest --output-on-failure -j "$(nproc)" "$@" 2>&1 | tee "$build.ctest.log"
+status=${PIPESTATUS[0]}
+set -e
+grep -E '^[0-9]+% tests passed' "$build.ctest.log" | tail -1
+exit "$status"
