@@ -46,8 +46,9 @@
  * which then take each key block in turn while it is in cache.
  *
  * Files: attention_f32_isa.inc (the exponential, RoPE, k's packing) is
- * included once per ISA below, attention_f32_tile.inc (a tile's steps) once
- * per ISA and tile height; this file has the ISA macros, the tasks and the
+ * included once per ISA below, after the ISA's macros, and includes
+ * attention_f32_tile.inc (a tile's steps) once per tile height, then
+ * undefines those macros; this file has the ISA macros, the tasks and the
  * extern stages. */
 
 #ifndef _GNU_SOURCE
@@ -187,54 +188,8 @@ typedef struct {
                            _mm512_cmpge_epi32_mask(VLANEIDS, VSET1I(lo)) &                    \
                                _mm512_cmplt_epi32_mask(VLANEIDS, VSET1I(hi)),                 \
                            (idx), (p), 4)
+#define RV_MAX 3
 #include "attention_f32_isa.inc"
-#define RV 1
-#include "attention_f32_tile.inc"
-#undef RV
-#define RV 2
-#include "attention_f32_tile.inc"
-#undef RV
-#define RV 3
-#include "attention_f32_tile.inc"
-#undef RV
-#undef ISA
-#undef TGT
-#undef VF
-#undef W
-#undef NK
-#undef NC
-#undef VSET1
-#undef VZERO
-#undef VADD
-#undef VSUB
-#undef VMUL
-#undef VMAX
-#undef VFMA
-#undef VLOAD
-#undef VLOADU
-#undef VSTORE
-#undef VSTOREU
-#undef VCASTPS
-#undef VCASTSI
-#undef VADDI
-#undef VSLLI
-#undef VKEEPGT
-#undef VMASKLT
-#undef VSELECTEQ
-#undef VANYNE
-#undef VTRANSPOSE
-#undef VSTORENK
-#undef VDUPPAIRS
-#undef VSWAPPAIRS
-#undef VFMADDSUB
-#undef VIF
-#undef VLANES
-#undef VGATHER
-#undef VSET1I
-#undef VLANEIDS
-#undef VKEEPGE
-#undef VKEEPLE
-#undef VGATHERIN
 
 /* AVX2: 16 registers; tiles of up to 2 x 6 accumulators, with their
  * operands 15. */
@@ -288,51 +243,8 @@ typedef struct {
       _mm256_castsi256_ps(_mm256_and_si256(_mm256_cmpgt_epi32(VLANEIDS, VSET1I((lo) - 1)),   \
                                            _mm256_cmpgt_epi32(VSET1I(hi), VLANEIDS))),        \
       4)
+#define RV_MAX 2
 #include "attention_f32_isa.inc"
-#define RV 1
-#include "attention_f32_tile.inc"
-#undef RV
-#define RV 2
-#include "attention_f32_tile.inc"
-#undef RV
-#undef ISA
-#undef TGT
-#undef VF
-#undef W
-#undef NK
-#undef NC
-#undef VSET1
-#undef VZERO
-#undef VADD
-#undef VSUB
-#undef VMUL
-#undef VMAX
-#undef VFMA
-#undef VLOAD
-#undef VLOADU
-#undef VSTORE
-#undef VSTOREU
-#undef VCASTPS
-#undef VCASTSI
-#undef VADDI
-#undef VSLLI
-#undef VKEEPGT
-#undef VMASKLT
-#undef VSELECTEQ
-#undef VANYNE
-#undef VTRANSPOSE
-#undef VSTORENK
-#undef VDUPPAIRS
-#undef VSWAPPAIRS
-#undef VFMADDSUB
-#undef VIF
-#undef VLANES
-#undef VGATHER
-#undef VSET1I
-#undef VLANEIDS
-#undef VKEEPGE
-#undef VKEEPLE
-#undef VGATHERIN
 
 /* The smallest value head dim the tiles take (GEMM #2's last group of NC
  * columns may overlap the one before, but not start before column 0):
