@@ -137,10 +137,6 @@ Expr fastExp2(const Expr &t) {
 
 constexpr double kLog2E = 1.4426950408889634;
 
-/// Content terms whose row saturates within this distance are looked up per
-/// score; the others are computed by distance (see defineAttention).
-constexpr int64_t kLookupDistance = 64;
-
 /// The decode path (see defineAttention): up to this many query rows, keys
 /// in parallel chunks of kDecodeChunk.
 constexpr int kDecodeRows = 16;
@@ -539,7 +535,7 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
     };
     Expr keyValue = p.keyRotated.defined() ? Expr(p.keyRotated(p.rd, keyClamped, hk, b))
                                            : f32(k(p.rd, keyClamped, hk, b));
-    f.byDistance = c.saturation < 0 || c.saturation > kLookupDistance;
+    f.byDistance = c.saturation < 0 || c.saturation > kContentLookupDistance;
     if (f.byDistance) {
       // u = i' - j from unclamped rows and keys: consecutive along the
       // vector; rows past Sq and keys past Sk are never stored or unmasked.

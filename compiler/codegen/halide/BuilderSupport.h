@@ -66,6 +66,12 @@ bool isGpuTarget(const Halide::Target &target);
 /// warp reads 32 consecutive elements.
 inline constexpr int kGpuThreads = 128;
 
+/// Content terms of score modifiers (a table row per relative distance)
+/// whose rows stop changing within this distance, as Shaw's clip does, are
+/// looked up per score from a small table; the others are computed by
+/// distance (the fused kernel's defineAttention, the unfused score_bias).
+inline constexpr int64_t kContentLookupDistance = 64;
+
 /// The elementwise GPU schedule of `f`'s pure definition over `vars`
 /// (innermost first): dimension 0 split into kGpuThreads threads (guarded
 /// tails), its outer part and every other dimension fused into one block

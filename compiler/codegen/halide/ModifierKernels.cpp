@@ -217,7 +217,7 @@ BuiltKernel buildScoreBiasKernel(const KernelSpec &spec, const Target &target) {
   // tables are small) are looked up per score from a table per distance,
   // which measured 4% faster than the arithmetic inline (AVX2, S = 2048).
   for (ModifierBias::Content &c : bias.content)
-    if (c.saturation >= 0 && c.saturation <= 64)
+    if (c.saturation >= 0 && c.saturation <= kContentLookupDistance)
       c.row.compute_root();
   for (Func &byRow : byRows)
     byRow.compute_root().parallel(byRow.args()[2]).vectorize(byRow.args()[0], vec,
