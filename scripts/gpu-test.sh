@@ -18,7 +18,7 @@ if [ "${ATTUNE_SKIP_DEPS:-0}" != 1 ]; then
 fi
 command -v nvidia-smi > /dev/null && nvidia-smi -L || echo "(no nvidia-smi)"
 echo "== building the GPU tests"
-cmake --build "$build" -j "$(nproc)" --target gpu_schedule_test gpu_kernel_test
+cmake --build "$build" -j "$(nproc)" --target cuda_tests
 echo "== testing"
 cd "$build"
 ATTUNE_REQUIRE_GPU=1 ctest --output-on-failure -L cuda "$@"
