@@ -310,6 +310,7 @@ void registerAll() {
 
 int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
+  gpu(); // opens the device now, so that its name is in the printed context
   registerAll();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
