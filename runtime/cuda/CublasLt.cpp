@@ -270,6 +270,10 @@ LinearPlan::~LinearPlan() {
 attune_status_t LinearPlan::run(CUdeviceptr x, CUdeviceptr w, CUdeviceptr bias,
                                 CUdeviceptr y) noexcept {
   const CublasLt::Functions &f = *lt_.f_;
+  if (!x || !w || !y)
+    return fail(ATTUNE_INVALID_ARGUMENT, "linear M=%lld K=%lld N=%lld: a null %s pointer",
+                (long long)shape_.m, (long long)shape_.k, (long long)shape_.n,
+                !x ? "input" : !w ? "weight" : "output");
   if (hasBias(shape_.epilogue)) {
     if (!bias)
       return fail(ATTUNE_INVALID_ARGUMENT, "linear with epilogue %s needs a bias",

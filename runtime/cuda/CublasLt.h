@@ -88,7 +88,9 @@ public:
   LinearPlan &operator=(const LinearPlan &) = delete;
 
   /// Enqueues the product on the device's stream (it does not wait).
-  /// `bias` is read only by the Bias* epilogues.
+  /// `bias` is read only by the Bias* epilogues; a null pointer it needs is
+  /// ATTUNE_INVALID_ARGUMENT. Sets the descriptor's bias pointer, so one
+  /// plan runs on one thread at a time.
   attune_status_t run(api::CUdeviceptr x, api::CUdeviceptr w, api::CUdeviceptr bias,
                       api::CUdeviceptr y) noexcept;
   const LinearShape &shape() const { return shape_; }

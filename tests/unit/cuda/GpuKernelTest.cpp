@@ -261,7 +261,7 @@ std::vector<LinearCase> linearCases() {
 
 INSTANTIATE_TEST_SUITE_P(Cases, CublasLtLinear, testing::ValuesIn(linearCases()), caseName);
 
-TEST(CublasLtLinear, BadShapeIsAStatus) {
+TEST(CublasLtLinear, BadShapesAndPointersAreStatuses) {
   REQUIRE_DEVICE(device);
   std::unique_ptr<CublasLt> lt;
   ASSERT_EQ(CublasLt::open(*device, &lt), ATTUNE_OK) << attune::runtime::statusMessage();
@@ -270,6 +270,17 @@ TEST(CublasLtLinear, BadShapeIsAStatus) {
   std::unique_ptr<LinearPlan> plan;
   EXPECT_EQ(LinearPlan::create(*lt, shape, &plan), ATTUNE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(attune::runtime::statusMessage()).find("M=0"), std::string::npos);
+
+  // A plan given no weight, or no bias for a bias epilogue, says which.
+  shape.m = 8, shape.epilogue = Epilogue::Bias;
+  ASSERT_EQ(LinearPlan::create(*lt, shape, &plan), ATTUNE_OK) << attune::runtime::statusMessage();
+  api::CUdeviceptr buffer = 0;
+  ASSERT_EQ(device->alloc(64 * 64 * 4, &buffer), ATTUNE_OK);
+  EXPECT_EQ(plan->run(buffer, 0, buffer, buffer), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attune::runtime::statusMessage()).find("null weight"), std::string::npos);
+  EXPECT_EQ(plan->run(buffer, buffer, 0, buffer), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attune::runtime::statusMessage()).find("needs a bias"), std::string::npos);
+  device->free(buffer);
 }
 
 // --- The Halide samples on the device against the same samples on the CPU.
