@@ -13,6 +13,8 @@
 //    written, against the HBM bandwidth of the data sheet (`of_hbm`) and
 //    against a device-to-device copy measured in the same run (`of_copy`).
 //  - BM_DeviceCopy: that copy.
+//  - BM_BatchedScores: attention's q·kᵀ for 12 heads as one batched cuBLASLt
+//    product, the way unfused attention would run on a GPU.
 // Times come from CUDA events around `kRepeats` back-to-back launches on the
 // device's stream (manual time, per launch), so launch gaps count.
 //
@@ -29,6 +31,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -201,6 +204,38 @@ void BM_Linear(benchmark::State &state, MatmulType type, Epilogue epilogue,
     gpu().device->free(p);
 }
 
+/// Attention's q·kᵀ as one batched cuBLASLt product over B·H heads: S×S
+/// scores of D-wide rows, k transposed, scaled by 1/√D.
+void BM_BatchedScores(benchmark::State &state, MatmulType type) {
+  if (!gpu().why.empty())
+    return state.SkipWithError(("no GPU: " + gpu().why).c_str());
+  LinearShape shape;
+  shape.m = shape.n = state.range(0);
+  shape.k = state.range(1);
+  shape.batch = state.range(2);
+  shape.type = type, shape.weightTransposed = true;
+  shape.alpha = 1.f / std::sqrt(static_cast<float>(shape.k));
+  std::unique_ptr<LinearPlan> plan;
+  if (LinearPlan::create(*gpu().lt, shape, &plan) != ATTUNE_OK)
+    return state.SkipWithError(attune::runtime::statusMessage());
+  api::CUdeviceptr q = randomDeviceBuffer(shape.batch * shape.m * shape.k, type);
+  api::CUdeviceptr k = randomDeviceBuffer(shape.batch * shape.n * shape.k, type);
+  api::CUdeviceptr s = randomDeviceBuffer(shape.batch * shape.m * shape.n, type);
+  if (q && k && s)
+    timeOnDevice(state, [&] {
+      if (plan->run(q, k, 0, s) == ATTUNE_OK)
+        return true;
+      state.SkipWithError(attune::runtime::statusMessage());
+      return false;
+    });
+  else
+    state.SkipWithError(attune::runtime::statusMessage());
+  state.counters["TFLOP/s"] =
+      benchmark::Counter(plan->flops() / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+  for (api::CUdeviceptr p : {q, k, s})
+    gpu().device->free(p);
+}
+
 const GpuSample *findSample(const char *name) {
   for (const GpuSample &sample : kGpuSamples)
     if (std::strcmp(sample.name, name) == 0)
@@ -288,6 +323,14 @@ void registerAll() {
       ->Args({4096, 768, 3072})
       ->ArgNames({"M", "K", "N"})
       ->UseManualTime();
+  // The scores of 12 heads at S = 2048, D = 64, as unfused attention would
+  // compute them on a GPU.
+  for (MatmulType type : {MatmulType::BF16, MatmulType::F32})
+    benchmark::RegisterBenchmark(
+        (std::string("BM_BatchedScores/") + matmulTypeName(type)).c_str(), BM_BatchedScores, type)
+        ->Args({2048, 64, 12})
+        ->ArgNames({"S", "D", "heads"})
+        ->UseManualTime();
   // Bandwidth-bound kernels above the 50-60 MB of L2: 32768 tokens of 768
   // (100 MB a tensor), softmax over 12 heads of 2048×2048 scores, GELU on
   // 16384 tokens of 3072.

@@ -104,6 +104,7 @@ struct CublasLt::Functions {
   X(cublasLtMatmulDescSetAttribute)                                                                \
   X(cublasLtMatrixLayoutCreate)                                                                    \
   X(cublasLtMatrixLayoutDestroy)                                                                   \
+  X(cublasLtMatrixLayoutSetAttribute)                                                              \
   X(cublasLtMatmulPreferenceCreate)                                                                \
   X(cublasLtMatmulPreferenceDestroy)                                                               \
   X(cublasLtMatmulPreferenceSetAttribute)                                                          \
@@ -183,13 +184,24 @@ size_t CublasLt::version() const { return f_->cublasLtGetVersion(); }
 
 attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
                                    std::unique_ptr<LinearPlan> *out) noexcept {
-  if (shape.m < 1 || shape.k < 1 || shape.n < 1)
-    return fail(ATTUNE_INVALID_ARGUMENT, "linear of shape M=%lld K=%lld N=%lld: every dimension "
-                "must be at least 1", (long long)shape.m, (long long)shape.k, (long long)shape.n);
+  if (shape.m < 1 || shape.k < 1 || shape.n < 1 || shape.batch < 1)
+    return fail(ATTUNE_INVALID_ARGUMENT,
+                "linear of shape M=%lld K=%lld N=%lld batch=%lld: every dimension and the batch "
+                "must be at least 1",
+                (long long)shape.m, (long long)shape.k, (long long)shape.n, (long long)shape.batch);
+  if (shape.batchStrideX < -1 || shape.batchStrideW < -1 || shape.batchStrideY < -1)
+    return fail(ATTUNE_INVALID_ARGUMENT, "linear batch strides must be -1 (dense) or at least 0");
   std::unique_ptr<LinearPlan> plan(new (std::nothrow) LinearPlan(lt));
   if (!plan)
     return fail(ATTUNE_OUT_OF_MEMORY, "out of memory");
   plan->shape_ = shape;
+  LinearShape &s = plan->shape_;
+  if (s.batchStrideX < 0)
+    s.batchStrideX = s.m * s.k;
+  if (s.batchStrideW < 0)
+    s.batchStrideW = s.k * s.n;
+  if (s.batchStrideY < 0)
+    s.batchStrideY = s.m * s.n;
   const CublasLt::Functions &f = *lt.f_;
   const int compute =
       shape.type == MatmulType::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -215,17 +227,33 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
   if (hasBias(shape.epilogue))
     if (attune_status_t status = set(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &type, sizeof type))
       return status;
-  auto layout = [&](cublasLtMatrixLayout_t *to, uint64_t rows, uint64_t cols, int64_t ld) {
-    return lt.check(f.cublasLtMatrixLayoutCreate(to, type, rows, cols, ld),
-                    "cublasLtMatrixLayoutCreate");
+  auto layout = [&](cublasLtMatrixLayout_t *to, uint64_t rows, uint64_t cols, int64_t ld,
+                    int64_t batchStride) {
+    if (attune_status_t status =
+            lt.check(f.cublasLtMatrixLayoutCreate(to, type, rows, cols, ld),
+                     "cublasLtMatrixLayoutCreate"))
+      return status;
+    if (s.batch == 1)
+      return ATTUNE_OK;
+    const int32_t count = static_cast<int32_t>(s.batch);
+    if (attune_status_t status = lt.check(
+            f.cublasLtMatrixLayoutSetAttribute(*to, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                               sizeof count),
+            "cublasLtMatrixLayoutSetAttribute(batch count)"))
+      return status;
+    return lt.check(f.cublasLtMatrixLayoutSetAttribute(
+                        *to, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &batchStride,
+                        sizeof batchStride),
+                    "cublasLtMatrixLayoutSetAttribute(batch stride)");
   };
   const uint64_t m = shape.m, k = shape.k, n = shape.n;
-  if (attune_status_t status = shape.weightTransposed ? layout(&plan->a_, k, n, k)
-                                                      : layout(&plan->a_, n, k, n))
+  if (attune_status_t status = shape.weightTransposed
+                                  ? layout(&plan->a_, k, n, k, s.batchStrideW)
+                                  : layout(&plan->a_, n, k, n, s.batchStrideW))
     return status;
-  if (attune_status_t status = layout(&plan->b_, k, m, k))
+  if (attune_status_t status = layout(&plan->b_, k, m, k, s.batchStrideX))
     return status;
-  if (attune_status_t status = layout(&plan->d_, n, m, n))
+  if (attune_status_t status = layout(&plan->d_, n, m, n, s.batchStrideY))
     return status;
 
   cublasLtMatmulPreference_t preference = nullptr;
@@ -247,9 +275,10 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
     return status;
   if (found == 0)
     return fail(ATTUNE_INTERNAL,
-                "cuBLASLt has no algorithm for a %s linear M=%lld K=%lld N=%lld with epilogue %s",
+                "cuBLASLt has no algorithm for a %s linear M=%lld K=%lld N=%lld batch=%lld with "
+                "epilogue %s",
                 matmulTypeName(shape.type), (long long)m, (long long)k, (long long)n,
-                epilogueName(shape.epilogue));
+                (long long)s.batch, epilogueName(shape.epilogue));
   plan->algo_ = result.algo;
   *out = std::move(plan);
   return ATTUNE_OK;
@@ -285,7 +314,7 @@ attune_status_t LinearPlan::run(CUdeviceptr x, CUdeviceptr w, CUdeviceptr bias,
             "cublasLtMatmulDescSetAttribute(bias)"))
       return status;
   }
-  const float alpha = 1.f, beta = 0.f;
+  const float alpha = shape_.alpha, beta = 0.f;
   auto pointer = [](CUdeviceptr p) { return reinterpret_cast<void *>(p); };
   Device::Scope scope(lt_.device_);
   return lt_.check(f.cublasLtMatmul(lt_.handle_, desc_, &alpha, pointer(w), a_, pointer(x), b_,

@@ -5,10 +5,15 @@
 // A LinearPlan is one shape's cuBLASLt descriptors and the algorithm its
 // heuristic chose, built once (at model open) and run many times:
 //
-//   y[M, N] = epilogue(x[M, K] · w + b[N])          all row-major
+//   y[M, N] = epilogue(alpha · x[M, K] · w + b[N])          all row-major
 //
 // with w of shape [K, N] (attune's Linear layout) or, with
-// `weightTransposed`, [N, K] (PyTorch's nn.Linear layout). The epilogue is
+// `weightTransposed`, [N, K] (PyTorch's nn.Linear layout), for `batch`
+// matrices at element strides of your choosing (a weight stride of 0 shares
+// one w, and b is always shared). Attention's products are such batches:
+// q·kᵀ is x = q, w = k transposed, alpha the scale; p·v is x = p, w = v;
+// with grouped-query heads stored [B, H, S, D], the heads of one key/value
+// head are adjacent, so a batch entry is g·S rows of q. The epilogue is
 // fused into the cuBLASLt kernel: a bias, ReLU, or GELU in its tanh form,
 // 0.5·v·(1 + tanh(√(2/π)·(v + 0.044715·v³))) — cuBLASLt has no erf GELU, so a
 // model with erf GELU keeps the activation as its own kernel.
@@ -75,11 +80,19 @@ struct LinearShape {
   MatmulType type = MatmulType::F32;
   Epilogue epilogue = Epilogue::None;
   bool weightTransposed = false;
+  /// Products scale x·w by alpha before the bias and activation.
+  float alpha = 1.f;
+  /// `batch` products, matrix i at x + i·batchStrideX (elements), and so on.
+  /// The strides default to dense batches (m·k, k·n, m·n); batchStrideW = 0
+  /// shares one weight.
+  int64_t batch = 1;
+  int64_t batchStrideX = -1, batchStrideW = -1, batchStrideY = -1;
 };
 
 class LinearPlan {
 public:
-  /// ATTUNE_INVALID_ARGUMENT for a shape with a dimension below 1;
+  /// ATTUNE_INVALID_ARGUMENT for a shape with a dimension or batch below 1
+  /// or a negative stride other than the -1 defaults;
   /// ATTUNE_INTERNAL, naming the shape, when cuBLASLt has no algorithm.
   static attune_status_t create(CublasLt &lt, const LinearShape &shape,
                                 std::unique_ptr<LinearPlan> *out) noexcept;
@@ -94,8 +107,8 @@ public:
   attune_status_t run(api::CUdeviceptr x, api::CUdeviceptr w, api::CUdeviceptr bias,
                       api::CUdeviceptr y) noexcept;
   const LinearShape &shape() const { return shape_; }
-  /// 2·M·N·K.
-  double flops() const { return 2.0 * shape_.m * shape_.n * shape_.k; }
+  /// 2·M·N·K per batch entry.
+  double flops() const { return 2.0 * shape_.batch * shape_.m * shape_.n * shape_.k; }
 
 private:
   explicit LinearPlan(CublasLt &lt) : lt_(lt) {}

@@ -115,6 +115,9 @@ constexpr int CUBLASLT_EPILOGUE_BIAS = 4;
 constexpr int CUBLASLT_EPILOGUE_RELU_BIAS = 6;
 constexpr int CUBLASLT_EPILOGUE_GELU = 32;
 constexpr int CUBLASLT_EPILOGUE_GELU_BIAS = 36;
+// cublasLtMatrixLayoutAttribute_t
+constexpr int CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5;
+constexpr int CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6;
 // cublasLtMatmulPreferenceAttributes_t
 constexpr int CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1;
 
@@ -130,6 +133,9 @@ using cublasLtMatmulDescSetAttribute_t = cublasStatus_t (*)(cublasLtMatmulDesc_t
 using cublasLtMatrixLayoutCreate_t = cublasStatus_t (*)(cublasLtMatrixLayout_t *layout, int type,
                                                         uint64_t rows, uint64_t cols, int64_t ld);
 using cublasLtMatrixLayoutDestroy_t = cublasStatus_t (*)(cublasLtMatrixLayout_t layout);
+using cublasLtMatrixLayoutSetAttribute_t = cublasStatus_t (*)(cublasLtMatrixLayout_t layout,
+                                                              int attribute, const void *value,
+                                                              size_t bytes);
 using cublasLtMatmulPreferenceCreate_t = cublasStatus_t (*)(cublasLtMatmulPreference_t *pref);
 using cublasLtMatmulPreferenceDestroy_t = cublasStatus_t (*)(cublasLtMatmulPreference_t pref);
 using cublasLtMatmulPreferenceSetAttribute_t = cublasStatus_t (*)(cublasLtMatmulPreference_t pref,

@@ -13,8 +13,9 @@
 // ATTUNE_REQUIRE_GPU=1):
 //  - device memory round trips and an impossible allocation is
 //    ATTUNE_OUT_OF_MEMORY;
-//  - cuBLASLt linear layers in f32, tf32, bf16 and f16 with every epilogue
-//    against a double-precision reference on the same (rounded) inputs;
+//  - cuBLASLt linear layers in f32, tf32, bf16 and f16 with every epilogue,
+//    and attention's batched products, against a double-precision reference
+//    on the same (rounded) inputs;
 //  - every Halide sample on the device against the same sample compiled for
 //    the CPU.
 //
@@ -281,6 +282,68 @@ TEST(CublasLtLinear, BadShapesAndPointersAreStatuses) {
   EXPECT_EQ(plan->run(buffer, buffer, 0, buffer), ATTUNE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(attune::runtime::statusMessage()).find("needs a bias"), std::string::npos);
   device->free(buffer);
+}
+
+/// Attention's products as batches: scores = alpha · q·kᵀ over 3 heads with
+/// k transposed, then the same with one k shared by every head (stride 0,
+/// as the heads of a grouped-query head share theirs).
+TEST(CublasLtLinear, BatchedProductsLikeAttention) {
+  REQUIRE_DEVICE(device);
+  std::unique_ptr<CublasLt> lt;
+  ASSERT_EQ(CublasLt::open(*device, &lt), ATTUNE_OK) << attune::runtime::statusMessage();
+  const int64_t heads = 3, M = 37, D = 64, N = 50;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+  std::vector<float> q(heads * M * D), k(heads * N * D);
+  for (float &v : q)
+    v = uniform(rng);
+  for (float &v : k)
+    v = uniform(rng);
+  api::CUdeviceptr dq, dk, ds;
+  ASSERT_EQ(device->alloc(q.size() * 4, &dq), ATTUNE_OK);
+  ASSERT_EQ(device->alloc(k.size() * 4, &dk), ATTUNE_OK);
+  ASSERT_EQ(device->alloc(heads * M * N * 4, &ds), ATTUNE_OK);
+  ASSERT_EQ(device->upload(dq, q.data(), q.size() * 4), ATTUNE_OK);
+  ASSERT_EQ(device->upload(dk, k.data(), k.size() * 4), ATTUNE_OK);
+  for (bool shared : {false, true}) {
+    SCOPED_TRACE(shared ? "one k for every head" : "a k per head");
+    LinearShape shape;
+    shape.m = M, shape.k = D, shape.n = N, shape.batch = heads;
+    shape.weightTransposed = true, shape.alpha = 0.125f;
+    if (shared)
+      shape.batchStrideW = 0;
+    std::unique_ptr<LinearPlan> plan;
+    ASSERT_EQ(LinearPlan::create(*lt, shape, &plan), ATTUNE_OK)
+        << attune::runtime::statusMessage();
+    EXPECT_EQ(plan->flops(), 2.0 * heads * M * N * D);
+    ASSERT_EQ(plan->run(dq, dk, 0, ds), ATTUNE_OK) << attune::runtime::statusMessage();
+    std::vector<float> scores(heads * M * N);
+    ASSERT_EQ(device->download(scores.data(), ds, scores.size() * 4), ATTUNE_OK);
+    size_t bad = 0;
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          const float *kRow = &k[((shared ? 0 : h) * N + j) * D];
+          double want = 0, magnitude = 0;
+          for (int64_t d = 0; d < D; ++d) {
+            want += double(q[(h * M + i) * D + d]) * kRow[d];
+            magnitude += std::fabs(double(q[(h * M + i) * D + d]) * kRow[d]);
+          }
+          want *= 0.125;
+          // fp32 products summed in fp32: a few ulps of the magnitudes.
+          const double got = scores[(h * M + i) * N + j];
+          if (!(std::fabs(got - want) <= 1e-6 * magnitude + 1e-6) && bad++ < 5)
+            ADD_FAILURE() << "head " << h << " score [" << i << ", " << j << "] = " << got
+                          << ", reference " << want;
+        }
+    EXPECT_EQ(bad, 0u);
+  }
+  LinearShape negative;
+  negative.m = negative.k = negative.n = 8, negative.batchStrideX = -2;
+  std::unique_ptr<LinearPlan> plan;
+  EXPECT_EQ(LinearPlan::create(*lt, negative, &plan), ATTUNE_INVALID_ARGUMENT);
+  for (api::CUdeviceptr p : {dq, dk, ds})
+    device->free(p);
 }
 
 // --- The Halide samples on the device against the same samples on the CPU.
