@@ -6,6 +6,8 @@
 #
 #   scripts/gpu-bundle.sh [dir]          # here; dir defaults to gpu-bundle/
 #   dir/run.sh [gpu_benchmark flags]     # there: the tests, then the benchmark
+#                                        # (ATTUNE_ATTENTION_PEERS=1: also PyTorch's
+#                                        # attention back-ends, issue 10's peers)
 #
 # run.sh needs an NVIDIA driver and cuBLASLt 13 (ATTUNE_CUBLASLT=path, or
 # found in the usual places: the toolkit, PyTorch's nvidia-cublas wheel).
@@ -21,7 +23,8 @@ fi
 cmake --build "$build" --target gpu_kernel_test gpu_benchmark
 rm -rf "$out"
 mkdir -p "$out/lib"
-cp "$build/bin/gpu_kernel_test" "$build/bin/gpu_benchmark" "$root/scripts/gpu_peer_bench.py" "$out/"
+cp "$build/bin/gpu_kernel_test" "$build/bin/gpu_benchmark" "$root/scripts/gpu_peer_bench.py" \
+  "$root/scripts/gpu_attention_peers.py" "$out/"
 # The one shared library the binaries need beyond the C and C++ runtimes.
 cp -L "$(ldd "$build/bin/gpu_benchmark" | awk '/libbenchmark/ {print $3}')" "$out/lib/"
 cat > "$out/run.sh" <<'RUN'
@@ -55,6 +58,12 @@ bench=$?
 if python3 -c 'import torch' 2>/dev/null; then
   echo "== PyTorch on the same shapes"
   PYTHONUNBUFFERED=1 timeout 90 python3 "$here/gpu_peer_bench.py"
+  # Issue 10's peers (PyTorch SDPA's cuDNN, flash and efficient back-ends):
+  # ATTUNE_ATTENTION_PEERS=1 for the full table, =quick for two rows.
+  case "${ATTUNE_ATTENTION_PEERS:-}" in
+    1) echo "== PyTorch attention"; PYTHONUNBUFFERED=1 timeout 180 python3 "$here/gpu_attention_peers.py" ;;
+    quick) echo "== PyTorch attention"; PYTHONUNBUFFERED=1 timeout 60 python3 "$here/gpu_attention_peers.py" --quick ;;
+  esac
 fi
 echo "gpu_kernel_test exit $tests, gpu_benchmark exit $bench"
 [ "$tests" = 0 ] && [ "$bench" = 0 ]
