@@ -4,7 +4,8 @@
 //  - BM_Linear: cuBLASLt linear layers at GPT-2 sizes (768 → 3072 and back
 //    at 512 and 4096 tokens, the fused QKV projection) in bf16, f16, tf32 and
 //    f32, with the weight as attune stores it ([K, N]) and once as PyTorch
-//    does ([N, K], `wT`), as TFLOP/s and as a fraction of the GPU's dense tensor-core peak
+//    does ([N, K], `wT`), and at 4096×768×3072 cuBLASLt's heuristic answers
+//    ranked 1 to 7 beside its first (`rank<r>`), as TFLOP/s and as a fraction of the GPU's dense tensor-core peak
 //    (`peak`: 989 TFLOP/s bf16/f16 and 495 tf32 on an H100 or H200 SXM; f32
 //    rows against the 67 TFLOP/s of its CUDA cores).
 //  - BM_HalideKernel: the AOT-compiled Halide GPU kernels of
@@ -170,12 +171,13 @@ void BM_DeviceCopy(benchmark::State &state) {
 }
 
 void BM_Linear(benchmark::State &state, MatmulType type, Epilogue epilogue,
-               bool weightTransposed) {
+               bool weightTransposed, int heuristicRank) {
   if (!gpu().why.empty())
     return state.SkipWithError(("no GPU: " + gpu().why).c_str());
   LinearShape shape;
   shape.m = state.range(0), shape.k = state.range(1), shape.n = state.range(2);
   shape.type = type, shape.epilogue = epilogue, shape.weightTransposed = weightTransposed;
+  shape.heuristicRank = heuristicRank;
   std::unique_ptr<LinearPlan> plan;
   if (LinearPlan::create(*gpu().lt, shape, &plan) != ATTUNE_OK)
     return state.SkipWithError(attune::runtime::statusMessage());
@@ -310,7 +312,7 @@ void registerAll() {
           continue;
         std::string name = std::string("BM_Linear/") + matmulTypeName(type) + "/" +
                            epilogueName(epilogue);
-        benchmark::RegisterBenchmark(name.c_str(), BM_Linear, type, epilogue, false)
+        benchmark::RegisterBenchmark(name.c_str(), BM_Linear, type, epilogue, false, 0)
             ->Args({size.m, size.k, size.n})
             ->ArgNames({"M", "K", "N"})
             ->UseManualTime();
@@ -319,10 +321,21 @@ void registerAll() {
   // The weight as PyTorch stores it ([N, K], cuBLASLt's A transposed), the
   // layout torch.nn.functional.linear hands cuBLASLt.
   benchmark::RegisterBenchmark("BM_Linear/bf16/none/wT", BM_Linear, MatmulType::BF16,
-                               Epilogue::None, true)
+                               Epilogue::None, true, 0)
       ->Args({4096, 768, 3072})
       ->ArgNames({"M", "K", "N"})
       ->UseManualTime();
+  // cuBLASLt's other heuristic answers for the shape, both weight
+  // layouts: whether timing them at plan creation would beat the first.
+  for (bool transposed : {false, true})
+    for (int rank = 1; rank < 8; ++rank)
+      benchmark::RegisterBenchmark((std::string("BM_Linear/bf16/none/") +
+                                    (transposed ? "wT/" : "") + "rank" + std::to_string(rank))
+                                       .c_str(),
+                                   BM_Linear, MatmulType::BF16, Epilogue::None, transposed, rank)
+          ->Args({4096, 768, 3072})
+          ->ArgNames({"M", "K", "N"})
+          ->UseManualTime();
   // The scores of 12 heads at S = 2048, D = 64, as unfused attention would
   // compute them on a GPU.
   for (MatmulType type : {MatmulType::BF16, MatmulType::F32})

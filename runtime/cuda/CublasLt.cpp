@@ -19,6 +19,10 @@ namespace {
 /// What NVIDIA suggests for Hopper; enough for every algorithm on Ampere.
 constexpr size_t kWorkspaceBytes = 32u << 20;
 
+/// The most answers a plan asks cuBLASLt's heuristic for (LinearShape::
+/// heuristicRank).
+constexpr int kMostHeuristicAnswers = 16;
+
 int dataType(MatmulType type) {
   switch (type) {
   case MatmulType::BF16:
@@ -191,6 +195,9 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
                 (long long)shape.m, (long long)shape.k, (long long)shape.n, (long long)shape.batch);
   if (shape.batchStrideX < -1 || shape.batchStrideW < -1 || shape.batchStrideY < -1)
     return fail(ATTUNE_INVALID_ARGUMENT, "linear batch strides must be -1 (dense) or at least 0");
+  if (shape.heuristicRank < 0 || shape.heuristicRank >= kMostHeuristicAnswers)
+    return fail(ATTUNE_INVALID_ARGUMENT, "heuristic rank %d is outside [0, %d)",
+                shape.heuristicRank, kMostHeuristicAnswers);
   std::unique_ptr<LinearPlan> plan(new (std::nothrow) LinearPlan(lt));
   if (!plan)
     return fail(ATTUNE_OUT_OF_MEMORY, "out of memory");
@@ -260,7 +267,10 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
   if (attune_status_t status =
           lt.check(f.cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate"))
     return status;
-  cublasLtMatmulHeuristicResult_t result = {};
+  // The heuristic's answers, best first; the plan takes the one at
+  // heuristicRank (0 but when gpu_benchmark times the others).
+  cublasLtMatmulHeuristicResult_t results[kMostHeuristicAnswers] = {};
+  const int wanted = shape.heuristicRank + 1;
   int found = 0;
   cublasStatus_t heuristic = f.cublasLtMatmulPreferenceSetAttribute(
       preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &lt.workspaceBytes_,
@@ -268,7 +278,8 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
   if (heuristic == CUBLAS_STATUS_SUCCESS) {
     Device::Scope scope(lt.device_);
     heuristic = f.cublasLtMatmulAlgoGetHeuristic(lt.handle_, plan->desc_, plan->a_, plan->b_,
-                                                 plan->d_, plan->d_, preference, 1, &result, &found);
+                                                 plan->d_, plan->d_, preference, wanted, results,
+                                                 &found);
   }
   f.cublasLtMatmulPreferenceDestroy(preference);
   if (attune_status_t status = lt.check(heuristic, "cublasLtMatmulAlgoGetHeuristic"))
@@ -279,7 +290,11 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
                 "epilogue %s",
                 matmulTypeName(shape.type), (long long)m, (long long)k, (long long)n,
                 (long long)s.batch, epilogueName(shape.epilogue));
-  plan->algo_ = result.algo;
+  if (found <= shape.heuristicRank)
+    return fail(ATTUNE_INVALID_ARGUMENT,
+                "cuBLASLt has %d algorithm%s for this %s linear, so none of rank %d", found,
+                found == 1 ? "" : "s", matmulTypeName(shape.type), shape.heuristicRank);
+  plan->algo_ = results[shape.heuristicRank].algo;
   *out = std::move(plan);
   return ATTUNE_OK;
 }

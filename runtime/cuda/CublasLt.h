@@ -87,6 +87,9 @@ struct LinearShape {
   /// shares one weight.
   int64_t batch = 1;
   int64_t batchStrideX = -1, batchStrideW = -1, batchStrideY = -1;
+  /// Which of cuBLASLt's heuristic answers the plan runs, best first, in
+  /// [0, 16): 0 but where gpu_benchmark times the others against it.
+  int heuristicRank = 0;
 };
 
 class LinearPlan {

@@ -272,6 +272,12 @@ TEST(CublasLtLinear, BadShapesAndPointersAreStatuses) {
   EXPECT_EQ(LinearPlan::create(*lt, shape, &plan), ATTUNE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(attune::runtime::statusMessage()).find("M=0"), std::string::npos);
 
+  shape.m = 8, shape.heuristicRank = 16;
+  EXPECT_EQ(LinearPlan::create(*lt, shape, &plan), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(attune::runtime::statusMessage()).find("heuristic rank 16"),
+            std::string::npos);
+  shape.heuristicRank = 0;
+
   // A plan given no weight, or no bias for a bias epilogue, says which.
   shape.m = 8, shape.epilogue = Epilogue::Bias;
   ASSERT_EQ(LinearPlan::create(*lt, shape, &plan), ATTUNE_OK) << attune::runtime::statusMessage();
