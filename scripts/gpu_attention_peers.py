@@ -9,33 +9,20 @@ then decode (one query against Sk = 8k ... 128k keys) beside the time to read
 K and V once at the bandwidth of a device copy measured in the same run.
 
 TFLOP/s counts 4·B·H·S²·D per forward (half when causal). Times are the
-median of 5 rounds of CUDA events around 10 calls, after warm-up. A back-end
-that refuses a shape prints why. Runs in about a minute on an H100/H200:
+median of 5 rounds of CUDA events around 20 calls, after warm-up
+(gpu_peer_bench.time_ms). A back-end that refuses a shape prints why. Its
+running time on a GPU has not been measured yet; --quick runs two prefill
+rows and one decode row:
 
     python3 scripts/gpu_attention_peers.py [--quick]
 """
 import argparse
-import statistics
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-
-def time_ms(fn, repeats=10, rounds=5):
-    for _ in range(2):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(rounds):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(repeats):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / repeats)
-    return statistics.median(times)
+from gpu_peer_bench import time_ms  # beside this file, here and in gpu-bundle/
 
 
 BACKENDS = [("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION),
