@@ -102,17 +102,10 @@ double measuredCopyBytesPerSecond = 0; // set by BM_DeviceCopy, which runs first
 api::CUdeviceptr randomDeviceBuffer(size_t elements, MatmulType type) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> uniform(-1.f, 1.f);
-  const size_t e = elementBytes(type);
-  std::vector<unsigned char> bytes(elements * e);
-  for (size_t i = 0; i < elements; ++i) {
-    float v = uniform(rng);
-    if (e == 4) {
-      std::memcpy(&bytes[4 * i], &v, 4);
-    } else {
-      uint16_t bits = type == MatmulType::BF16 ? toBf16(v) : toF16(v);
-      std::memcpy(&bytes[2 * i], &bits, 2);
-    }
-  }
+  std::vector<float> values(elements);
+  for (float &v : values)
+    v = uniform(rng);
+  const std::vector<unsigned char> bytes = encode(type, values);
   api::CUdeviceptr pointer = 0;
   if (gpu().device->alloc(bytes.size(), &pointer) != ATTUNE_OK)
     return 0;

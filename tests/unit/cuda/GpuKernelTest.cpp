@@ -25,8 +25,7 @@
 #include "runtime/cuda/HalideCuda.h"
 #include "tests/unit/cuda/GpuSampleManifest.h"
 #include "tests/unit/cuda/GpuTestSupport.h"
-
-#include "HalideBuffer.h"
+#include "tests/unit/cuda/SampleChecks.h"
 
 #include <gtest/gtest.h>
 
@@ -136,35 +135,9 @@ class CublasLtLinear : public testing::TestWithParam<LinearCase> {};
 
 /// The value `type` stores for `v` on the device, and back as a float.
 float storedAs(MatmulType type, float v) {
-  if (type == MatmulType::BF16)
-    return fromBf16(toBf16(v));
-  if (type == MatmulType::F16)
-    return fromF16(toF16(v));
-  return v;
-}
-
-std::vector<unsigned char> encode(MatmulType type, const std::vector<float> &values) {
-  std::vector<unsigned char> bytes(values.size() * elementBytes(type));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (elementBytes(type) == 4) {
-      std::memcpy(&bytes[4 * i], &values[i], 4);
-    } else {
-      uint16_t bits = type == MatmulType::BF16 ? toBf16(values[i]) : toF16(values[i]);
-      std::memcpy(&bytes[2 * i], &bits, 2);
-    }
-  }
-  return bytes;
-}
-
-float decode(MatmulType type, const unsigned char *bytes) {
-  if (elementBytes(type) == 4) {
-    float v;
-    std::memcpy(&v, bytes, 4);
-    return v;
-  }
-  uint16_t bits;
-  std::memcpy(&bits, bytes, 2);
-  return type == MatmulType::BF16 ? fromBf16(bits) : fromF16(bits);
+  unsigned char bytes[4];
+  encodeElement(type, v, bytes);
+  return decodeElement(type, bytes);
 }
 
 TEST_P(CublasLtLinear, MatchesReference) {
@@ -238,7 +211,7 @@ TEST_P(CublasLtLinear, MatchesReference) {
         tolerance += std::ldexp(std::fabs(sum), -8);
       if (c.type == MatmulType::F16)
         tolerance += std::ldexp(std::fabs(sum), -11);
-      double got = decode(c.type, &y[(m * N + n) * e]);
+      double got = decodeElement(c.type, &y[(m * N + n) * e]);
       if (!(std::fabs(got - sum) <= tolerance) && bad++ < 5)
         ADD_FAILURE() << "y[" << m << ", " << n << "] = " << got << ", reference " << sum
                       << " (tolerance " << tolerance << ")";
@@ -356,46 +329,16 @@ TEST(CublasLtLinear, BatchedProductsLikeAttention) {
 
 class GpuKernels : public testing::TestWithParam<const GpuSample *> {};
 
-Halide::Runtime::Buffer<> randomInput(const GpuTensorSpec &spec, int limit, std::mt19937 &rng) {
-  Halide::Runtime::Buffer<> buffer(spec.type, spec.shape);
-  std::uniform_real_distribution<float> real(-2.f, 2.f);
-  std::uniform_int_distribution<int> integer(0, (limit > 0 ? limit : 100) - 1);
-  const halide_type_t t = spec.type;
-  if (t.code == halide_type_float && t.bits == 32)
-    buffer.as<float>().for_each_value([&](float &v) { v = real(rng); });
-  else if (t.code == halide_type_int && t.bits == 32)
-    buffer.as<int32_t>().for_each_value([&](int32_t &v) { v = integer(rng); });
-  else if (t.code == halide_type_int && t.bits == 64)
-    buffer.as<int64_t>().for_each_value([&](int64_t &v) { v = integer(rng); });
-  else if (t.code == halide_type_int && t.bits == 8)
-    buffer.as<int8_t>().for_each_value([&](int8_t &v) { v = integer(rng) % 2; });
-  else if (t.code == halide_type_uint && t.bits == 1)
-    buffer.as<bool>().for_each_value([&](bool &v) { v = integer(rng) % 2; });
-  else
-    ADD_FAILURE() << "no random values for an input of this type";
-  return buffer;
-}
-
-double valueAt(const Halide::Runtime::Buffer<> &buffer, size_t i) {
-  const halide_type_t t = buffer.type();
-  const auto *base = static_cast<const unsigned char *>(buffer.data());
-  if (t.code == halide_type_float)
-    return reinterpret_cast<const float *>(base)[i];
-  if (t.code == halide_type_int && t.bits == 32)
-    return reinterpret_cast<const int32_t *>(base)[i];
-  if (t.code == halide_type_int && t.bits == 64)
-    return static_cast<double>(reinterpret_cast<const int64_t *>(base)[i]);
-  return base[i];
-}
-
 TEST_P(GpuKernels, MatchCpu) {
   REQUIRE_DEVICE(device);
   HalideOnDevice halide(*device);
   const GpuSample &sample = *GetParam();
   std::mt19937 rng(7);
   std::vector<Halide::Runtime::Buffer<>> inputs;
-  for (const GpuTensorSpec &spec : sample.inputs)
-    inputs.push_back(randomInput(spec, sample.indexLimit, rng));
+  for (const GpuTensorSpec &spec : sample.inputs) {
+    inputs.emplace_back(spec.type, spec.shape);
+    fillRandom(inputs.back(), sample.indexLimit, rng);
+  }
   Halide::Runtime::Buffer<> want(sample.output.type, sample.output.shape);
   std::vector<void *> args;
   for (auto &input : inputs)
@@ -429,16 +372,7 @@ TEST_P(GpuKernels, MatchCpu) {
   Halide::Runtime::Buffer<> got(sample.output.type, sample.output.shape);
   ASSERT_EQ(device->download(got.data(), pointers.back(), got.size_in_bytes()), ATTUNE_OK);
 
-  size_t bad = 0;
-  for (size_t i = 0; i < want.number_of_elements(); ++i) {
-    // The CPU's own exp/sin/cos and sums against libdevice's and another
-    // order of summation: a few f32 ulps on values of order 1.
-    double a = valueAt(got, i), b = valueAt(want, i);
-    bool same = a == b || std::fabs(a - b) <= 1e-5 + 1e-5 * std::fabs(b);
-    if (!same && bad++ < 5)
-      ADD_FAILURE() << "element " << i << ": GPU " << a << ", CPU " << b;
-  }
-  EXPECT_EQ(bad, 0u) << "of " << want.number_of_elements();
+  expectSameOutputs(got, want);
   for (api::CUdeviceptr pointer : pointers)
     device->free(pointer);
 }

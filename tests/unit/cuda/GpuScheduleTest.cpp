@@ -8,10 +8,11 @@
 //    ahead of time for sm_80, as a library's kernel object would, and the
 //    object carries the PTX; the kinds without a GPU schedule are refused
 //    with a message that names them.
-//  - MatchCpuOnDevice (needs an NVIDIA GPU and its driver; skipped with the
-//    reason elsewhere, failed instead under ATTUNE_REQUIRE_GPU=1, which
-//    scripts/gpu-test.sh sets): the sample runs JIT-compiled on the GPU and on the
-//    CPU, on the same random inputs, and the outputs agree. The CPU kernels
+//  - MatchCpuOnDevice (needs an NVIDIA GPU and its driver, found as the
+//    runtime finds them; skipped with the reason elsewhere, failed instead
+//    under ATTUNE_REQUIRE_GPU=1, which scripts/gpu-test.sh sets): the sample
+//    runs JIT-compiled on the GPU and on the CPU, on the same random inputs,
+//    and the outputs agree (SampleChecks.h, as in gpu_kernel_test). The CPU kernels
 //    are checked against the reference evaluator in kernel_test; Halide
 //    schedules do not change what a pipeline computes, so the comparison
 //    checks the GPU code path, not the algorithm, and the tolerance only
@@ -21,6 +22,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tests/unit/cuda/GpuSamples.h"
+#include "tests/unit/cuda/GpuTestSupport.h"
+#include "tests/unit/cuda/SampleChecks.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 
@@ -32,7 +35,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <dlfcn.h>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -43,6 +45,7 @@
 #include <vector>
 
 using namespace attune::codegen;
+namespace gputest = attune::cuda::gputest;
 using Halide::Buffer;
 using attune::codegen::samples::makeSpec;
 using attune::codegen::samples::Sample;
@@ -56,27 +59,6 @@ Halide::Target aotGpuTarget() {
   return Halide::Target("x86-64-linux-cuda-cuda_capability_80-no_runtime");
 }
 
-/// Whether this machine can run CUDA code: the driver library loads, cuInit
-/// succeeds and there is a device. Empty when it can, else why not.
-std::string whyNoDevice() {
-  void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-  if (!driver)
-    return std::string("no CUDA driver (dlopen libcuda.so.1: ") + dlerror() + ")";
-  using InitFn = int (*)(unsigned);
-  using CountFn = int (*)(int *);
-  auto init = reinterpret_cast<InitFn>(dlsym(driver, "cuInit"));
-  auto count = reinterpret_cast<CountFn>(dlsym(driver, "cuDeviceGetCount"));
-  int devices = 0;
-  if (!init || !count)
-    return "libcuda.so.1 has no cuInit/cuDeviceGetCount";
-  if (int status = init(0))
-    return "cuInit failed with CUresult " + std::to_string(status);
-  if (int status = count(&devices))
-    return "cuDeviceGetCount failed with CUresult " + std::to_string(status);
-  if (devices == 0)
-    return "the CUDA driver reports no device";
-  return "";
-}
 
 std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
@@ -94,59 +76,17 @@ std::vector<std::string> copiedToHost(const std::string &lowered) {
   return names;
 }
 
-/// Random contents for an input of `type`: floats in [-2, 2], integers in
-/// [0, limit) (or [0, 100) when the sample names no limit), booleans.
-Buffer<> randomInput(const KernelArg &arg, const std::vector<int> &shape, int limit,
-                     std::mt19937 &rng) {
-  Buffer<> buffer(detail::toHalideType(arg.type), shape);
-  std::uniform_real_distribution<float> real(-2.f, 2.f);
-  std::uniform_int_distribution<int> integer(0, (limit > 0 ? limit : 100) - 1);
-  switch (arg.type) {
-  case ScalarType::F32:
-    buffer.as<float>().for_each_value([&](float &v) { v = real(rng); });
-    break;
-  case ScalarType::I32:
-    buffer.as<int32_t>().for_each_value([&](int32_t &v) { v = integer(rng); });
-    break;
-  case ScalarType::I64:
-    buffer.as<int64_t>().for_each_value([&](int64_t &v) { v = integer(rng); });
-    break;
-  case ScalarType::I8:
-    buffer.as<int8_t>().for_each_value([&](int8_t &v) { v = integer(rng) % 2; });
-    break;
-  case ScalarType::Bool:
-    buffer.as<bool>().for_each_value([&](bool &v) { v = integer(rng) % 2; });
-    break;
-  default:
-    ADD_FAILURE() << "no random values for input " << arg.name;
-  }
-  return buffer;
-}
-
-/// Runs `sample` JIT-compiled for `target` on `inputs`; the output as f64.
-std::vector<double> run(const Sample &sample, const std::vector<Buffer<>> &inputs,
-                        const Halide::Target &target) {
+/// Runs `sample` JIT-compiled for `target` on `inputs`; the output, on the
+/// host.
+Buffer<> run(const Sample &sample, const std::vector<Buffer<>> &inputs,
+             const Halide::Target &target) {
   detail::BuiltKernel kernel = detail::buildKernel(sample.spec, target);
   for (size_t i = 0; i < inputs.size(); ++i)
     kernel.inputs[i].set(inputs[i]);
   Halide::Realization result = kernel.jit().realize(sample.outputShape, target);
   Buffer<> out = result[0];
   out.copy_to_host();
-  std::vector<double> values;
-  const Halide::Type type = out.type();
-  out.for_each_element([&](const int *pos) {
-    if (type == Halide::Float(32))
-      values.push_back(out.as<float>()(pos));
-    else if (type == Halide::Int(32))
-      values.push_back(out.as<int32_t>()(pos));
-    else if (type == Halide::Int(64))
-      values.push_back(static_cast<double>(out.as<int64_t>()(pos)));
-    else if (type == Halide::Bool())
-      values.push_back(out.as<bool>()(pos));
-    else
-      ADD_FAILURE() << sample.name << ": unexpected output type";
-  });
-  return values;
+  return out;
 }
 
 TEST(GpuSchedule, CompileToPtx) {
@@ -203,13 +143,15 @@ TEST(GpuSchedule, CompileToPtx) {
 }
 
 TEST(GpuSchedule, MatchCpuOnDevice) {
-  if (std::string why = whyNoDevice(); !why.empty()) {
-    // scripts/gpu-test.sh sets this on a GPU machine, where a skip would
-    // hide a driver that cannot be loaded.
-    const char *required = std::getenv("ATTUNE_REQUIRE_GPU");
-    if (required && std::string(required) == "1")
-      FAIL() << "ATTUNE_REQUIRE_GPU=1 but " << why;
-    GTEST_SKIP() << "GPU execution not checked: " << why;
+  {
+    std::unique_ptr<attune::cuda::Device> device;
+    if (std::string why = gputest::openFirstDevice(&device); !why.empty()) {
+      // scripts/gpu-test.sh sets ATTUNE_REQUIRE_GPU=1 on a GPU machine,
+      // where a skip would hide a driver that cannot be loaded.
+      if (gputest::gpuRequired())
+        FAIL() << "ATTUNE_REQUIRE_GPU=1 but " << why;
+      GTEST_SKIP() << "GPU execution not checked: " << why;
+    }
   }
   const Halide::Target cpu = attune::targets::cpu::jitTarget();
   const Halide::Target gpu =
@@ -220,9 +162,11 @@ TEST(GpuSchedule, MatchCpuOnDevice) {
     std::vector<KernelArg> signature = kernelSignature(sample.spec);
     ASSERT_EQ(signature.size(), sample.inputShapes.size() + 1);
     std::vector<Buffer<>> inputs;
-    for (size_t i = 0; i < sample.inputShapes.size(); ++i)
-      inputs.push_back(randomInput(signature[i], sample.inputShapes[i], sample.indexLimit, rng));
-    std::vector<double> want, got;
+    for (size_t i = 0; i < sample.inputShapes.size(); ++i) {
+      inputs.emplace_back(detail::toHalideType(signature[i].type), sample.inputShapes[i]);
+      gputest::fillRandom(*inputs.back().get(), sample.indexLimit, rng);
+    }
+    Buffer<> want, got;
     try {
       want = run(sample, inputs, cpu);
       got = run(sample, inputs, gpu);
@@ -230,17 +174,7 @@ TEST(GpuSchedule, MatchCpuOnDevice) {
       ADD_FAILURE() << error.what();
       continue;
     }
-    ASSERT_EQ(got.size(), want.size());
-    size_t bad = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-      // The CPU's own exp/sin/cos and sums against libdevice's and another
-      // order of summation: a few f32 ulps on values of order 1.
-      bool same =
-          got[i] == want[i] || std::fabs(got[i] - want[i]) <= 1e-5 + 1e-5 * std::fabs(want[i]);
-      if (!same && bad++ < 5)
-        ADD_FAILURE() << "element " << i << ": GPU " << got[i] << ", CPU " << want[i];
-    }
-    EXPECT_EQ(bad, 0u) << "of " << want.size() << " elements";
+    gputest::expectSameOutputs(*got.get(), *want.get());
   }
 }
 

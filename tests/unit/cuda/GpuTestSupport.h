@@ -3,7 +3,8 @@
 #ifndef ATTUNE_TESTS_UNIT_CUDA_GPUTESTSUPPORT_H
 #define ATTUNE_TESTS_UNIT_CUDA_GPUTESTSUPPORT_H
 
-#include "runtime/cuda/CudaDevice.h"
+#include "compiler/support/PanelLayout.h"
+#include "runtime/cuda/CublasLt.h"
 #include "runtime/src/Status.h"
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace attune::cuda::gputest {
 
@@ -28,31 +30,45 @@ inline bool gpuRequired() {
   return required && std::string(required) == "1";
 }
 
-/// Round to nearest even, as the GPU's conversions do; NaN stays NaN.
-inline uint16_t toBf16(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  if ((bits & 0x7fffffff) > 0x7f800000)
-    return static_cast<uint16_t>((bits >> 16) | 0x40);
-  bits += 0x7fff + ((bits >> 16) & 1);
-  return static_cast<uint16_t>(bits >> 16);
-}
-inline float fromBf16(uint16_t value) {
-  uint32_t bits = static_cast<uint32_t>(value) << 16;
-  float out;
-  std::memcpy(&out, &bits, 4);
-  return out;
-}
-inline uint16_t toF16(float value) {
-  _Float16 half = static_cast<_Float16>(value);
+/// A float as `type` stores it on the device: bf16 rounded to nearest even
+/// (compiler/support/PanelLayout.h, as the weights are), f16 by the
+/// compiler's own conversion, f32 and tf32 data as they are.
+inline void encodeElement(MatmulType type, float value, unsigned char *to) {
+  if (elementBytes(type) == 4) {
+    std::memcpy(to, &value, 4);
+    return;
+  }
   uint16_t bits;
-  std::memcpy(&bits, &half, 2);
-  return bits;
+  if (type == MatmulType::BF16) {
+    bits = floatToBf16(value);
+  } else {
+    const _Float16 half = static_cast<_Float16>(value);
+    std::memcpy(&bits, &half, 2);
+  }
+  std::memcpy(to, &bits, 2);
 }
-inline float fromF16(uint16_t value) {
+
+inline float decodeElement(MatmulType type, const unsigned char *from) {
+  if (elementBytes(type) == 4) {
+    float value;
+    std::memcpy(&value, from, 4);
+    return value;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, from, 2);
+  if (type == MatmulType::BF16)
+    return bf16ToFloat(bits);
   _Float16 half;
-  std::memcpy(&half, &value, 2);
+  std::memcpy(&half, &bits, 2);
   return static_cast<float>(half);
+}
+
+/// `values` as the bytes of a `type` tensor.
+inline std::vector<unsigned char> encode(MatmulType type, const std::vector<float> &values) {
+  std::vector<unsigned char> bytes(values.size() * elementBytes(type));
+  for (size_t i = 0; i < values.size(); ++i)
+    encodeElement(type, values[i], &bytes[i * elementBytes(type)]);
+  return bytes;
 }
 
 } // namespace attune::cuda::gputest
