@@ -163,21 +163,19 @@ void BM_DeviceCopy(benchmark::State &state) {
   gpu().device->free(b);
 }
 
-void BM_Linear(benchmark::State &state, MatmulType type, Epilogue epilogue,
-               bool weightTransposed, int heuristicRank) {
+/// Times one cuBLASLt product of `shape` (dense batches) on random data:
+/// TFLOP/s, and `peak` where the GPU's is known.
+void timeLinear(benchmark::State &state, const LinearShape &shape) {
   if (!gpu().why.empty())
     return state.SkipWithError(("no GPU: " + gpu().why).c_str());
-  LinearShape shape;
-  shape.m = state.range(0), shape.k = state.range(1), shape.n = state.range(2);
-  shape.type = type, shape.epilogue = epilogue, shape.weightTransposed = weightTransposed;
-  shape.heuristicRank = heuristicRank;
   std::unique_ptr<LinearPlan> plan;
   if (LinearPlan::create(*gpu().lt, shape, &plan) != ATTUNE_OK)
     return state.SkipWithError(attune::runtime::statusMessage());
-  api::CUdeviceptr x = randomDeviceBuffer(shape.m * shape.k, type);
-  api::CUdeviceptr w = randomDeviceBuffer(shape.k * shape.n, type);
+  const MatmulType type = shape.type;
+  api::CUdeviceptr x = randomDeviceBuffer(shape.batch * shape.m * shape.k, type);
+  api::CUdeviceptr w = randomDeviceBuffer(shape.batch * shape.k * shape.n, type);
   api::CUdeviceptr b = randomDeviceBuffer(shape.n, type);
-  api::CUdeviceptr y = randomDeviceBuffer(shape.m * shape.n, type);
+  api::CUdeviceptr y = randomDeviceBuffer(shape.batch * shape.m * shape.n, type);
   if (!x || !w || !b || !y) {
     state.SkipWithError(attune::runtime::statusMessage());
     for (api::CUdeviceptr p : {x, w, b, y})
@@ -199,36 +197,25 @@ void BM_Linear(benchmark::State &state, MatmulType type, Epilogue epilogue,
     gpu().device->free(p);
 }
 
+void BM_Linear(benchmark::State &state, MatmulType type, Epilogue epilogue,
+               bool weightTransposed, int heuristicRank) {
+  LinearShape shape;
+  shape.m = state.range(0), shape.k = state.range(1), shape.n = state.range(2);
+  shape.type = type, shape.epilogue = epilogue, shape.weightTransposed = weightTransposed;
+  shape.heuristicRank = heuristicRank;
+  timeLinear(state, shape);
+}
+
 /// Attention's q·kᵀ as one batched cuBLASLt product over B·H heads: S×S
 /// scores of D-wide rows, k transposed, scaled by 1/√D.
 void BM_BatchedScores(benchmark::State &state, MatmulType type) {
-  if (!gpu().why.empty())
-    return state.SkipWithError(("no GPU: " + gpu().why).c_str());
   LinearShape shape;
   shape.m = shape.n = state.range(0);
   shape.k = state.range(1);
   shape.batch = state.range(2);
   shape.type = type, shape.weightTransposed = true;
   shape.alpha = 1.f / std::sqrt(static_cast<float>(shape.k));
-  std::unique_ptr<LinearPlan> plan;
-  if (LinearPlan::create(*gpu().lt, shape, &plan) != ATTUNE_OK)
-    return state.SkipWithError(attune::runtime::statusMessage());
-  api::CUdeviceptr q = randomDeviceBuffer(shape.batch * shape.m * shape.k, type);
-  api::CUdeviceptr k = randomDeviceBuffer(shape.batch * shape.n * shape.k, type);
-  api::CUdeviceptr s = randomDeviceBuffer(shape.batch * shape.m * shape.n, type);
-  if (q && k && s)
-    timeOnDevice(state, [&] {
-      if (plan->run(q, k, 0, s) == ATTUNE_OK)
-        return true;
-      state.SkipWithError(attune::runtime::statusMessage());
-      return false;
-    });
-  else
-    state.SkipWithError(attune::runtime::statusMessage());
-  state.counters["TFLOP/s"] =
-      benchmark::Counter(plan->flops() / 1e12, benchmark::Counter::kIsIterationInvariantRate);
-  for (api::CUdeviceptr p : {q, k, s})
-    gpu().device->free(p);
+  timeLinear(state, shape);
 }
 
 const GpuSample *findSample(const char *name) {
