@@ -39,14 +39,6 @@ using namespace attune::cuda::gputest;
 
 namespace {
 
-#define REQUIRE_DEVICE(device)                                                                     \
-  std::unique_ptr<Device> device;                                                                  \
-  if (std::string why = openFirstDevice(&device); !why.empty()) {                                  \
-    if (gpuRequired())                                                                             \
-      FAIL() << "ATTUNE_REQUIRE_GPU=1 but " << why;                                                \
-    GTEST_SKIP() << "GPU execution not checked: " << why;                                          \
-  }
-
 TEST(CudaDevice, MissingDriverIsAStatus) {
   // First in this file, so that in a run of the whole binary no driver has
   // loaded yet: once one has, every later load returns it, whatever the path.

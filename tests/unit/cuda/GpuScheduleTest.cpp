@@ -22,7 +22,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "tests/unit/cuda/GpuSamples.h"
-#include "tests/unit/cuda/GpuTestSupport.h"
 #include "tests/unit/cuda/SampleChecks.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/targets/cpu/CpuTarget.h"
@@ -143,16 +142,7 @@ TEST(GpuSchedule, CompileToPtx) {
 }
 
 TEST(GpuSchedule, MatchCpuOnDevice) {
-  {
-    std::unique_ptr<attune::cuda::Device> device;
-    if (std::string why = gputest::openFirstDevice(&device); !why.empty()) {
-      // scripts/gpu-test.sh sets ATTUNE_REQUIRE_GPU=1 on a GPU machine,
-      // where a skip would hide a driver that cannot be loaded.
-      if (gputest::gpuRequired())
-        FAIL() << "ATTUNE_REQUIRE_GPU=1 but " << why;
-      GTEST_SKIP() << "GPU execution not checked: " << why;
-    }
-  }
+  REQUIRE_DEVICE(device);
   const Halide::Target cpu = attune::targets::cpu::jitTarget();
   const Halide::Target gpu =
       cpu.with_feature(Halide::Target::CUDA).with_feature(Halide::Target::CUDACapability80);

@@ -1,8 +1,8 @@
-//===- SampleChecks.h - a GPU sample's inputs and its check -----*- C++ -*-===//
+//===- SampleChecks.h - what the GPU tests do alike ------------*- C++ -*-===//
 //
-// What GpuScheduleTest (JIT) and GpuKernelTest (ahead of time) do alike with
-// a sample of GpuSamples.h: fill its inputs with random values and compare
-// the GPU's output with the CPU's. Both hold Halide::Runtime::Buffer (a
+// What GpuScheduleTest (JIT) and GpuKernelTest (ahead of time) do alike:
+// open the GPU or skip, fill a sample's inputs with random values and
+// compare the GPU's output with the CPU's. Both hold Halide::Runtime::Buffer (a
 // Halide::Buffer's get()), so that the AOT test needs no Halide compiler.
 //
 //===----------------------------------------------------------------------===//
@@ -10,12 +10,26 @@
 #ifndef ATTUNE_TESTS_UNIT_CUDA_SAMPLECHECKS_H
 #define ATTUNE_TESTS_UNIT_CUDA_SAMPLECHECKS_H
 
+#include "tests/unit/cuda/GpuTestSupport.h"
+
 #include "HalideBuffer.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+
+/// Opens the first GPU into a new `std::unique_ptr<Device> device`, or
+/// skips the test with the reason; under ATTUNE_REQUIRE_GPU=1
+/// (scripts/gpu-test.sh, on a GPU machine, where a skip would hide a driver
+/// that does not load) fails it instead.
+#define REQUIRE_DEVICE(device)                                                                     \
+  std::unique_ptr<attune::cuda::Device> device;                                                    \
+  if (std::string why = attune::cuda::gputest::openFirstDevice(&device); !why.empty()) {           \
+    if (attune::cuda::gputest::gpuRequired())                                                      \
+      FAIL() << "ATTUNE_REQUIRE_GPU=1 but " << why;                                                \
+    GTEST_SKIP() << "GPU execution not checked: " << why;                                          \
+  }
 
 namespace attune::cuda::gputest {
 
