@@ -27,10 +27,11 @@ extern "C" int attune_linear_bf16_amx(halide_buffer_t *x, halide_buffer_t *w,
   extern "C" int name(halide_buffer_t *q, halide_buffer_t *k, halide_buffer_t *v,                 \
                       halide_buffer_t *keyPadding, halide_buffer_t *rope, halide_buffer_t *bias,   \
                       halide_buffer_t *decoded, halide_buffer_t *content,                          \
-                      halide_buffer_t *keyVectors, halide_buffer_t *valueTable, float scale, int causal, int hasKeyPadding,    \
-                      int ropeDims, int ropeInterleaved, int ropeOffset, int biasTables, int keys, \
-                      int deltaLo, int deltaHi, int keyBlock, int decodeRows, int contentTerms,    \
-                      int keySideTerms, int contentSaturation, int hasKeyVectors, int valueK, halide_buffer_t *out);
+                      halide_buffer_t *keyVectors, halide_buffer_t *valueTable, float scale,       \
+                      int causal, int hasKeyPadding, int ropeDims, int ropeInterleaved,            \
+                      int ropeOffset, int biasTables, int keys, int deltaLo, int deltaHi,          \
+                      int keyBlock, int decodeRows, int contentTerms, int keySideTerms,            \
+                      int contentSaturation, int hasKeyVectors, int valueK, halide_buffer_t *out);
 ATTUNE_FLASH_ENTRY(attune_attention_f32_avx512)
 ATTUNE_FLASH_ENTRY(attune_attention_f32_avx2)
 #undef ATTUNE_FLASH_ENTRY
