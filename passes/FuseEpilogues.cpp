@@ -11,6 +11,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <optional>
 
@@ -51,6 +53,14 @@ struct FuseEpilogues final : attune::impl::FuseEpiloguesBase<FuseEpilogues> {
       if (!linear || linear.getActivation() != tfm::ActivationKind::none ||
           !linear.getResult().hasOneUse())
         continue;
+      StringRef name = tfm::stringifyActivationKind(kind);
+      if (!activations.empty() && !llvm::is_contained(activations, name.str())) {
+        std::string why = "the target's matmul has no " + name.str() +
+                          " epilogue (it has " + llvm::join(activations, ", ") + ")";
+        op->setAttr("tfm.unfused_epilogue", StringAttr::get(op->getContext(), why));
+        op->emitRemark("activation left unfused: ") << why;
+        continue;
+      }
       // Unary ops keep their operand's type, so the linear's result type is
       // the activation's: users see the same value.
       linear.setActivation(kind);

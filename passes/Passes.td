@@ -255,6 +255,11 @@ def FuseEpilogues : Pass<"tfm-fuse-epilogues"> {
     op: computing the linear twice, or storing both values, costs more than
     the pass it saves.
 
+    A target whose GEMM cannot apply an activation (cuBLASLt, for
+    --target=cuda, has ReLU and tanh GELU epilogues, no erf GELU and no
+    SiLU) names the ones it can in `activations`; the others stay ops, each
+    marked `tfm.unfused_epilogue` with the reason, so the IR dump says why.
+
     attune-compile runs it with `--fuse-epilogues` only. Measured on
     all-MiniLM-L6-v2 and the GPT-2 block (AMD EPYC Zen 5) it was no faster
     on AVX-512 (GELU is compute-bound, and its own pass reads what the GEMM
@@ -281,6 +286,12 @@ def FuseEpilogues : Pass<"tfm-fuse-epilogues"> {
   let dependentDialects = ["::attune::tfm::TfmDialect"];
   let statistics = [
     Statistic<"numFused", "num-fused", "Number of activations folded into a linear">,
+  ];
+  let options = [
+    ListOption<"activations", "activations", "std::string",
+               "The activations the target's GEMM can apply (relu, silu, gelu, "
+               "gelu_tanh); empty: all. Any other stays an op, marked with a "
+               "`tfm.unfused_epilogue` attribute saying why, and a remark.">,
   ];
 }
 

@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Artifacts.h"
-#include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/frontends/SafeTensors.h"
 #include "compiler/pipeline/KernelCache.h"
 #include "compiler/support/Threads.h"
@@ -258,10 +257,10 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
                        : i == supportItem ? "model_support"
                                           : kernels[i].symbolName();
     // The support sources are embedded in the compiler, so the build id
-    // covers them; they do not depend on the target's variants.
+    // covers them; they depend on the target, not on its variants.
     std::string key = pipeline::kernelCacheKey(
         name, i < kernels.size() ? kernels[i].scheduleKey() : "",
-        {i == supportItem ? std::string() : target.cacheKey()}, buildId);
+        {i == supportItem ? target.name() : target.cacheKey()}, buildId);
     if (auto hit = cache.lookup(key)) {
       paths[i] = *hit;
       fromCache[i] = 1;
@@ -274,7 +273,7 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
       // process's state to protect, and 0.5 s the other threads need not
       // wait for.
       lock.unlock();
-      error = codegen::compileModelSupport(scratch.path.str().str(), object);
+      error = target.compileSupport(scratch.path.str().str(), object);
     } else
       error = inChildProcess(
           [&] {

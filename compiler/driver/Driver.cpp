@@ -237,7 +237,12 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
 
   // Graph pipeline.
   pipeline::CompileOptions pipelineOptions;
-  pipelineOptions.fuseAttention = options.fuseAttention;
+  // A target without a fused attention kernel builds every model unfused.
+  std::string unfusedReason = target.unfusedAttentionReason();
+  pipelineOptions.fuseAttention = options.fuseAttention && unfusedReason.empty();
+  if (options.fuseAttention && !unfusedReason.empty() && options.verbose)
+    log << "attune-compile: attention unfused: " << unfusedReason << "\n";
+  pipelineOptions.epilogueActivations = target.epilogueActivations();
   pipelineOptions.raiseEncodings = options.raiseEncodings;
   pipelineOptions.fuseEpilogues = options.fuseEpilogues;
   pipelineOptions.propagateLayouts = options.propagateLayouts;
@@ -249,13 +254,15 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   // nothing to store it in.
   if (options.bf16 && pipelineOptions.weightPanelWidth == 0)
     return fail(options.packWeights
-                    ? "--precision=bf16 needs packed weights, which this target "
-                      "does not use (they come with an AVX-512 variant)"
+                    ? "--precision=bf16 needs packed weights, which --target=" +
+                          target.name() +
+                          " does not use here (on the CPU they come with an "
+                          "AVX-512 variant)"
                     : "--precision=bf16 stores linear weights packed: it cannot "
                       "be combined with --no-pack-weights");
   pipelineOptions.bf16Weights = options.bf16;
   pipelineOptions.fusionReportPath =
-      options.fuseAttention ? options.fusionReportPath : std::string();
+      pipelineOptions.fuseAttention ? options.fusionReportPath : std::string();
   PassManager pm(&context, ModuleOp::getOperationName());
   if (failed(applyPassManagerCLOptions(pm)))
     return fail("invalid pass manager options");
@@ -264,7 +271,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipeline::buildGraphPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return fail("the graph pipeline failed on '" + inputFile + "'");
-  if (!options.fuseAttention && !options.fusionReportPath.empty())
+  if (!pipelineOptions.fuseAttention && !options.fusionReportPath.empty())
     if (std::string error =
             pipeline::writeFusionDisabledReport(options.fusionReportPath);
         !error.empty())
@@ -317,7 +324,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   // Schedules from the tuning database; a kernel or level without an entry
   // keeps the builder's formula. They change the kernels' code, not the host
   // code, so they are applied after it and before the kernels are built.
-  {
+  if (target.readsTuningDatabase()) {
     std::string report;
     for (codegen::KernelSpec &spec : host.kernels) {
       if (options.tuning)

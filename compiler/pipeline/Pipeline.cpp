@@ -48,8 +48,12 @@ void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
 
   // After attention: the attention matcher never looks at linears, and the
   // activations it leaves are what this folds.
-  if (options.fuseEpilogues)
-    pm.addPass(createFuseEpilogues());
+  if (options.fuseEpilogues) {
+    FuseEpiloguesOptions epilogueOptions;
+    epilogueOptions.activations.assign(options.epilogueActivations.begin(),
+                                       options.epilogueActivations.end());
+    pm.addPass(createFuseEpilogues(epilogueOptions));
+  }
   if (options.fuseResidualNorms)
     pm.addPass(createFuseResidualNorm());
   // After layouts, whose bshd attentions are what lets the merged result be

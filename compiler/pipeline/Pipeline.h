@@ -12,6 +12,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <string>
+#include <vector>
 
 namespace attune::pipeline {
 
@@ -36,6 +37,9 @@ struct CompileOptions {
   /// the GEMM just left in cache) and 2-3% slower with AVX2, whose GEMM
   /// tile gives up a row to make room for the activation.
   bool fuseEpilogues = false;
+  /// The activations tfm-fuse-epilogues may fold (the target's
+  /// epilogueActivations()); empty: all.
+  std::vector<std::string> epilogueActivations;
   /// Fold the residual add before a norm into the norm's kernel
   /// (tfm-fuse-residual-norm), in fused and unfused builds alike.
   bool fuseResidualNorms = true;

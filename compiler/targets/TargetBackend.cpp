@@ -2,6 +2,7 @@
 
 #include "compiler/targets/TargetBackend.h"
 #include "compiler/targets/cpu/CpuBackend.h"
+#include "compiler/targets/cuda/CudaBackend.h"
 
 namespace attune::targets {
 
@@ -12,11 +13,8 @@ std::unique_ptr<TargetBackend> createTargetBackend(const std::string &name,
                                                    std::string &error) {
   if (name == "cpu")
     return cpu::createCpuBackend(options, error);
-  if (name == "cuda") {
-    error = "target 'cuda' is not supported yet: only --target=cpu "
-            "generates code in this version";
-    return nullptr;
-  }
+  if (name == "cuda")
+    return cuda::createCudaBackend(options, error);
   error = "unknown --target value '" + name + "', expected cpu or cuda";
   return nullptr;
 }

@@ -32,13 +32,16 @@ struct TargetOptions {
   /// CPU: Halide feature sets to build kernel variants for, best first
   /// (--cpu-features). Empty: the backend's default list.
   std::vector<std::string> cpuFeatureSets;
+  /// CUDA: the compute capability the device code is for (--cuda-arch=sm_80
+  /// gives 80).
+  int cudaCapability = 80;
 };
 
 class TargetBackend {
 public:
   virtual ~TargetBackend();
 
-  /// The name --target spells ("cpu").
+  /// The name --target spells ("cpu", "cuda").
   virtual std::string name() const = 0;
 
   /// One line on what this machine can execute of the target, e.g.
@@ -61,6 +64,24 @@ public:
   /// Compiles the support code every library of this target links once (the
   /// Halide runtime). Returns "" or a message.
   virtual std::string compileRuntime(const std::string &objectPath) const = 0;
+
+  /// Compiles the C support code (runtime/model) the target's libraries link,
+  /// writing its sources into `directory`. Returns "" or a message.
+  virtual std::string compileSupport(const std::string &directory,
+                                     const std::string &objectPath) const = 0;
+
+  /// Why this target runs attention unfused, as matmuls, a softmax and the
+  /// ops between them (the graph pipeline then decomposes tfm.attention), or
+  /// "" when it has a fused attention kernel.
+  virtual std::string unfusedAttentionReason() const { return ""; }
+
+  /// Whether the tuning database (keyed by CPU ISA level) chooses this
+  /// target's schedules.
+  virtual bool readsTuningDatabase() const { return true; }
+
+  /// The activations a linear may fold in (tfm-fuse-epilogues); empty: all
+  /// of them.
+  virtual std::vector<std::string> epilogueActivations() const { return {}; }
 
   /// Adds what the generated host code needs from the target (for the CPU:
   /// how the library caps its run-time dispatch under ATTUNE_CPU) to

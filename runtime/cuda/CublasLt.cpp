@@ -195,6 +195,20 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
                 (long long)shape.m, (long long)shape.k, (long long)shape.n, (long long)shape.batch);
   if (shape.batchStrideX < -1 || shape.batchStrideW < -1 || shape.batchStrideY < -1)
     return fail(ATTUNE_INVALID_ARGUMENT, "linear batch strides must be -1 (dense) or at least 0");
+  // A stored row is K (or M) elements of x, N (or K) of w, N of y.
+  const int64_t rowX = shape.inputTransposed ? shape.m : shape.k;
+  const int64_t rowW = shape.weightTransposed ? shape.k : shape.n;
+  if ((shape.ldX != -1 && shape.ldX < rowX) || (shape.ldW != -1 && shape.ldW < rowW) ||
+      (shape.ldY != -1 && shape.ldY < shape.n))
+    return fail(ATTUNE_INVALID_ARGUMENT,
+                "linear row strides x=%lld w=%lld y=%lld are shorter than the rows they hold "
+                "(%lld, %lld, %lld)",
+                (long long)shape.ldX, (long long)shape.ldW, (long long)shape.ldY,
+                (long long)rowX, (long long)rowW, (long long)shape.n);
+  if (shape.alignment == 0 || shape.alignment > 256 ||
+      (shape.alignment & (shape.alignment - 1)) != 0)
+    return fail(ATTUNE_INVALID_ARGUMENT, "linear alignment %u is not a power of two up to 256",
+                shape.alignment);
   if (shape.heuristicRank < 0 || shape.heuristicRank >= kMostHeuristicAnswers)
     return fail(ATTUNE_INVALID_ARGUMENT, "heuristic rank %d is outside [0, %d)",
                 shape.heuristicRank, kMostHeuristicAnswers);
@@ -209,6 +223,12 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
     s.batchStrideW = s.k * s.n;
   if (s.batchStrideY < 0)
     s.batchStrideY = s.m * s.n;
+  if (s.ldX < 0)
+    s.ldX = rowX;
+  if (s.ldW < 0)
+    s.ldW = rowW;
+  if (s.ldY < 0)
+    s.ldY = s.n;
   const CublasLt::Functions &f = *lt.f_;
   const int compute =
       shape.type == MatmulType::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -217,9 +237,10 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
                                         "cublasLtMatmulDescCreate"))
     return status;
   // A = w as column-major [N, K]: w[K, N] row-major is exactly that (ld N);
-  // w[N, K] row-major is a column-major [K, N] to transpose (ld K).
+  // w[N, K] row-major is a column-major [K, N] to transpose (ld K). B = x the
+  // same way: x[M, K] is a column-major [K, M], x[K, M] one to transpose.
   const int transA = shape.weightTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const int transB = CUBLAS_OP_N;
+  const int transB = shape.inputTransposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int epilogue = epilogueValue(shape.epilogue);
   auto set = [&](int attribute, const void *value, size_t bytes) {
     return lt.check(f.cublasLtMatmulDescSetAttribute(plan->desc_, attribute, value, bytes),
@@ -255,12 +276,14 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
   };
   const uint64_t m = shape.m, k = shape.k, n = shape.n;
   if (attune_status_t status = shape.weightTransposed
-                                  ? layout(&plan->a_, k, n, k, s.batchStrideW)
-                                  : layout(&plan->a_, n, k, n, s.batchStrideW))
+                                  ? layout(&plan->a_, k, n, s.ldW, s.batchStrideW)
+                                  : layout(&plan->a_, n, k, s.ldW, s.batchStrideW))
     return status;
-  if (attune_status_t status = layout(&plan->b_, k, m, k, s.batchStrideX))
+  if (attune_status_t status = shape.inputTransposed
+                                  ? layout(&plan->b_, m, k, s.ldX, s.batchStrideX)
+                                  : layout(&plan->b_, k, m, s.ldX, s.batchStrideX))
     return status;
-  if (attune_status_t status = layout(&plan->d_, n, m, n, s.batchStrideY))
+  if (attune_status_t status = layout(&plan->d_, n, m, s.ldY, s.batchStrideY))
     return status;
 
   cublasLtMatmulPreference_t preference = nullptr;
@@ -275,6 +298,12 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
   cublasStatus_t heuristic = f.cublasLtMatmulPreferenceSetAttribute(
       preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &lt.workspaceBytes_,
       sizeof lt.workspaceBytes_);
+  for (int attribute :
+       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+    if (heuristic == CUBLAS_STATUS_SUCCESS)
+      heuristic = f.cublasLtMatmulPreferenceSetAttribute(preference, attribute, &shape.alignment,
+                                                         sizeof shape.alignment);
   if (heuristic == CUBLAS_STATUS_SUCCESS) {
     Device::Scope scope(lt.device_);
     heuristic = f.cublasLtMatmulAlgoGetHeuristic(lt.handle_, plan->desc_, plan->a_, plan->b_,

@@ -80,6 +80,15 @@ struct LinearShape {
   MatmulType type = MatmulType::F32;
   Epilogue epilogue = Epilogue::None;
   bool weightTransposed = false;
+  /// x stored as [K, M] (a batched matmul's transpose_a).
+  bool inputTransposed = false;
+  /// Row strides (elements) of x, w and y as stored; -1: dense (the stored
+  /// row length).
+  int64_t ldX = -1, ldW = -1, ldY = -1;
+  /// The alignment (bytes, a power of two up to 256) every pointer the plan
+  /// runs on has: cuBLASLt's heuristic assumes 256, and an algorithm chosen
+  /// for that fails on a view that starts inside an allocation.
+  uint32_t alignment = 256;
   /// Products scale x·w by alpha before the bias and activation.
   float alpha = 1.f;
   /// `batch` products, matrix i at x + i·batchStrideX (elements), and so on.

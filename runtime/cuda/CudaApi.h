@@ -120,6 +120,10 @@ constexpr int CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5;
 constexpr int CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6;
 // cublasLtMatmulPreferenceAttributes_t
 constexpr int CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1;
+constexpr int CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES = 5;
+constexpr int CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES = 6;
+constexpr int CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES = 7;
+constexpr int CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES = 8;
 
 using cublasLtCreate_t = cublasStatus_t (*)(cublasLtHandle_t *handle);
 using cublasLtDestroy_t = cublasStatus_t (*)(cublasLtHandle_t handle);

@@ -4,6 +4,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 namespace attune::runtime {
 namespace {
@@ -22,5 +23,25 @@ attune_status_t fail(attune_status_t status, const char *format, ...) noexcept {
 }
 
 const char *statusMessage() noexcept { return tlsMessage; }
+
+attune_status_t kernelFailure(const attune_model_abi_t &abi, int32_t code) noexcept {
+  // The kernel's own message, so the caller learns which buffer or bound
+  // was wrong, not just a code; a trailing newline (some error handlers'
+  // habit) would break the one-line status message.
+  const char *text = abi.last_error();
+  if (!text)
+    text = "";
+  size_t length = std::strlen(text);
+  while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == '\r'))
+    --length;
+  if (code == kExtentsTooLarge && length == 0)
+    return fail(ATTUNE_INVALID_ARGUMENT,
+                "model '%s': kernel error %d: the input shapes are too large for the "
+                "library's 32-bit kernel extents (every shape symbol and buffer size must be "
+                "at most 2^31-1 elements)",
+                abi.name, code);
+  return fail(ATTUNE_INTERNAL, "model '%s': kernel error %d%s%.*s", abi.name, code,
+              length ? ": " : "", static_cast<int>(length), text);
+}
 
 } // namespace attune::runtime

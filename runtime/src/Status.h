@@ -20,6 +20,16 @@ fail(attune_status_t status, const char *format, ...) noexcept;
 /// This thread's last message ("" if none).
 const char *statusMessage() noexcept;
 
+/// Halide's error code for "extents multiply to more than 2^31-1", which a
+/// generated run() returns, with no message of its own, when the shape
+/// symbols would overflow a buffer's int32 fields (and workspace_size()
+/// answers 0 for them).
+constexpr int32_t kExtentsTooLarge = -6;
+
+/// The status for a library's run() returning `code` (nonzero), with the
+/// kernel's own message from abi.last_error().
+attune_status_t kernelFailure(const attune_model_abi_t &abi, int32_t code) noexcept;
+
 } // namespace attune::runtime
 
 #endif // ATTUNE_RUNTIME_SRC_STATUS_H

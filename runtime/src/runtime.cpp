@@ -15,6 +15,7 @@
 #include "attune/runtime.h"
 #pragma GCC visibility pop
 
+#include "runtime/cuda/ModelDevice.h"
 #include "runtime/src/ExternalWeights.h"
 #include "runtime/src/Status.h"
 
@@ -285,6 +286,15 @@ std::string validateDescriptor(const attune_model_abi_t &abi) {
                             name);
   }
 
+  if (abi.device != ATTUNE_ABI_DEVICE_CPU && abi.device != ATTUNE_ABI_DEVICE_CUDA)
+    return formatString("device is %d, expected %d (cpu) or %d (cuda)", abi.device,
+                        ATTUNE_ABI_DEVICE_CPU, ATTUNE_ABI_DEVICE_CUDA);
+  if (abi.constants_size < 0 || (abi.constants_size > 0 && !abi.constants))
+    return formatString("constants_size is %" PRId64 "%s", abi.constants_size,
+                        abi.constants_size > 0 ? " with NULL constants" : "");
+  if (abi.device == ATTUNE_ABI_DEVICE_CUDA && !abi.release_device)
+    return "release_device is NULL in a CUDA library";
+
   std::string problem =
       validateTensorList(abi, abi.inputs, abi.num_inputs, "input", true);
   if (problem.empty())
@@ -455,11 +465,6 @@ std::string checkElfFile(const char *path, uint64_t fileSize) {
   return "";
 }
 
-/// Halide's halide_error_code_buffer_extents_too_large, which a generated
-/// library's run() returns, before any kernel runs, when the symbols make
-/// some buffer extent, stride or size exceed int32.
-constexpr int32_t kExtentsTooLarge = -6;
-
 /// Closes a dlopen handle when it goes out of scope unless released.
 struct LibraryCloser {
   void operator()(void *library) const { dlclose(library); }
@@ -518,6 +523,9 @@ struct attune_model {
   std::vector<int64_t> symbols;
   std::vector<void *> inputData;
   std::vector<void *> outputData;
+  /// A CUDA library's GPU side, from its first run; declared last so that it
+  /// is released while the library is still loaded.
+  std::unique_ptr<attune::cuda::ModelDevice> device;
 
   ~attune_model() { std::free(workspace); }
 };
@@ -1188,70 +1196,128 @@ attune_status_t attune_model_set_num_threads(attune_model_t *model,
   });
 }
 
+namespace {
+
+/// The bytes of each input, then each output, of a run whose shapes are
+/// checked.
+std::vector<size_t> tensorBytes(const attune_model_abi_t &abi, const attune_tensor_t *inputs,
+                                const attune_tensor_t *outputs) {
+  std::vector<size_t> bytes;
+  for (int32_t i = 0; i < abi.num_inputs; ++i)
+    bytes.push_back(static_cast<size_t>(
+        elementCount(inputs[i].shape, inputs[i].rank, dtypeSize(abi.inputs[i].dtype))));
+  for (int32_t o = 0; o < abi.num_outputs; ++o)
+    bytes.push_back(static_cast<size_t>(
+        elementCount(outputs[o].shape, outputs[o].rank, dtypeSize(abi.outputs[o].dtype))));
+  return bytes;
+}
+
+/// attune_model_run and attune_model_run_device: `onDevice` says where the
+/// caller's buffers are.
+attune_status_t runModel(attune_model_t *model, const char *function,
+                         const attune_tensor_t *inputs, int32_t num_inputs,
+                         attune_tensor_t *outputs, int32_t num_outputs, bool onDevice) {
+  if (!model)
+    return nullModel(function);
+  const attune_model_abi_t &abi = *model->abi;
+  const bool cuda = abi.device == ATTUNE_ABI_DEVICE_CUDA;
+  if (onDevice && !cuda)
+    return fail(ATTUNE_INVALID_ARGUMENT,
+                "%s: model '%s' runs on the CPU, so it takes host buffers "
+                "(attune_model_run)",
+                function, abi.name);
+  if (attune_status_t status = bindInputs(
+          *model, inputs, num_inputs, /*forRun=*/true, model->symbols))
+    return status;
+  if (attune_status_t status = checkOutputs(*model, outputs, num_outputs))
+    return status;
+  if (attune_status_t status = checkOverlaps(*model, inputs, outputs))
+    return status;
+  if (!onDevice)
+    if (attune_status_t status = checkIndices(*model, inputs))
+      return status;
+  if (cuda && !model->device)
+    if (attune_status_t status =
+            attune::cuda::ModelDevice::open(abi, model->weights, &model->device))
+      return status;
+  if (onDevice) {
+    // Token ids are checked on the host, as for a CPU model: the kernels
+    // clamp them rather than fail.
+    std::vector<attune_tensor_t> copies(inputs, inputs + abi.num_inputs);
+    std::vector<std::vector<char>> hostCopies(static_cast<size_t>(abi.num_inputs));
+    std::vector<size_t> bytes = tensorBytes(abi, inputs, outputs);
+    for (int32_t i = 0; i < abi.num_inputs; ++i) {
+      if (abi.inputs[i].index_bound <= 0)
+        continue;
+      hostCopies[i].resize(bytes[i]);
+      if (attune_status_t status = model->device->device().download(
+              hostCopies[i].data(), reinterpret_cast<uintptr_t>(inputs[i].data), bytes[i]))
+        return status;
+      copies[i].data = hostCopies[i].data();
+    }
+    if (attune_status_t status = checkIndices(*model, copies.data()))
+      return status;
+  }
+
+  int64_t bytes = abi.workspace_size(model->symbols.data());
+  if (bytes < 0)
+    return fail(ATTUNE_INTERNAL,
+                "model '%s': workspace_size returned %" PRId64, abi.name,
+                bytes);
+  if (cuda) {
+    if (!onDevice)
+      return model->device->runHost(model->symbols.data(), bytes, inputs, outputs,
+                                    tensorBytes(abi, inputs, outputs));
+  } else if (attune_status_t status = reserveWorkspace(*model, bytes)) {
+    return status;
+  }
+
+  model->inputData.resize(static_cast<size_t>(abi.num_inputs));
+  for (int32_t i = 0; i < abi.num_inputs; ++i)
+    model->inputData[i] = inputs[i].data;
+  model->outputData.resize(static_cast<size_t>(abi.num_outputs));
+  for (int32_t o = 0; o < abi.num_outputs; ++o)
+    model->outputData[o] = outputs[o].data;
+  if (cuda)
+    return model->device->run(model->symbols.data(), bytes, model->inputData.data(),
+                              model->outputData.data());
+
+  int32_t code;
+  {
+    std::shared_lock<std::shared_mutex> lock(model->shared->pool);
+    code = abi.run(model->inputData.data(), model->outputData.data(),
+                   model->symbols.data(), model->workspace, model->weights,
+                   /*device=*/nullptr);
+  }
+  return code == 0 ? ATTUNE_OK : attune::runtime::kernelFailure(abi, code);
+}
+
+} // namespace
+
 attune_status_t attune_model_run(attune_model_t *model,
                                  const attune_tensor_t *inputs,
                                  int32_t num_inputs, attune_tensor_t *outputs,
                                  int32_t num_outputs) {
   return guarded([&]() -> attune_status_t {
-    if (!model)
-      return nullModel("attune_model_run");
-    const attune_model_abi_t &abi = *model->abi;
-    if (attune_status_t status = bindInputs(
-            *model, inputs, num_inputs, /*forRun=*/true, model->symbols))
-      return status;
-    if (attune_status_t status = checkOutputs(*model, outputs, num_outputs))
-      return status;
-    if (attune_status_t status = checkIndices(*model, inputs))
-      return status;
-    if (attune_status_t status = checkOverlaps(*model, inputs, outputs))
-      return status;
-
-    int64_t bytes = abi.workspace_size(model->symbols.data());
-    if (bytes < 0)
-      return fail(ATTUNE_INTERNAL,
-                  "model '%s': workspace_size returned %" PRId64, abi.name,
-                  bytes);
-    if (attune_status_t status = reserveWorkspace(*model, bytes))
-      return status;
-
-    model->inputData.resize(static_cast<size_t>(abi.num_inputs));
-    for (int32_t i = 0; i < abi.num_inputs; ++i)
-      model->inputData[i] = inputs[i].data;
-    model->outputData.resize(static_cast<size_t>(abi.num_outputs));
-    for (int32_t o = 0; o < abi.num_outputs; ++o)
-      model->outputData[o] = outputs[o].data;
-
-    int32_t code;
-    {
-      std::shared_lock<std::shared_mutex> lock(model->shared->pool);
-      code = abi.run(model->inputData.data(), model->outputData.data(),
-                     model->symbols.data(), model->workspace, model->weights);
-    }
-    if (code != 0) {
-      // The kernel's own message, so the caller learns which buffer or
-      // bound was wrong, not just a code; a trailing newline (some error
-      // handlers' habit) would break the one-line status message.
-      const char *text = abi.last_error();
-      size_t length = text ? std::strlen(text) : 0;
-      while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == '\r'))
-        --length;
-      // The generated run() checks every extent and stride it will pass
-      // before calling any kernel (LLVMEmitter's sizesOverflow) and fails
-      // with Halide's "extents too large" code and no message of its own;
-      // workspace_size() answered 0 for those symbols too. Say what it means.
-      if (code == kExtentsTooLarge && length == 0)
-        return fail(ATTUNE_INVALID_ARGUMENT,
-                    "model '%s': kernel error %d: the input shapes are too "
-                    "large for the library's 32-bit kernel extents (every "
-                    "shape symbol and buffer size must be at most 2^31-1 "
-                    "elements)",
-                    abi.name, code);
-      return fail(ATTUNE_INTERNAL, "model '%s': kernel error %d%s%.*s",
-                  abi.name, code, length ? ": " : "", static_cast<int>(length),
-                  text ? text : "");
-    }
-    return ATTUNE_OK;
+    return runModel(model, "attune_model_run", inputs, num_inputs, outputs, num_outputs,
+                    /*onDevice=*/false);
   });
+}
+
+attune_status_t attune_model_run_device(attune_model_t *model,
+                                        const attune_tensor_t *inputs,
+                                        int32_t num_inputs,
+                                        attune_tensor_t *outputs,
+                                        int32_t num_outputs) {
+  return guarded([&]() -> attune_status_t {
+    return runModel(model, "attune_model_run_device", inputs, num_inputs, outputs,
+                    num_outputs, /*onDevice=*/true);
+  });
+}
+
+attune_device_t attune_model_device(const attune_model_t *model) {
+  return model && model->abi->device == ATTUNE_ABI_DEVICE_CUDA ? ATTUNE_DEVICE_CUDA
+                                                               : ATTUNE_DEVICE_CPU;
 }
 
 const char *attune_model_source_ir(const attune_model_t *model) {

@@ -1222,6 +1222,50 @@ TEST(E2EExample, Gpt2BlockFusedAndUnfused) {
   checkModel(c);
 }
 
+/// --target=cuda builds a library that opens and describes itself on a
+/// machine without a GPU (the header is written that way too), and whose
+/// run says what is missing instead of crashing. (Its execution is checked
+/// on a GPU by cuda_model_test.)
+TEST(E2ECuda, LibraryOpensAnywhereAndRunsOnlyOnADevice) {
+  std::string error;
+  std::string library = compileModel("small_block_cuda", kSmallBlock, {"--target=cuda"}, error);
+  ASSERT_FALSE(library.empty()) << error;
+  Model model;
+  ASSERT_EQ(attune_model_open(library.c_str(), &model.handle), ATTUNE_OK)
+      << attune_status_message();
+  EXPECT_EQ(attune_model_device(model.handle), ATTUNE_DEVICE_CUDA);
+  attune_tensor_info_t info;
+  ASSERT_EQ(attune_model_input_info(model.handle, 0, &info), ATTUNE_OK);
+  EXPECT_STREQ(info.name, "ids");
+
+  std::vector<int32_t> ids(6, 3);
+  std::vector<float> hidden(6 * 64);
+  attune_tensor_t input{ids.data(), ATTUNE_DTYPE_I32, 2, {1, 6}};
+  attune_tensor_t output{hidden.data(), ATTUNE_DTYPE_F32, 3, {1, 6, 64}};
+  {
+    // No driver at this path, whatever the machine has.
+    attune::testing::ScopedEnv driver("ATTUNE_CUDA_DRIVER", "/nonexistent/libcuda.so.1");
+    EXPECT_EQ(attune_model_run(model.handle, &input, 1, &output, 1), ATTUNE_NO_DEVICE);
+    EXPECT_THAT(attune_status_message(),
+                ::testing::HasSubstr("no CUDA driver: dlopen(\"/nonexistent/libcuda.so.1\")"));
+  }
+  // Bad input is still caught before the device is asked for.
+  ids[2] = 97;
+  EXPECT_EQ(attune_model_run(model.handle, &input, 1, &output, 1), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_THAT(attune_status_message(), ::testing::HasSubstr("outside [0, 97)"));
+
+  // A CPU model takes host buffers only.
+  std::string cpuLibrary = compileModel("small_block", kSmallBlock, {}, error);
+  ASSERT_FALSE(cpuLibrary.empty()) << error;
+  Model cpu;
+  ASSERT_EQ(attune_model_open(cpuLibrary.c_str(), &cpu.handle), ATTUNE_OK);
+  EXPECT_EQ(attune_model_device(cpu.handle), ATTUNE_DEVICE_CPU);
+  ids[2] = 3;
+  EXPECT_EQ(attune_model_run_device(cpu.handle, &input, 1, &output, 1),
+            ATTUNE_INVALID_ARGUMENT);
+  EXPECT_THAT(attune_status_message(), ::testing::HasSubstr("runs on the CPU"));
+}
+
 /// The three artifacts exist and the header names the model's interface.
 TEST(E2EArtifacts, LibraryArchiveAndHeader) {
   std::string error;
@@ -2245,7 +2289,7 @@ TEST(E2EKernelError, LearnedPositionPastTableReturnsMessage) {
                                                           &std::free);
     void *inputs[1] = {x.data()};
     void *outputs[1] = {y.data()};
-    return abi->run(inputs, outputs, symbols, workspace.get(), abi->weights);
+    return abi->run(inputs, outputs, symbols, workspace.get(), abi->weights, nullptr);
   };
 
   std::vector<float> x, y;

@@ -205,6 +205,69 @@ std::string compileKernelObject(const KernelSpec &spec,
   }
 }
 
+namespace {
+
+/// Host code for baseline x86-64 (it only launches), device code for
+/// `options.capability`.
+Target cudaTarget(const CudaTargetOptions &options) {
+  return targets::cpu::halideTarget(ATTUNE_ISA_BASELINE)
+      .with_feature(Target::CUDA)
+      .with_feature(options.capability == 86 ? Target::CUDACapability86
+                                             : Target::CUDACapability80);
+}
+
+} // namespace
+
+std::string checkCudaCapability(int capability) {
+  if (capability == 80 || capability == 86)
+    return "";
+  return "CUDA compute capability " + std::to_string(capability) +
+         " is not one Halide 21 generates code for: expected 80 (sm_80, which also "
+         "runs on sm_89 and sm_90 GPUs) or 86";
+}
+
+std::string compileCudaKernelObject(const KernelSpec &spec, const CudaTargetOptions &options,
+                                    const std::string &objectPath) {
+  try {
+    if (std::string problem = validateKernelSpec(spec); !problem.empty())
+      return problem;
+    if (std::string problem = checkCudaCapability(options.capability); !problem.empty())
+      return problem;
+    Target target = cudaTarget(options).with_feature(Target::NoRuntime);
+    detail::BuiltKernel kernel = detail::buildKernel(spec, target);
+    std::vector<Argument> args(kernel.inputs.begin(), kernel.inputs.end());
+    // One kernel, one object, one CUDA module: a library links many such
+    // objects side by side (Halide::link_modules would keep one module's
+    // device code of several, see tests/unit/cuda/GpuKernelGen.cpp).
+    Pipeline(kernel.output).compile_to_object(objectPath, args, spec.symbolName(), target);
+    if (!std::filesystem::exists(objectPath))
+      return "Halide wrote no object for kernel " + spec.symbolName();
+    return "";
+  } catch (const Halide::Error &error) {
+    return std::string("Halide failed to compile kernel ") + spec.symbolName() +
+           " for CUDA: " + error.what();
+  } catch (const std::exception &error) {
+    return std::string("compiling kernel ") + spec.symbolName() + " for CUDA failed: " +
+           error.what();
+  }
+}
+
+std::string compileCudaHalideRuntime(const CudaTargetOptions &options,
+                                     const std::string &objectPath) {
+  try {
+    if (std::string problem = checkCudaCapability(options.capability); !problem.empty())
+      return problem;
+    compile_standalone_runtime(objectPath, cudaTarget(options));
+    if (!std::filesystem::exists(objectPath))
+      return "Halide wrote no runtime object at '" + objectPath + "'";
+    return "";
+  } catch (const Halide::Error &error) {
+    return std::string("Halide failed to compile its CUDA runtime: ") + error.what();
+  } catch (const std::exception &error) {
+    return std::string("compiling the Halide CUDA runtime failed: ") + error.what();
+  }
+}
+
 std::string compileHalideRuntime(const CpuTargetOptions &options,
                                  const std::string &objectPath) {
   try {

@@ -46,6 +46,30 @@ std::string compileKernelObject(const KernelSpec &spec,
 std::string compileHalideRuntime(const CpuTargetOptions &options,
                                  const std::string &objectPath);
 
+/// The CUDA target: kernels run on an NVIDIA GPU of at least this compute
+/// capability (major * 10 + minor). Halide 21 generates PTX for 8.0 and
+/// 8.6 at most; the driver compiles that PTX for a newer GPU (sm_90) when
+/// it loads it.
+struct CudaTargetOptions {
+  int capability = 80;
+};
+
+/// "80" or "86" are what Halide can target; "" when `capability` is one,
+/// else a message naming the choices.
+std::string checkCudaCapability(int capability);
+
+/// Compiles `spec` into an object defining spec.symbolName(): its GPU
+/// schedule, with PTX for `options.capability` embedded and x86-64 host code
+/// that launches it through the Halide CUDA runtime (which
+/// compileCudaHalideRuntime supplies). Kinds without a GPU schedule (the
+/// matmuls, which go to cuBLASLt, and attention) are an error naming them.
+std::string compileCudaKernelObject(const KernelSpec &spec, const CudaTargetOptions &options,
+                                    const std::string &objectPath);
+
+/// The Halide runtime of a CUDA library, its CUDA module included.
+std::string compileCudaHalideRuntime(const CudaTargetOptions &options,
+                                     const std::string &objectPath);
+
 /// Fills `table` for the kernel variants `options` builds. Returns an empty
 /// string on success, else a message naming the problem.
 std::string computeIsaDispatch(const CpuTargetOptions &options,

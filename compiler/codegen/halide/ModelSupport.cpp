@@ -19,10 +19,12 @@ std::string writeSource(const std::string &path, const char *text) {
 
 } // namespace
 
-std::string compileModelSupport(const std::string &directory, const std::string &object) {
+std::string compileModelSupport(const std::string &directory, const std::string &object,
+                                bool cuda) {
   // One translation unit including the files: one object to link. Each file
   // keeps its helpers static.
   const std::pair<std::string, const char *> files[] = {
+      {"cuda_support.c", kCudaSupportSource},
       {"scratch_cache.c", kScratchCacheSource},
       {"par_for.c", kParForSource},
       {"extern_stage.h", kExternStageSource},
@@ -35,11 +37,18 @@ std::string compileModelSupport(const std::string &directory, const std::string 
                           "#include \"par_for.c\"\n"
                           "#include \"amx_kernels.c\"\n"
                           "#include \"attention_f32.c\"\n"}};
+  const char *withCuda = "#include \"model_support.c\"\n"
+                         "#include \"cuda_support.c\"\n";
   for (const auto &[name, text] : files)
     if (std::string error = writeSource(directory + "/" + name, text); !error.empty())
       return error;
+  if (cuda)
+    if (std::string error = writeSource(directory + "/model_support_cuda.c", withCuda);
+        !error.empty())
+      return error;
+  std::string main = cuda ? "/model_support_cuda.c" : "/model_support.c";
   return runShellCommand("cc -c -O2 -fPIC -std=c11 " +
-                             shellQuote(directory + "/model_support.c") + " -o " +
+                             shellQuote(directory + main) + " -o " +
                              shellQuote(object),
                          "compiling the model support code (runtime/model)");
 }

@@ -17,7 +17,9 @@
 //    which it includes per ISA and tile height) is f32 attention for
 //    AVX-512 and AVX2, the extern stage those variants of an f32 attention
 //    kernel call (AttentionKernel.cpp);
-//  - extern_stage.h is what the last two share.
+//  - extern_stage.h is what the last two share;
+//  - cuda_support.c, in --target=cuda libraries only, runs their Halide
+//    CUDA kernels in the runtime's context and on its stream.
 // They are embedded in the compiler as strings and compiled with the
 // system's `cc` when a library is linked, so that no tool needs the source
 // tree at run time. Processes that JIT kernels (tests, benchmarks) get
@@ -45,8 +47,11 @@ inline constexpr const char *kAmxLinearSymbol = "attune_linear_bf16_amx";
 inline constexpr const char *kAmxLinearBiasSymbol = "attune_linear_bf16_amx_bias";
 
 /// Writes the sources into `directory` and compiles them with the system's
-/// `cc` into one position-independent `object`. Returns "" or what failed.
-std::string compileModelSupport(const std::string &directory, const std::string &object);
+/// `cc` into one position-independent `object`; with `cuda`, for a library
+/// of --target=cuda, also cuda_support.c, which ties the Halide CUDA
+/// runtime to the runtime's device. Returns "" or what failed.
+std::string compileModelSupport(const std::string &directory, const std::string &object,
+                                bool cuda = false);
 
 } // namespace attune::codegen
 

@@ -168,6 +168,7 @@ LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &optio
     emit.externalWeightsHash = llvm::xxHash64(options.weightsBlob);
   }
   emit.isaDispatch = options.isaDispatch;
+  emit.cuda = options.cuda;
   result.kernels.clear();
   if (failed(host::emitHostCode(module, func, shapes, program, plan, emit,
                                 result.kernels)))

@@ -15,6 +15,10 @@
 //     them. Only the descriptor refers to it: the host code reads weights
 //     through run()'s `weights` argument, which the runtime points at this
 //     array or at its mapping of an external weights file.
+// A CUDA library's host code (HostLoweringOptions::cuda) also calls
+// `attune_cuda_enter`, `attune_cuda_release` (runtime/model/cuda_support.c)
+// and `halide_cuda_device_interface` from the Halide runtime, and calls no
+// kernel symbol for a linear or a batched matmul.
 // It defines `attune_model_abi` (ATTUNE_MODEL_ABI_SYMBOL), the only symbol a
 // generated library exports.
 //
@@ -54,6 +58,13 @@ struct HostLoweringOptions {
   /// with). Empty: no variant is ever refused and every cap is reported as
   /// the level the kernels run at.
   IsaDispatchTable isaDispatch;
+  /// Generate host code for a CUDA library (runtime.h's
+  /// ATTUNE_ABI_DEVICE_CUDA): every buffer a device address, Halide kernels
+  /// compiled for the GPU, linears and batched matmuls handed to the
+  /// runtime's cuBLASLt (attune_abi_device_t::matmul), embedded tensors
+  /// copied to the device workspace, and the support code of
+  /// runtime/model/cuda_support.c.
+  bool cuda = false;
 };
 
 struct HostLoweringResult {

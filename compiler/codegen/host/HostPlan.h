@@ -243,6 +243,8 @@ struct EmitOptions {
   uint64_t externalWeightsHash = 0;
   /// See HostLoweringOptions::isaDispatch.
   IsaDispatchTable isaDispatch;
+  /// See HostLoweringOptions::cuda.
+  bool cuda = false;
 };
 
 /// Step 4: adds the host functions, the kernel declarations and the

@@ -64,6 +64,9 @@ constexpr int32_t kExtentsTooLarge = -6;
 /// well under this.
 constexpr int64_t kErrorBufferSize = 1024;
 
+/// halide_buffer_flag_device_dirty.
+constexpr int64_t kDeviceDirty = 2;
+
 /// attune_isa_t levels the cap can take, lowest first.
 constexpr int32_t kNumIsaLevels = ATTUNE_ISA_AVX512_SPR + 1;
 
@@ -105,11 +108,21 @@ public:
         i16(builder.getI16Type()), i32(builder.getI32Type()),
         i64(builder.getI64Type()), dimLayout(halideDimensionLayout(ctx)),
         bufLayout(halideBufferLayout(ctx)), tensorLayout(abiTensorLayout(ctx)),
-        abiLayout(modelAbiLayout(ctx)), sumLayout(abiSymbolSumLayout(ctx)) {}
+        abiLayout(modelAbiLayout(ctx)), sumLayout(abiSymbolSumLayout(ctx)),
+        deviceLayout(abiDeviceLayout(ctx)), matmulLayout(abiMatmulLayout(ctx)) {}
 
   LogicalResult run(std::vector<KernelSpec> &kernels);
 
 private:
+  /// A call the runtime runs with cuBLASLt in a CUDA library: no kernel.
+  bool isDeviceMatmul(const KernelSpec &spec) const {
+    return options.cuda &&
+           (spec.kind == KernelKind::Linear || spec.kind == KernelKind::Matmul);
+  }
+  /// The attune_abi_matmul_t global for a device matmul's spec; fails (at
+  /// the call's op) for what cuBLASLt is not asked to do.
+  FailureOr<LLVM::GlobalOp> matmulOp(const KernelCall &call);
+
   // Module-level pieces.
   LogicalResult declareKernels(std::vector<KernelSpec> &kernels);
   void emitConstants();
@@ -214,6 +227,7 @@ private:
   Location loc;
   Type ptrType, i8, i16, i32, i64;
   CStructLayout dimLayout, bufLayout, tensorLayout, abiLayout, sumLayout;
+  CStructLayout deviceLayout, matmulLayout;
 
   llvm::StringMap<LLVM::LLVMFuncOp> kernelDecls;
   LLVM::LLVMFuncOp setThreadsDecl, setErrorHandlerDecl;
@@ -222,13 +236,62 @@ private:
   LLVM::LLVMFuncOp canUse, setIsaCap, dispatchedIsa;
   llvm::StringMap<LLVM::GlobalOp> strings;
   LLVM::GlobalOp weightsGlobal;
+  // CUDA libraries: the embedded tensors as one blob the runtime copies to
+  // the start of the device workspace, each at its offset in it; the
+  // attune_abi_matmul_t of each product the runtime runs.
+  LLVM::GlobalOp constantsGlobal;
+  llvm::StringMap<int64_t> constantOffsets;
+  int64_t constantsBytes = 0;
+  std::map<std::string, LLVM::GlobalOp> matmulOps;
   SmallVector<Value> symbolValues;
   std::map<std::string, Value> monomials, monomials32; // per function body
 };
 
+FailureOr<LLVM::GlobalOp> Emitter::matmulOp(const KernelCall &call) {
+  const KernelSpec &spec = call.spec;
+  if (spec.weightPanel > 0 || spec.weightType != ScalarType::F32)
+    return call.op->emitOpError("a linear over packed or bf16 weights has no CUDA form");
+  int32_t activation = ATTUNE_ABI_ACTIVATION_NONE;
+  if (spec.activation) {
+    switch (*spec.activation) {
+    case UnaryKind::Relu:
+      activation = ATTUNE_ABI_ACTIVATION_RELU;
+      break;
+    case UnaryKind::GeluTanh:
+      activation = ATTUNE_ABI_ACTIVATION_GELU_TANH;
+      break;
+    default:
+      return call.op->emitOpError(
+          "cuBLASLt has no epilogue for this activation (it has ReLU and tanh GELU): "
+          "compile for CUDA without --fuse-epilogues");
+    }
+  }
+  bool linear = spec.kind == KernelKind::Linear;
+  int32_t fields[] = {linear ? ATTUNE_ABI_MATMUL_LINEAR : ATTUNE_ABI_MATMUL_BATCHED,
+                      spec.transposeA, spec.transposeB, linear && spec.hasBias, activation};
+  std::string key;
+  for (int32_t field : fields)
+    key += std::to_string(field) + ",";
+  auto [it, inserted] = matmulOps.try_emplace(key);
+  if (inserted)
+    it->second = initializedGlobal("__attune_matmul", matmulLayout.type(), [&]() -> Value {
+      Value op = LLVM::ZeroOp::create(builder, loc, matmulLayout.type());
+      for (auto [field, value] : llvm::enumerate(fields))
+        op = matmulLayout.insert(builder, loc, op, static_cast<AbiMatmulField>(field),
+                                 constI(i32, value));
+      return op;
+    });
+  return it->second;
+}
+
 LogicalResult Emitter::declareKernels(std::vector<KernelSpec> &kernels) {
   builder.restoreInsertionPoint(moduleEnd());
   for (const KernelCall &call : program.calls) {
+    if (isDeviceMatmul(call.spec)) {
+      if (failed(matmulOp(call)))
+        return failure();
+      continue;
+    }
     std::string name = call.spec.symbolName();
     if (kernelDecls.count(name)) {
       // One kernel serves every call of its name: its tiles must suit the
@@ -274,7 +337,24 @@ LogicalResult Emitter::declareKernels(std::vector<KernelSpec> &kernels) {
 
 void Emitter::emitConstants() {
   builder.restoreInsertionPoint(moduleEnd());
+  if (options.cuda && !program.constants.empty()) {
+    // One blob, each tensor 64-byte aligned in it as in the workspace.
+    std::string blob;
+    for (const ConstantData &constant : program.constants) {
+      blob.resize((blob.size() + 63) / 64 * 64, '\0');
+      constantOffsets[constant.global] = static_cast<int64_t>(blob.size());
+      blob += constant.bytes;
+    }
+    blob.resize((blob.size() + 63) / 64 * 64, '\0');
+    constantsBytes = static_cast<int64_t>(blob.size());
+    constantsGlobal = LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(i8, blob.size()), /*isConstant=*/true,
+        LLVM::Linkage::Private, uniqueName("__attune_constants"), builder.getStringAttr(blob),
+        /*alignment=*/64);
+  }
   for (const ConstantData &constant : program.constants) {
+    if (options.cuda)
+      break;
     auto type = LLVM::LLVMArrayType::get(i8, constant.bytes.size());
     LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
                            LLVM::Linkage::Private, constant.global,
@@ -360,7 +440,8 @@ Value Emitter::sizesOverflow() {
 
 std::pair<SmallVector<Value>, Value> Emitter::slotOffsets() {
   SmallVector<Value> offsets;
-  Value total = constI(i64, 0);
+  // A CUDA library's workspace starts with its constants.
+  Value total = constI(i64, constantsBytes);
   Value mask = constI(i64, ~int64_t(63));
   Value sixtyThree = constI(i64, 63);
   for (unsigned s = 0; s < plan.slots.size(); ++s) {
@@ -404,11 +485,12 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
   auto fn = LLVM::LLVMFuncOp::create(
       builder, loc, uniqueName("attune_run"),
       LLVM::LLVMFunctionType::get(
-          i32, {ptrType, ptrType, ptrType, ptrType, ptrType}),
+          i32, {ptrType, ptrType, ptrType, ptrType, ptrType, ptrType}),
       LLVM::Linkage::Internal);
   Block *entry = fn.addEntryBlock(builder);
   Value inputs = entry->getArgument(0), outputs = entry->getArgument(1),
-        workspace = entry->getArgument(3), weights = entry->getArgument(4);
+        workspace = entry->getArgument(3), weights = entry->getArgument(4),
+        device = entry->getArgument(5);
   Block *fail = builder.createBlock(&fn.getBody(), fn.getBody().end(), {i32}, {loc});
   LLVM::ReturnOp::create(builder, loc, fail->getArgument(0));
 
@@ -428,6 +510,11 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
   auto dimArrayType = LLVM::LLVMArrayType::get(dimLayout.type(), maxArgs * maxDims);
   Value bufs = LLVM::AllocaOp::create(builder, loc, ptrType, bufArrayType, one, 8);
   Value dimsArray = LLVM::AllocaOp::create(builder, loc, ptrType, dimArrayType, one, 8);
+  // A device matmul takes its buffers as an array of pointers.
+  auto argArrayType = LLVM::LLVMArrayType::get(ptrType, maxArgs);
+  Value argArray;
+  if (options.cuda)
+    argArray = LLVM::AllocaOp::create(builder, loc, ptrType, argArrayType, one, 8);
 
   loadSymbols(entry->getArgument(2));
   Value bad = sizesOverflow();
@@ -437,6 +524,23 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
                          ValueRange{constI(i32, kExtentsTooLarge)}, body,
                          ValueRange{});
   builder.setInsertionPointToStart(body);
+
+  // CUDA: the Halide kernels take the run's context and stream from the
+  // support code (cuda_support.c), and every buffer is a device address.
+  Value deviceInterface, matmulFn, matmulUser;
+  if (options.cuda) {
+    auto enter = declareExternal(
+        "attune_cuda_enter",
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrType, ptrType}));
+    auto interface = declareExternal("halide_cuda_device_interface",
+                                     LLVM::LLVMFunctionType::get(ptrType, {}));
+    Value context = deviceLayout.load(builder, loc, device, kDeviceContext);
+    Value stream = deviceLayout.load(builder, loc, device, kDeviceStream);
+    LLVM::CallOp::create(builder, loc, enter, ValueRange{context, stream});
+    deviceInterface = LLVM::CallOp::create(builder, loc, interface, ValueRange{}).getResult();
+    matmulFn = deviceLayout.load(builder, loc, device, kDeviceMatmul);
+    matmulUser = deviceLayout.load(builder, loc, device, kDeviceUser);
+  }
 
   // Where every tensor lives.
   SmallVector<Value> slotBase = slotOffsets().first;
@@ -472,7 +576,9 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
       ptr = byteOffset(weights, constI(i64, storage.weightOffset));
       break;
     case Storage::Constant:
-      ptr = LLVM::AddressOfOp::create(builder, loc, ptrType, storage.global);
+      ptr = options.cuda
+                ? byteOffset(workspace, constI(i64, constantOffsets.lookup(storage.global)))
+                : LLVM::AddressOfOp::create(builder, loc, ptrType, storage.global).getResult();
       break;
     case Storage::Workspace:
       ptr = byteOffset(workspace, slotBase[plan.buffers[storage.index].slot]);
@@ -504,10 +610,20 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
           builder, callLoc, ptrType, dimArrayType, dimsArray,
           ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(a * maxDims)});
       HalideType type = halideType(view.type);
-      bufLayout.store(builder, callLoc, buf, kBufDevice, zero64);
-      bufLayout.store(builder, callLoc, buf, kBufDeviceInterface, null);
-      bufLayout.store(builder, callLoc, buf, kBufHost, hostPointer(view));
-      bufLayout.store(builder, callLoc, buf, kBufFlags, zero64);
+      if (options.cuda) {
+        // The device address is the buffer's device handle (as
+        // halide_cuda_wrap_device_ptr stores it), its contents current there.
+        Value address = LLVM::PtrToIntOp::create(builder, callLoc, i64, hostPointer(view));
+        bufLayout.store(builder, callLoc, buf, kBufDevice, address);
+        bufLayout.store(builder, callLoc, buf, kBufDeviceInterface, deviceInterface);
+        bufLayout.store(builder, callLoc, buf, kBufHost, null);
+        bufLayout.store(builder, callLoc, buf, kBufFlags, constI(i64, kDeviceDirty));
+      } else {
+        bufLayout.store(builder, callLoc, buf, kBufDevice, zero64);
+        bufLayout.store(builder, callLoc, buf, kBufDeviceInterface, null);
+        bufLayout.store(builder, callLoc, buf, kBufHost, hostPointer(view));
+        bufLayout.store(builder, callLoc, buf, kBufFlags, zero64);
+      }
       bufLayout.store(builder, callLoc, buf, kBufTypeCode, constI(i8, type.code));
       bufLayout.store(builder, callLoc, buf, kBufTypeBits, constI(i8, type.bits));
       bufLayout.store(builder, callLoc, buf, kBufTypeLanes, constI(i16, 1));
@@ -525,9 +641,27 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
       }
       args.push_back(buf);
     }
-    Value rc = LLVM::CallOp::create(builder, callLoc,
-                                    kernelDecls[call.spec.symbolName()], args)
-                   .getResult();
+    Value rc;
+    if (isDeviceMatmul(call.spec)) {
+      for (auto [a, buf] : llvm::enumerate(args)) {
+        Value slot = LLVM::GEPOp::create(builder, callLoc, ptrType, argArrayType, argArray,
+                                         ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(a)});
+        LLVM::StoreOp::create(builder, callLoc, buf, slot);
+      }
+      Value op = LLVM::AddressOfOp::create(builder, callLoc, *matmulOp(call));
+      auto matmulType =
+          LLVM::LLVMFunctionType::get(i32, {ptrType, ptrType, ptrType, i32});
+      SmallVector<Value> operands = {matmulFn, matmulUser, op, argArray,
+                                     constI(i32, args.size())};
+      rc = LLVM::CallOp::create(builder, callLoc, matmulType, operands).getResult();
+      // The runtime keeps the matmul's own message and status.
+      Value failed = LLVM::ICmpOp::create(builder, callLoc, LLVM::ICmpPredicate::ne, rc, zero32);
+      rc = LLVM::SelectOp::create(builder, callLoc, failed,
+                                  constI(i32, ATTUNE_ABI_DEVICE_CALL_FAILED), zero32);
+    } else {
+      rc = LLVM::CallOp::create(builder, callLoc, kernelDecls[call.spec.symbolName()], args)
+               .getResult();
+    }
     Block *next = builder.createBlock(&fn.getBody(), std::prev(fn.getBody().end()));
     builder.setInsertionPointAfterValue(rc);
     Value failed = LLVM::ICmpOp::create(builder, callLoc, LLVM::ICmpPredicate::ne, rc, zero32);
@@ -1029,6 +1163,11 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
     });
   }
 
+  LLVM::LLVMFuncOp releaseDevice;
+  if (options.cuda)
+    releaseDevice = declareExternal(
+        "attune_cuda_release",
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrType}));
   LLVM::GlobalOp inputsGlobal = tensorArray("__attune_inputs", inputs);
   LLVM::GlobalOp outputsGlobal = tensorArray("__attune_outputs", outputs);
 
@@ -1077,6 +1216,15 @@ void Emitter::emitDescriptor(LLVM::LLVMFuncOp workspaceSize, LLVM::LLVMFuncOp ru
     d = abiLayout.insert(builder, loc, d, kAbiNumSymbolSums,
                          constI(i32, shapes.sums.size()));
     d = abiLayout.insert(builder, loc, d, kAbiSymbolSums, addressOr(sumsGlobal));
+    d = abiLayout.insert(builder, loc, d, kAbiDevice,
+                         constI(i32, options.cuda ? ATTUNE_ABI_DEVICE_CUDA
+                                                  : ATTUNE_ABI_DEVICE_CPU));
+    d = abiLayout.insert(builder, loc, d, kAbiConstants, addressOr(constantsGlobal));
+    d = abiLayout.insert(builder, loc, d, kAbiConstantsSize, constI(i64, constantsBytes));
+    d = abiLayout.insert(builder, loc, d, kAbiReleaseDevice,
+                         releaseDevice ? LLVM::AddressOfOp::create(builder, loc, releaseDevice)
+                                             .getResult()
+                                       : nullPtr());
     return d;
   });
 

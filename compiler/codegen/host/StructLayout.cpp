@@ -77,6 +77,12 @@ void CStructLayout::store(OpBuilder &builder, Location loc, Value base,
                         fieldAddress(builder, loc, base, field));
 }
 
+Value CStructLayout::load(OpBuilder &builder, Location loc, Value base,
+                          unsigned field) const {
+  return LLVM::LoadOp::create(builder, loc, fieldType(field),
+                              fieldAddress(builder, loc, base, field));
+}
+
 Value CStructLayout::insert(OpBuilder &builder, Location loc, Value aggregate,
                             unsigned field, Value value) const {
   return LLVM::InsertValueOp::create(builder, loc, aggregate, value,
@@ -104,7 +110,17 @@ CStructLayout modelAbiLayout(MLIRContext *context) {
                 CField::Ptr, CField::I32, CField::Ptr, CField::Ptr, CField::Ptr,
                 CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr, CField::I64,
                 CField::I32, CField::Ptr, CField::I64, CField::Ptr, CField::Ptr,
-                CField::Ptr, CField::I32, CField::Ptr});
+                CField::Ptr, CField::I32, CField::Ptr, CField::I32, CField::Ptr,
+                CField::I64, CField::Ptr});
+}
+
+CStructLayout abiDeviceLayout(MLIRContext *context) {
+  return CStructLayout(context, {CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr});
+}
+
+CStructLayout abiMatmulLayout(MLIRContext *context) {
+  return CStructLayout(context,
+                       {CField::I32, CField::I32, CField::I32, CField::I32, CField::I32});
 }
 
 CStructLayout abiSymbolSumLayout(MLIRContext *context) {

@@ -49,6 +49,9 @@ public:
   /// `base`.
   void store(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value base,
              unsigned field, mlir::Value value) const;
+  /// Loads `field` of the struct at `base`.
+  mlir::Value load(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value base,
+                   unsigned field) const;
   /// `aggregate` with `field` replaced (for global initialisers).
   mlir::Value insert(mlir::OpBuilder &builder, mlir::Location loc,
                      mlir::Value aggregate, unsigned field,
@@ -110,9 +113,27 @@ enum ModelAbiField {
   kAbiSetIsaCap,
   kAbiDispatchedIsa,
   kAbiNumSymbolSums,
-  kAbiSymbolSums
+  kAbiSymbolSums,
+  kAbiDevice,
+  kAbiConstants,
+  kAbiConstantsSize,
+  kAbiReleaseDevice
 };
 CStructLayout modelAbiLayout(mlir::MLIRContext *context);
+
+/// attune_abi_device_t (runtime.h).
+enum AbiDeviceField { kDeviceContext, kDeviceStream, kDeviceMatmul, kDeviceUser };
+CStructLayout abiDeviceLayout(mlir::MLIRContext *context);
+
+/// attune_abi_matmul_t (runtime.h).
+enum AbiMatmulField {
+  kMatmulKind,
+  kMatmulTransposeA,
+  kMatmulTransposeB,
+  kMatmulHasBias,
+  kMatmulActivation
+};
+CStructLayout abiMatmulLayout(mlir::MLIRContext *context);
 
 /// attune_abi_symbol_sum_t (runtime.h).
 enum AbiSymbolSumField { kSumSymbol, kSumNumTerms, kSumTerms, kSumConstant };

@@ -2,6 +2,7 @@
 
 #include "compiler/targets/cpu/CpuBackend.h"
 #include "compiler/codegen/halide/Kernels.h"
+#include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/codegen/host/HostCodegen.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 
@@ -48,6 +49,11 @@ public:
 
   std::string compileRuntime(const std::string &objectPath) const override {
     return codegen::compileHalideRuntime(options, objectPath);
+  }
+
+  std::string compileSupport(const std::string &directory,
+                             const std::string &objectPath) const override {
+    return codegen::compileModelSupport(directory, objectPath);
   }
 
   std::string configureHost(codegen::HostLoweringOptions &host) const override {

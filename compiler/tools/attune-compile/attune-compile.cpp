@@ -69,8 +69,9 @@ static cl::opt<std::string>
 // Plain strings rather than cl::values: a bad value must give attune's own
 // "error: ..." line naming the accepted values, like every other failure.
 static cl::opt<std::string> targetName("target", cl::init("cpu"),
-                                       cl::desc("Code generation target: cpu "
-                                                "(cuda is planned)"),
+                                       cl::desc("Code generation target: cpu, or "
+                                                "cuda (an NVIDIA GPU: Halide kernels "
+                                                "and cuBLASLt)"),
                                        cl::value_desc("cpu|cuda"),
                                        cl::cat(compileCategory));
 static cl::opt<std::string>
@@ -169,6 +170,12 @@ static cl::list<std::string>
                          "best first (default: "
                          "avx512_sapphirerapids,avx2-fma-f16c)"),
                 cl::value_desc("SET,..."), cl::cat(compileCategory));
+static cl::opt<std::string>
+    cudaArch("cuda-arch", cl::init("sm_80"),
+             cl::desc("--target=cuda: the GPU architecture the kernels' PTX is "
+                      "for, sm_80 (runs on sm_80 and newer, sm_90 included) or "
+                      "sm_86"),
+             cl::value_desc("sm_NN"), cl::cat(compileCategory));
 static cl::opt<std::string>
     kernelCacheDir("kernel-cache",
                    cl::desc("Directory caching compiled kernels (default: "
@@ -273,6 +280,13 @@ int validateOptions(ValidatedOptions &valid) {
   // this build cannot generate code for) before any input is read.
   attune::targets::TargetOptions targetOptions;
   targetOptions.cpuFeatureSets.assign(cpuFeatures.begin(), cpuFeatures.end());
+  {
+    llvm::StringRef arch = cudaArch.getValue();
+    int capability = 0;
+    if (!arch.consume_front("sm_") || arch.getAsInteger(10, capability))
+      return fail("invalid --cuda-arch '" + cudaArch + "', expected sm_80 or sm_86");
+    targetOptions.cudaCapability = capability;
+  }
   std::string targetError;
   valid.target = attune::targets::createTargetBackend(targetName, targetOptions,
                                                       targetError);

@@ -374,7 +374,9 @@ int main(int argc, char **argv) {
     fail(attune_status_message());
   if (numThreads)
     check(attune_model_set_num_threads(model, numThreads), "--num-threads");
-  outs() << "model '" << attune_model_name(model) << "' from " << libraryPath << "\n";
+  outs() << "model '" << attune_model_name(model) << "' from " << libraryPath
+         << (attune_model_device(model) == ATTUNE_DEVICE_CUDA ? " (runs on the GPU)" : "")
+         << "\n";
 
   int32_t numInputs = attune_model_num_inputs(model);
   int32_t numOutputs = attune_model_num_outputs(model);

@@ -216,6 +216,33 @@ attune_status_t attune_model_run(attune_model_t *model, const attune_tensor_t *i
                                  int32_t num_inputs, attune_tensor_t *outputs,
                                  int32_t num_outputs);
 
+/* Where a model's kernels run: on this process's CPU, or on an NVIDIA GPU
+ * (a library compiled with attune-compile --target=cuda). */
+typedef enum attune_device {
+  ATTUNE_DEVICE_CPU = 0,
+  ATTUNE_DEVICE_CUDA = 1,
+} attune_device_t;
+
+/* The device the model's kernels run on; ATTUNE_DEVICE_CPU for NULL. */
+attune_device_t attune_model_device(const attune_model_t *model);
+
+/* CUDA models. Opening one needs no GPU (its tensors can be inspected
+ * anywhere); its first run takes the first GPU (its primary context, as the
+ * CUDA runtime and PyTorch use) and uploads the weights, which stay there
+ * until attune_model_close. Without a GPU, driver or cuBLASLt, a run fails
+ * with ATTUNE_NO_DEVICE naming what is missing. attune_model_run copies the
+ * host inputs to the device and the outputs back and returns when they are
+ * there. attune_model_run_device is the same run on buffers already on that
+ * GPU: every `data` is a device address (CUdeviceptr) in the primary
+ * context of device 0; it returns once the outputs are written. Index inputs
+ * (token ids) are copied back to be range-checked, as on the CPU. For a CPU
+ * model attune_model_run_device is ATTUNE_INVALID_ARGUMENT. */
+attune_status_t attune_model_run_device(attune_model_t *model,
+                                        const attune_tensor_t *inputs,
+                                        int32_t num_inputs,
+                                        attune_tensor_t *outputs,
+                                        int32_t num_outputs);
+
 /* The tfm IR the library was compiled from (before any pass), and its
  * weights in safetensors format (NULL/0 if none): the embedded bytes, or
  * the mapped external file, valid until attune_model_close. Used by
@@ -275,7 +302,7 @@ attune_status_t attune_model_isa(const attune_model_t *model,
  * the contract between attune-compile's output and this runtime.
  *===----------------------------------------------------------------------===*/
 
-#define ATTUNE_MODEL_ABI_VERSION 5u
+#define ATTUNE_MODEL_ABI_VERSION 6u
 #define ATTUNE_MODEL_ABI_SYMBOL "attune_model_abi"
 
 typedef struct attune_abi_tensor {
@@ -303,6 +330,59 @@ typedef struct attune_abi_symbol_sum {
   int64_t constant;
 } attune_abi_symbol_sum_t;
 
+/* attune_model_abi_t::device: where the library's kernels run. */
+enum {
+  ATTUNE_ABI_DEVICE_CPU = 0,
+  ATTUNE_ABI_DEVICE_CUDA = 1,
+};
+
+/* A matrix product a CUDA library leaves to the runtime (cuBLASLt), passed
+ * to attune_abi_device_t::matmul with its operands as halide_buffer_t
+ * (innermost dimension first, extents and strides in elements, `device`
+ * the device address; dimension 1's stride is the leading dimension):
+ *  - ATTUNE_ABI_MATMUL_LINEAR: x[M, K], w[K, N], (bias[N] when has_bias)
+ *    -> y[M, N] = activation(x w + bias);
+ *  - ATTUNE_ABI_MATMUL_BATCHED: a[Bt, M, K] (stored [Bt, K, M] when
+ *    transpose_a), b[Bt, K, N] (stored [Bt, N, K] when transpose_b)
+ *    -> y[Bt, M, N]; a batch stride of 0 broadcasts an operand.
+ * Every operand has the element type of y (f32, f16 or bf16); products
+ * accumulate in f32. */
+enum {
+  ATTUNE_ABI_MATMUL_LINEAR = 0,
+  ATTUNE_ABI_MATMUL_BATCHED = 1,
+};
+enum {
+  ATTUNE_ABI_ACTIVATION_NONE = 0,
+  ATTUNE_ABI_ACTIVATION_RELU = 1,
+  ATTUNE_ABI_ACTIVATION_GELU_TANH = 2,
+};
+typedef struct attune_abi_matmul {
+  int32_t kind; /* ATTUNE_ABI_MATMUL_* */
+  int32_t transpose_a, transpose_b;
+  int32_t has_bias;
+  int32_t activation; /* ATTUNE_ABI_ACTIVATION_* */
+} attune_abi_matmul_t;
+
+struct halide_buffer_t;
+
+/* What the runtime gives a CUDA library's run(): the device's context and
+ * the stream every kernel of the run is queued on (a CUcontext and a
+ * CUstream), and the matrix products. run() only queues work; the runtime
+ * waits for the stream. */
+typedef struct attune_abi_device {
+  void *context;
+  void *stream;
+  /* Queues `op` on `stream`; `args` are its operands in the order above,
+   * then y. Returns 0, or nonzero after recording a message the runtime
+   * reports (run() then returns ATTUNE_ABI_DEVICE_CALL_FAILED). */
+  int32_t (*matmul)(void *user, const attune_abi_matmul_t *op,
+                    struct halide_buffer_t *const *args, int32_t num_args);
+  void *user;
+} attune_abi_device_t;
+
+/* run()'s return value when attune_abi_device_t::matmul failed. */
+#define ATTUNE_ABI_DEVICE_CALL_FAILED (-1000)
+
 /* attune_model_abi_t::weights_storage. */
 enum {
   ATTUNE_WEIGHTS_EMBEDDED = 0, /* `weights` points at the bytes */
@@ -326,9 +406,13 @@ typedef struct attune_model_abi {
    * the weights blob (weights_size bytes, 64-byte aligned): `weights` below
    * when embedded, the mapped file when external; the code reads each
    * weight at its offset in it and keeps no pointer to it. Returns 0 or the
-   * failing kernel's Halide error code. */
+   * failing kernel's Halide error code.
+   * A CUDA library (device == ATTUNE_ABI_DEVICE_CUDA) takes device
+   * addresses for every buffer, its workspace starting with a copy of
+   * `constants`, and `device`; a CPU library is passed NULL there. */
   int32_t (*run)(void *const *inputs, void *const *outputs, const int64_t *symbols,
-                 void *workspace, const void *weights);
+                 void *workspace, const void *weights,
+                 const attune_abi_device_t *device);
   void (*set_num_threads)(int32_t num_threads);
   const char *source_ir;
   /* The weights, a safetensors-format blob of weights_size bytes (0: the
@@ -363,6 +447,18 @@ typedef struct attune_model_abi {
    * order the runtime evaluates them. */
   int32_t num_symbol_sums;
   const attune_abi_symbol_sum_t *symbol_sums;
+  /* ATTUNE_ABI_DEVICE_CPU or ATTUNE_ABI_DEVICE_CUDA. */
+  int32_t device;
+  /* CUDA: the tensors the model embeds (constants_size bytes), which the
+   * runtime copies to the start of every device workspace it allocates;
+   * workspace_size counts them. NULL and 0 on the CPU, which reads them in
+   * place. */
+  const void *constants;
+  int64_t constants_size;
+  /* CUDA: frees what the kernels keep on the device (loaded modules, cached
+   * allocations) in `context`; the runtime calls it before it lets the
+   * device go. NULL on the CPU. */
+  void (*release_device)(void *context);
 } attune_model_abi_t;
 
 /* Exported by every generated shared library under ATTUNE_MODEL_ABI_SYMBOL.

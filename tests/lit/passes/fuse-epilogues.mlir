@@ -1,8 +1,14 @@
 // RUN: attune-opt %s -split-input-file -tfm-fuse-epilogues | FileCheck %s
+// RUN: attune-opt %s -split-input-file -tfm-fuse-epilogues="activations=relu,gelu_tanh" 2>%t.remarks | FileCheck %s --check-prefix=CUDA
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 
 /// An activation whose input is a linear's only use becomes the linear's
 /// `activation`; the element-wise op is gone.
 // CHECK-LABEL: func.func @gelu_after_linear
+/// A target whose GEMM has no erf GELU (cuBLASLt) keeps the op and says why.
+// CUDA-LABEL: func.func @gelu_after_linear
+// CUDA: tfm.gelu %{{.*}} {tfm.unfused_epilogue = "the target's matmul has no gelu epilogue (it has relu, gelu_tanh)"}
+// REMARK: remark: activation left unfused: the target's matmul has no gelu epilogue (it has relu, gelu_tanh)
 // CHECK-NEXT: %[[Y:.+]] = tfm.linear %arg0, %arg1, %arg2 {activation = #tfm.activation<gelu>}
 // CHECK-NOT: tfm.gelu
 // CHECK-NEXT: return %[[Y]]
@@ -16,6 +22,8 @@ func.func @gelu_after_linear(%x: tensor<1x?x8xf32>, %w: tensor<8x32xf32>, %b: te
 
 /// GPT-2's tanh approximation keeps its name.
 // CHECK-LABEL: func.func @gelu_tanh
+// CUDA-LABEL: func.func @gelu_tanh
+// CUDA: tfm.linear %arg0, %arg1 {activation = #tfm.activation<gelu_tanh>}
 // CHECK: tfm.linear %arg0, %arg1 {activation = #tfm.activation<gelu_tanh>}
 // CHECK-NOT: tfm.gelu
 func.func @gelu_tanh(%x: tensor<4x8xf32>, %w: tensor<8x32xf32>) -> tensor<4x32xf32> {

@@ -44,9 +44,11 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,6 +82,8 @@ protected:
   }
 
   /// The dispatch table lower() passes on (none by default).
+  /// Lower for --target=cuda (HostLoweringOptions::cuda).
+  bool cuda = false;
   IsaDispatchTable isaDispatch;
 
   /// Lowers `source`; on failure returns false with the diagnostics in
@@ -101,6 +105,7 @@ protected:
     options.externalWeightsFile = externalWeightsFile;
     options.sourceIR = source;
     options.isaDispatch = isaDispatch;
+    options.cuda = cuda;
     return succeeded(lowerModelToHost(*module, options, result));
   }
 
@@ -205,6 +210,27 @@ TEST_F(HostCodegenTest, StructLayoutsMatchTheCDeclarations) {
             offsetof(attune_model_abi_t, set_isa_cap));
   EXPECT_EQ(abi.offset(kAbiDispatchedIsa),
             offsetof(attune_model_abi_t, dispatched_isa));
+  EXPECT_EQ(abi.offset(kAbiNumSymbolSums), offsetof(attune_model_abi_t, num_symbol_sums));
+  EXPECT_EQ(abi.offset(kAbiSymbolSums), offsetof(attune_model_abi_t, symbol_sums));
+  EXPECT_EQ(abi.offset(kAbiDevice), offsetof(attune_model_abi_t, device));
+  EXPECT_EQ(abi.offset(kAbiConstants), offsetof(attune_model_abi_t, constants));
+  EXPECT_EQ(abi.offset(kAbiConstantsSize), offsetof(attune_model_abi_t, constants_size));
+  EXPECT_EQ(abi.offset(kAbiReleaseDevice), offsetof(attune_model_abi_t, release_device));
+
+  CStructLayout device = abiDeviceLayout(&context);
+  EXPECT_EQ(device.size(), sizeof(attune_abi_device_t));
+  EXPECT_EQ(device.offset(kDeviceContext), offsetof(attune_abi_device_t, context));
+  EXPECT_EQ(device.offset(kDeviceStream), offsetof(attune_abi_device_t, stream));
+  EXPECT_EQ(device.offset(kDeviceMatmul), offsetof(attune_abi_device_t, matmul));
+  EXPECT_EQ(device.offset(kDeviceUser), offsetof(attune_abi_device_t, user));
+
+  CStructLayout matmul = abiMatmulLayout(&context);
+  EXPECT_EQ(matmul.size(), sizeof(attune_abi_matmul_t));
+  EXPECT_EQ(matmul.offset(kMatmulKind), offsetof(attune_abi_matmul_t, kind));
+  EXPECT_EQ(matmul.offset(kMatmulTransposeA), offsetof(attune_abi_matmul_t, transpose_a));
+  EXPECT_EQ(matmul.offset(kMatmulTransposeB), offsetof(attune_abi_matmul_t, transpose_b));
+  EXPECT_EQ(matmul.offset(kMatmulHasBias), offsetof(attune_abi_matmul_t, has_bias));
+  EXPECT_EQ(matmul.offset(kMatmulActivation), offsetof(attune_abi_matmul_t, activation));
 
   // And LLVM, translating the packed type, agrees on the size.
   llvm::LLVMContext llvmContext;
@@ -1263,6 +1289,63 @@ extern "C" halide_error_handler_t fakeSetErrorHandler(halide_error_handler_t han
   return previous;
 }
 
+
+/// A library's host code JIT-compiled, with `symbols` (kernel stand-ins)
+/// and the Halide runtime's stand-ins above defined as a link would, and
+/// its constructor run as dlopen would; `abi` is null (after a failure
+/// recorded in the test) when a step fails.
+struct JitLibrary {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  const attune_model_abi_t *abi = nullptr;
+};
+JitLibrary jitLibrary(std::unique_ptr<llvm::Module> llvmModule,
+                      std::unique_ptr<llvm::LLVMContext> llvmContext,
+                      const std::map<std::string, void *> &symbols) {
+  JitLibrary library;
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit) {
+    ADD_FAILURE() << llvm::toString(jit.takeError());
+    return library;
+  }
+  library.jit = std::move(*jit);
+  llvm::orc::SymbolMap fakes;
+  auto define = [&](const std::string &name, void *address) {
+    fakes[library.jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                                 llvm::JITSymbolFlags::Exported};
+  };
+  for (const auto &[name, address] : symbols)
+    define(name, address);
+  define("halide_set_num_threads", reinterpret_cast<void *>(&fakeSetNumThreads));
+  define("halide_set_error_handler", reinterpret_cast<void *>(&fakeSetErrorHandler));
+  define("halide_shutdown_thread_pool", reinterpret_cast<void *>(&fakeShutdownThreadPool));
+  define("halide_set_custom_can_use_target_features",
+         reinterpret_cast<void *>(&fakeSetCustomCanUse));
+  define("halide_default_can_use_target_features",
+         reinterpret_cast<void *>(&fakeDefaultCanUse));
+  if (llvm::Error error = library.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(fakes))) {
+    ADD_FAILURE() << llvm::toString(std::move(error));
+    return library;
+  }
+  if (llvm::Error error = library.jit->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(llvmContext)))) {
+    ADD_FAILURE() << llvm::toString(std::move(error));
+    return library;
+  }
+  if (llvm::Error error = library.jit->initialize(library.jit->getMainJITDylib())) {
+    ADD_FAILURE() << llvm::toString(std::move(error));
+    return library;
+  }
+  auto getter = library.jit->lookup("attune_model_abi");
+  if (!getter) {
+    ADD_FAILURE() << llvm::toString(getter.takeError());
+    return library;
+  }
+  library.abi = getter->toPtr<attune_model_abi_fn>()();
+  return library;
+}
+
 TEST_F(HostCodegenTest, DispatchObeysTheIsaCap) {
   // One feature word: an AVX2 variant with bit 0, an AVX-512 one with bit
   // 1, no AVX512_ZEN4 or AVX512_SPR variant.
@@ -1281,38 +1364,13 @@ func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {
   auto llvmContext = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> llvmModule = translate(*module, *llvmContext);
   ASSERT_TRUE(llvmModule);
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto jit = llvm::orc::LLJITBuilder().create();
-  ASSERT_TRUE(!!jit) << llvm::toString(jit.takeError());
-  llvm::orc::SymbolMap fakes;
-  auto define = [&](const std::string &name, void *address) {
-    fakes[(*jit)->mangleAndIntern(name)] = {
-        llvm::orc::ExecutorAddr::fromPtr(address),
-        llvm::JITSymbolFlags::Exported};
-  };
-  define(result.kernels.at(0).symbolName(),
-         reinterpret_cast<void *>(&fakeCopy));
-  define("halide_set_num_threads",
-         reinterpret_cast<void *>(&fakeSetNumThreads));
-  define("halide_set_error_handler",
-         reinterpret_cast<void *>(&fakeSetErrorHandler));
-  define("halide_shutdown_thread_pool",
-         reinterpret_cast<void *>(&fakeShutdownThreadPool));
-  define("halide_set_custom_can_use_target_features",
-         reinterpret_cast<void *>(&fakeSetCustomCanUse));
-  define("halide_default_can_use_target_features",
-         reinterpret_cast<void *>(&fakeDefaultCanUse));
-  ASSERT_FALSE(
-      (*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(fakes)));
-  ASSERT_FALSE((*jit)->addIRModule(llvm::orc::ThreadSafeModule(
-      std::move(llvmModule), std::move(llvmContext))));
   installedCanUse = nullptr;
-  ASSERT_FALSE((*jit)->initialize((*jit)->getMainJITDylib()));
+  JitLibrary library =
+      jitLibrary(std::move(llvmModule), std::move(llvmContext),
+                 {{result.kernels.at(0).symbolName(), reinterpret_cast<void *>(&fakeCopy)}});
+  ASSERT_TRUE(library.abi);
   ASSERT_TRUE(installedCanUse);
-  auto getter = (*jit)->lookup("attune_model_abi");
-  ASSERT_TRUE(!!getter) << llvm::toString(getter.takeError());
-  const attune_model_abi_t *abi = getter->toPtr<attune_model_abi_fn>()();
+  const attune_model_abi_t *abi = library.abi;
 
   const uint64_t avx2[1] = {0x1}, avx512[1] = {0x2};
   EXPECT_EQ(abi->dispatched_isa(), -1) << "no kernel has chosen yet";
@@ -1355,15 +1413,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   std::unique_ptr<llvm::Module> llvmModule = translate(*module, *llvmContext);
   ASSERT_TRUE(llvmModule);
 
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto jit = llvm::orc::LLJITBuilder().create();
-  ASSERT_TRUE(!!jit) << llvm::toString(jit.takeError());
-  llvm::orc::SymbolMap fakes;
-  auto define = [&](const std::string &name, void *address) {
-    fakes[(*jit)->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                           llvm::JITSymbolFlags::Exported};
-  };
+  std::map<std::string, void *> kernels;
   for (const KernelSpec &spec : result.kernels) {
     void *fn = nullptr;
     if (spec.kind == KernelKind::Unary && spec.unary == UnaryKind::Relu)
@@ -1375,24 +1425,12 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
     else if (spec.kind == KernelKind::Copy)
       fn = reinterpret_cast<void *>(&fakeCopy);
     ASSERT_TRUE(fn) << "unexpected kernel " << spec.symbolName();
-    define(spec.symbolName(), fn);
+    kernels[spec.symbolName()] = fn;
   }
-  define("halide_set_num_threads", reinterpret_cast<void *>(&fakeSetNumThreads));
-  define("halide_set_error_handler", reinterpret_cast<void *>(&fakeSetErrorHandler));
-  define("halide_shutdown_thread_pool",
-         reinterpret_cast<void *>(&fakeShutdownThreadPool));
-  define("halide_set_custom_can_use_target_features",
-         reinterpret_cast<void *>(&fakeSetCustomCanUse));
-  define("halide_default_can_use_target_features",
-         reinterpret_cast<void *>(&fakeDefaultCanUse));
-  ASSERT_FALSE((*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(fakes)));
-  ASSERT_FALSE((*jit)->addIRModule(llvm::orc::ThreadSafeModule(
-      std::move(llvmModule), std::move(llvmContext))));
   // The hooks are installed by a constructor, as dlopen would run it.
-  ASSERT_FALSE((*jit)->initialize((*jit)->getMainJITDylib()));
-  auto getter = (*jit)->lookup("attune_model_abi");
-  ASSERT_TRUE(!!getter) << llvm::toString(getter.takeError());
-  const attune_model_abi_t *abi = getter->toPtr<attune_model_abi_fn>()();
+  JitLibrary library = jitLibrary(std::move(llvmModule), std::move(llvmContext), kernels);
+  ASSERT_TRUE(library.abi);
+  const attune_model_abi_t *abi = library.abi;
 
   // The descriptor, as the runtime reads it.
   EXPECT_EQ(abi->abi_version, ATTUNE_MODEL_ABI_VERSION);
@@ -1435,7 +1473,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   void *inputs[2] = {x.data(), y.data()};
   void *outputs[2] = {z.data(), yCopy.data()};
   calls.clear();
-  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, abi->weights), 0);
+  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, abi->weights, nullptr), 0);
   EXPECT_EQ(calls, (std::vector<std::string>{"relu", "binary+", "binary+", "binary*", "copy"}));
   for (int64_t i = 0; i < n * 3; ++i) {
     float a = std::max(0.0f, x[i]);
@@ -1447,11 +1485,11 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   // Symbols that overflow a halide_buffer_t are refused before any kernel.
   int64_t huge[1] = {int64_t(1) << 31};
   calls.clear();
-  EXPECT_EQ(abi->run(inputs, outputs, huge, workspace, abi->weights), halide_error_code_buffer_extents_too_large);
+  EXPECT_EQ(abi->run(inputs, outputs, huge, workspace, abi->weights, nullptr), halide_error_code_buffer_extents_too_large);
   EXPECT_TRUE(calls.empty());
   EXPECT_EQ(abi->workspace_size(huge), 0);
   int64_t negative[1] = {-1};
-  EXPECT_EQ(abi->run(inputs, outputs, negative, workspace, abi->weights),
+  EXPECT_EQ(abi->run(inputs, outputs, negative, workspace, abi->weights, nullptr),
             halide_error_code_buffer_extents_too_large);
 
   // A failing kernel's code comes back and stops the run.
@@ -1459,7 +1497,7 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   int64_t one[1] = {1};
   void *badInputs[2] = {xBad.data(), nullptr}; // null host: stand-in refuses
   calls.clear();
-  EXPECT_EQ(abi->run(badInputs, outputs, one, workspace, abi->weights), -100);
+  EXPECT_EQ(abi->run(badInputs, outputs, one, workspace, abi->weights, nullptr), -100);
   EXPECT_EQ(calls.size(), 3u); // the second add, which reads y, failed
 
   // Loading the library replaced Halide's aborting error handler with
@@ -1480,8 +1518,183 @@ func.func @f(%x: tensor<?x3xf32> {tfm.name = "x", tfm.dim_names = ["n", "c"]},
   EXPECT_STREQ(abi->last_error(), "");
   // A run starts with a clean slate.
   installedHandler(nullptr, "stale");
-  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, abi->weights), 0);
+  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, abi->weights, nullptr), 0);
   EXPECT_STREQ(abi->last_error(), "");
+}
+
+
+// A CUDA library's host code, run on the host: the stand-ins read the
+// buffers' device addresses (host memory here), so what is checked is what
+// the generated code hands the kernels and the runtime's matmul (addresses,
+// extents, strides, the op's fields, the constants' place in the workspace),
+// which no machine without a GPU could otherwise see.
+int cudaEnters = 0;
+void *enteredContext = nullptr, *enteredStream = nullptr;
+extern "C" void fakeCudaEnter(void *context, void *stream) {
+  ++cudaEnters;
+  enteredContext = context;
+  enteredStream = stream;
+}
+int cudaInterfaceStandIn;
+extern "C" const void *fakeCudaDeviceInterface() { return &cudaInterfaceStandIn; }
+extern "C" void fakeCudaRelease(void *) {}
+
+float *atDevice(const halide_buffer_t *b, const int64_t *coord) {
+  int64_t offset = 0;
+  for (int d = 0; d < b->dimensions; ++d)
+    offset += coord[d] * b->dim[d].stride;
+  return reinterpret_cast<float *>(b->device) + offset;
+}
+bool onDevice(const halide_buffer_t *b) {
+  return b->type.code == halide_type_float && b->type.bits == 32 && !b->host && b->device &&
+         b->device_interface ==
+             reinterpret_cast<const halide_device_interface_t *>(&cudaInterfaceStandIn) &&
+         b->flags == halide_buffer_flag_device_dirty;
+}
+extern "C" int fakeDeviceMul(halide_buffer_t *a, halide_buffer_t *b, halide_buffer_t *out) {
+  calls.push_back("mul");
+  if (!onDevice(a) || !onDevice(b) || !onDevice(out))
+    return -100;
+  forEach(out, [&](const int64_t *c) { *atDevice(out, c) = *atDevice(a, c) * *atDevice(b, c); });
+  return 0;
+}
+std::vector<attune_abi_matmul_t> matmulOps;
+/// cuBLASLt's part, on the host: reads the operands as ModelDevice does.
+extern "C" int32_t fakeMatmul(void *user, const attune_abi_matmul_t *op,
+                              halide_buffer_t *const *args, int32_t numArgs) {
+  matmulOps.push_back(*op);
+  if (user != &matmulOps)
+    return 1;
+  bool linear = op->kind == ATTUNE_ABI_MATMUL_LINEAR;
+  const halide_buffer_t *a = args[0], *b = args[1], *y = args[numArgs - 1];
+  const halide_buffer_t *bias = linear && op->has_bias ? args[2] : nullptr;
+  for (const halide_buffer_t *t : {a, b, y})
+    if (!onDevice(t) || t->dimensions != (linear ? 2 : 3))
+      return 1;
+  int64_t batch = linear ? 1 : y->dim[2].extent;
+  int64_t m = y->dim[1].extent, n = y->dim[0].extent;
+  int64_t k = a->dim[op->transpose_a ? 1 : 0].extent;
+  for (int64_t t = 0; t < batch; ++t)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = bias ? *atDevice(bias, std::array<int64_t, 1>{j}.data()) : 0.f;
+        for (int64_t p = 0; p < k; ++p) {
+          int64_t ac[3] = {op->transpose_a ? i : p, op->transpose_a ? p : i, t};
+          int64_t bc[3] = {op->transpose_b ? p : j, op->transpose_b ? j : p, t};
+          sum += *atDevice(a, ac) * *atDevice(b, bc);
+        }
+        if (op->activation == ATTUNE_ABI_ACTIVATION_RELU)
+          sum = std::max(sum, 0.f);
+        int64_t yc[3] = {j, i, t};
+        *atDevice(y, yc) = sum;
+      }
+  return 0;
+}
+
+TEST_F(HostCodegenTest, RunsCudaHostCodeAgainstStandIns) {
+  // A linear over embedded constants with bias and ReLU (cuBLASLt), an
+  // element-wise product (a Halide kernel), a matmul with a transposed
+  // operand (cuBLASLt).
+  const char *source = R"mlir(
+func.func @g(%x: tensor<?x4xf32> {tfm.name = "x", tfm.dim_names = ["n", "k"]},
+             %v: tensor<2x3xf32> {tfm.name = "v"}) -> tensor<?x2xf32> {
+  %w = arith.constant dense<[[1.0, -2.0, 0.5], [0.25, 1.0, -1.0],
+                             [2.0, 0.0, 1.0], [-0.5, 1.5, 3.0]]> : tensor<4x3xf32>
+  %b = arith.constant dense<[0.5, -1.0, 2.0]> : tensor<3xf32>
+  %h = tfm.linear %x, %w, %b {activation = #tfm.activation<relu>}
+      : tensor<?x4xf32>, tensor<4x3xf32>, tensor<3xf32> -> tensor<?x3xf32>
+  %s = tfm.mul %h, %h : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+  %m = tfm.matmul %s, %v {transpose_b = true}
+      : tensor<?x3xf32>, tensor<2x3xf32> -> tensor<?x2xf32>
+  return %m : tensor<?x2xf32>
+}
+)mlir";
+  cuda = true;
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  ASSERT_TRUE(lower(source, module, result)) << errors;
+  // The products are the runtime's: the only kernel is the product of h.
+  ASSERT_EQ(result.kernels.size(), 1u);
+  EXPECT_EQ(result.kernels[0].kind, KernelKind::Binary);
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule = translate(*module, *llvmContext);
+  ASSERT_TRUE(llvmModule);
+
+  JitLibrary library = jitLibrary(
+      std::move(llvmModule), std::move(llvmContext),
+      {{result.kernels[0].symbolName(), reinterpret_cast<void *>(&fakeDeviceMul)},
+       {"attune_cuda_enter", reinterpret_cast<void *>(&fakeCudaEnter)},
+       {"attune_cuda_release", reinterpret_cast<void *>(&fakeCudaRelease)},
+       {"halide_cuda_device_interface", reinterpret_cast<void *>(&fakeCudaDeviceInterface)}});
+  ASSERT_TRUE(library.abi);
+  const attune_model_abi_t *abi = library.abi;
+
+  EXPECT_EQ(abi->device, ATTUNE_ABI_DEVICE_CUDA);
+  ASSERT_TRUE(abi->release_device);
+  // w (48 bytes) and b (12), each at a 64-byte boundary.
+  ASSERT_EQ(abi->constants_size, 128);
+  ASSERT_TRUE(abi->constants);
+  const float *constants = static_cast<const float *>(abi->constants);
+  EXPECT_EQ(constants[0], 1.0f);
+  EXPECT_EQ(constants[16], 0.5f) << "b starts at byte 64";
+
+  const int64_t n = 3;
+  int64_t symbols[1] = {n};
+  // The constants, then h and s (both live until the product reads s:
+  // h's slot is reused by nothing) each rounded to 64 bytes.
+  int64_t bytes = abi->workspace_size(symbols);
+  ASSERT_GE(bytes, 128 + 64);
+  std::vector<float> workspaceData(bytes / sizeof(float) + 16);
+  auto *workspace = reinterpret_cast<unsigned char *>(
+      (reinterpret_cast<uintptr_t>(workspaceData.data()) + 63) / 64 * 64);
+  std::memcpy(workspace, abi->constants, 128); // what ModelDevice uploads
+  std::vector<float> x = {1, 2, 3, 4, -1, 0.5f, 2, -3, 0, 0, 1, 1};
+  std::vector<float> v = {1, 0, -1, 0.5f, 2, 1};
+  std::vector<float> out(n * 2, -7);
+  void *inputs[2] = {x.data(), v.data()};
+  void *outputs[1] = {out.data()};
+  int context = 0, stream = 0;
+  attune_abi_device_t device = {&context, &stream, &fakeMatmul, &matmulOps};
+  calls.clear();
+  matmulOps.clear();
+  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, nullptr, &device), 0);
+  EXPECT_EQ(cudaEnters, 1);
+  EXPECT_EQ(enteredContext, &context);
+  EXPECT_EQ(enteredStream, &stream);
+  EXPECT_EQ(calls, std::vector<std::string>{"mul"});
+  ASSERT_EQ(matmulOps.size(), 2u);
+  EXPECT_EQ(matmulOps[0].kind, ATTUNE_ABI_MATMUL_LINEAR);
+  EXPECT_EQ(matmulOps[0].has_bias, 1);
+  EXPECT_EQ(matmulOps[0].activation, ATTUNE_ABI_ACTIVATION_RELU);
+  EXPECT_EQ(matmulOps[1].kind, ATTUNE_ABI_MATMUL_BATCHED);
+  EXPECT_EQ(matmulOps[1].transpose_a, 0);
+  EXPECT_EQ(matmulOps[1].transpose_b, 1);
+  const float w[4][3] = {{1, -2, 0.5f}, {0.25f, 1, -1}, {2, 0, 1}, {-0.5f, 1.5f, 3}};
+  const float b[3] = {0.5f, -1, 2};
+  for (int64_t i = 0; i < n; ++i) {
+    float s[3];
+    for (int j = 0; j < 3; ++j) {
+      float h = b[j];
+      for (int p = 0; p < 4; ++p)
+        h += x[i * 4 + p] * w[p][j];
+      h = std::max(h, 0.f);
+      s[j] = h * h;
+    }
+    for (int j = 0; j < 2; ++j) {
+      float expected = 0;
+      for (int p = 0; p < 3; ++p)
+        expected += s[p] * v[j * 3 + p];
+      EXPECT_NEAR(out[i * 2 + j], expected, 1e-4f * (1 + std::fabs(expected)))
+          << "out[" << i << ", " << j << "]";
+    }
+  }
+
+  // A failing matmul stops the run with the code the runtime looks for.
+  attune_abi_device_t wrongUser = {&context, &stream, &fakeMatmul, nullptr};
+  calls.clear();
+  EXPECT_EQ(abi->run(inputs, outputs, symbols, workspace, nullptr, &wrongUser),
+            ATTUNE_ABI_DEVICE_CALL_FAILED);
+  EXPECT_TRUE(calls.empty()) << "nothing runs after the failed linear";
 }
 
 } // namespace

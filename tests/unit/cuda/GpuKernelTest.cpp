@@ -317,6 +317,60 @@ TEST(CublasLtLinear, BatchedProductsLikeAttention) {
     device->free(p);
 }
 
+/// What a model library's views give cuBLASLt (runtime/cuda/ModelDevice.cpp):
+/// x stored transposed ([K, M], transpose_a) with rows longer than M, w and
+/// y with rows longer than N, every operand starting 4 bytes into its
+/// allocation, as a slice of a workspace slot can.
+TEST(CublasLtLinear, StridedTransposedAndUnaligned) {
+  REQUIRE_DEVICE(device);
+  std::unique_ptr<CublasLt> lt;
+  ASSERT_EQ(CublasLt::open(*device, &lt), ATTUNE_OK) << attune::runtime::statusMessage();
+  const int64_t M = 45, K = 70, N = 33, ldX = 50, ldW = 40, ldY = 36;
+  LinearShape shape;
+  shape.m = M, shape.k = K, shape.n = N;
+  shape.inputTransposed = true, shape.ldX = ldX, shape.ldW = ldW, shape.ldY = ldY;
+  shape.alignment = 4;
+  std::unique_ptr<LinearPlan> plan;
+  ASSERT_EQ(LinearPlan::create(*lt, shape, &plan), ATTUNE_OK) << attune::runtime::statusMessage();
+  shape.ldY = N - 1;
+  std::unique_ptr<LinearPlan> tooShort;
+  EXPECT_EQ(LinearPlan::create(*lt, shape, &tooShort), ATTUNE_INVALID_ARGUMENT);
+  shape.ldY = ldY, shape.alignment = 3;
+  EXPECT_EQ(LinearPlan::create(*lt, shape, &tooShort), ATTUNE_INVALID_ARGUMENT);
+
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+  std::vector<float> x(K * ldX), w(K * ldW);
+  for (float &v : x)
+    v = uniform(rng);
+  for (float &v : w)
+    v = uniform(rng);
+  api::CUdeviceptr dx, dw, dy;
+  ASSERT_EQ(device->alloc(x.size() * 4 + 4, &dx), ATTUNE_OK);
+  ASSERT_EQ(device->alloc(w.size() * 4 + 4, &dw), ATTUNE_OK);
+  ASSERT_EQ(device->alloc(M * ldY * 4 + 4, &dy), ATTUNE_OK);
+  ASSERT_EQ(device->upload(dx + 4, x.data(), x.size() * 4), ATTUNE_OK);
+  ASSERT_EQ(device->upload(dw + 4, w.data(), w.size() * 4), ATTUNE_OK);
+  ASSERT_EQ(plan->run(dx + 4, dw + 4, 0, dy + 4), ATTUNE_OK) << attune::runtime::statusMessage();
+  std::vector<float> y(M * ldY);
+  ASSERT_EQ(device->download(y.data(), dy + 4, y.size() * 4), ATTUNE_OK);
+  size_t bad = 0;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double want = 0, magnitude = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        want += double(x[k * ldX + m]) * w[k * ldW + n];
+        magnitude += std::fabs(double(x[k * ldX + m]) * w[k * ldW + n]);
+      }
+      const double got = y[m * ldY + n];
+      if (!(std::fabs(got - want) <= 1e-6 * magnitude + 1e-6) && bad++ < 5)
+        ADD_FAILURE() << "y[" << m << ", " << n << "] = " << got << ", reference " << want;
+    }
+  EXPECT_EQ(bad, 0u);
+  for (api::CUdeviceptr p : {dx, dw, dy})
+    device->free(p);
+}
+
 // --- The Halide samples on the device against the same samples on the CPU.
 
 class GpuKernels : public testing::TestWithParam<const GpuSample *> {};

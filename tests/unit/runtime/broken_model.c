@@ -24,8 +24,8 @@ static int64_t workspaceSize(const int64_t *symbols) {
 /* Unused in the variants that leave it out of the descriptor. */
 __attribute__((unused)) static int32_t
 run(void *const *inputs, void *const *outputs, const int64_t *symbols,
-    void *workspace, const void *weights) {
-  (void)inputs, (void)outputs, (void)symbols, (void)workspace, (void)weights;
+    void *workspace, const void *weights, const attune_abi_device_t *device) {
+  (void)inputs, (void)outputs, (void)symbols, (void)workspace, (void)weights, (void)device;
   return 0;
 }
 static void setNumThreads(int32_t numThreads) { (void)numThreads; }
@@ -133,6 +133,20 @@ __attribute__((unused)) static const attune_model_abi_t kAbi = {
     0,
     NULL,
 #endif
+#if defined(BROKEN_DEVICE)
+    5, /* neither cpu nor cuda */
+#elif defined(BROKEN_CUDA_NO_RELEASE)
+    ATTUNE_ABI_DEVICE_CUDA, /* and release_device below is NULL */
+#else
+    ATTUNE_ABI_DEVICE_CPU,
+#endif
+    NULL,
+#if defined(BROKEN_CONSTANTS)
+    64, /* bytes at a NULL address */
+#else
+    0,
+#endif
+    NULL,
 };
 
 #if !defined(BROKEN_NO_SYMBOL)

@@ -86,7 +86,7 @@ static volatile int32_t gDispatchedIsa = -1;
 
 static int32_t run(void *const *inputs, void *const *outputs,
                    const int64_t *symbols, void *workspace,
-                   const void *weights) {
+                   const void *weights, const attune_abi_device_t *device) {
   const int32_t *ids = (const int32_t *)inputs[0];
   const uint8_t *mask = (const uint8_t *)inputs[1];
   const float *scale = (const float *)inputs[2];
@@ -95,6 +95,10 @@ static int32_t run(void *const *inputs, void *const *outputs,
   gLastError = "";
   if (symbols[kSymBatch] == kBatchExtentsTooLarge)
     return kErrorExtentsTooLarge;
+  if (device) {
+    gLastError = "a CPU model's run() was given a device";
+    return kErrorWrongWeights;
+  }
   if (!weights || memcmp(weights, kWeights, sizeof(kWeights)) != 0) {
     gLastError = "run() was not given the model's weights";
     return kErrorWrongWeights;

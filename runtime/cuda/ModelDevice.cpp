@@ -1,0 +1,245 @@
+//===- ModelDevice.cpp - a CUDA model's memory and run on its GPU ---------===//
+
+#include "runtime/cuda/ModelDevice.h"
+
+#include "runtime/src/Status.h"
+
+// Only for halide_buffer_t, the C struct the generated code passes to
+// matmul(); nothing of the Halide runtime is called from here.
+#include "HalideRuntime.h"
+
+#include <new>
+
+namespace attune::cuda {
+
+using runtime::fail;
+using namespace api;
+
+attune_status_t ModelDevice::open(const attune_model_abi_t &abi, const void *weights,
+                                  std::unique_ptr<ModelDevice> *out) noexcept {
+  std::unique_ptr<ModelDevice> model(new (std::nothrow) ModelDevice(abi));
+  if (!model)
+    return fail(ATTUNE_OUT_OF_MEMORY, "out of memory");
+  if (attune_status_t status = Device::open(0, &model->device_))
+    return status;
+  if (attune_status_t status = CublasLt::open(*model->device_, &model->lt_))
+    return status;
+  size_t bytes = static_cast<size_t>(abi.weights_size);
+  if (attune_status_t status = model->reserve(model->weights_, bytes))
+    return status;
+  if (bytes)
+    if (attune_status_t status = model->device_->upload(model->weights_.pointer, weights, bytes))
+      return status;
+  *out = std::move(model);
+  return ATTUNE_OK;
+}
+
+ModelDevice::~ModelDevice() {
+  if (!device_)
+    return;
+  // The kernels' modules and cached allocations live in the context, which
+  // outlives this handle (it is the device's primary context).
+  device_->synchronize();
+  abi_.release_device(device_->context());
+  plans_.clear();
+  for (Buffer *buffer : {&weights_, &workspace_})
+    device_->free(buffer->pointer);
+  for (Buffer &buffer : staging_)
+    device_->free(buffer.pointer);
+}
+
+attune_status_t ModelDevice::reserve(Buffer &buffer, size_t bytes) noexcept {
+  if (bytes <= buffer.capacity)
+    return ATTUNE_OK;
+  CUdeviceptr grown = 0;
+  if (attune_status_t status = device_->alloc(bytes, &grown))
+    return status;
+  device_->free(buffer.pointer);
+  buffer.pointer = grown;
+  buffer.capacity = bytes;
+  return ATTUNE_OK;
+}
+
+attune_status_t ModelDevice::run(const int64_t *symbols, int64_t workspaceBytes,
+                                 void *const *inputs, void *const *outputs) noexcept {
+  size_t bytes = static_cast<size_t>(workspaceBytes);
+  if (bytes > workspace_.capacity)
+    constantsLoaded_ = false;
+  if (attune_status_t status = reserve(workspace_, bytes))
+    return status;
+  // Symbols the generated run() refuses (their sizes overflow) get a
+  // workspace size of 0, and run() fails before reading anything.
+  if (!constantsLoaded_ && abi_.constants_size > 0 &&
+      workspace_.capacity >= static_cast<size_t>(abi_.constants_size)) {
+    if (attune_status_t status = device_->upload(workspace_.pointer, abi_.constants,
+                                                 static_cast<size_t>(abi_.constants_size)))
+      return status;
+    constantsLoaded_ = true;
+  }
+
+  attune_abi_device_t binding;
+  binding.context = device_->context();
+  binding.stream = device_->stream();
+  binding.matmul = &ModelDevice::matmul;
+  binding.user = this;
+  matmulStatus_ = ATTUNE_OK;
+  auto address = [](CUdeviceptr p) { return reinterpret_cast<void *>(p); };
+  int32_t code = abi_.run(inputs, outputs, symbols, address(workspace_.pointer),
+                          address(weights_.pointer), &binding);
+  if (code == ATTUNE_ABI_DEVICE_CALL_FAILED && matmulStatus_ != ATTUNE_OK) {
+    // The matmul recorded its message on this thread; wait for what was
+    // queued before it, keeping that message.
+    attune_status_t status = matmulStatus_;
+    device_->synchronize();
+    return status;
+  }
+  if (code != 0) {
+    device_->synchronize();
+    return runtime::kernelFailure(abi_, code);
+  }
+  return device_->synchronize();
+}
+
+attune_status_t ModelDevice::runHost(const int64_t *symbols, int64_t workspaceBytes,
+                                     const attune_tensor_t *inputs, attune_tensor_t *outputs,
+                                     const std::vector<size_t> &bytes) noexcept {
+  const size_t numInputs = static_cast<size_t>(abi_.num_inputs);
+  const size_t count = numInputs + static_cast<size_t>(abi_.num_outputs);
+  try {
+    staging_.resize(count);
+    addresses_.resize(count);
+  } catch (const std::bad_alloc &) {
+    return fail(ATTUNE_OUT_OF_MEMORY, "out of memory");
+  }
+  void **addresses = addresses_.data();
+  for (size_t i = 0; i < count; ++i) {
+    // A zero-byte tensor still needs an address distinct from the others.
+    if (attune_status_t status = reserve(staging_[i], bytes[i] ? bytes[i] : 64))
+      return status;
+    addresses[i] = reinterpret_cast<void *>(staging_[i].pointer);
+    if (i < numInputs && bytes[i])
+      if (attune_status_t status = device_->upload(staging_[i].pointer, inputs[i].data, bytes[i]))
+        return status;
+  }
+  if (attune_status_t status =
+          run(symbols, workspaceBytes, addresses, addresses + numInputs))
+    return status;
+  for (size_t o = 0; o + numInputs < count; ++o)
+    if (size_t size = bytes[numInputs + o])
+      if (attune_status_t status =
+              device_->download(outputs[o].data, staging_[numInputs + o].pointer, size))
+        return status;
+  return ATTUNE_OK;
+}
+
+int32_t ModelDevice::matmul(void *user, const attune_abi_matmul_t *op,
+                            halide_buffer_t *const *args, int32_t numArgs) {
+  auto *self = static_cast<ModelDevice *>(user);
+  attune_status_t status = self->runMatmul(*op, args, numArgs);
+  if (status == ATTUNE_OK)
+    return 0;
+  self->matmulStatus_ = status;
+  return 1;
+}
+
+namespace {
+
+/// The cuBLASLt type of a halide_type_t, or false for one it has none for.
+bool matmulType(const halide_type_t &type, MatmulType &out) {
+  if (type.code == halide_type_float && type.bits == 32)
+    out = MatmulType::F32;
+  else if (type.code == halide_type_float && type.bits == 16)
+    out = MatmulType::F16;
+  else if (type.code == halide_type_bfloat && type.bits == 16)
+    out = MatmulType::BF16;
+  else
+    return false;
+  return true;
+}
+
+Epilogue epilogueOf(const attune_abi_matmul_t &op, bool &known) {
+  known = true;
+  switch (op.activation) {
+  case ATTUNE_ABI_ACTIVATION_NONE:
+    return op.has_bias ? Epilogue::Bias : Epilogue::None;
+  case ATTUNE_ABI_ACTIVATION_RELU:
+    return op.has_bias ? Epilogue::BiasRelu : Epilogue::Relu;
+  case ATTUNE_ABI_ACTIVATION_GELU_TANH:
+    return op.has_bias ? Epilogue::BiasGelu : Epilogue::Gelu;
+  }
+  known = false;
+  return Epilogue::None;
+}
+
+} // namespace
+
+attune_status_t ModelDevice::runMatmul(const attune_abi_matmul_t &op, halide_buffer_t *const *args,
+                                       int32_t numArgs) noexcept {
+  const bool linear = op.kind == ATTUNE_ABI_MATMUL_LINEAR;
+  const int rank = linear ? 2 : 3;
+  const int32_t expectedArgs = linear && op.has_bias ? 4 : 3;
+  if ((!linear && op.kind != ATTUNE_ABI_MATMUL_BATCHED) || numArgs != expectedArgs ||
+      (linear && (op.transpose_a || op.transpose_b)) || (!linear && op.has_bias))
+    return fail(ATTUNE_INVALID_LIBRARY,
+                "model '%s' asked for a matmul of kind %d with %d operands (bias %d, "
+                "transposes %d/%d), which the runtime does not have",
+                abi_.name, op.kind, numArgs, op.has_bias, op.transpose_a, op.transpose_b);
+  const halide_buffer_t &a = *args[0], &b = *args[1], &y = *args[numArgs - 1];
+  for (const halide_buffer_t *buffer : {&a, &b, &y})
+    if (buffer->dimensions != rank || buffer->dim[0].stride != 1)
+      return fail(ATTUNE_INVALID_LIBRARY,
+                  "model '%s': a matmul operand has %d dimensions and inner stride %d; "
+                  "expected %d and 1",
+                  abi_.name, buffer->dimensions, buffer->dimensions ? buffer->dim[0].stride : 0,
+                  rank);
+  LinearShape shape;
+  bool knownEpilogue;
+  shape.epilogue = epilogueOf(op, knownEpilogue);
+  if (!knownEpilogue || !matmulType(y.type, shape.type))
+    return fail(ATTUNE_INVALID_LIBRARY,
+                "model '%s' asked for a matmul with activation %d on type code %d bits %d, which "
+                "cuBLASLt is not given here",
+                abi_.name, op.activation, y.type.code, y.type.bits);
+  shape.inputTransposed = op.transpose_a;
+  shape.weightTransposed = op.transpose_b;
+  shape.m = y.dim[1].extent;
+  shape.n = y.dim[0].extent;
+  shape.k = a.dim[op.transpose_a ? 1 : 0].extent;
+  shape.ldX = a.dim[1].stride;
+  shape.ldW = b.dim[1].stride;
+  shape.ldY = y.dim[1].stride;
+  if (!linear) {
+    shape.batch = y.dim[2].extent;
+    // An operand of one matrix is shared whatever its stride says.
+    auto batchStride = [](const halide_buffer_t &t) -> int64_t {
+      return t.dim[2].extent == 1 ? 0 : t.dim[2].stride;
+    };
+    shape.batchStrideX = batchStride(a);
+    shape.batchStrideW = batchStride(b);
+    shape.batchStrideY = y.dim[2].stride;
+  }
+  // The plan's algorithm must suit pointers that start inside an
+  // allocation (a slice, a workspace slot): 64 bytes or less.
+  const CUdeviceptr bias = expectedArgs == 4 ? args[2]->device : 0;
+  CUdeviceptr bits = a.device | b.device | y.device | bias | 256;
+  shape.alignment = static_cast<uint32_t>(bits & (~bits + 1));
+  std::vector<int64_t> key;
+  try {
+    key = {op.kind,     op.transpose_a, op.transpose_b, op.has_bias,     op.activation,
+           y.type.code, y.type.bits,    shape.m,        shape.n,         shape.k,
+           shape.ldX,   shape.ldW,      shape.ldY,      shape.batch,     shape.batchStrideX,
+           shape.batchStrideW, shape.batchStrideY, shape.alignment};
+    auto found = plans_.find(key);
+    if (found == plans_.end()) {
+      std::unique_ptr<LinearPlan> plan;
+      if (attune_status_t status = LinearPlan::create(*lt_, shape, &plan))
+        return status;
+      found = plans_.emplace(std::move(key), std::move(plan)).first;
+    }
+    return found->second->run(a.device, b.device, bias, y.device);
+  } catch (const std::bad_alloc &) {
+    return fail(ATTUNE_OUT_OF_MEMORY, "out of memory");
+  }
+}
+
+} // namespace attune::cuda

@@ -1,0 +1,88 @@
+//===- ModelDevice.h - a CUDA model's memory and run on its GPU -*- C++ -*-===//
+//
+// What a handle of a library compiled with --target=cuda keeps on the GPU:
+// the device and its stream, cuBLASLt with one plan per matrix product the
+// library asked for, the weights (uploaded once), a workspace that starts
+// with the library's embedded constants, and staging buffers for callers
+// that pass host memory. The generated run() queues Halide kernels and
+// calls back into matmul() for the products; everything it queues goes on
+// the handle's stream, which this class waits for.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_RUNTIME_CUDA_MODELDEVICE_H
+#define ATTUNE_RUNTIME_CUDA_MODELDEVICE_H
+
+#include "attune/runtime.h"
+#include "runtime/cuda/CublasLt.h"
+#include "runtime/cuda/CudaDevice.h"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace attune::cuda {
+
+class ModelDevice {
+public:
+  /// Opens device 0 and cuBLASLt and uploads the `weightsSize` bytes at
+  /// `weights`. ATTUNE_NO_DEVICE naming what is missing when the machine
+  /// has no driver, GPU or cuBLASLt.
+  static attune_status_t open(const attune_model_abi_t &abi, const void *weights,
+                              std::unique_ptr<ModelDevice> *out) noexcept;
+  /// Releases the library's kernels from the context, then the memory.
+  ~ModelDevice();
+  ModelDevice(const ModelDevice &) = delete;
+  ModelDevice &operator=(const ModelDevice &) = delete;
+
+  /// Runs the library on device buffers and waits for it. `workspaceBytes`
+  /// is abi.workspace_size(symbols).
+  attune_status_t run(const int64_t *symbols, int64_t workspaceBytes, void *const *inputs,
+                      void *const *outputs) noexcept;
+
+  /// run() for host tensors, already checked against the descriptor: copies
+  /// the inputs in and the outputs out through staging buffers kept for the
+  /// next run. `bytes` gives each input's and then each output's size.
+  attune_status_t runHost(const int64_t *symbols, int64_t workspaceBytes,
+                          const attune_tensor_t *inputs, attune_tensor_t *outputs,
+                          const std::vector<size_t> &bytes) noexcept;
+
+  Device &device() { return *device_; }
+
+private:
+  explicit ModelDevice(const attune_model_abi_t &abi) : abi_(abi) {}
+
+  /// Device memory that grows to the largest size asked for.
+  struct Buffer {
+    api::CUdeviceptr pointer = 0;
+    size_t capacity = 0;
+  };
+  attune_status_t reserve(Buffer &buffer, size_t bytes) noexcept;
+
+  /// attune_abi_device_t::matmul.
+  static int32_t matmul(void *user, const attune_abi_matmul_t *op,
+                        struct halide_buffer_t *const *args, int32_t numArgs);
+  attune_status_t runMatmul(const attune_abi_matmul_t &op, struct halide_buffer_t *const *args,
+                            int32_t numArgs) noexcept;
+
+  const attune_model_abi_t &abi_;
+  std::unique_ptr<Device> device_;
+  std::unique_ptr<CublasLt> lt_;
+  Buffer weights_, workspace_;
+  /// Whether workspace_ holds the constants (it is refilled when it grows).
+  bool constantsLoaded_ = false;
+  std::vector<Buffer> staging_;
+  /// runHost's device addresses of the staged inputs, then outputs.
+  std::vector<void *> addresses_;
+  /// One plan per product and shape, as cuBLASLt's heuristic is slow next
+  /// to a product: keyed by the op's fields, the element type and every
+  /// extent and stride.
+  std::map<std::vector<int64_t>, std::unique_ptr<LinearPlan>> plans_;
+  /// A failed matmul's status, returned once run() reports the failure.
+  attune_status_t matmulStatus_ = ATTUNE_OK;
+};
+
+} // namespace attune::cuda
+
+#endif // ATTUNE_RUNTIME_CUDA_MODELDEVICE_H
