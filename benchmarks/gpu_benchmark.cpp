@@ -16,6 +16,11 @@
 //  - BM_DeviceCopy: that copy.
 //  - BM_BatchedScores: attention's q·kᵀ for 12 heads as one batched cuBLASLt
 //    product, the way unfused attention would run on a GPU.
+//  - BM_Model: a library compiled with --target=cuda (ATTUNE_CUDA_MODEL; a
+//    model with one [1, seq] token input and one output, as gpt2_block), one
+//    attune_model_run_device per iteration on buffers already on the GPU, at
+//    seq 128, 512 and 1024 (GPT-2's positions stop there): wall time of a
+//    whole run, synchronisation included.
 // Times come from CUDA events around `kRepeats` back-to-back launches on the
 // device's stream (manual time, per launch), so launch gaps count.
 //
@@ -33,6 +38,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -274,6 +280,47 @@ void BM_HalideKernel(benchmark::State &state, const char *name,
     gpu().device->free(p);
 }
 
+/// One run of the model at ATTUNE_CUDA_MODEL per iteration, on device
+/// buffers; ms per run and tokens per second.
+void BM_Model(benchmark::State &state, std::string path) {
+  if (!gpu().why.empty())
+    return state.SkipWithError(("no GPU: " + gpu().why).c_str());
+  attune_model_t *model = nullptr;
+  if (attune_model_open(path.c_str(), &model) != ATTUNE_OK)
+    return state.SkipWithError(attune_status_message());
+  attune_tensor_info_t ids, out;
+  attune_model_input_info(model, 0, &ids);
+  attune_model_output_info(model, 0, &out);
+  const int64_t seq = state.range(0);
+  std::vector<int32_t> tokens(seq);
+  for (int64_t i = 0; i < seq; ++i)
+    tokens[i] = static_cast<int32_t>((i * 7919) % ids.index_bound);
+  attune_tensor_t input{nullptr, ATTUNE_DTYPE_I32, 2, {1, seq}};
+  attune_tensor_t output{nullptr, out.dtype, out.rank, {1, seq, out.dims[2]}};
+  const size_t outBytes = seq * out.dims[2] * attune_dtype_size(out.dtype);
+  api::CUdeviceptr dIds = 0, dOut = 0;
+  if (gpu().device->alloc(seq * sizeof(int32_t), &dIds) != ATTUNE_OK ||
+      gpu().device->alloc(outBytes, &dOut) != ATTUNE_OK ||
+      gpu().device->upload(dIds, tokens.data(), seq * sizeof(int32_t)) != ATTUNE_OK) {
+    state.SkipWithError(attune::runtime::statusMessage());
+  } else {
+    input.data = reinterpret_cast<void *>(dIds);
+    output.data = reinterpret_cast<void *>(dOut);
+    // The first run uploads the weights and loads the kernels.
+    bool ok = attune_model_run_device(model, &input, 1, &output, 1) == ATTUNE_OK;
+    for (auto _ : state)
+      if (!ok || attune_model_run_device(model, &input, 1, &output, 1) != ATTUNE_OK) {
+        state.SkipWithError(attune_status_message());
+        break;
+      }
+    state.counters["tokens/s"] =
+        benchmark::Counter(static_cast<double>(seq), benchmark::Counter::kIsIterationInvariantRate);
+  }
+  gpu().device->free(dIds);
+  gpu().device->free(dOut);
+  attune_model_close(model);
+}
+
 void registerAll() {
   benchmark::RegisterBenchmark("BM_DeviceCopy/1GiB", BM_DeviceCopy)->UseManualTime();
   struct LinearSize {
@@ -340,6 +387,13 @@ void registerAll() {
   halide("gelu_erf/3072x16384", "unary_gelu", {{3072 * 16384}, {3072 * 16384}});
   halide("add/768x32768", "binary_add",
          {{width, tokens, 1}, {width, tokens, 1}, {width, tokens, 1}});
+  if (const char *model = std::getenv("ATTUNE_CUDA_MODEL"); model && *model)
+    benchmark::RegisterBenchmark("BM_Model", BM_Model, std::string(model))
+        ->ArgName("seq")
+        ->Arg(128)
+        ->Arg(512)
+        ->Arg(1024)
+        ->Unit(benchmark::kMillisecond);
 }
 
 } // namespace

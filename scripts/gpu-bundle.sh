@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the GPU checks that run without Halide's compiler, MLIR or LLVM
 # (gpu_kernel_test, gpu_benchmark: the runtime's CUDA side, cuBLASLt and the
-# Halide kernels compiled ahead of time for sm_80) and puts them in one
+# Halide kernels compiled ahead of time for sm_80; cuda_model_test: the
+# GPT-2 block compiled with --target=cuda against its CPU build, whose
+# libraries and shared weights file come along) and puts them in one
 # folder with what they load, for a GPU machine that cannot build attune:
 #
 #   scripts/gpu-bundle.sh [dir]          # here; dir defaults to gpu-bundle/
@@ -20,18 +22,24 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   "$root/scripts/install-deps.sh"
   "$root/scripts/configure.sh"
 fi
-cmake --build "$build" --target gpu_kernel_test gpu_benchmark
+cmake --build "$build" --target gpu_kernel_test gpu_benchmark cuda_model_test
 rm -rf "$out"
 mkdir -p "$out/lib"
-cp "$build/bin/gpu_kernel_test" "$build/bin/gpu_benchmark" "$root/scripts/gpu_peer_bench.py" \
-  "$root/scripts/gpu_attention_peers.py" "$out/"
+cp "$build/bin/gpu_kernel_test" "$build/bin/gpu_benchmark" "$build/bin/cuda_model_test" \
+  "$root/scripts/gpu_peer_bench.py" "$root/scripts/gpu_attention_peers.py" "$out/"
+# Both libraries were compiled from one IR with one seed: one weights file
+# serves both (the runtime checks its size and hash against each).
+models=$build/tests/unit/cuda/models
+cp "$models/libgpt2_block_cuda.so" "$models/libgpt2_block_cpu.so" "$out/"
+cp "$models/libgpt2_block_cuda.safetensors" "$out/gpt2_block.safetensors"
 # The one shared library the binaries need beyond the C and C++ runtimes.
 cp -L "$(ldd "$build/bin/gpu_benchmark" | awk '/libbenchmark/ {print $3}')" "$out/lib/"
 cat > "$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
-# The GPU checks: gpu_kernel_test (with ATTUNE_REQUIRE_GPU=1, so a driver
-# that does not load fails instead of skipping), then gpu_benchmark with the
-# flags given, then the PyTorch peers where python3 has torch.
+# The GPU checks: gpu_kernel_test and cuda_model_test (with
+# ATTUNE_REQUIRE_GPU=1, so a driver that does not load fails instead of
+# skipping), then gpu_benchmark with the flags given (BM_Model: the GPT-2
+# block library), then the PyTorch peers where python3 has torch.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -52,6 +60,11 @@ nvidia-smi -L || true
 echo "== gpu_kernel_test"
 ATTUNE_REQUIRE_GPU=1 timeout 60 stdbuf -oL "$here/gpu_kernel_test"
 tests=$?
+export ATTUNE_CUDA_MODEL=$here/libgpt2_block_cuda.so ATTUNE_CPU_MODEL=$here/libgpt2_block_cpu.so
+export ATTUNE_WEIGHTS_PATH=$here/gpt2_block.safetensors
+echo "== cuda_model_test"
+ATTUNE_REQUIRE_GPU=1 timeout 120 stdbuf -oL "$here/cuda_model_test"
+model=$?
 echo "== gpu_benchmark"
 timeout 150 stdbuf -oL "$here/gpu_benchmark" "$@"
 bench=$?
@@ -65,8 +78,8 @@ if python3 -c 'import torch' 2>/dev/null; then
     quick) echo "== PyTorch attention"; PYTHONUNBUFFERED=1 timeout 60 python3 "$here/gpu_attention_peers.py" --quick ;;
   esac
 fi
-echo "gpu_kernel_test exit $tests, gpu_benchmark exit $bench"
-[ "$tests" = 0 ] && [ "$bench" = 0 ]
+echo "gpu_kernel_test exit $tests, cuda_model_test exit $model, gpu_benchmark exit $bench"
+[ "$tests" = 0 ] && [ "$model" = 0 ] && [ "$bench" = 0 ]
 RUN
 chmod +x "$out/run.sh"
 du -sh "$out"

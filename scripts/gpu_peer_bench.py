@@ -5,7 +5,10 @@ The peer for attune's GPU kernels: torch's linear (cuBLASLt underneath),
 layer_norm, rms_norm, softmax, erf GELU and add, timed with CUDA events
 around 20 back-to-back launches after warm-up; the median of 5 such rounds.
 Prints one line per row: TFLOP/s for the linears, GB/s of bytes read plus
-written for the rest.
+written for the rest, and the latency of a GPT-2 block (embedding, learned
+positions, pre-norm attention with SDPA, GELU-tanh MLP, final norm: what
+examples/gpt2-block computes) at batch 1 in f32 (TF32 off, as attune's f32)
+and bf16, beside gpu_benchmark's BM_Model.
 """
 import statistics
 
@@ -65,6 +68,44 @@ def main():
     for name, fn, nbytes in rows:
         ms = time_ms(fn)
         print(f"{name}  {nbytes / ms / 1e6:8.1f} GB/s  {ms * 1e3:8.1f} us")
+    block_latency(dev)
+
+
+def gpt2_block(dev, dtype, vocab=1000, width=768, heads=12):
+    """examples/gpt2-block in PyTorch: returns f(ids) -> hidden states."""
+    F = torch.nn.functional
+    r = lambda *shape: (torch.randn(*shape, device=dev) * 0.02).to(dtype)
+    wte, wpe = r(vocab, width), r(1024, width)
+    ones, zeros = torch.ones(width, device=dev, dtype=dtype), torch.zeros(width, device=dev, dtype=dtype)
+    wq, wk, wv, wo = (r(width, width) for _ in range(4))
+    bq, bk, bv, bo = (r(width) for _ in range(4))
+    fc, fc_b, pr, pr_b = r(4 * width, width), r(4 * width), r(width, 4 * width), r(width)
+
+    def run(ids):
+        s = ids.shape[1]
+        x = wte[ids] + wpe[:s]
+        h = F.layer_norm(x, (width,), ones, zeros)
+        split = lambda t: t.view(1, s, heads, width // heads).transpose(1, 2)
+        q, k, v = split(F.linear(h, wq, bq)), split(F.linear(h, wk, bk)), split(F.linear(h, wv, bv))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + F.linear(a.transpose(1, 2).reshape(1, s, width), wo, bo)
+        h = F.layer_norm(x, (width,), ones, zeros)
+        x = x + F.linear(F.gelu(F.linear(h, fc, fc_b), approximate="tanh"), pr, pr_b)
+        return F.layer_norm(x, (width,), ones, zeros)
+
+    return run
+
+
+def block_latency(dev):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    for dtype, label in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        block = gpt2_block(dev, dtype)
+        for seq in (128, 512, 1024):
+            ids = torch.randint(0, 1000, (1, seq), device=dev)
+            with torch.no_grad():
+                ms = time_ms(lambda: block(ids), repeats=10)
+            print(f"gpt2_block/{label}/seq:{seq}  {ms:8.3f} ms  {seq / ms * 1e3:10.0f} tokens/s")
 
 
 if __name__ == "__main__":
