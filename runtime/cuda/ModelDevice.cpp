@@ -8,7 +8,11 @@
 // matmul(); nothing of the Halide runtime is called from here.
 #include "HalideRuntime.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
+#include <string>
 
 namespace attune::cuda {
 
@@ -24,6 +28,9 @@ attune_status_t ModelDevice::open(const attune_model_abi_t &abi, const void *wei
     return status;
   if (attune_status_t status = CublasLt::open(*model->device_, &model->lt_))
     return status;
+  if (const char *profile = std::getenv("ATTUNE_CUDA_PROFILE");
+      profile && std::string(profile) == "1")
+    model->profile_.reset(new (std::nothrow) Profile);
   size_t bytes = static_cast<size_t>(abi.weights_size);
   if (attune_status_t status = model->reserve(model->weights_, bytes))
     return status;
@@ -40,6 +47,12 @@ ModelDevice::~ModelDevice() {
   // The kernels' modules and cached allocations live in the context, which
   // outlives this handle (it is the device's primary context).
   device_->synchronize();
+  if (profile_) {
+    printProfile();
+    Device::Scope scope(*device_);
+    for (CUevent event : profile_->events)
+      device_->driver().cuEventDestroy(event);
+  }
   abi_.release_device(device_->context());
   plans_.clear();
   for (Buffer *buffer : {&weights_, &workspace_})
@@ -82,7 +95,10 @@ attune_status_t ModelDevice::run(const int64_t *symbols, int64_t workspaceBytes,
   binding.stream = device_->stream();
   binding.matmul = &ModelDevice::matmul;
   binding.user = this;
+  binding.mark = &ModelDevice::mark;
   matmulStatus_ = ATTUNE_OK;
+  if (profile_)
+    profile_->names.clear();
   auto address = [](CUdeviceptr p) { return reinterpret_cast<void *>(p); };
   int32_t code = abi_.run(inputs, outputs, symbols, address(workspace_.pointer),
                           address(weights_.pointer), &binding);
@@ -97,7 +113,76 @@ attune_status_t ModelDevice::run(const int64_t *symbols, int64_t workspaceBytes,
     device_->synchronize();
     return runtime::kernelFailure(abi_, code);
   }
-  return device_->synchronize();
+  if (attune_status_t status = device_->synchronize())
+    return status;
+  return profile_ ? collectProfile() : ATTUNE_OK;
+}
+
+void ModelDevice::mark(void *user, const char *name) {
+  auto *self = static_cast<ModelDevice *>(user);
+  Profile *profile = self->profile_.get();
+  if (!profile)
+    return;
+  const Driver &driver = self->device_->driver();
+  Device::Scope scope(*self->device_);
+  size_t index = profile->names.size();
+  try {
+    if (index == profile->events.size()) {
+      CUevent event = nullptr;
+      if (driver.cuEventCreate(&event, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+        return;
+      profile->events.push_back(event);
+    }
+    profile->names.push_back(name);
+  } catch (const std::bad_alloc &) {
+    return; // a profile with a gap, not a failed run
+  }
+  driver.cuEventRecord(profile->events[index], self->device_->stream());
+}
+
+attune_status_t ModelDevice::collectProfile() noexcept {
+  Profile &profile = *profile_;
+  const Driver &driver = device_->driver();
+  Device::Scope scope(*device_);
+  try {
+    for (size_t i = 0; i + 1 < profile.names.size(); ++i) {
+      float ms = 0;
+      if (attune_status_t status = driver.check(
+              driver.cuEventElapsedTime(&ms, profile.events[i], profile.events[i + 1]),
+              "cuEventElapsedTime"))
+        return status;
+      auto &[total, calls] = profile.totals[profile.names[i] ? profile.names[i] : "?"];
+      total += ms;
+      ++calls;
+    }
+  } catch (const std::bad_alloc &) {
+    return fail(ATTUNE_OUT_OF_MEMORY, "out of memory");
+  }
+  ++profile.runs;
+  return ATTUNE_OK;
+}
+
+void ModelDevice::printProfile() const {
+  const Profile &profile = *profile_;
+  if (profile.runs == 0)
+    return;
+  std::vector<std::pair<std::string, std::pair<double, int64_t>>> rows(profile.totals.begin(),
+                                                                      profile.totals.end());
+  std::sort(rows.begin(), rows.end(),
+            [](const auto &a, const auto &b) { return a.second.first > b.second.first; });
+  double all = 0;
+  for (const auto &row : rows)
+    all += row.second.first;
+  std::fprintf(stderr,
+               "attune: GPU time of model '%s' by kernel over %lld runs (CUDA events between "
+               "calls, ATTUNE_CUDA_PROFILE=1)\n%12s %7s %10s  %s\n",
+               abi_.name, static_cast<long long>(profile.runs), "ms/run", "share", "calls/run",
+               "kernel");
+  for (const auto &[name, time] : rows)
+    std::fprintf(stderr, "%12.4f %6.1f%% %10.1f  %s\n", time.first / profile.runs,
+                 all > 0 ? 100 * time.first / all : 0.0,
+                 static_cast<double>(time.second) / profile.runs, name.c_str());
+  std::fprintf(stderr, "%12.4f %6.1f%% %10s  total\n", all / profile.runs, 100.0, "");
 }
 
 attune_status_t ModelDevice::runHost(const int64_t *symbols, int64_t workspaceBytes,

@@ -8,6 +8,11 @@
 // calls back into matmul() for the products; everything it queues goes on
 // the handle's stream, which this class waits for.
 //
+// With ATTUNE_CUDA_PROFILE=1 in the environment when the device is opened,
+// every call is bracketed by CUDA events (the run's mark() calls), and
+// closing the handle prints each kernel's time per run and share of the
+// total to stderr.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ATTUNE_RUNTIME_CUDA_MODELDEVICE_H
@@ -19,6 +24,7 @@
 
 #include <array>
 #include <map>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -81,6 +87,20 @@ private:
   std::map<std::vector<int64_t>, std::unique_ptr<LinearPlan>> plans_;
   /// A failed matmul's status, returned once run() reports the failure.
   attune_status_t matmulStatus_ = ATTUNE_OK;
+
+  /// attune_abi_device_t::mark: records an event before each call when
+  /// profiling.
+  static void mark(void *user, const char *name);
+  /// Adds the last run's times between its marks to the totals.
+  attune_status_t collectProfile() noexcept;
+  void printProfile() const;
+  struct Profile {
+    std::vector<api::CUevent> events; ///< reused from run to run
+    std::vector<const char *> names;  ///< this run's, by mark
+    std::map<std::string, std::pair<double, int64_t>> totals; ///< ms, calls
+    int64_t runs = 0;
+  };
+  std::unique_ptr<Profile> profile_;
 };
 
 } // namespace attune::cuda

@@ -351,15 +351,13 @@ void Emitter::emitConstants() {
         builder, loc, LLVM::LLVMArrayType::get(i8, blob.size()), /*isConstant=*/true,
         LLVM::Linkage::Private, uniqueName("__attune_constants"), builder.getStringAttr(blob),
         /*alignment=*/64);
-  }
-  for (const ConstantData &constant : program.constants) {
-    if (options.cuda)
-      break;
-    auto type = LLVM::LLVMArrayType::get(i8, constant.bytes.size());
-    LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
-                           LLVM::Linkage::Private, constant.global,
-                           builder.getStringAttr(constant.bytes),
-                           /*alignment=*/64);
+  } else if (!options.cuda) {
+    for (const ConstantData &constant : program.constants) {
+      auto type = LLVM::LLVMArrayType::get(i8, constant.bytes.size());
+      LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true, LLVM::Linkage::Private,
+                             constant.global, builder.getStringAttr(constant.bytes),
+                             /*alignment=*/64);
+    }
   }
   // Embedded weights are a symbol the descriptor points at; external ones
   // are a file the descriptor names. Either way the kernels read them
@@ -527,7 +525,12 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
 
   // CUDA: the Halide kernels take the run's context and stream from the
   // support code (cuda_support.c), and every buffer is a device address.
-  Value deviceInterface, matmulFn, matmulUser;
+  Value deviceInterface, matmulFn, matmulUser, markFn;
+  auto markType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrType, ptrType});
+  // Tells the runtime which call comes next (attune_abi_device_t::mark).
+  auto mark = [&](Location at, Value name) {
+    LLVM::CallOp::create(builder, at, markType, ValueRange{markFn, matmulUser, name});
+  };
   if (options.cuda) {
     auto enter = declareExternal(
         "attune_cuda_enter",
@@ -540,6 +543,7 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
     deviceInterface = LLVM::CallOp::create(builder, loc, interface, ValueRange{}).getResult();
     matmulFn = deviceLayout.load(builder, loc, device, kDeviceMatmul);
     matmulUser = deviceLayout.load(builder, loc, device, kDeviceUser);
+    markFn = deviceLayout.load(builder, loc, device, kDeviceMark);
   }
 
   // Where every tensor lives.
@@ -641,6 +645,12 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
       }
       args.push_back(buf);
     }
+    if (options.cuda) {
+      std::string name = !isDeviceMatmul(call.spec)               ? call.spec.symbolName()
+                         : call.spec.kind == KernelKind::Linear ? "cublasLt linear"
+                                                                : "cublasLt batched matmul";
+      mark(callLoc, LLVM::AddressOfOp::create(builder, callLoc, stringGlobal(name)));
+    }
     Value rc;
     if (isDeviceMatmul(call.spec)) {
       for (auto [a, buf] : llvm::enumerate(args)) {
@@ -669,6 +679,8 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
                            ValueRange{});
     builder.setInsertionPointToStart(next);
   }
+  if (options.cuda)
+    mark(loc, null);
   LLVM::ReturnOp::create(builder, loc, zero32);
   return fn;
 }

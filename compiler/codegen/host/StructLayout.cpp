@@ -115,7 +115,8 @@ CStructLayout modelAbiLayout(MLIRContext *context) {
 }
 
 CStructLayout abiDeviceLayout(MLIRContext *context) {
-  return CStructLayout(context, {CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr});
+  return CStructLayout(context,
+                       {CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr});
 }
 
 CStructLayout abiMatmulLayout(MLIRContext *context) {

@@ -122,7 +122,7 @@ enum ModelAbiField {
 CStructLayout modelAbiLayout(mlir::MLIRContext *context);
 
 /// attune_abi_device_t (runtime.h).
-enum AbiDeviceField { kDeviceContext, kDeviceStream, kDeviceMatmul, kDeviceUser };
+enum AbiDeviceField { kDeviceContext, kDeviceStream, kDeviceMatmul, kDeviceUser, kDeviceMark };
 CStructLayout abiDeviceLayout(mlir::MLIRContext *context);
 
 /// attune_abi_matmul_t (runtime.h).

@@ -378,6 +378,11 @@ typedef struct attune_abi_device {
   int32_t (*matmul)(void *user, const attune_abi_matmul_t *op,
                     struct halide_buffer_t *const *args, int32_t num_args);
   void *user;
+  /* Called before each kernel or product with its name (the kernel's
+   * symbol, "cublasLt linear" or "cublasLt batched matmul") and once after
+   * the last with NULL, so that a profiler can mark the stream between
+   * them (ATTUNE_CUDA_PROFILE). Never NULL. */
+  void (*mark)(void *user, const char *name);
 } attune_abi_device_t;
 
 /* run()'s return value when attune_abi_device_t::matmul failed. */

@@ -223,6 +223,7 @@ TEST_F(HostCodegenTest, StructLayoutsMatchTheCDeclarations) {
   EXPECT_EQ(device.offset(kDeviceStream), offsetof(attune_abi_device_t, stream));
   EXPECT_EQ(device.offset(kDeviceMatmul), offsetof(attune_abi_device_t, matmul));
   EXPECT_EQ(device.offset(kDeviceUser), offsetof(attune_abi_device_t, user));
+  EXPECT_EQ(device.offset(kDeviceMark), offsetof(attune_abi_device_t, mark));
 
   CStructLayout matmul = abiMatmulLayout(&context);
   EXPECT_EQ(matmul.size(), sizeof(attune_abi_matmul_t));
@@ -1559,6 +1560,11 @@ extern "C" int fakeDeviceMul(halide_buffer_t *a, halide_buffer_t *b, halide_buff
   return 0;
 }
 std::vector<attune_abi_matmul_t> matmulOps;
+/// The names run() marked, "end" for the final NULL.
+std::vector<std::string> marks;
+extern "C" void fakeMark(void *user, const char *name) {
+  marks.push_back(user != &matmulOps ? "wrong user" : name ? name : "end");
+}
 /// cuBLASLt's part, on the host: reads the operands as ModelDevice does.
 extern "C" int32_t fakeMatmul(void *user, const attune_abi_matmul_t *op,
                               halide_buffer_t *const *args, int32_t numArgs) {
@@ -1654,14 +1660,17 @@ func.func @g(%x: tensor<?x4xf32> {tfm.name = "x", tfm.dim_names = ["n", "k"]},
   void *inputs[2] = {x.data(), v.data()};
   void *outputs[1] = {out.data()};
   int context = 0, stream = 0;
-  attune_abi_device_t device = {&context, &stream, &fakeMatmul, &matmulOps};
+  attune_abi_device_t device = {&context, &stream, &fakeMatmul, &matmulOps, &fakeMark};
   calls.clear();
   matmulOps.clear();
+  marks.clear();
   ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, nullptr, &device), 0);
   EXPECT_EQ(cudaEnters, 1);
   EXPECT_EQ(enteredContext, &context);
   EXPECT_EQ(enteredStream, &stream);
   EXPECT_EQ(calls, std::vector<std::string>{"mul"});
+  EXPECT_EQ(marks, (std::vector<std::string>{"cublasLt linear", result.kernels[0].symbolName(),
+                                             "cublasLt batched matmul", "end"}));
   ASSERT_EQ(matmulOps.size(), 2u);
   EXPECT_EQ(matmulOps[0].kind, ATTUNE_ABI_MATMUL_LINEAR);
   EXPECT_EQ(matmulOps[0].has_bias, 1);
@@ -1690,7 +1699,7 @@ func.func @g(%x: tensor<?x4xf32> {tfm.name = "x", tfm.dim_names = ["n", "k"]},
   }
 
   // A failing matmul stops the run with the code the runtime looks for.
-  attune_abi_device_t wrongUser = {&context, &stream, &fakeMatmul, nullptr};
+  attune_abi_device_t wrongUser = {&context, &stream, &fakeMatmul, nullptr, &fakeMark};
   calls.clear();
   EXPECT_EQ(abi->run(inputs, outputs, symbols, workspace, nullptr, &wrongUser),
             ATTUNE_ABI_DEVICE_CALL_FAILED);

@@ -1,19 +1,30 @@
-//===- CudaModelTest.cpp - a --target=cuda library against the CPU build --===//
+//===- CudaModelTest.cpp - --target=cuda libraries against their CPU builds -===//
 //
-// examples/gpt2-block compiled twice, for the GPU (--target=cuda) and for
-// the CPU, run through the runtime's C API on the same token ids: the GPU
-// library's outputs must match the CPU library's (which e2e_test checks
-// against the reference evaluator). The libraries are the ones this build
-// compiles (tests/unit/cuda/CMakeLists.txt), or ATTUNE_CUDA_MODEL and
-// ATTUNE_CPU_MODEL where scripts/gpu-bundle.sh carried them to a GPU
-// machine. Without a GPU every test skips with the reason (fails under
-// ATTUNE_REQUIRE_GPU=1).
+// Example models compiled twice, for the GPU (--target=cuda) and for the
+// CPU, and run through the runtime's C API on the same inputs: each GPU
+// library's outputs must match its CPU build's (which e2e_test checks
+// against the reference evaluator). The models cover what runs differently
+// on the GPU: GPT-2's block (learned positions, tanh GELU), LLaMA's (RoPE,
+// RMS norm, grouped-query heads, SiLU), T5's relative buckets, DeBERTa's
+// disentangled terms, Shaw's value term, BERT's padding mask and erf GELU,
+// and the encoder-decoder of the original Transformer.
 //
-// Tolerance: the GPU runs attention unfused in f32 (cuBLASLt's f32 products,
-// another order of summation than the CPU's fused kernel) and libdevice's
-// exp and tanh; on a block's outputs of order 1-10 that is a few 1e-6
-// relative. Each element must lie within 1e-4 of the output's largest
-// magnitude (plus 1e-4 of its own).
+// The libraries are found in one folder, <model>_cuda.so, <model>_cpu.so and
+// <model>_cuda.safetensors (the weights both read: tests/unit/cuda/
+// CMakeLists.txt compiles them with --no-pack-weights, so the files are the
+// same): the one this build writes, or ATTUNE_CUDA_MODELS where
+// scripts/gpu-bundle.sh carried them to a GPU machine. Without a GPU every
+// test skips with the reason (fails under ATTUNE_REQUIRE_GPU=1).
+//
+// Inputs: every dynamic dimension named "batch" is B, every other S; token
+// ids are random below their bound; a boolean mask keeps the first
+// S - 2b positions of row b (so the second row of a batch has padding).
+//
+// Tolerance: the GPU runs attention unfused in f32 (cuBLASLt's f32
+// products, another order of summation than the CPU's fused kernel) and
+// libdevice's exp, erf and tanh; on outputs of order 1-10 that is a few
+// 1e-6 relative. Each element must lie within 1e-4 of its output's largest
+// magnitude, plus 1e-4 of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +37,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <dirent.h>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,116 +56,220 @@ using namespace attune::cuda::gputest;
     GTEST_SKIP() << "GPU execution not checked: " << why;                                          \
   }
 
-std::string libraryPath(const char *variable, const char *built) {
-  const char *path = std::getenv(variable);
-  return path && *path ? path : built;
+std::string modelsDir() {
+  const char *dir = std::getenv("ATTUNE_CUDA_MODELS");
+  return dir && *dir ? dir : ATTUNE_BUILT_CUDA_MODELS;
+}
+
+/// The models in modelsDir(): every <model>_cuda.so, sorted.
+std::vector<std::string> models() {
+  std::vector<std::string> names;
+  if (DIR *dir = opendir(modelsDir().c_str())) {
+    while (dirent *entry = readdir(dir)) {
+      std::string file = entry->d_name;
+      const std::string suffix = "_cuda.so";
+      if (file.size() > suffix.size() &&
+          file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
+        names.push_back(file.substr(0, file.size() - suffix.size()));
+    }
+    closedir(dir);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 struct Opened {
   attune_model_t *model = nullptr;
-  explicit Opened(const std::string &path) {
-    EXPECT_EQ(attune_model_open(path.c_str(), &model), ATTUNE_OK)
-        << path << ": " << attune_status_message();
+  Opened(const std::string &model_, const std::string &target) {
+    std::string base = modelsDir() + "/" + model_;
+    std::string library = base + "_" + target + ".so", weights = base + "_cuda.safetensors";
+    EXPECT_EQ(attune_model_open_with_weights(library.c_str(), weights.c_str(), &model), ATTUNE_OK)
+        << library << ": " << attune_status_message();
   }
   ~Opened() { attune_model_close(model); }
 };
 
-/// Random token ids in [0, bound) for [1, seq].
-std::vector<int32_t> randomIds(int64_t seq, int64_t bound, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int32_t> id(0, static_cast<int32_t>(bound - 1));
-  std::vector<int32_t> ids(seq);
-  for (int32_t &v : ids)
-    v = id(rng);
-  return ids;
-}
-
-/// gpt2_block's one input and one output at [1, seq].
-struct Block {
-  std::vector<int32_t> ids;
-  std::vector<float> hidden;
-  attune_tensor_t input{}, output{};
-  Block(std::vector<int32_t> tokens, int64_t width) : ids(std::move(tokens)) {
-    const int64_t seq = static_cast<int64_t>(ids.size());
-    hidden.assign(seq * width, std::nanf(""));
-    input = {ids.data(), ATTUNE_DTYPE_I32, 2, {1, seq}};
-    output = {hidden.data(), ATTUNE_DTYPE_F32, 3, {1, seq, width}};
-  }
+/// A model's inputs and outputs at batch B, sequence S, in host memory.
+struct Tensors {
+  std::vector<std::vector<unsigned char>> data;
+  std::vector<attune_tensor_t> inputs, outputs;
 };
 
-void expectClose(const std::vector<float> &gpu, const std::vector<float> &cpu,
-                 const std::string &what) {
-  ASSERT_EQ(gpu.size(), cpu.size());
-  double largest = 0;
-  for (float v : cpu)
-    largest = std::max(largest, static_cast<double>(std::fabs(v)));
-  size_t bad = 0;
-  double worst = 0;
-  for (size_t i = 0; i < cpu.size(); ++i) {
-    double error = std::fabs(static_cast<double>(gpu[i]) - cpu[i]);
-    worst = std::max(worst, error);
-    if (!(error <= 1e-4 * largest + 1e-4 * std::fabs(cpu[i])) && bad++ < 5)
-      ADD_FAILURE() << what << ": element " << i << " is " << gpu[i] << " on the GPU, "
-                    << cpu[i] << " on the CPU";
+Tensors makeTensors(attune_model_t *model, int64_t batch, int64_t seq, unsigned seed) {
+  Tensors t;
+  std::mt19937 rng(seed);
+  auto shaped = [&](const attune_tensor_info_t &info) {
+    attune_tensor_t tensor{};
+    tensor.dtype = info.dtype;
+    tensor.rank = info.rank;
+    for (int32_t d = 0; d < info.rank; ++d)
+      tensor.shape[d] = info.dims[d] >= 0                                    ? info.dims[d]
+                        : std::strcmp(info.dim_names[d], "batch") == 0 ? batch
+                                                                             : seq;
+    return tensor;
+  };
+  const int32_t numInputs = attune_model_num_inputs(model);
+  t.data.reserve(numInputs + attune_model_num_outputs(model));
+  for (int32_t i = 0; i < numInputs; ++i) {
+    attune_tensor_info_t info;
+    EXPECT_EQ(attune_model_input_info(model, i, &info), ATTUNE_OK);
+    attune_tensor_t tensor = shaped(info);
+    int64_t count = 1;
+    for (int32_t d = 0; d < tensor.rank; ++d)
+      count *= tensor.shape[d];
+    std::vector<unsigned char> bytes(count * attune_dtype_size(info.dtype));
+    const int64_t row = tensor.rank ? tensor.shape[tensor.rank - 1] : 1;
+    for (int64_t e = 0; e < count; ++e) {
+      if (info.dtype == ATTUNE_DTYPE_I32) {
+        int32_t bound = static_cast<int32_t>(info.index_bound > 0 ? info.index_bound : 100);
+        int32_t v = std::uniform_int_distribution<int32_t>(0, bound - 1)(rng);
+        std::memcpy(&bytes[e * 4], &v, 4);
+      } else if (info.dtype == ATTUNE_DTYPE_BOOL) {
+        bytes[e] = e % row < row - 2 * (e / row) ? 1 : 0;
+      } else if (info.dtype == ATTUNE_DTYPE_F32) {
+        float v = std::normal_distribution<float>(0.f, 1.f)(rng);
+        std::memcpy(&bytes[e * 4], &v, 4);
+      } else {
+        ADD_FAILURE() << "input '" << info.name << "' has a dtype this test does not fill";
+      }
+    }
+    t.data.push_back(std::move(bytes));
+    tensor.data = t.data.back().data();
+    t.inputs.push_back(tensor);
   }
-  EXPECT_EQ(bad, 0u) << what;
+  for (int32_t o = 0; o < attune_model_num_outputs(model); ++o) {
+    attune_tensor_t shape{};
+    EXPECT_EQ(attune_model_output_shape(model, t.inputs.data(), numInputs, o, &shape), ATTUNE_OK)
+        << attune_status_message();
+    int64_t count = 1;
+    for (int32_t d = 0; d < shape.rank; ++d)
+      count *= shape.shape[d];
+    t.data.emplace_back(count * attune_dtype_size(shape.dtype), 0xff);
+    shape.data = t.data.back().data();
+    t.outputs.push_back(shape);
+  }
+  return t;
+}
+
+void expectClose(const attune_tensor_t &gpu, const attune_tensor_t &cpu, const std::string &what) {
+  ASSERT_EQ(gpu.dtype, ATTUNE_DTYPE_F32) << what;
+  int64_t count = 1;
+  for (int32_t d = 0; d < cpu.rank; ++d)
+    count *= cpu.shape[d];
+  const float *g = static_cast<const float *>(gpu.data), *c = static_cast<const float *>(cpu.data);
+  double largest = 0;
+  for (int64_t i = 0; i < count; ++i)
+    largest = std::max(largest, static_cast<double>(std::fabs(c[i])));
+  int64_t bad = 0;
+  double worst = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    double error = std::fabs(static_cast<double>(g[i]) - c[i]);
+    worst = std::max(worst, error);
+    if (!(error <= 1e-4 * largest + 1e-4 * std::fabs(c[i])) && bad++ < 5)
+      ADD_FAILURE() << what << ": element " << i << " is " << g[i] << " on the GPU, " << c[i]
+                    << " on the CPU";
+  }
+  EXPECT_EQ(bad, 0) << what << " (of " << count << ")";
   std::printf("%s: largest |cpu| %.3g, largest |gpu - cpu| %.3g\n", what.c_str(), largest, worst);
 }
 
-TEST(CudaModel, MatchesTheCpuBuild) {
+class CudaModel : public testing::TestWithParam<std::string> {};
+
+TEST_P(CudaModel, MatchesTheCpuBuild) {
   REQUIRE_GPU(device);
-  Opened gpu(libraryPath("ATTUNE_CUDA_MODEL", ATTUNE_BUILT_CUDA_MODEL));
-  Opened cpu(libraryPath("ATTUNE_CPU_MODEL", ATTUNE_BUILT_CPU_MODEL));
+  Opened gpu(GetParam(), "cuda"), cpu(GetParam(), "cpu");
   ASSERT_TRUE(gpu.model && cpu.model);
   ASSERT_EQ(attune_model_device(gpu.model), ATTUNE_DEVICE_CUDA);
-  attune_tensor_info_t ids, hidden;
-  ASSERT_EQ(attune_model_input_info(gpu.model, 0, &ids), ATTUNE_OK);
-  ASSERT_EQ(attune_model_output_info(gpu.model, 0, &hidden), ATTUNE_OK);
   // Odd lengths: no extent a multiple of a thread block or a cuBLASLt tile.
-  for (int64_t seq : {1, 7, 128, 333, 512}) {
-    std::vector<int32_t> tokens = randomIds(seq, ids.index_bound, 11 + seq);
-    Block onGpu(tokens, hidden.dims[2]), onCpu(tokens, hidden.dims[2]);
-    ASSERT_EQ(attune_model_run(gpu.model, &onGpu.input, 1, &onGpu.output, 1), ATTUNE_OK)
-        << "seq " << seq << ": " << attune_status_message();
-    ASSERT_EQ(attune_model_run(cpu.model, &onCpu.input, 1, &onCpu.output, 1), ATTUNE_OK)
-        << attune_status_message();
-    expectClose(onGpu.hidden, onCpu.hidden, "seq " + std::to_string(seq));
+  const std::pair<int64_t, int64_t> sizes[] = {{1, 1}, {1, 7}, {2, 33}, {1, 128}};
+  for (auto [batch, seq] : sizes) {
+    std::string what = GetParam() + " batch " + std::to_string(batch) + " seq " +
+                       std::to_string(seq);
+    Tensors onGpu = makeTensors(gpu.model, batch, seq, 7 * seq + batch);
+    Tensors onCpu = makeTensors(cpu.model, batch, seq, 7 * seq + batch);
+    ASSERT_EQ(attune_model_run(cpu.model, onCpu.inputs.data(), onCpu.inputs.size(),
+                               onCpu.outputs.data(), onCpu.outputs.size()),
+              ATTUNE_OK)
+        << what << ": " << attune_status_message();
+    ASSERT_EQ(attune_model_run(gpu.model, onGpu.inputs.data(), onGpu.inputs.size(),
+                               onGpu.outputs.data(), onGpu.outputs.size()),
+              ATTUNE_OK)
+        << what << ": " << attune_status_message();
+    for (size_t o = 0; o < onCpu.outputs.size(); ++o)
+      expectClose(onGpu.outputs[o], onCpu.outputs[o], what + " output " + std::to_string(o));
   }
 }
 
-TEST(CudaModel, RunsOnDeviceBuffers) {
+/// The same run on buffers already on the device gives the same bytes, and
+/// token ids there are range-checked as on the host.
+TEST_P(CudaModel, RunsOnDeviceBuffers) {
   REQUIRE_GPU(device);
-  Opened gpu(libraryPath("ATTUNE_CUDA_MODEL", ATTUNE_BUILT_CUDA_MODEL));
+  Opened gpu(GetParam(), "cuda");
   ASSERT_TRUE(gpu.model);
-  attune_tensor_info_t ids, hidden;
-  ASSERT_EQ(attune_model_input_info(gpu.model, 0, &ids), ATTUNE_OK);
-  ASSERT_EQ(attune_model_output_info(gpu.model, 0, &hidden), ATTUNE_OK);
-  const int64_t seq = 64, width = hidden.dims[2];
-  Block onHost(randomIds(seq, ids.index_bound, 5), width);
-  ASSERT_EQ(attune_model_run(gpu.model, &onHost.input, 1, &onHost.output, 1), ATTUNE_OK)
+  Tensors host = makeTensors(gpu.model, 1, 64, 5);
+  ASSERT_EQ(attune_model_run(gpu.model, host.inputs.data(), host.inputs.size(),
+                             host.outputs.data(), host.outputs.size()),
+            ATTUNE_OK)
       << attune_status_message();
+  std::vector<api::CUdeviceptr> buffers;
+  std::vector<attune_tensor_t> inputs = host.inputs, outputs = host.outputs;
+  auto onDevice = [&](attune_tensor_t &tensor, bool upload) {
+    size_t bytes = attune_dtype_size(tensor.dtype);
+    for (int32_t d = 0; d < tensor.rank; ++d)
+      bytes *= tensor.shape[d];
+    api::CUdeviceptr pointer = 0;
+    ASSERT_EQ(device->alloc(bytes, &pointer), ATTUNE_OK);
+    buffers.push_back(pointer);
+    if (upload)
+      ASSERT_EQ(device->upload(pointer, tensor.data, bytes), ATTUNE_OK);
+    tensor.data = reinterpret_cast<void *>(pointer);
+  };
+  for (attune_tensor_t &tensor : inputs)
+    onDevice(tensor, true);
+  for (attune_tensor_t &tensor : outputs)
+    onDevice(tensor, false);
+  ASSERT_EQ(attune_model_run_device(gpu.model, inputs.data(), inputs.size(), outputs.data(),
+                                    outputs.size()),
+            ATTUNE_OK)
+      << attune_status_message();
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    std::vector<unsigned char> back(host.data[inputs.size() + o].size());
+    ASSERT_EQ(device->download(back.data(), reinterpret_cast<uintptr_t>(outputs[o].data),
+                               back.size()),
+              ATTUNE_OK);
+    EXPECT_EQ(back, host.data[inputs.size() + o]) << "output " << o;
+  }
+  // An id at its bound, at element 3 of the first input that has one.
+  for (int32_t i = 0; i < static_cast<int32_t>(inputs.size()); ++i) {
+    attune_tensor_info_t info;
+    ASSERT_EQ(attune_model_input_info(gpu.model, i, &info), ATTUNE_OK);
+    if (info.index_bound <= 0 || info.dtype != ATTUNE_DTYPE_I32)
+      continue;
+    int32_t outside = static_cast<int32_t>(info.index_bound);
+    ASSERT_EQ(device->upload(reinterpret_cast<uintptr_t>(inputs[i].data) + 3 * sizeof(int32_t),
+                             &outside, sizeof outside),
+              ATTUNE_OK);
+    EXPECT_EQ(attune_model_run_device(gpu.model, inputs.data(), inputs.size(), outputs.data(),
+                                      outputs.size()),
+              ATTUNE_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(attune_status_message()).find("element 3"), std::string::npos)
+        << attune_status_message();
+    break;
+  }
+  for (api::CUdeviceptr pointer : buffers)
+    device->free(pointer);
+}
 
-  api::CUdeviceptr dIds = 0, dHidden = 0;
-  ASSERT_EQ(device->alloc(seq * sizeof(int32_t), &dIds), ATTUNE_OK);
-  ASSERT_EQ(device->alloc(seq * width * sizeof(float), &dHidden), ATTUNE_OK);
-  ASSERT_EQ(device->upload(dIds, onHost.ids.data(), seq * sizeof(int32_t)), ATTUNE_OK);
-  attune_tensor_t input{reinterpret_cast<void *>(dIds), ATTUNE_DTYPE_I32, 2, {1, seq}};
-  attune_tensor_t output{reinterpret_cast<void *>(dHidden), ATTUNE_DTYPE_F32, 3,
-                         {1, seq, width}};
-  ASSERT_EQ(attune_model_run_device(gpu.model, &input, 1, &output, 1), ATTUNE_OK)
-      << attune_status_message();
-  std::vector<float> back(seq * width);
-  ASSERT_EQ(device->download(back.data(), dHidden, back.size() * sizeof(float)), ATTUNE_OK);
-  EXPECT_EQ(back, onHost.hidden) << "the same kernels on the same inputs";
-
-  // Token ids on the device are range-checked as on the host.
-  int32_t outside = static_cast<int32_t>(ids.index_bound);
-  ASSERT_EQ(device->upload(dIds + 3 * sizeof(int32_t), &outside, sizeof outside), ATTUNE_OK);
-  EXPECT_EQ(attune_model_run_device(gpu.model, &input, 1, &output, 1), ATTUNE_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(attune_status_message()).find("element 3"), std::string::npos)
-      << attune_status_message();
-  device->free(dIds);
-  device->free(dHidden);
+INSTANTIATE_TEST_SUITE_P(Examples, CudaModel, testing::ValuesIn(models()),
+                         [](const testing::TestParamInfo<std::string> &info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+// A build or bundle without the libraries finds no model: say so.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CudaModel);
+TEST(CudaModels, AreThere) {
+  EXPECT_FALSE(models().empty()) << "no <model>_cuda.so in " << modelsDir();
 }
 
 } // namespace
