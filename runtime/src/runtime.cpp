@@ -1202,13 +1202,16 @@ namespace {
 /// checked.
 std::vector<size_t> tensorBytes(const attune_model_abi_t &abi, const attune_tensor_t *inputs,
                                 const attune_tensor_t *outputs) {
+  // elementCount counts elements (and checks their bytes fit int64).
   std::vector<size_t> bytes;
-  for (int32_t i = 0; i < abi.num_inputs; ++i)
-    bytes.push_back(static_cast<size_t>(
-        elementCount(inputs[i].shape, inputs[i].rank, dtypeSize(abi.inputs[i].dtype))));
-  for (int32_t o = 0; o < abi.num_outputs; ++o)
-    bytes.push_back(static_cast<size_t>(
-        elementCount(outputs[o].shape, outputs[o].rank, dtypeSize(abi.outputs[o].dtype))));
+  for (int32_t i = 0; i < abi.num_inputs; ++i) {
+    size_t size = dtypeSize(abi.inputs[i].dtype);
+    bytes.push_back(size * elementCount(inputs[i].shape, inputs[i].rank, size));
+  }
+  for (int32_t o = 0; o < abi.num_outputs; ++o) {
+    size_t size = dtypeSize(abi.outputs[o].dtype);
+    bytes.push_back(size * elementCount(outputs[o].shape, outputs[o].rank, size));
+  }
   return bytes;
 }
 
