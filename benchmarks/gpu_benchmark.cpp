@@ -16,8 +16,9 @@
 //  - BM_DeviceCopy: that copy.
 //  - BM_BatchedScores: attention's q·kᵀ for 12 heads as one batched cuBLASLt
 //    product, the way unfused attention would run on a GPU.
-//  - BM_Model: a library compiled with --target=cuda (ATTUNE_CUDA_MODEL; a
-//    model with one [1, seq] token input and one output, as gpt2_block), one
+//  - BM_Model: libraries compiled with --target=cuda (ATTUNE_CUDA_MODEL,
+//    comma-separated; models with one [1, seq] token input and one output,
+//    as gpt2_block, f32 or --precision=bf16), one
 //    attune_model_run_device per iteration on buffers already on the GPU, at
 //    seq 128, 512 and 1024 (GPT-2's positions stop there): wall time of a
 //    whole run, synchronisation included.
@@ -387,13 +388,28 @@ void registerAll() {
   halide("gelu_erf/3072x16384", "unary_gelu", {{3072 * 16384}, {3072 * 16384}});
   halide("add/768x32768", "binary_add",
          {{width, tokens, 1}, {width, tokens, 1}, {width, tokens, 1}});
-  if (const char *model = std::getenv("ATTUNE_CUDA_MODEL"); model && *model)
-    benchmark::RegisterBenchmark("BM_Model", BM_Model, std::string(model))
-        ->ArgName("seq")
-        ->Arg(128)
-        ->Arg(512)
-        ->Arg(1024)
-        ->Unit(benchmark::kMillisecond);
+  // ATTUNE_CUDA_MODEL: libraries separated by commas, one row set each,
+  // named by the library's file name (BM_Model/gpt2_block_cuda/seq:128).
+  if (const char *models = std::getenv("ATTUNE_CUDA_MODEL"); models && *models) {
+    std::string list = models;
+    for (size_t start = 0; start < list.size();) {
+      size_t end = list.find(',', start);
+      if (end == std::string::npos)
+        end = list.size();
+      std::string path = list.substr(start, end - start);
+      start = end + 1;
+      if (path.empty())
+        continue;
+      std::string name = path.substr(path.rfind('/') + 1);
+      name = name.substr(0, name.rfind(".so"));
+      benchmark::RegisterBenchmark(("BM_Model/" + name).c_str(), BM_Model, path)
+          ->ArgName("seq")
+          ->Arg(128)
+          ->Arg(512)
+          ->Arg(1024)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
 }
 
 } // namespace

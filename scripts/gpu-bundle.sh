@@ -34,6 +34,8 @@ cp "$build/bin/gpu_kernel_test" "$build/bin/gpu_benchmark" "$build/bin/cuda_mode
 # bundle and those files fit in 62 MiB.
 models=$build/tests/unit/cuda/models
 mkdir -p "$out/models"
+# The GPT-2 block's --precision=bf16 build, which reads its f32 weights.
+cp "$models/gpt2_block_cuda_bf16.so" "$out/models/"
 tracked=$(cd "$root" && git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
 budget=$((62 * 1024 * 1024 - ${tracked:-0} - $(du -sb "$out" | cut -f1)))
 while read -r name; do
@@ -74,7 +76,10 @@ nvidia-smi -L || true
 echo "== gpu_kernel_test"
 ATTUNE_REQUIRE_GPU=1 timeout 60 stdbuf -oL "$here/gpu_kernel_test"
 tests=$?
-export ATTUNE_CUDA_MODELS=$here/models ATTUNE_CUDA_MODEL=$here/models/gpt2_block_cuda.so
+export ATTUNE_CUDA_MODELS=$here/models
+# BM_Model's libraries, f32 and bf16, both reading the one weights file.
+export ATTUNE_CUDA_MODEL=$here/models/gpt2_block_cuda.so,$here/models/gpt2_block_cuda_bf16.so
+export ATTUNE_WEIGHTS_PATH=$here/models/gpt2_block_cuda.safetensors
 echo "== cuda_model_test"
 ATTUNE_REQUIRE_GPU=1 timeout 120 stdbuf -oL "$here/cuda_model_test"
 model=$?
@@ -83,7 +88,7 @@ timeout 150 stdbuf -oL "$here/gpu_benchmark" "$@"
 bench=$?
 # Each kernel's share of a GPT-2 block run, from CUDA events between calls.
 echo "== GPT-2 block by kernel (ATTUNE_CUDA_PROFILE=1)"
-ATTUNE_CUDA_PROFILE=1 timeout 60 "$here/gpu_benchmark" --benchmark_filter='BM_Model/seq:(128|1024)' \
+ATTUNE_CUDA_PROFILE=1 timeout 60 "$here/gpu_benchmark" --benchmark_filter='BM_Model/.*/seq:(128|1024)' \
   --benchmark_min_time=0.1
 if python3 -c 'import torch' 2>/dev/null; then
   echo "== PyTorch on the same shapes"

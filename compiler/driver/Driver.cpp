@@ -250,9 +250,11 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipelineOptions.fuseResidualNorms = options.fuseResidualNorms;
   pipelineOptions.weightPanelWidth =
       options.packWeights ? target.weightPanelWidth() : 0;
-  // bf16 lives in the packed panels (PanelLayout.h): without them there is
-  // nothing to store it in.
-  if (options.bf16 && pipelineOptions.weightPanelWidth == 0)
+  // On the CPU, bf16 lives in the packed panels (PanelLayout.h): without
+  // them there is nothing to store it in. A target that rounds the
+  // products' operands as it computes them (CUDA) stores nothing in bf16.
+  const bool bf16Products = options.bf16 && target.bf16ByRoundingProducts();
+  if (options.bf16 && !bf16Products && pipelineOptions.weightPanelWidth == 0)
     return fail(options.packWeights
                     ? "--precision=bf16 needs packed weights, which --target=" +
                           target.name() +
@@ -260,7 +262,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
                           "AVX-512 variant)"
                     : "--precision=bf16 stores linear weights packed: it cannot "
                       "be combined with --no-pack-weights");
-  pipelineOptions.bf16Weights = options.bf16;
+  pipelineOptions.bf16Weights = options.bf16 && !bf16Products;
   pipelineOptions.fusionReportPath =
       pipelineOptions.fuseAttention ? options.fusionReportPath : std::string();
   PassManager pm(&context, ModuleOp::getOperationName());
@@ -314,6 +316,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   hostOptions.sourceIR = sourceIR;
   if (std::string error = target.configureHost(hostOptions); !error.empty())
     return fail(error);
+  hostOptions.bf16Products = bf16Products;
   codegen::HostLoweringResult host;
   if (failed(codegen::lowerModelToHost(*module, hostOptions, host)))
     return fail("cannot generate host code for '" + inputFile + "'");

@@ -75,6 +75,11 @@ public:
   /// "" when it has a fused attention kernel.
   virtual std::string unfusedAttentionReason() const { return ""; }
 
+  /// Whether --precision=bf16 rounds the products' operands as it computes
+  /// them (the CUDA target's tensor cores, HostLoweringOptions::bf16Products)
+  /// rather than storing the weights packed in bf16 (the CPU).
+  virtual bool bf16ByRoundingProducts() const { return false; }
+
   /// Whether the tuning database (keyed by CPU ISA level) chooses this
   /// target's schedules.
   virtual bool readsTuningDatabase() const { return true; }

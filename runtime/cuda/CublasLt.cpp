@@ -230,8 +230,12 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
   if (s.ldY < 0)
     s.ldY = s.n;
   const CublasLt::Functions &f = *lt.f_;
-  const int compute =
-      shape.type == MatmulType::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  if (shape.bf16Products && shape.type != MatmulType::F32)
+    return fail(ATTUNE_INVALID_ARGUMENT, "bf16 products are for f32 data, not %s",
+                matmulTypeName(shape.type));
+  const int compute = shape.type == MatmulType::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                      : shape.bf16Products           ? CUBLAS_COMPUTE_32F_FAST_16BF
+                                                     : CUBLAS_COMPUTE_32F;
   const int type = dataType(shape.type);
   if (attune_status_t status = lt.check(f.cublasLtMatmulDescCreate(&plan->desc_, compute, CUDA_R_32F),
                                         "cublasLtMatmulDescCreate"))

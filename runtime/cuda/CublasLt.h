@@ -82,6 +82,10 @@ struct LinearShape {
   bool weightTransposed = false;
   /// x stored as [K, M] (a batched matmul's transpose_a).
   bool inputTransposed = false;
+  /// F32 data whose products may round the operands to bf16 (or TF32) on
+  /// tensor cores, accumulating in f32 (CUBLAS_COMPUTE_32F_FAST_16BF):
+  /// --precision=bf16 on the GPU.
+  bool bf16Products = false;
   /// Row strides (elements) of x, w and y as stored; -1: dense (the stored
   /// row length).
   int64_t ldX = -1, ldW = -1, ldY = -1;

@@ -169,6 +169,7 @@ LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &optio
   }
   emit.isaDispatch = options.isaDispatch;
   emit.cuda = options.cuda;
+  emit.bf16Products = options.bf16Products;
   result.kernels.clear();
   if (failed(host::emitHostCode(module, func, shapes, program, plan, emit,
                                 result.kernels)))

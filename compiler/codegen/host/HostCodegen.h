@@ -65,6 +65,9 @@ struct HostLoweringOptions {
   /// copied to the device workspace, and the support code of
   /// runtime/model/cuda_support.c.
   bool cuda = false;
+  /// CUDA: the runtime may round the products' operands to bf16 on tensor
+  /// cores (ATTUNE_ABI_PRODUCTS_BF16, --precision=bf16).
+  bool bf16Products = false;
 };
 
 struct HostLoweringResult {

@@ -243,8 +243,9 @@ struct EmitOptions {
   uint64_t externalWeightsHash = 0;
   /// See HostLoweringOptions::isaDispatch.
   IsaDispatchTable isaDispatch;
-  /// See HostLoweringOptions::cuda.
+  /// See HostLoweringOptions::cuda and bf16Products.
   bool cuda = false;
+  bool bf16Products = false;
 };
 
 /// Step 4: adds the host functions, the kernel declarations and the

@@ -268,7 +268,11 @@ FailureOr<LLVM::GlobalOp> Emitter::matmulOp(const KernelCall &call) {
   }
   bool linear = spec.kind == KernelKind::Linear;
   int32_t fields[] = {linear ? ATTUNE_ABI_MATMUL_LINEAR : ATTUNE_ABI_MATMUL_BATCHED,
-                      spec.transposeA, spec.transposeB, linear && spec.hasBias, activation};
+                      spec.transposeA,
+                      spec.transposeB,
+                      linear && spec.hasBias,
+                      activation,
+                      options.bf16Products ? ATTUNE_ABI_PRODUCTS_BF16 : ATTUNE_ABI_PRODUCTS_F32};
   std::string key;
   for (int32_t field : fields)
     key += std::to_string(field) + ",";

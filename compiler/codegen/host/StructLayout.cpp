@@ -120,8 +120,8 @@ CStructLayout abiDeviceLayout(MLIRContext *context) {
 }
 
 CStructLayout abiMatmulLayout(MLIRContext *context) {
-  return CStructLayout(context,
-                       {CField::I32, CField::I32, CField::I32, CField::I32, CField::I32});
+  return CStructLayout(context, {CField::I32, CField::I32, CField::I32, CField::I32,
+                                 CField::I32, CField::I32});
 }
 
 CStructLayout abiSymbolSumLayout(MLIRContext *context) {

@@ -131,7 +131,8 @@ enum AbiMatmulField {
   kMatmulTransposeA,
   kMatmulTransposeB,
   kMatmulHasBias,
-  kMatmulActivation
+  kMatmulActivation,
+  kMatmulProducts
 };
 CStructLayout abiMatmulLayout(mlir::MLIRContext *context);
 

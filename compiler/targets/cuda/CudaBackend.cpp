@@ -44,7 +44,8 @@ public:
   }
 
   std::string configureHost(codegen::HostLoweringOptions &host) const override {
-    // One variant: nothing for ATTUNE_CPU to cap.
+    // One variant: nothing for ATTUNE_CPU to cap. (bf16Products is the
+    // driver's to set, from --precision.)
     host.cuda = true;
     return "";
   }
@@ -52,6 +53,12 @@ public:
   std::string unfusedAttentionReason() const override {
     return "the CUDA target has no fused attention kernel yet: attention runs as "
            "cuBLASLt batched matmuls around a Halide softmax";
+  }
+
+  bool bf16ByRoundingProducts() const override {
+    // cuBLASLt's CUBLAS_COMPUTE_32F_FAST_16BF: f32 data in and out, the
+    // operands rounded to bf16 (or TF32) for the tensor cores.
+    return true;
   }
 
   bool readsTuningDatabase() const override {

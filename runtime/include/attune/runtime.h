@@ -356,11 +356,19 @@ enum {
   ATTUNE_ABI_ACTIVATION_RELU = 1,
   ATTUNE_ABI_ACTIVATION_GELU_TANH = 2,
 };
+/* How the products of f32 operands may be computed: exactly in f32, or
+ * with the operands rounded to bf16 (or TF32, the library's choice) on
+ * tensor cores, accumulating in f32 (--precision=bf16). */
+enum {
+  ATTUNE_ABI_PRODUCTS_F32 = 0,
+  ATTUNE_ABI_PRODUCTS_BF16 = 1,
+};
 typedef struct attune_abi_matmul {
   int32_t kind; /* ATTUNE_ABI_MATMUL_* */
   int32_t transpose_a, transpose_b;
   int32_t has_bias;
   int32_t activation; /* ATTUNE_ABI_ACTIVATION_* */
+  int32_t products;   /* ATTUNE_ABI_PRODUCTS_* */
 } attune_abi_matmul_t;
 
 struct halide_buffer_t;

@@ -2,7 +2,6 @@
 // RUN: not attune-compile %s --target=cuda --cuda-arch=sm_70 -o %t.so 2>&1 | FileCheck %s --check-prefix=ARCH
 // RUN: not attune-compile %s --target=cuda --cuda-arch=hopper -o %t.so 2>&1 | FileCheck %s --check-prefix=ARCHNAME
 // RUN: not attune-compile %s --target=cuda --cpu-features=avx2-fma -o %t.so 2>&1 | FileCheck %s --check-prefix=CUDAFEATURES
-// RUN: not attune-compile %s --target=cuda --precision=bf16 -o %t.so 2>&1 | FileCheck %s --check-prefix=CUDABF16
 // RUN: not attune-compile %s --emit=exe 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: not attune-compile %s --emit=lib 2>&1 | FileCheck %s --check-prefix=NOOUT
 // RUN: not attune-compile %s --emit=mlir --weights=%t.does-not-exist.safetensors 2>&1 | FileCheck %s --check-prefix=NOWEIGHTS
@@ -17,7 +16,6 @@
 // ARCH: attune-compile: error: invalid --cuda-arch: CUDA compute capability 70 is not one Halide 21 generates code for: expected 80 (sm_80, which also runs on sm_89 and sm_90 GPUs) or 86
 // ARCHNAME: attune-compile: error: invalid --cuda-arch 'hopper', expected sm_80 or sm_86
 // CUDAFEATURES: attune-compile: error: --cpu-features applies to --target=cpu, not to --target=cuda
-// CUDABF16: attune-compile: error: --precision=bf16 needs packed weights, which --target=cuda does not use here
 // EMIT: attune-compile: error: unknown --emit value 'exe', expected one of input, mlir, host-mlir, llvm, obj, lib
 // NOOUT: attune-compile: error: --emit=lib needs an output file (-o FILE)
 // NOWEIGHTS: attune-compile: error: cannot bind weights from '{{.*}}does-not-exist.safetensors': cannot open weights file '{{.*}}does-not-exist.safetensors': {{[Nn]}}o such file or directory

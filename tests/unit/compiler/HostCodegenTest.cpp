@@ -82,8 +82,9 @@ protected:
   }
 
   /// The dispatch table lower() passes on (none by default).
-  /// Lower for --target=cuda (HostLoweringOptions::cuda).
-  bool cuda = false;
+  /// Lower for --target=cuda (HostLoweringOptions::cuda), with bf16
+  /// products (--precision=bf16).
+  bool cuda = false, bf16Products = false;
   IsaDispatchTable isaDispatch;
 
   /// Lowers `source`; on failure returns false with the diagnostics in
@@ -106,6 +107,7 @@ protected:
     options.sourceIR = source;
     options.isaDispatch = isaDispatch;
     options.cuda = cuda;
+    options.bf16Products = bf16Products;
     return succeeded(lowerModelToHost(*module, options, result));
   }
 
@@ -232,6 +234,7 @@ TEST_F(HostCodegenTest, StructLayoutsMatchTheCDeclarations) {
   EXPECT_EQ(matmul.offset(kMatmulTransposeB), offsetof(attune_abi_matmul_t, transpose_b));
   EXPECT_EQ(matmul.offset(kMatmulHasBias), offsetof(attune_abi_matmul_t, has_bias));
   EXPECT_EQ(matmul.offset(kMatmulActivation), offsetof(attune_abi_matmul_t, activation));
+  EXPECT_EQ(matmul.offset(kMatmulProducts), offsetof(attune_abi_matmul_t, products));
 
   // And LLVM, translating the packed type, agrees on the size.
   llvm::LLVMContext llvmContext;
@@ -1597,11 +1600,10 @@ extern "C" int32_t fakeMatmul(void *user, const attune_abi_matmul_t *op,
   return 0;
 }
 
-TEST_F(HostCodegenTest, RunsCudaHostCodeAgainstStandIns) {
-  // A linear over embedded constants with bias and ReLU (cuBLASLt), an
-  // element-wise product (a Halide kernel), a matmul with a transposed
-  // operand (cuBLASLt).
-  const char *source = R"mlir(
+/// A linear over embedded constants with bias and ReLU (cuBLASLt), an
+/// element-wise product (a Halide kernel), a matmul with a transposed
+/// operand (cuBLASLt).
+const char *kCudaProducts = R"mlir(
 func.func @g(%x: tensor<?x4xf32> {tfm.name = "x", tfm.dim_names = ["n", "k"]},
              %v: tensor<2x3xf32> {tfm.name = "v"}) -> tensor<?x2xf32> {
   %w = arith.constant dense<[[1.0, -2.0, 0.5], [0.25, 1.0, -1.0],
@@ -1615,10 +1617,25 @@ func.func @g(%x: tensor<?x4xf32> {tfm.name = "x", tfm.dim_names = ["n", "k"]},
   return %m : tensor<?x2xf32>
 }
 )mlir";
+
+/// kCudaProducts' host code JIT-compiled against the stand-ins above: its
+/// one kernel (the product of h) and the CUDA support code.
+JitLibrary cudaStandInLibrary(std::unique_ptr<llvm::Module> llvmModule,
+                              std::unique_ptr<llvm::LLVMContext> llvmContext,
+                              const HostLoweringResult &result) {
+  return jitLibrary(
+      std::move(llvmModule), std::move(llvmContext),
+      {{result.kernels.at(0).symbolName(), reinterpret_cast<void *>(&fakeDeviceMul)},
+       {"attune_cuda_enter", reinterpret_cast<void *>(&fakeCudaEnter)},
+       {"attune_cuda_release", reinterpret_cast<void *>(&fakeCudaRelease)},
+       {"halide_cuda_device_interface", reinterpret_cast<void *>(&fakeCudaDeviceInterface)}});
+}
+
+TEST_F(HostCodegenTest, RunsCudaHostCodeAgainstStandIns) {
   cuda = true;
   OwningOpRef<ModuleOp> module;
   HostLoweringResult result;
-  ASSERT_TRUE(lower(source, module, result)) << errors;
+  ASSERT_TRUE(lower(kCudaProducts, module, result)) << errors;
   // The products are the runtime's: the only kernel is the product of h.
   ASSERT_EQ(result.kernels.size(), 1u);
   EXPECT_EQ(result.kernels[0].kind, KernelKind::Binary);
@@ -1626,12 +1643,8 @@ func.func @g(%x: tensor<?x4xf32> {tfm.name = "x", tfm.dim_names = ["n", "k"]},
   std::unique_ptr<llvm::Module> llvmModule = translate(*module, *llvmContext);
   ASSERT_TRUE(llvmModule);
 
-  JitLibrary library = jitLibrary(
-      std::move(llvmModule), std::move(llvmContext),
-      {{result.kernels[0].symbolName(), reinterpret_cast<void *>(&fakeDeviceMul)},
-       {"attune_cuda_enter", reinterpret_cast<void *>(&fakeCudaEnter)},
-       {"attune_cuda_release", reinterpret_cast<void *>(&fakeCudaRelease)},
-       {"halide_cuda_device_interface", reinterpret_cast<void *>(&fakeCudaDeviceInterface)}});
+  JitLibrary library =
+      cudaStandInLibrary(std::move(llvmModule), std::move(llvmContext), result);
   ASSERT_TRUE(library.abi);
   const attune_model_abi_t *abi = library.abi;
 
@@ -1704,6 +1717,37 @@ func.func @g(%x: tensor<?x4xf32> {tfm.name = "x", tfm.dim_names = ["n", "k"]},
   EXPECT_EQ(abi->run(inputs, outputs, symbols, workspace, nullptr, &wrongUser),
             ATTUNE_ABI_DEVICE_CALL_FAILED);
   EXPECT_TRUE(calls.empty()) << "nothing runs after the failed linear";
+  EXPECT_EQ(matmulOps[0].products, ATTUNE_ABI_PRODUCTS_F32);
+}
+
+/// --precision=bf16 on CUDA: every product may round its operands to bf16.
+TEST_F(HostCodegenTest, CudaBf16ProductsReachTheRuntime) {
+  cuda = bf16Products = true;
+  OwningOpRef<ModuleOp> module;
+  HostLoweringResult result;
+  ASSERT_TRUE(lower(kCudaProducts, module, result)) << errors;
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule = translate(*module, *llvmContext);
+  ASSERT_TRUE(llvmModule);
+  JitLibrary library =
+      cudaStandInLibrary(std::move(llvmModule), std::move(llvmContext), result);
+  ASSERT_TRUE(library.abi);
+  const attune_model_abi_t *abi = library.abi;
+  int64_t symbols[1] = {2};
+  std::vector<float> workspaceData(abi->workspace_size(symbols) / sizeof(float) + 16);
+  auto *workspace = reinterpret_cast<unsigned char *>(
+      (reinterpret_cast<uintptr_t>(workspaceData.data()) + 63) / 64 * 64);
+  std::memcpy(workspace, abi->constants, abi->constants_size);
+  std::vector<float> x(8, 1.f), v(6, 1.f), out(4);
+  void *inputs[2] = {x.data(), v.data()};
+  void *outputs[1] = {out.data()};
+  int context = 0, stream = 0;
+  attune_abi_device_t device = {&context, &stream, &fakeMatmul, &matmulOps, &fakeMark};
+  matmulOps.clear();
+  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, nullptr, &device), 0);
+  ASSERT_EQ(matmulOps.size(), 2u);
+  for (const attune_abi_matmul_t &op : matmulOps)
+    EXPECT_EQ(op.products, ATTUNE_ABI_PRODUCTS_BF16);
 }
 
 } // namespace

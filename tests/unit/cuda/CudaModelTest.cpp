@@ -9,8 +9,9 @@
 // disentangled terms, Shaw's value term, BERT's padding mask and erf GELU,
 // and the encoder-decoder of the original Transformer.
 //
-// The libraries are found in one folder, <model>_cuda.so, <model>_cpu.so and
-// <model>_cuda.safetensors (the weights both read: tests/unit/cuda/
+// The libraries are found in one folder, <model>_cuda.so, <model>_cpu.so,
+// <model>_cuda_bf16.so for some (--precision=bf16) and
+// <model>_cuda.safetensors (the weights all read: tests/unit/cuda/
 // CMakeLists.txt compiles them with --no-pack-weights, so the files are the
 // same): the one this build writes, or ATTUNE_CUDA_MODELS where
 // scripts/gpu-bundle.sh carried them to a GPU machine. Without a GPU every
@@ -61,13 +62,12 @@ std::string modelsDir() {
   return dir && *dir ? dir : ATTUNE_BUILT_CUDA_MODELS;
 }
 
-/// The models in modelsDir(): every <model>_cuda.so, sorted.
-std::vector<std::string> models() {
+/// The models in modelsDir() with a library <model><suffix>, sorted.
+std::vector<std::string> models(const std::string &suffix = "_cuda.so") {
   std::vector<std::string> names;
   if (DIR *dir = opendir(modelsDir().c_str())) {
     while (dirent *entry = readdir(dir)) {
       std::string file = entry->d_name;
-      const std::string suffix = "_cuda.so";
       if (file.size() > suffix.size() &&
           file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
         names.push_back(file.substr(0, file.size() - suffix.size()));
@@ -260,14 +260,59 @@ TEST_P(CudaModel, RunsOnDeviceBuffers) {
     device->free(pointer);
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, CudaModel, testing::ValuesIn(models()),
-                         [](const testing::TestParamInfo<std::string> &info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+/// --precision=bf16 (<model>_cuda_bf16.so): the products round their
+/// operands to bf16 (or TF32, cuBLASLt's choice) on tensor cores. Against
+/// the f32 CPU build each output's relative L2 error must stay within 3e-2:
+/// a block's products each round both operands (2^-9 relative), and the
+/// errors of its dozen products add up; the f32 GPU build is 1e-5 away.
+class CudaModelBf16 : public testing::TestWithParam<std::string> {};
+
+TEST_P(CudaModelBf16, StaysWithinBf16OfTheF32Build) {
+  REQUIRE_GPU(device);
+  Opened gpu(GetParam(), "cuda_bf16"), cpu(GetParam(), "cpu");
+  ASSERT_TRUE(gpu.model && cpu.model);
+  const std::pair<int64_t, int64_t> sizes[] = {{1, 7}, {2, 33}, {1, 128}};
+  for (auto [batch, seq] : sizes) {
+    std::string what = GetParam() + " bf16 batch " + std::to_string(batch) + " seq " +
+                       std::to_string(seq);
+    Tensors onGpu = makeTensors(gpu.model, batch, seq, 3 * seq + batch);
+    Tensors onCpu = makeTensors(cpu.model, batch, seq, 3 * seq + batch);
+    ASSERT_EQ(attune_model_run(cpu.model, onCpu.inputs.data(), onCpu.inputs.size(),
+                               onCpu.outputs.data(), onCpu.outputs.size()),
+              ATTUNE_OK)
+        << what << ": " << attune_status_message();
+    ASSERT_EQ(attune_model_run(gpu.model, onGpu.inputs.data(), onGpu.inputs.size(),
+                               onGpu.outputs.data(), onGpu.outputs.size()),
+              ATTUNE_OK)
+        << what << ": " << attune_status_message();
+    for (size_t o = 0; o < onCpu.outputs.size(); ++o) {
+      const float *g = static_cast<const float *>(onGpu.outputs[o].data);
+      const float *c = static_cast<const float *>(onCpu.outputs[o].data);
+      const size_t count = onCpu.data[onCpu.inputs.size() + o].size() / sizeof(float);
+      double error = 0, norm = 0;
+      for (size_t i = 0; i < count; ++i) {
+        error += (double(g[i]) - c[i]) * (double(g[i]) - c[i]);
+        norm += double(c[i]) * c[i];
+      }
+      const double relative = std::sqrt(error / norm);
+      EXPECT_LT(relative, 3e-2) << what << " output " << o;
+      std::printf("%s output %zu: relative L2 error %.3g against f32\n", what.c_str(), o,
+                  relative);
+    }
+  }
+}
+
+std::string testName(const testing::TestParamInfo<std::string> &info) {
+  std::string name = info.param;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+INSTANTIATE_TEST_SUITE_P(Examples, CudaModel, testing::ValuesIn(models()), testName);
+INSTANTIATE_TEST_SUITE_P(Examples, CudaModelBf16, testing::ValuesIn(models("_cuda_bf16.so")),
+                         testName);
 // A build or bundle without the libraries finds no model: say so.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CudaModel);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CudaModelBf16);
 TEST(CudaModels, AreThere) {
   EXPECT_FALSE(models().empty()) << "no <model>_cuda.so in " << modelsDir();
 }

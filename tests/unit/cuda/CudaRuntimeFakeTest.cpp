@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -116,6 +117,27 @@ TEST_F(CudaRuntimeOnFakes, ProfileNamesEveryCall) {
   // Two linears and one batched product a run.
   EXPECT_NE(printed.find("2.0  cublasLt linear"), std::string::npos) << printed;
   EXPECT_NE(printed.find("1.0  cublasLt batched matmul"), std::string::npos) << printed;
+}
+
+/// --precision=bf16: the products round their operands to bf16 (the fake
+/// cuBLASLt does what CUBLAS_COMPUTE_32F_FAST_16BF allows), so the output
+/// moves from the f32 one by bf16's error and no more: relative L2 within
+/// 2e-2 (each of the three products rounds both operands, 2^-9 relative
+/// each), and above 1e-5, so that f32 products would fail it.
+TEST_F(CudaRuntimeOnFakes, Bf16ProductsRoundTheOperands) {
+  Opened bf16(ATTUNE_MATMUL_ONLY_CUDA_BF16), cpu(ATTUNE_MATMUL_ONLY_CPU);
+  ASSERT_TRUE(bf16.model && cpu.model);
+  std::vector<float> x = randomInput(32, 7);
+  std::vector<float> got = run(bf16.model, x), want = run(cpu.model, x);
+  double error = 0, norm = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    error += (got[i] - want[i]) * double(got[i] - want[i]);
+    norm += want[i] * double(want[i]);
+  }
+  const double relative = std::sqrt(error / norm);
+  EXPECT_LT(relative, 2e-2);
+  EXPECT_GT(relative, 1e-5) << "the products did not round to bf16";
+  std::printf("bf16 products: relative L2 error %.3g against f32\n", relative);
 }
 
 TEST_F(CudaRuntimeOnFakes, MissingCublasLtIsNoDevice) {

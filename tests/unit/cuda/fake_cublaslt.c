@@ -12,7 +12,9 @@
  * op(X) is X or its transpose (TRANSA, TRANSB); a layout is (rows, cols,
  * ld) with element (i, j) at i + j * ld and batch b at b * its batch
  * offset; the epilogue adds the bias (one value per row of D) and applies
- * ReLU or tanh GELU. Any other type is CUBLAS_STATUS_NOT_SUPPORTED.
+ * ReLU or tanh GELU. Any other type is CUBLAS_STATUS_NOT_SUPPORTED. With
+ * CUBLAS_COMPUTE_32F_FAST_16BF the operands are rounded to bf16 (nearest
+ * even) before they are multiplied, as tensor cores would.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -30,6 +32,7 @@ enum {
   kNotSupported = 15,
 };
 enum { kR32F = 0 };                          /* cudaDataType_t */
+enum { kComputeFast16BF = 75 };              /* cublasComputeType_t */
 enum { kOpN = 0, kOpT = 1 };                 /* cublasOperation_t */
 enum {                                       /* cublasLtMatmulDescAttributes_t */
   kTransA = 3,
@@ -49,7 +52,7 @@ enum {                                       /* cublasLtEpilogue_t */
 enum { kBatchCount = 5, kBatchOffset = 6 };  /* cublasLtMatrixLayoutAttribute_t */
 
 typedef struct {
-  int transA, transB, epilogue;
+  int transA, transB, epilogue, bf16;
   const float *bias;
 } Desc;
 typedef struct {
@@ -86,13 +89,13 @@ const char *cublasLtGetStatusString(cublasStatus_t status) {
 }
 
 cublasStatus_t cublasLtMatmulDescCreate(Desc **desc, int computeType, int scaleType) {
-  (void)computeType;
   if (scaleType != kR32F)
     return kNotSupported;
   *desc = calloc(1, sizeof(Desc));
   if (!*desc)
     return kAllocFailed;
   (*desc)->epilogue = kDefault;
+  (*desc)->bf16 = computeType == kComputeFast16BF;
   return kSuccess;
 }
 cublasStatus_t cublasLtMatmulDescDestroy(Desc *desc) {
@@ -201,6 +204,16 @@ static float at(const float *base, const Layout *layout, int batch, uint64_t i, 
   return base[batch * layout->batchOffset + (int64_t)i + (int64_t)j * layout->ld];
 }
 
+/* `v` rounded to bf16, to nearest even (finite values). */
+static float bf16(float v) {
+  uint32_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  bits &= 0xffff0000u;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
 cublasStatus_t cublasLtMatmul(void *handle, Desc *desc, const void *alpha, const void *a,
                               Layout *aLayout, const void *b, Layout *bLayout, const void *beta,
                               const void *c, Layout *cLayout, void *d, Layout *dLayout,
@@ -220,9 +233,11 @@ cublasStatus_t cublasLtMatmul(void *handle, Desc *desc, const void *alpha, const
     for (uint64_t j = 0; j < n; ++j)
       for (uint64_t i = 0; i < m; ++i) {
         double sum = 0;
-        for (uint64_t p = 0; p < k; ++p)
-          sum += (double)at(a, aLayout, t, i, p, desc->transA == kOpT) *
-                 at(b, bLayout, t, p, j, desc->transB == kOpT);
+        for (uint64_t p = 0; p < k; ++p) {
+          float x = at(a, aLayout, t, i, p, desc->transA == kOpT);
+          float y = at(b, bLayout, t, p, j, desc->transB == kOpT);
+          sum += desc->bf16 ? (double)bf16(x) * bf16(y) : (double)x * y;
+        }
         double v = al * sum;
         if (be != 0)
           v += be * at(c, cLayout, t, i, j, 0);
