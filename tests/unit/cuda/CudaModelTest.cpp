@@ -42,6 +42,7 @@
 #include <dirent.h>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -173,6 +174,21 @@ void expectClose(const attune_tensor_t &gpu, const attune_tensor_t &cpu, const s
   std::printf("%s: largest |cpu| %.3g, largest |gpu - cpu| %.3g\n", what.c_str(), largest, worst);
 }
 
+/// Runs `gpu` and `cpu` on the same inputs at `batch`, `seq`; false (with
+/// the failure recorded) when a run fails.
+bool runBoth(attune_model_t *gpu, attune_model_t *cpu, int64_t batch, int64_t seq,
+             unsigned seed, Tensors &onGpu, Tensors &onCpu, const std::string &what) {
+  onGpu = makeTensors(gpu, batch, seq, seed);
+  onCpu = makeTensors(cpu, batch, seq, seed);
+  for (auto [model, t, where] : {std::tuple(cpu, &onCpu, "CPU"), std::tuple(gpu, &onGpu, "GPU")})
+    if (attune_model_run(model, t->inputs.data(), t->inputs.size(), t->outputs.data(),
+                         t->outputs.size()) != ATTUNE_OK) {
+      ADD_FAILURE() << what << " on the " << where << ": " << attune_status_message();
+      return false;
+    }
+  return true;
+}
+
 class CudaModel : public testing::TestWithParam<std::string> {};
 
 TEST_P(CudaModel, MatchesTheCpuBuild) {
@@ -185,16 +201,8 @@ TEST_P(CudaModel, MatchesTheCpuBuild) {
   for (auto [batch, seq] : sizes) {
     std::string what = GetParam() + " batch " + std::to_string(batch) + " seq " +
                        std::to_string(seq);
-    Tensors onGpu = makeTensors(gpu.model, batch, seq, 7 * seq + batch);
-    Tensors onCpu = makeTensors(cpu.model, batch, seq, 7 * seq + batch);
-    ASSERT_EQ(attune_model_run(cpu.model, onCpu.inputs.data(), onCpu.inputs.size(),
-                               onCpu.outputs.data(), onCpu.outputs.size()),
-              ATTUNE_OK)
-        << what << ": " << attune_status_message();
-    ASSERT_EQ(attune_model_run(gpu.model, onGpu.inputs.data(), onGpu.inputs.size(),
-                               onGpu.outputs.data(), onGpu.outputs.size()),
-              ATTUNE_OK)
-        << what << ": " << attune_status_message();
+    Tensors onGpu, onCpu;
+    ASSERT_TRUE(runBoth(gpu.model, cpu.model, batch, seq, 7 * seq + batch, onGpu, onCpu, what));
     for (size_t o = 0; o < onCpu.outputs.size(); ++o)
       expectClose(onGpu.outputs[o], onCpu.outputs[o], what + " output " + std::to_string(o));
   }
@@ -279,16 +287,8 @@ TEST_P(CudaModelBf16, StaysWithinBf16OfTheF32Build) {
   for (auto [batch, seq] : sizes) {
     std::string what = GetParam() + " bf16 batch " + std::to_string(batch) + " seq " +
                        std::to_string(seq);
-    Tensors onGpu = makeTensors(gpu.model, batch, seq, 3 * seq + batch);
-    Tensors onCpu = makeTensors(cpu.model, batch, seq, 3 * seq + batch);
-    ASSERT_EQ(attune_model_run(cpu.model, onCpu.inputs.data(), onCpu.inputs.size(),
-                               onCpu.outputs.data(), onCpu.outputs.size()),
-              ATTUNE_OK)
-        << what << ": " << attune_status_message();
-    ASSERT_EQ(attune_model_run(gpu.model, onGpu.inputs.data(), onGpu.inputs.size(),
-                               onGpu.outputs.data(), onGpu.outputs.size()),
-              ATTUNE_OK)
-        << what << ": " << attune_status_message();
+    Tensors onGpu, onCpu;
+    ASSERT_TRUE(runBoth(gpu.model, cpu.model, batch, seq, 3 * seq + batch, onGpu, onCpu, what));
     for (size_t o = 0; o < onCpu.outputs.size(); ++o) {
       const float *g = static_cast<const float *>(onGpu.outputs[o].data);
       const float *c = static_cast<const float *>(onCpu.outputs[o].data);
