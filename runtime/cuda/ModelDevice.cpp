@@ -53,7 +53,8 @@ ModelDevice::~ModelDevice() {
     for (CUevent event : profile_->events)
       device_->driver().cuEventDestroy(event);
   }
-  abi_.release_device(device_->context());
+  if (releaseKernels_)
+    abi_.release_device(device_->context());
   plans_.clear();
   for (Buffer *buffer : {&weights_, &workspace_})
     device_->free(buffer->pointer);

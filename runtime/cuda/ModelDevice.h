@@ -37,8 +37,12 @@ public:
   /// has no driver, GPU or cuBLASLt.
   static attune_status_t open(const attune_model_abi_t &abi, const void *weights,
                               std::unique_ptr<ModelDevice> *out) noexcept;
-  /// Releases the library's kernels from the context, then the memory.
+  /// Releases the library's kernels from the context (unless
+  /// keepKernels()), then the memory.
   ~ModelDevice();
+  /// Leaves the library's kernels loaded at destruction: another handle of
+  /// the same library is open and may be running them.
+  void keepKernels() { releaseKernels_ = false; }
   ModelDevice(const ModelDevice &) = delete;
   ModelDevice &operator=(const ModelDevice &) = delete;
 
@@ -87,6 +91,7 @@ private:
   std::map<std::vector<int64_t>, std::unique_ptr<LinearPlan>> plans_;
   /// A failed matmul's status, returned once run() reports the failure.
   attune_status_t matmulStatus_ = ATTUNE_OK;
+  bool releaseKernels_ = true;
 
   /// attune_abi_device_t::mark: records an event before each call when
   /// profiling.

@@ -1046,6 +1046,10 @@ attune_model_open_static_with_weights(const attune_model_abi_t *abi,
 }
 
 void attune_model_close(attune_model_t *model) {
+  // A CUDA library's kernels (Halide's modules in the shared context) are
+  // released with its last open handle: another handle may be running them.
+  if (model && model->device && model->shared.use_count() > 1)
+    model->device->keepKernels();
   // The destructor frees memory and dlcloses (nothing for a statically
   // linked model, whose handle owns no library); neither throws.
   delete model;

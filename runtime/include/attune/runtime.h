@@ -469,8 +469,8 @@ typedef struct attune_model_abi {
   const void *constants;
   int64_t constants_size;
   /* CUDA: frees what the kernels keep on the device (loaded modules, cached
-   * allocations) in `context`; the runtime calls it before it lets the
-   * device go. NULL on the CPU. */
+   * allocations) in `context`; the runtime calls it when the library's last
+   * open handle closes, before it lets the device go. NULL on the CPU. */
   void (*release_device)(void *context);
 } attune_model_abi_t;
 

@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -138,6 +140,31 @@ TEST_F(CudaRuntimeOnFakes, Bf16ProductsRoundTheOperands) {
   EXPECT_LT(relative, 2e-2);
   EXPECT_GT(relative, 1e-5) << "the products did not round to bf16";
   std::printf("bf16 products: relative L2 error %.3g against f32\n", relative);
+}
+
+/// A library's kernels live in the device's shared context, so they are
+/// released with its last open handle: closing one of two handles must not
+/// pull them from under the other.
+TEST_F(CudaRuntimeOnFakes, KernelsAreReleasedWithTheLastHandle) {
+  void *library = dlopen(ATTUNE_CUDA_STUB_MODEL, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_TRUE(library) << dlerror();
+  auto releases = reinterpret_cast<int (*)()>(dlsym(library, "cuda_stub_model_releases"));
+  ASSERT_TRUE(releases);
+  auto *first = new Opened(ATTUNE_CUDA_STUB_MODEL);
+  auto *second = new Opened(ATTUNE_CUDA_STUB_MODEL);
+  float x[4] = {1, 2, 3, 4}, y[4] = {};
+  attune_tensor_t input{x, ATTUNE_DTYPE_F32, 1, {4}}, output{y, ATTUNE_DTYPE_F32, 1, {4}};
+  for (Opened *handle : {first, second})
+    ASSERT_EQ(attune_model_run(handle->model, &input, 1, &output, 1), ATTUNE_OK)
+        << attune_status_message();
+  EXPECT_EQ(y[3], 4.f);
+  const int before = releases();
+  delete first;
+  EXPECT_EQ(releases(), before) << "released while another handle is open";
+  ASSERT_EQ(attune_model_run(second->model, &input, 1, &output, 1), ATTUNE_OK);
+  delete second;
+  EXPECT_EQ(releases(), before + 1);
+  dlclose(library);
 }
 
 TEST_F(CudaRuntimeOnFakes, MissingCublasLtIsNoDevice) {
