@@ -50,14 +50,6 @@ namespace {
 using namespace attune::cuda;
 using namespace attune::cuda::gputest;
 
-#define REQUIRE_GPU(device)                                                                        \
-  std::unique_ptr<Device> device;                                                                  \
-  if (std::string why = openFirstDevice(&device); !why.empty()) {                                  \
-    if (gpuRequired())                                                                             \
-      FAIL() << "ATTUNE_REQUIRE_GPU=1 but " << why;                                                \
-    GTEST_SKIP() << "GPU execution not checked: " << why;                                          \
-  }
-
 std::string modelsDir() {
   const char *dir = std::getenv("ATTUNE_CUDA_MODELS");
   return dir && *dir ? dir : ATTUNE_BUILT_CUDA_MODELS;
@@ -192,7 +184,7 @@ bool runBoth(attune_model_t *gpu, attune_model_t *cpu, int64_t batch, int64_t se
 class CudaModel : public testing::TestWithParam<std::string> {};
 
 TEST_P(CudaModel, MatchesTheCpuBuild) {
-  REQUIRE_GPU(device);
+  REQUIRE_DEVICE(device);
   Opened gpu(GetParam(), "cuda"), cpu(GetParam(), "cpu");
   ASSERT_TRUE(gpu.model && cpu.model);
   ASSERT_EQ(attune_model_device(gpu.model), ATTUNE_DEVICE_CUDA);
@@ -212,7 +204,7 @@ TEST_P(CudaModel, MatchesTheCpuBuild) {
 /// (the same kernels and plans, so within rounding if not bit for bit), and
 /// token ids there are range-checked as on the host.
 TEST_P(CudaModel, RunsOnDeviceBuffers) {
-  REQUIRE_GPU(device);
+  REQUIRE_DEVICE(device);
   Opened gpu(GetParam(), "cuda");
   ASSERT_TRUE(gpu.model);
   Tensors host = makeTensors(gpu.model, 1, 64, 5);
@@ -280,7 +272,7 @@ TEST_P(CudaModel, RunsOnDeviceBuffers) {
 class CudaModelBf16 : public testing::TestWithParam<std::string> {};
 
 TEST_P(CudaModelBf16, StaysWithinBf16OfTheF32Build) {
-  REQUIRE_GPU(device);
+  REQUIRE_DEVICE(device);
   Opened gpu(GetParam(), "cuda_bf16"), cpu(GetParam(), "cpu");
   ASSERT_TRUE(gpu.model && cpu.model);
   const std::pair<int64_t, int64_t> sizes[] = {{1, 7}, {2, 33}, {1, 128}};

@@ -14,6 +14,18 @@
 #include <string>
 #include <vector>
 
+/// In a GoogleTest test: opens the first GPU into a new
+/// `std::unique_ptr<Device> device`, or skips the test with the reason;
+/// under ATTUNE_REQUIRE_GPU=1 (scripts/gpu-test.sh, on a GPU machine, where
+/// a skip would hide a driver that does not load) fails it instead.
+#define REQUIRE_DEVICE(device)                                                                     \
+  std::unique_ptr<attune::cuda::Device> device;                                                    \
+  if (std::string why = attune::cuda::gputest::openFirstDevice(&device); !why.empty()) {           \
+    if (attune::cuda::gputest::gpuRequired())                                                      \
+      FAIL() << "ATTUNE_REQUIRE_GPU=1 but " << why;                                                \
+    GTEST_SKIP() << "GPU execution not checked: " << why;                                          \
+  }
+
 namespace attune::cuda::gputest {
 
 /// Opens the first GPU into `device`; "" when it opened, else why not.
