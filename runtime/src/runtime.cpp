@@ -523,6 +523,8 @@ struct attune_model {
   std::vector<int64_t> symbols;
   std::vector<void *> inputData;
   std::vector<void *> outputData;
+  /// A CUDA run's input and output sizes in bytes (tensorBytes).
+  std::vector<size_t> tensorBytes;
   /// A CUDA library's GPU side, from its first run; declared last so that it
   /// is released while the library is still loaded.
   std::unique_ptr<attune::cuda::ModelDevice> device;
@@ -1202,12 +1204,13 @@ attune_status_t attune_model_set_num_threads(attune_model_t *model,
 
 namespace {
 
-/// The bytes of each input, then each output, of a run whose shapes are
-/// checked.
-std::vector<size_t> tensorBytes(const attune_model_abi_t &abi, const attune_tensor_t *inputs,
-                                const attune_tensor_t *outputs) {
+/// Sets `bytes` to the size of each input, then each output, of a run
+/// whose shapes are checked (reusing its storage: a run allocates nothing
+/// once the handle has seen its shapes).
+void tensorBytes(const attune_model_abi_t &abi, const attune_tensor_t *inputs,
+                 const attune_tensor_t *outputs, std::vector<size_t> &bytes) {
   // elementCount counts elements (and checks their bytes fit int64).
-  std::vector<size_t> bytes;
+  bytes.clear();
   for (int32_t i = 0; i < abi.num_inputs; ++i) {
     size_t size = dtypeSize(abi.inputs[i].dtype);
     bytes.push_back(size * elementCount(inputs[i].shape, inputs[i].rank, size));
@@ -1216,7 +1219,6 @@ std::vector<size_t> tensorBytes(const attune_model_abi_t &abi, const attune_tens
     size_t size = dtypeSize(abi.outputs[o].dtype);
     bytes.push_back(size * elementCount(outputs[o].shape, outputs[o].rank, size));
   }
-  return bytes;
 }
 
 /// attune_model_run and attune_model_run_device: `onDevice` says where the
@@ -1252,13 +1254,14 @@ attune_status_t runModel(attune_model_t *model, const char *function,
     // clamp them rather than fail.
     std::vector<attune_tensor_t> copies(inputs, inputs + abi.num_inputs);
     std::vector<std::vector<char>> hostCopies(static_cast<size_t>(abi.num_inputs));
-    std::vector<size_t> bytes = tensorBytes(abi, inputs, outputs);
+    tensorBytes(abi, inputs, outputs, model->tensorBytes);
     for (int32_t i = 0; i < abi.num_inputs; ++i) {
       if (abi.inputs[i].index_bound <= 0)
         continue;
-      hostCopies[i].resize(bytes[i]);
+      const size_t bytes = model->tensorBytes[i];
+      hostCopies[i].resize(bytes);
       if (attune_status_t status = model->device->device().download(
-              hostCopies[i].data(), reinterpret_cast<uintptr_t>(inputs[i].data), bytes[i]))
+              hostCopies[i].data(), reinterpret_cast<uintptr_t>(inputs[i].data), bytes))
         return status;
       copies[i].data = hostCopies[i].data();
     }
@@ -1272,9 +1275,11 @@ attune_status_t runModel(attune_model_t *model, const char *function,
                 "model '%s': workspace_size returned %" PRId64, abi.name,
                 bytes);
   if (cuda) {
-    if (!onDevice)
+    if (!onDevice) {
+      tensorBytes(abi, inputs, outputs, model->tensorBytes);
       return model->device->runHost(model->symbols.data(), bytes, inputs, outputs,
-                                    tensorBytes(abi, inputs, outputs));
+                                    model->tensorBytes);
+    }
   } else if (attune_status_t status = reserveWorkspace(*model, bytes)) {
     return status;
   }
