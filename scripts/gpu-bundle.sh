@@ -3,13 +3,17 @@
 # (gpu_kernel_test, gpu_benchmark: the runtime's CUDA side, cuBLASLt and the
 # Halide kernels compiled ahead of time for sm_80; cuda_model_test: the
 # example models compiled with --target=cuda against their CPU builds, whose
-# libraries and weights come along) and puts them in one
-# folder with what they load, for a GPU machine that cannot build attune:
+# libraries and weights come along; gpu_attention_test and
+# gpu_attention_benchmark: the fused attention kernels of
+# gpu_attention.fatbin) and puts them in one folder with what they load, for
+# a GPU machine that cannot build attune:
 #
 #   scripts/gpu-bundle.sh [dir]          # here; dir defaults to gpu-bundle/
-#   dir/run.sh [gpu_benchmark flags]     # there: the tests, then the benchmark
-#                                        # (ATTUNE_ATTENTION_PEERS=1: also PyTorch's
-#                                        # attention back-ends, issue 10's peers)
+#   dir/run.sh [benchmark flags]         # there: the tests, then the benchmarks
+#                                        # (the flags go to gpu_benchmark and
+#                                        # gpu_attention_benchmark), then PyTorch
+#   ATTUNE_RUN=attention dir/run.sh      # only the attention steps (base: only
+#                                        # the others)
 #
 # run.sh needs an NVIDIA driver and cuBLASLt 13 (ATTUNE_CUBLASLT=path, or
 # found in the usual places: the toolkit, PyTorch's nvidia-cublas wheel).
@@ -22,10 +26,13 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   "$root/scripts/install-deps.sh"
   "$root/scripts/configure.sh"
 fi
-cmake --build "$build" --target gpu_kernel_test gpu_benchmark cuda_model_test cuda_model_cpu_libs
+cmake --build "$build" --target gpu_kernel_test gpu_benchmark cuda_model_test cuda_model_cpu_libs \
+  gpu_attention_test gpu_attention_benchmark
 rm -rf "$out"
 mkdir -p "$out/lib"
 cp "$build/bin/gpu_kernel_test" "$build/bin/gpu_benchmark" "$build/bin/cuda_model_test" \
+  "$build/bin/gpu_attention_test" "$build/bin/gpu_attention_benchmark" \
+  "$build/tests/unit/cuda/gpu_attention.fatbin" \
   "$root/scripts/gpu_peer_bench.py" "$root/scripts/gpu_attention_peers.py" "$out/"
 # The example models, each compiled for the GPU and the CPU from one IR with
 # one seed: one weights file serves both (the runtime checks its size and
@@ -36,7 +43,10 @@ models=$build/tests/unit/cuda/models
 mkdir -p "$out/models"
 # The GPT-2 block's --precision=bf16 build, which reads its f32 weights.
 cp "$models/gpt2_block_cuda_bf16.so" "$out/models/"
-tracked=$(cd "$root" && git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+# What the device call carries besides the bundle: the files git tracks and
+# the untracked ones it does not ignore.
+tracked=$(cd "$root" && git ls-files -z --cached --others --exclude-standard |
+  du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
 budget=$((62 * 1024 * 1024 - ${tracked:-0} - $(du -sb "$out" | cut -f1)))
 while read -r name; do
   files=("$models/${name}_cuda.so" "$models/${name}_cpu.so" "$models/${name}_cuda.safetensors")
@@ -55,9 +65,26 @@ cat > "$out/run.sh" <<'RUN'
 # The GPU checks: gpu_kernel_test and cuda_model_test (with
 # ATTUNE_REQUIRE_GPU=1, so a driver that does not load fails instead of
 # skipping), then gpu_benchmark with the flags given (BM_Model: the GPT-2
-# block library), then the PyTorch peers where python3 has torch.
+# block library), then the PyTorch peers where python3 has torch. Then the
+# fused attention: gpu_attention_test, the same under compute-sanitizer's
+# memcheck where the machine has it (ATTUNE_SANITIZER_TOOLS="memcheck
+# racecheck" for more tools), gpu_attention_benchmark with the same flags,
+# and PyTorch's SDPA back-ends on the same grid (ATTUNE_ATTENTION_PEERS:
+# unset for the full table, quick for two rows, 0 for none).
+# ATTUNE_RUN=attention runs only the attention steps, base only the others.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+steps=${ATTUNE_RUN:-all}
+case "$steps" in
+  all|base|attention) ;;
+  *) echo "run.sh: ATTUNE_RUN is all, base or attention, not '$steps'" >&2; exit 2 ;;
+esac
+# Each step's exit status, for the summary at the end and run.sh's own.
+summary=() failed=0
+record() {
+  summary+=("$1 exit $2")
+  [ "$2" = 0 ] || failed=1
+}
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if [ -z "${ATTUNE_CUBLASLT:-}" ]; then
   for candidate in /usr/local/cuda/lib64/libcublasLt.so.13 \
@@ -72,36 +99,69 @@ if [ -z "${ATTUNE_CUBLASLT:-}" ]; then
 fi
 echo "== cuBLASLt: ${ATTUNE_CUBLASLT:-not found}"
 nvidia-smi -L || true
-# Line-buffered, so that a step stopped by its time limit shows how far it got.
-echo "== gpu_kernel_test"
-ATTUNE_REQUIRE_GPU=1 timeout 60 stdbuf -oL "$here/gpu_kernel_test"
-tests=$?
-export ATTUNE_CUDA_MODELS=$here/models
-# BM_Model's libraries, f32 and bf16, both reading the one weights file.
-export ATTUNE_CUDA_MODEL=$here/models/gpt2_block_cuda.so,$here/models/gpt2_block_cuda_bf16.so
-export ATTUNE_WEIGHTS_PATH=$here/models/gpt2_block_cuda.safetensors
-echo "== cuda_model_test"
-ATTUNE_REQUIRE_GPU=1 timeout 120 stdbuf -oL "$here/cuda_model_test"
-model=$?
-echo "== gpu_benchmark"
-timeout 150 stdbuf -oL "$here/gpu_benchmark" "$@"
-bench=$?
-# Each kernel's share of a GPT-2 block run, from CUDA events between calls.
-echo "== GPT-2 block by kernel (ATTUNE_CUDA_PROFILE=1)"
-ATTUNE_CUDA_PROFILE=1 timeout 60 "$here/gpu_benchmark" --benchmark_filter='BM_Model/.*/seq:(128|1024)' \
-  --benchmark_min_time=0.1
-if python3 -c 'import torch' 2>/dev/null; then
-  echo "== PyTorch on the same shapes"
-  PYTHONUNBUFFERED=1 timeout 90 python3 "$here/gpu_peer_bench.py"
-  # Issue 10's peers (PyTorch SDPA's cuDNN, flash and efficient back-ends):
-  # ATTUNE_ATTENTION_PEERS=1 for the full table, =quick for two rows.
-  case "${ATTUNE_ATTENTION_PEERS:-}" in
-    1) echo "== PyTorch attention"; PYTHONUNBUFFERED=1 timeout 180 python3 "$here/gpu_attention_peers.py" ;;
-    quick) echo "== PyTorch attention"; PYTHONUNBUFFERED=1 timeout 60 python3 "$here/gpu_attention_peers.py" --quick ;;
-  esac
+if [ "$steps" != attention ]; then
+  # Line-buffered, so that a step stopped by its time limit shows how far it got.
+  echo "== gpu_kernel_test"
+  ATTUNE_REQUIRE_GPU=1 timeout 60 stdbuf -oL "$here/gpu_kernel_test"
+  record gpu_kernel_test $?
+  export ATTUNE_CUDA_MODELS=$here/models
+  # BM_Model's libraries, f32 and bf16, both reading the one weights file.
+  export ATTUNE_CUDA_MODEL=$here/models/gpt2_block_cuda.so,$here/models/gpt2_block_cuda_bf16.so
+  export ATTUNE_WEIGHTS_PATH=$here/models/gpt2_block_cuda.safetensors
+  echo "== cuda_model_test"
+  ATTUNE_REQUIRE_GPU=1 timeout 120 stdbuf -oL "$here/cuda_model_test"
+  record cuda_model_test $?
+  echo "== gpu_benchmark"
+  timeout 150 stdbuf -oL "$here/gpu_benchmark" "$@"
+  record gpu_benchmark $?
+  # Each kernel's share of a GPT-2 block run, from CUDA events between calls.
+  echo "== GPT-2 block by kernel (ATTUNE_CUDA_PROFILE=1)"
+  ATTUNE_CUDA_PROFILE=1 timeout 60 "$here/gpu_benchmark" --benchmark_filter='BM_Model/.*/seq:(128|1024)' \
+    --benchmark_min_time=0.1
+  if python3 -c 'import torch' 2>/dev/null; then
+    echo "== PyTorch on the same shapes"
+    PYTHONUNBUFFERED=1 timeout 90 python3 "$here/gpu_peer_bench.py"
+  fi
 fi
-echo "gpu_kernel_test exit $tests, cuda_model_test exit $model, gpu_benchmark exit $bench"
-[ "$tests" = 0 ] && [ "$model" = 0 ] && [ "$bench" = 0 ]
+if [ "$steps" != base ]; then
+  # The fused attention kernels of gpu_attention.fatbin.
+  export ATTUNE_GPU_ATTENTION_FATBIN=$here/gpu_attention.fatbin
+  echo "== gpu_attention_test"
+  ATTUNE_REQUIRE_GPU=1 timeout 120 stdbuf -oL "$here/gpu_attention_test"
+  record gpu_attention_test $?
+  sanitize=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  if [ -n "$sanitize" ]; then
+    for tool in ${ATTUNE_SANITIZER_TOOLS:-memcheck}; do
+      echo "== compute-sanitizer --tool $tool gpu_attention_test"
+      ATTUNE_REQUIRE_GPU=1 timeout 300 "$sanitize" --tool "$tool" --error-exitcode 1 \
+        "$here/gpu_attention_test"
+      record "compute-sanitizer --tool $tool" $?
+    done
+  else
+    echo "== compute-sanitizer: not on this machine, skipped"
+  fi
+  echo "== gpu_attention_benchmark"
+  timeout 180 stdbuf -oL "$here/gpu_attention_benchmark" "$@"
+  record gpu_attention_benchmark $?
+  # Issue 10's peers (PyTorch SDPA's cuDNN, flash and efficient back-ends) on
+  # the benchmark's grid, so that the figures sit beside attune's.
+  if [ "${ATTUNE_ATTENTION_PEERS:-1}" != 0 ] && python3 -c 'import torch' 2>/dev/null; then
+    echo "== PyTorch attention"
+    if [ "${ATTUNE_ATTENTION_PEERS:-}" = quick ]; then
+      PYTHONUNBUFFERED=1 timeout 60 python3 "$here/gpu_attention_peers.py" --quick
+    else
+      PYTHONUNBUFFERED=1 timeout 180 python3 "$here/gpu_attention_peers.py"
+    fi
+  fi
+fi
+(IFS=,; echo "${summary[*]}" | sed 's/,/, /g')
+exit "$failed"
 RUN
 chmod +x "$out/run.sh"
 du -sh "$out"
+total=$((${tracked:-0} + $(du -sb "$out" | cut -f1)))
+echo "gpu-bundle: $total bytes with the repository's files (limit $((62 * 1024 * 1024)))"
+if [ "$total" -gt $((62 * 1024 * 1024)) ]; then
+  echo "gpu-bundle: over 62 MiB: a device call would not carry it" >&2
+  exit 1
+fi

@@ -22,6 +22,8 @@
 struct CUctx_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUmod_st;
+struct CUfunc_st;
 
 namespace attune::cuda::api {
 
@@ -32,14 +34,20 @@ using CUdeviceptr = unsigned long long;
 using CUcontext = ::CUctx_st *;
 using CUstream = ::CUstream_st *;
 using CUevent = ::CUevent_st *;
+using CUmodule = ::CUmod_st *;
+using CUfunction = ::CUfunc_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
+constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
 constexpr unsigned CU_EVENT_DEFAULT = 0;
+// CUfunction_attribute: the dynamic shared memory a kernel may be launched
+// with; above 48 KiB a launch must raise it first.
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 
 using cuInit_t = CUresult (*)(unsigned flags);
 using cuDriverGetVersion_t = CUresult (*)(int *version);
@@ -70,6 +78,15 @@ using cuEventDestroy_t = CUresult (*)(CUevent event);
 using cuEventRecord_t = CUresult (*)(CUevent event, CUstream stream);
 using cuEventSynchronize_t = CUresult (*)(CUevent event);
 using cuEventElapsedTime_t = CUresult (*)(float *milliseconds, CUevent start, CUevent end);
+using cuModuleLoadData_t = CUresult (*)(CUmodule *module, const void *image);
+using cuModuleUnload_t = CUresult (*)(CUmodule module);
+using cuModuleGetFunction_t = CUresult (*)(CUfunction *function, CUmodule module,
+                                           const char *name);
+using cuFuncSetAttribute_t = CUresult (*)(CUfunction function, int attribute, int value);
+using cuLaunchKernel_t = CUresult (*)(CUfunction function, unsigned gridX, unsigned gridY,
+                                      unsigned gridZ, unsigned blockX, unsigned blockY,
+                                      unsigned blockZ, unsigned sharedBytes, CUstream stream,
+                                      void **params, void **extra);
 using cuGetErrorName_t = CUresult (*)(CUresult error, const char **name);
 using cuGetErrorString_t = CUresult (*)(CUresult error, const char **text);
 

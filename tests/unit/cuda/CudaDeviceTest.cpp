@@ -4,7 +4,8 @@
 // stand-in whose device memory is host memory, so that every path of the
 // device layer — the driver that does not load or is too old, cuInit
 // failing, no device, an allocation beyond the device's memory, copies,
-// events — runs on every machine. gpu_kernel_test runs the same layer on a
+// events, modules loaded from memory and kernel launches — runs on every
+// machine. gpu_kernel_test and gpu_attention_test run the same layer on a
 // real GPU.
 //
 // The first driver that loads stays loaded for the process, so the tests
@@ -14,7 +15,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/CudaDevice.h"
+#include "runtime/cuda/CudaModule.h"
 #include "runtime/src/Status.h"
+#include "tests/unit/cuda/fake_cuda_driver.h"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +25,7 @@
 #include <string>
 #include <vector>
 
+using attune::cuda::CudaModule;
 using attune::cuda::Device;
 using attune::runtime::statusMessage;
 
@@ -129,6 +133,127 @@ TEST_F(FakeDriver, DriverErrorsAreNamed) {
   EXPECT_EQ(device->driver().check(2, "cuMemAlloc"), ATTUNE_OUT_OF_MEMORY);
   EXPECT_EQ(device->driver().check(999, "cuOther"), ATTUNE_INTERNAL);
   EXPECT_TRUE(says("cuOther failed: CUresult 999")) << statusMessage();
+}
+
+// --- Modules (CudaModule.cpp). The stand-in's images are "fake-module:"
+// and the kernels' names.
+
+TEST_F(FakeDriver, AModuleLoadsFromMemoryAndUnloadsWithItsObject) {
+  std::unique_ptr<Device> device;
+  ASSERT_EQ(open(&device), ATTUNE_OK) << statusMessage();
+  AttuneFakeCuda fake = attuneFakeCuda(ATTUNE_FAKE_CUDA_DRIVER);
+  ASSERT_NE(fake.liveModules, nullptr);
+  std::unique_ptr<CudaModule> module;
+  ASSERT_EQ(CudaModule::load(*device, "fake-module: first second", &module), ATTUNE_OK)
+      << statusMessage();
+  EXPECT_EQ(&module->device(), device.get());
+  EXPECT_EQ(fake.liveModules(), 1);
+  attune::cuda::api::CUfunction first = nullptr, second = nullptr;
+  EXPECT_EQ(module->function("first", &first), ATTUNE_OK) << statusMessage();
+  EXPECT_EQ(module->function("second", &second), ATTUNE_OK) << statusMessage();
+  EXPECT_NE(first, nullptr);
+  EXPECT_NE(first, second);
+  module.reset();
+  EXPECT_EQ(fake.liveModules(), 0);
+}
+
+TEST_F(FakeDriver, AnImageTheDriverRefusesIsNamed) {
+  std::unique_ptr<Device> device;
+  ASSERT_EQ(open(&device), ATTUNE_OK) << statusMessage();
+  std::unique_ptr<CudaModule> module;
+  EXPECT_EQ(CudaModule::load(*device, nullptr, &module), ATTUNE_INVALID_ARGUMENT);
+  EXPECT_TRUE(says("CudaModule::load: no image")) << statusMessage();
+  EXPECT_EQ(CudaModule::load(*device, "\177ELF for another GPU", &module), ATTUNE_INTERNAL);
+  EXPECT_EQ(module, nullptr);
+  EXPECT_TRUE(says("cuModuleLoadData failed: CUDA_ERROR_INVALID_IMAGE")) << statusMessage();
+}
+
+TEST_F(FakeDriver, AKernelTheModuleLacksIsNamed) {
+  std::unique_ptr<Device> device;
+  ASSERT_EQ(open(&device), ATTUNE_OK) << statusMessage();
+  std::unique_ptr<CudaModule> module;
+  ASSERT_EQ(CudaModule::load(*device, "fake-module: attune_attention_plain64", &module), ATTUNE_OK)
+      << statusMessage();
+  attune::cuda::api::CUfunction function = nullptr;
+  EXPECT_EQ(module->function("attune_attention_plain128", &function), ATTUNE_NOT_FOUND);
+  EXPECT_EQ(function, nullptr);
+  EXPECT_TRUE(says("the CUDA module has no kernel 'attune_attention_plain128'")) << statusMessage();
+  EXPECT_EQ(module->function(nullptr, &function), ATTUNE_INVALID_ARGUMENT);
+}
+
+TEST_F(FakeDriver, ALaunchGoesOnTheDeviceStreamWithItsShapeAndArguments) {
+  std::unique_ptr<Device> device;
+  ASSERT_EQ(open(&device), ATTUNE_OK) << statusMessage();
+  AttuneFakeCuda fake = attuneFakeCuda(ATTUNE_FAKE_CUDA_DRIVER);
+  ASSERT_NE(fake.lastLaunch, nullptr);
+  ASSERT_NE(fake.onLaunch, nullptr);
+  std::unique_ptr<CudaModule> module;
+  ASSERT_EQ(CudaModule::load(*device, "fake-module: kernel", &module), ATTUNE_OK)
+      << statusMessage();
+  attune::cuda::api::CUfunction function = nullptr;
+  ASSERT_EQ(module->function("kernel", &function), ATTUNE_OK) << statusMessage();
+
+  // The hook runs inside cuLaunchKernel, while the arguments are valid.
+  static int seen = 0;
+  fake.onLaunch([](const AttuneFakeCudaLaunch *launch) {
+    seen = *static_cast<const int *>(launch->params[0]);
+  });
+  int argument = 42;
+  void *params[] = {&argument};
+  const unsigned grid[3] = {3, 2, 5}, block[3] = {128, 1, 1};
+  const int before = fake.lastLaunch()->launches;
+  ASSERT_EQ(module->launch(function, grid, block, 1024, params), ATTUNE_OK) << statusMessage();
+  fake.onLaunch(nullptr);
+  const AttuneFakeCudaLaunch &launch = *fake.lastLaunch();
+  EXPECT_EQ(launch.launches, before + 1);
+  EXPECT_STREQ(launch.kernel, "kernel");
+  EXPECT_EQ(launch.grid[0], 3u);
+  EXPECT_EQ(launch.grid[1], 2u);
+  EXPECT_EQ(launch.grid[2], 5u);
+  EXPECT_EQ(launch.block[0], 128u);
+  EXPECT_EQ(launch.block[1], 1u);
+  EXPECT_EQ(launch.block[2], 1u);
+  EXPECT_EQ(launch.sharedBytes, 1024u);
+  EXPECT_EQ(launch.stream, static_cast<void *>(device->stream()));
+  EXPECT_EQ(seen, 42);
+
+  // The driver's refusal of a shape is named.
+  const unsigned tooTall[3] = {1, 70000, 1};
+  EXPECT_EQ(module->launch(function, tooTall, block, 0, params), ATTUNE_INTERNAL);
+  EXPECT_TRUE(says("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE")) << statusMessage();
+  EXPECT_EQ(module->launch(nullptr, grid, block, 0, params), ATTUNE_INVALID_ARGUMENT);
+}
+
+TEST_F(FakeDriver, SharedMemoryBeyond48KiBRaisesTheKernelsLimitFirst) {
+  std::unique_ptr<Device> device;
+  ASSERT_EQ(open(&device), ATTUNE_OK) << statusMessage();
+  AttuneFakeCuda fake = attuneFakeCuda(ATTUNE_FAKE_CUDA_DRIVER);
+  ASSERT_NE(fake.lastLaunch, nullptr);
+  std::unique_ptr<CudaModule> module;
+  ASSERT_EQ(CudaModule::load(*device, "fake-module: raised direct", &module), ATTUNE_OK)
+      << statusMessage();
+  attune::cuda::api::CUfunction raised = nullptr, direct = nullptr;
+  ASSERT_EQ(module->function("raised", &raised), ATTUNE_OK);
+  ASSERT_EQ(module->function("direct", &direct), ATTUNE_OK);
+  const unsigned grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};
+  const unsigned bytes = 100 * 1024;
+
+  // The stand-in, as the driver, refuses the launch without the attribute...
+  {
+    Device::Scope scope(*device);
+    EXPECT_EQ(device->driver().cuLaunchKernel(direct, 1, 1, 1, 128, 1, 1, bytes, device->stream(),
+                                              nullptr, nullptr),
+              1 /* CUDA_ERROR_INVALID_VALUE */);
+  }
+  // ...which CudaModule::launch sets.
+  ASSERT_EQ(module->launch(raised, grid, block, bytes, nullptr), ATTUNE_OK) << statusMessage();
+  EXPECT_EQ(fake.lastLaunch()->sharedBytes, bytes);
+
+  // Beyond what the device allows at all, the attribute is what fails.
+  EXPECT_EQ(module->launch(raised, grid, block, 300 * 1024, nullptr), ATTUNE_INTERNAL);
+  EXPECT_TRUE(says("cuFuncSetAttribute(max dynamic shared memory) failed: "
+                   "CUDA_ERROR_INVALID_VALUE"))
+      << statusMessage();
 }
 
 } // namespace

@@ -1,0 +1,391 @@
+//===- gpu_attention_benchmark.cpp - the GPU's fused attention, timed -----===//
+//
+// The bf16 kernels of tests/unit/cuda/GpuAttentionKernels.h (bench64,
+// bench128 and their causal forms: FlashAttention.cuh compiled by nvcc into
+// gpu_attention.fatbin at build time) launched through
+// runtime/cuda/FusedAttention.h on whatever NVIDIA GPU this runs on:
+//  - BM_FlashAttention/<kernel>/S:<S>: prefill, Sq = Sk = S from 512 to 16k,
+//    with batch = 16384 / S and heads = 2048 / D, the grid of
+//    scripts/gpu_attention_peers.py (and of FlashAttention's own benchmark),
+//    so that every row does the same B·H·S·D and fills the GPU. TFLOP/s
+//    counts 4·B·H·S²·D per launch (half when causal): the useful work, so
+//    skipping masked key blocks is not credited as work done. `of_peak` is
+//    that over 989 TFLOP/s. Keys are split as the runtime would split them
+//    (attentionKeySplits; these grids fill the GPU, so not at all).
+//  - BM_FlashAttentionDecode/bench128/<split>/Sk:<Sk>: one query row against
+//    8k to 128k keys (B=1, H=32, D=128, non-causal), and the GB/s of reading
+//    K and V once. `auto` splits the keys as the runtime does, `splits:1`
+//    not at all (32 blocks walk every key on 32 of the GPU's SMs: what the
+//    split saves), and at 32k keys `splits:<n>` tries other counts, to tune
+//    attentionKeySplits by. gpu_attention_peers.py's decode table, run after
+//    this benchmark by the bundle, is the comparison.
+// Inputs are uniform in [-1, 1], bhsd. Before it is timed each row's
+// result is compared, on a few rows of the first and the last head, with a
+// float64 attention over the same bf16 inputs (|err| <= 1e-2: the emulated
+// and GPU tests' 8e-3·max|v| plus the result's bf16 rounding); a mismatch
+// skips the row with the error. Times come from CUDA events around
+// `kRepeats` back-to-back launches on the device's stream, per launch.
+//
+// Runs on a GPU machine as it is (nothing of Halide, MLIR or LLVM inside;
+// the fatbin is the build's or $ATTUNE_GPU_ATTENTION_FATBIN):
+// scripts/gpu-bundle.sh carries it there. Without a GPU every row is
+// skipped with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cuda/CudaModule.h"
+#include "runtime/cuda/FusedAttention.h"
+#include "runtime/src/Status.h"
+#include "tests/unit/cuda/GpuAttentionSupport.h"
+#include "tests/unit/cuda/GpuTestSupport.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace attune::cuda;
+using namespace attune::cuda::gputest;
+using attune::gpu::AttentionParams;
+
+namespace {
+
+constexpr int kRepeats = 20;
+/// The H100 SXM's dense bf16 tensor-core peak from its data sheet, TFLOP/s;
+/// the H200 has the same compute.
+constexpr double kPeakTflops = 989;
+/// Prefill rows keep B·S = 16384 and H·D = 2048.
+constexpr int64_t kTokens = 16384, kWidth = 2048;
+constexpr int64_t kPrefillElements = kTokens * kWidth;
+
+struct Gpu {
+  std::unique_ptr<Device> device;
+  std::unique_ptr<CudaModule> module; // unloaded before the device closes
+  std::string why;                    // why there is no device, or ""
+};
+
+Gpu &gpu() {
+  static Gpu g = [] {
+    Gpu g;
+    g.why = openFirstDevice(&g.device);
+    if (g.why.empty())
+      g.why = loadAttentionKernels(*g.device, &g.module);
+    if (g.why.empty())
+      benchmark::AddCustomContext("gpu", g.device->name());
+    return g;
+  }();
+  return g;
+}
+
+const AttentionKernel *findKernel(const std::string &name) {
+  for (const AttentionKernel &kernel : attentionKernels())
+    if (name == kernel.name)
+      return &kernel;
+  return nullptr;
+}
+
+/// Device memory, freed with the object.
+struct DeviceBuffer {
+  api::CUdeviceptr pointer = 0;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() { gpu().device->free(pointer); } // free(0) is a no-op
+};
+
+/// A device array of bf16 values and its host copy (the bits).
+struct Bf16Array {
+  std::vector<uint16_t> host;
+  DeviceBuffer device;
+};
+
+/// q, k and v of the prefill rows (kPrefillElements each, uniform in
+/// [-1, 1]) and a result buffer as large, made at the first row that needs
+/// them and kept: every prefill row has the same B·H·S·D. The decode rows
+/// tile their q, K and V with these q, k and v. Empty `why` when ready.
+struct PrefillData {
+  Bf16Array q, k, v;
+  DeviceBuffer result;
+  std::string why;
+};
+
+void makePrefillData(PrefillData &d) {
+  Device &device = *gpu().device;
+  // A 64-bit LCG: fast enough for 100M values, and the same every run.
+  uint64_t state = 0x2545f4914f6cdd1dull;
+  for (Bf16Array *array : {&d.q, &d.k, &d.v}) {
+    array->host.resize(kPrefillElements);
+    for (uint16_t &bits : array->host) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      float x = float(state >> 40) / float(1 << 24) * 2.0f - 1.0f;
+      bits = uint16_t(attune::gpu::toBf16Bits(x));
+    }
+    const size_t bytes = array->host.size() * 2;
+    if (device.alloc(bytes, &array->device.pointer) != ATTUNE_OK ||
+        device.upload(array->device.pointer, array->host.data(), bytes) != ATTUNE_OK) {
+      d.why = attune::runtime::statusMessage();
+      return;
+    }
+  }
+  if (device.alloc(kPrefillElements * 2, &d.result.pointer) != ATTUNE_OK)
+    d.why = attune::runtime::statusMessage();
+}
+
+/// Made after gpu(), so destroyed before it closes the device.
+PrefillData &prefillData() {
+  static PrefillData data;
+  static const bool made = (makePrefillData(data), true);
+  (void)made;
+  return data;
+}
+
+float bf16Value(uint16_t bits) { return attune::gpu::floatBits(uint32_t(bits) << 16); }
+
+/// One attention launch's shape, bhsd and contiguous, over device arrays.
+struct Shape {
+  int batch, heads, querySeq, keySeq, dim;
+  bool causal;
+};
+
+AttentionParams paramsFor(const Shape &s, api::CUdeviceptr q, api::CUdeviceptr k,
+                          api::CUdeviceptr v, api::CUdeviceptr o) {
+  AttentionParams p{};
+  p.query = reinterpret_cast<const void *>(q);
+  p.key = reinterpret_cast<const void *>(k);
+  p.value = reinterpret_cast<const void *>(v);
+  p.result = reinterpret_cast<void *>(o);
+  using attune::gpu::i64;
+  auto strides = [&](int seq, i64 out[3]) {
+    out[0] = i64(s.heads) * seq * s.dim, out[1] = i64(seq) * s.dim, out[2] = s.dim;
+  };
+  strides(s.querySeq, p.queryStride);
+  strides(s.keySeq, p.keyStride);
+  strides(s.keySeq, p.valueStride);
+  strides(s.querySeq, p.resultStride);
+  p.batch = s.batch, p.heads = p.kvHeads = s.heads;
+  p.querySeq = s.querySeq, p.keySeq = s.keySeq;
+  p.scale = 1.0f / std::sqrt(float(s.dim));
+  p.deltaLow = INT32_MIN, p.deltaHigh = INT32_MAX;
+  return p;
+}
+
+/// Runs `launch` once into a result first filled with NaN and compares rows
+/// 0, Sq/2 and Sq-1 of the first and the last (batch, head) with a float64
+/// attention. q, k and v are read from the host copies, element x of a
+/// tensor being host[x % host.size()] (the decode rows tile theirs). "" when
+/// every row matches, else what did not.
+template <typename Launch>
+std::string checkRows(const Shape &s, const PrefillData &data, api::CUdeviceptr result,
+                      Launch launch) {
+  Device &device = *gpu().device;
+  const size_t resultBytes = size_t(s.batch) * s.heads * s.querySeq * s.dim * 2;
+  {
+    Device::Scope scope(device);
+    if (device.driver().check(
+            device.driver().cuMemsetD8Async(result, 0xff, resultBytes, device.stream()),
+            "cuMemsetD8Async"))
+      return attune::runtime::statusMessage();
+  }
+  if (!launch() || device.synchronize() != ATTUNE_OK)
+    return attune::runtime::statusMessage();
+  auto at = [](const std::vector<uint16_t> &host, size_t x) {
+    return double(bf16Value(host[x % host.size()]));
+  };
+  const int shift = s.keySeq - s.querySeq;
+  const double scale = 1.0f / std::sqrt(float(s.dim)); // the kernel's f32 scale
+  std::vector<int> rows = {0, s.querySeq / 2, s.querySeq - 1};
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end()); // Sq = 1: one row
+  for (int bh : {0, s.batch * s.heads - 1}) {
+    for (int i : rows) {
+      const size_t row = (size_t(bh) * s.querySeq + i) * s.dim;
+      const size_t keys = size_t(bh) * s.keySeq * s.dim;
+      std::vector<uint16_t> got(s.dim);
+      if (device.download(got.data(), result + row * 2, s.dim * 2) != ATTUNE_OK)
+        return attune::runtime::statusMessage();
+      const int visible = s.causal ? std::min(s.keySeq, i + shift + 1) : s.keySeq;
+      std::vector<double> score(visible), want(s.dim, 0.0);
+      double maximum = -INFINITY, sum = 0.0;
+      for (int j = 0; j < visible; ++j) {
+        double dot = 0.0;
+        for (int d = 0; d < s.dim; ++d)
+          dot += at(data.q.host, row + d) * at(data.k.host, keys + size_t(j) * s.dim + d);
+        score[j] = scale * dot;
+        maximum = std::max(maximum, score[j]);
+      }
+      for (double &x : score)
+        sum += x = std::exp(x - maximum);
+      for (int j = 0; j < visible; ++j)
+        for (int d = 0; d < s.dim; ++d)
+          want[d] += score[j] / sum * at(data.v.host, keys + size_t(j) * s.dim + d);
+      for (int d = 0; d < s.dim; ++d) {
+        const double value = bf16Value(got[d]);
+        if (!(std::fabs(value - want[d]) <= 1e-2))
+          return "head " + std::to_string(bh) + " row " + std::to_string(i) + " element " +
+                 std::to_string(d) + ": got " + std::to_string(value) + ", want " +
+                 std::to_string(want[d]);
+      }
+    }
+  }
+  return "";
+}
+
+/// Times `launch` in batches of kRepeats between two events; each batch
+/// counts as kRepeats iterations, so the reported time is per launch.
+template <typename Launch> void timeOnDevice(benchmark::State &state, Launch launch) {
+  Device::Timer timer(*gpu().device);
+  for (int i = 0; i < 3; ++i) // warm up: clocks, caches
+    if (!launch())
+      return;
+  gpu().device->synchronize();
+  while (state.KeepRunningBatch(kRepeats)) {
+    float ms = 0;
+    timer.start();
+    for (int i = 0; i < kRepeats; ++i)
+      if (!launch())
+        return;
+    if (timer.stop(&ms) != ATTUNE_OK)
+      return state.SkipWithError(attune::runtime::statusMessage());
+    state.SetIterationTime(ms / 1e3);
+  }
+}
+
+/// The key splits: as the runtime picks them, or a given count (>= 1).
+constexpr int kRuntimeSplits = 0;
+
+/// Checks and times `kernel` on `shape` over q, k, v and result (device
+/// arrays read as checkRows reads `data`) with `splits`; the row's
+/// `splits` counter says how many it ran with.
+void checkAndTime(benchmark::State &state, const AttentionKernel &kernel, const Shape &shape,
+                  const PrefillData &data, api::CUdeviceptr q, api::CUdeviceptr k,
+                  api::CUdeviceptr v, api::CUdeviceptr result, int splits) {
+  AttentionParams params = paramsFor(shape, q, k, v, result);
+  params.keySplits = splits == kRuntimeSplits
+                         ? attentionKeySplits(params, gpu().device->multiprocessors())
+                         : splits;
+  DeviceBuffer partial;
+  if (params.keySplits > 1) {
+    params.splitKeys = attentionSplitKeys(params);
+    const size_t floats = attentionPartialFloats(params, kernel.valueDim);
+    if (gpu().device->alloc(floats * sizeof(float), &partial.pointer) != ATTUNE_OK)
+      return state.SkipWithError(attune::runtime::statusMessage());
+    params.partialResult = reinterpret_cast<float *>(partial.pointer);
+    params.partialStats = params.partialResult + floats / (kernel.valueDim + 2) * kernel.valueDim;
+  }
+  // A launch for timeOnDevice: false, with the row skipped, when it fails.
+  auto launch = [&] {
+    if (launchAttention(*gpu().device, *gpu().module, kernel.symbol, kernel.combine, kernel.headDim,
+                        kernel.valueDim, params) == ATTUNE_OK)
+      return true;
+    state.SkipWithError(attune::runtime::statusMessage());
+    return false;
+  };
+  if (std::string wrong = checkRows(shape, data, result, launch); !wrong.empty())
+    return state.SkipWithError(("result check: " + wrong).c_str());
+  timeOnDevice(state, launch);
+  state.counters["splits"] = params.keySplits;
+}
+
+void BM_FlashAttention(benchmark::State &state, std::string name) {
+  if (!gpu().why.empty())
+    return state.SkipWithError(("no GPU: " + gpu().why).c_str());
+  const AttentionKernel *kernel = findKernel(name);
+  if (!kernel)
+    return state.SkipWithError(("no kernel " + name + " in GpuAttentionKernels.h").c_str());
+  PrefillData &data = prefillData();
+  if (!data.why.empty())
+    return state.SkipWithError(data.why.c_str());
+  const int seq = int(state.range(0));
+  Shape shape{int(kTokens / seq), int(kWidth / kernel->headDim), seq, seq, kernel->headDim,
+              kernel->causal};
+  checkAndTime(state, *kernel, shape, data, data.q.device.pointer, data.k.device.pointer,
+               data.v.device.pointer, data.result.pointer, kRuntimeSplits);
+  const double flops =
+      4.0 * shape.batch * shape.heads * double(seq) * seq * shape.dim / (kernel->causal ? 2 : 1);
+  state.counters["B"] = shape.batch;
+  state.counters["H"] = shape.heads;
+  state.counters["TFLOP/s"] =
+      benchmark::Counter(flops / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["of_peak"] =
+      benchmark::Counter(flops / 1e12 / kPeakTflops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+/// `bytes` of `to` filled with copies of the `from.host.size() * 2` bytes
+/// of `from`, so that element x of `to` is from.host[x % from.host.size()].
+bool tile(api::CUdeviceptr to, size_t bytes, const Bf16Array &from) {
+  const size_t chunk = from.host.size() * 2;
+  for (size_t at = 0; at < bytes; at += chunk)
+    if (gpu().device->copy(to + at, from.device.pointer, std::min(chunk, bytes - at)) != ATTUNE_OK)
+      return false;
+  return gpu().device->synchronize() == ATTUNE_OK;
+}
+
+void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int splits) {
+  if (!gpu().why.empty())
+    return state.SkipWithError(("no GPU: " + gpu().why).c_str());
+  const AttentionKernel *kernel = findKernel(name);
+  if (!kernel)
+    return state.SkipWithError(("no kernel " + name + " in GpuAttentionKernels.h").c_str());
+  PrefillData &data = prefillData();
+  if (!data.why.empty())
+    return state.SkipWithError(data.why.c_str());
+  Shape shape{1, 32, 1, int(state.range(0)), kernel->headDim, false};
+  const size_t rowBytes = size_t(shape.heads) * shape.dim * 2;
+  const size_t kvBytes = size_t(shape.keySeq) * rowBytes;
+  // q, K and V tile the prefill q, k and v, as checkRows reads them.
+  DeviceBuffer q, k, v, result;
+  Device &device = *gpu().device;
+  if (device.alloc(kvBytes, &k.pointer) != ATTUNE_OK ||
+      device.alloc(kvBytes, &v.pointer) != ATTUNE_OK ||
+      device.alloc(rowBytes, &q.pointer) != ATTUNE_OK ||
+      device.alloc(rowBytes, &result.pointer) != ATTUNE_OK || !tile(q.pointer, rowBytes, data.q) ||
+      !tile(k.pointer, kvBytes, data.k) || !tile(v.pointer, kvBytes, data.v))
+    return state.SkipWithError(attune::runtime::statusMessage());
+  checkAndTime(state, *kernel, shape, data, q.pointer, k.pointer, v.pointer, result.pointer,
+               splits);
+  state.counters["H"] = shape.heads;
+  state.counters["GB/s"] = benchmark::Counter(2.0 * double(kvBytes) / 1e9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void registerAll() {
+  for (const char *name : {"bench64", "bench64_causal", "bench128", "bench128_causal"})
+    benchmark::RegisterBenchmark((std::string("BM_FlashAttention/") + name).c_str(),
+                                 BM_FlashAttention, std::string(name))
+        ->ArgName("S")
+        ->Arg(512)
+        ->Arg(1024)
+        ->Arg(2048)
+        ->Arg(4096)
+        ->Arg(8192)
+        ->Arg(16384)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  // gpu_attention_peers.py's decode lengths, split as the runtime splits
+  // them and not at all; at 32k keys, other counts of splits.
+  auto decode = [](const std::string &split, int splits, std::vector<int64_t> keys) {
+    benchmark::RegisterBenchmark(("BM_FlashAttentionDecode/bench128/" + split).c_str(),
+                                 BM_FlashAttentionDecode, std::string("bench128"), splits)
+        ->ArgName("Sk")
+        ->ArgsProduct({keys})
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  };
+  decode("auto", kRuntimeSplits, {8192, 32768, 131072});
+  decode("splits:1", 1, {8192, 32768, 131072});
+  for (int splits : {4, 16, 32, 64, 128})
+    decode("splits:" + std::to_string(splits), splits, {32768});
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  gpu(); // opens the device now, so that its name is in the printed context
+  registerAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,429 @@
+//===- FlashAttention.cuh - tfm.attention fused on tensor cores -*- CUDA -*-===//
+//
+// One kernel computes tfm.attention (dialects/tfm/TfmOps.td) for a model:
+// attune-compile writes a configuration struct for each attention op of the
+// model (its head size, which masks and terms it has, its storage types) and
+// instantiates `flashAttention<Config>` with it (AttentionGen.h), so the
+// modifiers are compiled into the kernel instead of tested per score.
+//
+// The algorithm is FlashAttention-2's forward pass (Dao, 2023) on sm_80's
+// mma.sync: a block of 4 warps owns 64 query rows of one (batch, head) and
+// walks the key blocks (64 keys) the rows can see. Per key block:
+//   1. the block's threads load K (rotated, when RoPE) and V into shared
+//      memory as bf16, V transposed so that P.V's operand is one 32-bit
+//      load a lane;
+//   2. each warp computes its 16 rows' scores S = Q.K^T with the query
+//      fragments it keeps in registers (loaded once);
+//   3. the score is scaled (softcapped), the additive mask and the
+//      modifiers' bias table bias[h][delta] are added, and what the mask,
+//      causality, key padding or the key range rule out is set to -inf;
+//   4. online softmax: the running row maximum m and sum l are updated and
+//      the output accumulator rescaled, then P = exp2(S - m) (in the log2
+//      domain) is rounded to bf16 in place as the A operand of O += P.V.
+// Finally O / l is written (0 for a row that saw no key), as the op defines.
+// When a few query rows meet many keys (decoding), the keys are split
+// between blocks, each writing its unnormalised O, m and l, and
+// attentionCombine merges them (FlashDecoding, Dao et al., 2023).
+//
+// Products are bf16 with f32 accumulation and f32 softmax statistics: the
+// meaning of tfm.attention's `product_type = bf16`, whatever the storage
+// type (f32 or bf16) of q, k, v and the result.
+//
+// Rows and keys past the sequence ends are computed on zeros and never
+// stored. Key blocks the rows cannot see (after the causal diagonal,
+// outside the modifiers' visible distances) are skipped.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_GPU_FLASHATTENTION_CUH
+#define ATTUNE_GPU_FLASHATTENTION_CUH
+
+#include "WarpOps.cuh"
+
+namespace attune::gpu {
+
+/// The run-time arguments of an attention kernel, passed by value. Strides
+/// are in elements; the head dimension is contiguous.
+struct AttentionParams {
+  const void *query, *key, *value;
+  void *result;
+  /// [B, Hq|Hkv, S, D] addressed as b * stride[0] + h * stride[1] +
+  /// s * stride[2] + d (bhsd and bshd differ only in strides).
+  i64 queryStride[3], keyStride[3], valueStride[3], resultStride[3];
+  int batch, heads, kvHeads, querySeq, keySeq;
+  /// Multiplies q.k.
+  float scale;
+  /// c > 0: the scaled product becomes c * tanh(p / c) (Config::kSoftcap).
+  float softcap;
+  /// Additive f32 mask, element (b, h, i, j) at b * maskStride[0] + ... +
+  /// j * maskStride[3]; a zero stride broadcasts (Config::kMask).
+  const float *mask;
+  i64 maskStride[4];
+  /// [B, Sk] bytes, nonzero: attend (Config::kKeyPadding).
+  const unsigned char *keyPadding;
+  i64 keyPaddingStride;
+  /// bias_h(delta) of the score modifiers, f32 at h * biasStride + delta +
+  /// Sk - 1 for delta = j - (i + Sk - Sq) in [1 - Sk, Sq - 1]; -inf masks
+  /// (Config::kBias).
+  const float *bias;
+  i64 biasStride;
+  /// Distances outside [deltaLow, deltaHigh] are masked for every head
+  /// (the modifiers' visible range; causal sets deltaHigh <= 0): key blocks
+  /// wholly outside are skipped.
+  int deltaLow, deltaHigh;
+  /// RoPE (Config::kRotaryDims > 0): the angle of pair p at position n is
+  /// n * ropeTheta[p]; q rows sit at i + (Sk - Sq) + ropeOffset, keys at
+  /// j + ropeOffset.
+  const float *ropeTheta;
+  int ropeOffset;
+  /// Split over keys (FlashDecoding, for few query rows against many
+  /// keys; 0 or 1: no split): with keySplits > 1 the grid's x is query tiles x keySplits,
+  /// split s covers keys [s * splitKeys, (s + 1) * splitKeys) (splitKeys a
+  /// multiple of kAttentionBlockKeys) and writes its unnormalised output
+  /// and row statistics to partialResult [keySplits, B, Hq, Sq, Dv] and
+  /// partialStats [keySplits, B, Hq, Sq, 2] (maximum in the log2 domain,
+  /// sum); attentionCombine then writes the result.
+  int keySplits, splitKeys;
+  float *partialResult, *partialStats;
+};
+
+/// The 64 x 64 tile and its 4 warps.
+constexpr int kAttentionBlockRows = 64;
+constexpr int kAttentionBlockKeys = 64;
+constexpr int kAttentionThreads = 128;
+
+/// Shared memory a configuration needs, in bytes: K (or Q while it is
+/// loaded) and V^T as bf16 rows padded by 8 elements (so that the 8 rows a
+/// fragment load touches fall in distinct banks), the tile's bias row and
+/// its key mask.
+constexpr int attentionSharedBytes(int headDim, int valueDim) {
+  return kAttentionBlockKeys * (headDim + 8) * 2 + valueDim * (kAttentionBlockKeys + 8) * 2 +
+         (kAttentionBlockRows + kAttentionBlockKeys) * 4 + kAttentionBlockKeys * 4;
+}
+
+/// What an attention op compiles into its kernel (see flashAttention).
+template <int HeadDim, int ValueDim, bool Causal, bool Mask, bool KeyPadding, bool Bias,
+          bool Softcap, int RotaryDims, bool RopeInterleaved, class InT, class OutT>
+struct AttentionConfig {
+  static constexpr int kHeadDim = HeadDim, kValueDim = ValueDim;
+  static constexpr bool kCausal = Causal, kMask = Mask, kKeyPadding = KeyPadding, kBias = Bias,
+                        kSoftcap = Softcap;
+  static constexpr int kRotaryDims = RotaryDims;
+  static constexpr bool kRopeInterleaved = RopeInterleaved;
+  using In = InT;
+  using Out = OutT;
+};
+
+namespace detail {
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kNegInf = -__builtin_huge_valf();
+
+ATTUNE_GPU_INLINE u32 load32(const u16 *p) { return *reinterpret_cast<const u32 *>(p); }
+
+/// Loads `rows` rows of `cols` (even) elements from `base` (row r at
+/// base + r * rowStride), rotated by RoPE when `Config::kRotaryDims` (the
+/// row's position is `position0 + r`), into shared memory as bf16, row r at
+/// to[r * ld]. Rows past `validRows` are zeros. With `transpose`, element
+/// (r, c) goes to to[c * ld + r] instead.
+template <class Config, class T>
+ATTUNE_GPU_INLINE void loadTile(u16 *to, int ld, bool transpose, const T *base, i64 rowStride,
+                                int cols, int validRows, int position0,
+                                const AttentionParams &p, bool rotate) {
+  const int pairs = kAttentionBlockKeys * cols / 2;
+  for (int e = threadIndex(); e < pairs; e += kAttentionThreads) {
+    int r = e / (cols / 2), c = 2 * (e % (cols / 2));
+    float x0 = 0.0f, x1 = 0.0f;
+    if (r < validRows) {
+      const T *row = base + r * rowStride;
+      x0 = toFloat(row[c]);
+      x1 = toFloat(row[c + 1]);
+      if (Config::kRotaryDims > 0 && rotate && c < Config::kRotaryDims) {
+        constexpr int half = Config::kRotaryDims / 2;
+        float n = float(position0 + r + p.ropeOffset);
+        if (Config::kRopeInterleaved) {
+          // the pair (c, c + 1) is rotated by theta[c / 2]
+          float s, co;
+          sincosf(n * p.ropeTheta[c / 2], &s, &co);
+          float y0 = x0 * co - x1 * s, y1 = x1 * co + x0 * s;
+          x0 = y0;
+          x1 = y1;
+        } else {
+          // element c pairs with c + half (or c - half)
+          bool low = c < half;
+          int i0 = low ? c : c - half;
+          const T *other = row + (low ? c + half : c - half);
+          float o0 = toFloat(other[0]), o1 = toFloat(other[1]);
+          float s0, c0, s1, c1;
+          sincosf(n * p.ropeTheta[i0], &s0, &c0);
+          sincosf(n * p.ropeTheta[i0 + 1], &s1, &c1);
+          x0 = low ? x0 * c0 - o0 * s0 : x0 * c0 + o0 * s0;
+          x1 = low ? x1 * c1 - o1 * s1 : x1 * c1 + o1 * s1;
+        }
+      }
+    }
+    u32 packed = packBf16x2(x0, x1);
+    if (transpose) {
+      to[c * ld + r] = u16(packed & 0xffffu);
+      to[(c + 1) * ld + r] = u16(packed >> 16);
+    } else {
+      *reinterpret_cast<u32 *>(to + r * ld + c) = packed;
+    }
+  }
+}
+
+} // namespace detail
+
+/// The kernel body for one block (grid: ceil(Sq / 64) * keySplits x heads x
+/// batch, kAttentionThreads threads, attentionSharedBytes of dynamic shared
+/// memory).
+///
+/// Config: kHeadDim, kValueDim (multiples of 16, at most 128); kCausal;
+/// kMask, kKeyPadding, kBias, kSoftcap (which AttentionParams fields are
+/// read); kRotaryDims (0: no RoPE) and kRopeInterleaved; In, Out (float or
+/// bf16) the storage types.
+template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionParams &p) {
+  using In = typename Config::In;
+  using Out = typename Config::Out;
+  constexpr int D = Config::kHeadDim, Dv = Config::kValueDim;
+  constexpr int BM = kAttentionBlockRows, BN = kAttentionBlockKeys;
+  constexpr int ldK = D + 8, ldV = BN + 8;
+  static_assert(D % 16 == 0 && Dv % 16 == 0 && D <= 128 && Dv <= 128,
+                "head sizes are multiples of 16, at most 128");
+  static_assert(Config::kRotaryDims % 4 == 0 && Config::kRotaryDims <= D,
+                "rotary dimensions are a multiple of 4, at most the head size");
+
+  const int tid = threadIndex(), warp = tid / 32, lane = tid % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int queryTiles = (p.querySeq + BM - 1) / BM;
+  const int q0 = blockIndex(0) % queryTiles * BM, split = blockIndex(0) / queryTiles;
+  const int h = blockIndex(1), b = blockIndex(2);
+  const int kvh = h / (p.heads / p.kvHeads);
+  const int shift = p.keySeq - p.querySeq; // query row i sits at key position i + shift
+
+  unsigned char *smem = nullptr;
+#if defined(__CUDACC__)
+  extern __shared__ __align__(16) unsigned char attuneSharedMemory[];
+  smem = attuneSharedMemory;
+#else
+  smem = emu::sharedMemory();
+#endif
+  u16 *kTile = reinterpret_cast<u16 *>(smem);         // [BN][ldK]; Q first
+  u16 *vTile = kTile + BN * ldK;                      // [Dv][ldV], transposed
+  float *biasRow = reinterpret_cast<float *>(vTile + Dv * ldV); // [BM + BN]
+  float *keyMask = biasRow + BM + BN;                 // [BN]: 0 or -inf
+
+  // The key range the block's rows can see: deltas in [deltaLow, deltaHigh].
+  int deltaHigh = Config::kCausal && p.deltaHigh > 0 ? 0 : p.deltaHigh;
+  long long firstKey = (long long)q0 + shift + p.deltaLow;
+  long long endKey = (long long)q0 + BM - 1 + shift + (long long)deltaHigh + 1;
+  int keyBegin = firstKey < 0 ? 0 : int(firstKey / BN) * BN;
+  int keyEnd = endKey > p.keySeq ? p.keySeq : endKey < 0 ? 0 : int(endKey);
+  if (p.keySplits > 1) {
+    long long splitBegin = (long long)split * p.splitKeys, splitEnd = splitBegin + p.splitKeys;
+    keyBegin = splitBegin > keyBegin ? int(splitBegin) : keyBegin;
+    keyEnd = splitEnd < keyEnd ? int(splitEnd) : keyEnd;
+  }
+
+  // Q: through shared memory into registers, once.
+  const In *q = static_cast<const In *>(p.query) + b * p.queryStride[0] + h * p.queryStride[1] +
+                q0 * p.queryStride[2];
+  detail::loadTile<Config>(kTile, ldK, false, q, p.queryStride[2], D, p.querySeq - q0,
+                           q0 + shift, p, true);
+  syncThreads();
+  u32 qFrag[D / 16][4];
+  {
+    const u16 *row0 = kTile + (warp * 16 + g) * ldK + 2 * t;
+    const u16 *row8 = row0 + 8 * ldK;
+    for (int kk = 0; kk < D / 16; ++kk) {
+      qFrag[kk][0] = detail::load32(row0 + kk * 16);
+      qFrag[kk][1] = detail::load32(row8 + kk * 16);
+      qFrag[kk][2] = detail::load32(row0 + kk * 16 + 8);
+      qFrag[kk][3] = detail::load32(row8 + kk * 16 + 8);
+    }
+  }
+  syncThreads();
+
+  float acc[Dv / 8][4];
+  for (int nd = 0; nd < Dv / 8; ++nd)
+    for (int e = 0; e < 4; ++e)
+      acc[nd][e] = 0.0f;
+  // the running maximum (log2 domain) and this lane's part of the sum, of
+  // rows g and g + 8 of the warp's 16
+  float rowMax[2] = {detail::kNegInf, detail::kNegInf};
+  float rowSum[2] = {0.0f, 0.0f};
+  const int rowOf[2] = {q0 + warp * 16 + g, q0 + warp * 16 + g + 8};
+
+  const In *kBase = static_cast<const In *>(p.key) + b * p.keyStride[0] + kvh * p.keyStride[1];
+  const In *vBase =
+      static_cast<const In *>(p.value) + b * p.valueStride[0] + kvh * p.valueStride[1];
+
+  for (int k0 = keyBegin; k0 < keyEnd; k0 += BN) {
+    int validKeys = p.keySeq - k0;
+    detail::loadTile<Config>(kTile, ldK, false, kBase + k0 * p.keyStride[2], p.keyStride[2], D,
+                             validKeys, k0, p, true);
+    detail::loadTile<Config>(vTile, ldV, true, vBase + k0 * p.valueStride[2], p.valueStride[2],
+                             Dv, validKeys, k0, p, false);
+    for (int x = tid; x < BN; x += kAttentionThreads) {
+      int j = k0 + x;
+      bool attend = j < p.keySeq;
+      if (Config::kKeyPadding && attend)
+        attend = p.keyPadding[b * p.keyPaddingStride + j] != 0;
+      keyMask[x] = attend ? 0.0f : detail::kNegInf;
+    }
+    if (Config::kBias) {
+      // biasRow[x] = bias_h(delta) for delta = (k0 - q0 - shift) - (BM - 1) + x
+      for (int x = tid; x < BM + BN - 1; x += kAttentionThreads) {
+        long long delta = (long long)k0 - q0 - shift - (BM - 1) + x;
+        bool inTable = delta >= 1 - p.keySeq && delta <= p.querySeq - 1;
+        biasRow[x] = inTable ? p.bias[h * p.biasStride + delta + p.keySeq - 1] : 0.0f;
+      }
+    }
+    syncThreads();
+
+    // 2. S = Q.K^T for the warp's 16 rows and the block's 64 keys.
+    float s[BN / 8][4];
+    for (int nt = 0; nt < BN / 8; ++nt) {
+      for (int e = 0; e < 4; ++e)
+        s[nt][e] = 0.0f;
+      const u16 *keyRow = kTile + (nt * 8 + g) * ldK + 2 * t;
+      for (int kk = 0; kk < D / 16; ++kk) {
+        u32 kFrag[2] = {detail::load32(keyRow + kk * 16), detail::load32(keyRow + kk * 16 + 8)};
+        mmaBf16(s[nt], qFrag[kk], kFrag);
+      }
+    }
+
+    // 3. The score as the op defines it, in the log2 domain.
+    for (int nt = 0; nt < BN / 8; ++nt) {
+      for (int e = 0; e < 4; ++e) {
+        int r = e / 2, x = nt * 8 + 2 * t + (e % 2);
+        int i = rowOf[r], j = k0 + x;
+        int delta = j - i - shift;
+        float v = s[nt][e] * p.scale;
+        if (Config::kSoftcap)
+          v = p.softcap * tanhf(v / p.softcap);
+        if (Config::kMask && i < p.querySeq && j < p.keySeq)
+          v += p.mask[b * p.maskStride[0] + h * p.maskStride[1] + i * p.maskStride[2] +
+                      j * p.maskStride[3]];
+        if (Config::kBias)
+          v += biasRow[x - (i - q0) + (BM - 1)];
+        v += keyMask[x];
+        if (delta < p.deltaLow || delta > deltaHigh)
+          v = detail::kNegInf;
+        s[nt][e] = v * detail::kLog2e;
+      }
+    }
+
+    // 4. Online softmax and O += P.V.
+    for (int r = 0; r < 2; ++r) {
+      float blockMax = detail::kNegInf;
+      for (int nt = 0; nt < BN / 8; ++nt)
+        blockMax = fmaxf(blockMax, fmaxf(s[nt][2 * r], s[nt][2 * r + 1]));
+      blockMax = fmaxf(blockMax, shuffleXor(blockMax, 1));
+      blockMax = fmaxf(blockMax, shuffleXor(blockMax, 2));
+      float newMax = fmaxf(rowMax[r], blockMax);
+      // A row that has seen only -inf subtracts 0, so that exp2(-inf - m)
+      // is 0 and never NaN.
+      float base = newMax == detail::kNegInf ? 0.0f : newMax;
+      float rescale = exp2Approx(rowMax[r] - base);
+      rowMax[r] = newMax;
+      rowSum[r] *= rescale;
+      for (int nd = 0; nd < Dv / 8; ++nd) {
+        acc[nd][2 * r] *= rescale;
+        acc[nd][2 * r + 1] *= rescale;
+      }
+      for (int nt = 0; nt < BN / 8; ++nt) {
+        for (int e = 2 * r; e < 2 * r + 2; ++e) {
+          s[nt][e] = exp2Approx(s[nt][e] - base);
+          rowSum[r] += s[nt][e];
+        }
+      }
+    }
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      u32 pFrag[4] = {packBf16x2(s[2 * kk][0], s[2 * kk][1]),
+                      packBf16x2(s[2 * kk][2], s[2 * kk][3]),
+                      packBf16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                      packBf16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      for (int nd = 0; nd < Dv / 8; ++nd) {
+        const u16 *vRow = vTile + (nd * 8 + g) * ldV + kk * 16 + 2 * t;
+        u32 vFrag[2] = {detail::load32(vRow), detail::load32(vRow + 8)};
+        mmaBf16(acc[nd], pFrag, vFrag);
+      }
+    }
+    syncThreads();
+  }
+
+  if (p.keySplits > 1) {
+    // This split's part: O unnormalised, the row maximum and sum.
+    for (int r = 0; r < 2; ++r) {
+      float sum = rowSum[r];
+      sum += shuffleXor(sum, 1);
+      sum += shuffleXor(sum, 2);
+      int i = rowOf[r];
+      if (i >= p.querySeq)
+        continue;
+      i64 row = ((i64(split) * p.batch + b) * p.heads + h) * p.querySeq + i;
+      for (int nd = 0; nd < Dv / 8; ++nd) {
+        p.partialResult[row * Dv + nd * 8 + 2 * t] = acc[nd][2 * r];
+        p.partialResult[row * Dv + nd * 8 + 2 * t + 1] = acc[nd][2 * r + 1];
+      }
+      if (t == 0) {
+        p.partialStats[2 * row] = rowMax[r];
+        p.partialStats[2 * row + 1] = sum;
+      }
+    }
+    return;
+  }
+
+  // O / l, 0 where the row saw no key.
+  Out *o = static_cast<Out *>(p.result) + b * p.resultStride[0] + h * p.resultStride[1];
+  for (int r = 0; r < 2; ++r) {
+    float sum = rowSum[r];
+    sum += shuffleXor(sum, 1);
+    sum += shuffleXor(sum, 2);
+    float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+    int i = rowOf[r];
+    if (i >= p.querySeq)
+      continue;
+    Out *row = o + i * p.resultStride[2];
+    for (int nd = 0; nd < Dv / 8; ++nd) {
+      store(row + nd * 8 + 2 * t, acc[nd][2 * r] * inverse);
+      store(row + nd * 8 + 2 * t + 1, acc[nd][2 * r + 1] * inverse);
+    }
+  }
+}
+
+/// Combines the key splits of flashAttention (p.keySplits > 1) into the
+/// result: with M the largest split maximum, O = sum_s 2^(m_s - M) O_s /
+/// sum_s 2^(m_s - M) l_s, 0 for a row no split saw a key of. Grid:
+/// ceil(Sq * Dv / kAttentionThreads) x heads x batch, kAttentionThreads
+/// threads, no shared memory.
+template <class Config> ATTUNE_GPU_INLINE void attentionCombine(const AttentionParams &p) {
+  using Out = typename Config::Out;
+  constexpr int Dv = Config::kValueDim;
+  const int h = blockIndex(1), b = blockIndex(2);
+  const i64 index = i64(blockIndex(0)) * kAttentionThreads + threadIndex();
+  if (index >= i64(p.querySeq) * Dv)
+    return;
+  const int i = int(index / Dv), d = int(index % Dv);
+  const i64 splitRows = i64(p.batch) * p.heads * p.querySeq;
+  const i64 row = (i64(b) * p.heads + h) * p.querySeq + i;
+  float maximum = detail::kNegInf;
+  for (int s = 0; s < p.keySplits; ++s)
+    maximum = fmaxf(maximum, p.partialStats[2 * (s * splitRows + row)]);
+  float sum = 0.0f, out = 0.0f;
+  if (maximum != detail::kNegInf) {
+    for (int s = 0; s < p.keySplits; ++s) {
+      float weight = exp2Approx(p.partialStats[2 * (s * splitRows + row)] - maximum);
+      sum += weight * p.partialStats[2 * (s * splitRows + row) + 1];
+      out += weight * p.partialResult[(s * splitRows + row) * Dv + d];
+    }
+  }
+  Out *o = static_cast<Out *>(p.result) + b * p.resultStride[0] + h * p.resultStride[1] +
+           i * p.resultStride[2];
+  store(o + d, sum > 0.0f ? out / sum : 0.0f);
+}
+
+} // namespace attune::gpu
+
+#endif // ATTUNE_GPU_FLASHATTENTION_CUH

@@ -1,0 +1,171 @@
+//===- WarpOps.cuh - the warp-level operations of attune's CUDA kernels -*- CUDA -*-===//
+//
+// The few things attune's hand-structured CUDA kernels (FlashAttention.cuh)
+// do that plain C++ cannot express: the thread and block indices, barriers,
+// a lane shuffle, bf16 packing and the tensor-core product
+// mma.sync.m16n8k16 (bf16 in, f32 accumulate; PTX ISA "Matrix Fragments for
+// mma.m16n8k16"). Compiled by nvcc they are the PTX instructions. Compiled
+// by a host C++ compiler they are calls into attune::gpu::emu, which a test
+// implements by running each thread of a block as a host thread and each
+// collective from the PTX ISA's definition
+// (tests/unit/cuda/WarpEmulator.cpp). That lets the kernels' indexing,
+// online softmax and masking be tested on machines without a GPU; only the
+// hardware's own rounding and speed need one.
+//
+// Everything here is header-only and self-contained: attune-compile pastes
+// this file and FlashAttention.cuh into the source it hands nvcc.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ATTUNE_GPU_WARPOPS_CUH
+#define ATTUNE_GPU_WARPOPS_CUH
+
+#if defined(__CUDACC__)
+#define ATTUNE_GPU_INLINE __device__ __forceinline__
+#else
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#define ATTUNE_GPU_INLINE inline
+#endif
+
+namespace attune::gpu {
+
+#if defined(__CUDACC__)
+using u32 = unsigned int;
+using u16 = unsigned short;
+using i64 = long long;
+#else
+using u32 = std::uint32_t;
+using u16 = std::uint16_t;
+using i64 = std::int64_t;
+#endif
+
+/// A bf16 value as its bits (the upper half of an f32's).
+struct bf16 {
+  u16 bits;
+};
+
+#if !defined(__CUDACC__)
+/// Implemented by the host emulator; see the top of this file.
+namespace emu {
+int threadIndex();
+int blockIndex(int axis);
+unsigned char *sharedMemory();
+void syncThreads();
+float shuffleXor(float value, int laneMask);
+void mmaBf16(float c[4], const u32 a[4], const u32 b[2]);
+} // namespace emu
+#endif
+
+ATTUNE_GPU_INLINE int threadIndex() {
+#if defined(__CUDACC__)
+  return threadIdx.x;
+#else
+  return emu::threadIndex();
+#endif
+}
+
+/// blockIdx.x, .y or .z for axis 0, 1, 2.
+ATTUNE_GPU_INLINE int blockIndex(int axis) {
+#if defined(__CUDACC__)
+  return axis == 0 ? blockIdx.x : axis == 1 ? blockIdx.y : blockIdx.z;
+#else
+  return emu::blockIndex(axis);
+#endif
+}
+
+ATTUNE_GPU_INLINE void syncThreads() {
+#if defined(__CUDACC__)
+  __syncthreads();
+#else
+  emu::syncThreads();
+#endif
+}
+
+/// The value lane (this lane ^ laneMask) of the warp holds; every lane of
+/// the warp must call it.
+ATTUNE_GPU_INLINE float shuffleXor(float value, int laneMask) {
+#if defined(__CUDACC__)
+  return __shfl_xor_sync(0xffffffffu, value, laneMask);
+#else
+  return emu::shuffleXor(value, laneMask);
+#endif
+}
+
+/// c += a * b for one warp: a 16x16 bf16 tile (4 registers a lane, "row"),
+/// b 16x8 bf16 ("col"), c 16x8 f32, in the PTX ISA's fragment layouts. With
+/// g = lane / 4 and t = lane % 4: a[0] holds A[g][2t, 2t+1], a[1]
+/// A[g+8][2t, 2t+1], a[2] A[g][2t+8, 2t+9], a[3] A[g+8][2t+8, 2t+9];
+/// b[0] B[2t, 2t+1][g], b[1] B[2t+8, 2t+9][g]; c C[g][2t, 2t+1] then
+/// C[g+8][2t, 2t+1]. The lower element of a pair is in the lower 16 bits.
+ATTUNE_GPU_INLINE void mmaBf16(float c[4], const u32 a[4], const u32 b[2]) {
+#if defined(__CUDACC__)
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  emu::mmaBf16(c, a, b);
+#endif
+}
+
+/// 2^x, approximately (ex2.approx: 2 ulp); 2^-inf = 0.
+ATTUNE_GPU_INLINE float exp2Approx(float x) {
+#if defined(__CUDACC__)
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return std::exp2(x);
+#endif
+}
+
+ATTUNE_GPU_INLINE float floatBits(u32 bits) {
+#if defined(__CUDACC__)
+  return __uint_as_float(bits);
+#else
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+#endif
+}
+
+ATTUNE_GPU_INLINE u32 bitsOf(float f) {
+#if defined(__CUDACC__)
+  return __float_as_uint(f);
+#else
+  u32 bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+#endif
+}
+
+/// f32 to bf16 bits, rounding to nearest even (NaN stays NaN).
+ATTUNE_GPU_INLINE u32 toBf16Bits(float f) {
+  u32 bits = bitsOf(f);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return (bits >> 16) | 0x40u;
+  return (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+}
+
+/// {lo, hi} rounded to bf16 in one register, lo in the lower half.
+ATTUNE_GPU_INLINE u32 packBf16x2(float lo, float hi) {
+#if defined(__CUDACC__)
+  u32 packed;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+  return packed;
+#else
+  return toBf16Bits(lo) | (toBf16Bits(hi) << 16);
+#endif
+}
+
+ATTUNE_GPU_INLINE float toFloat(float x) { return x; }
+ATTUNE_GPU_INLINE float toFloat(bf16 x) { return floatBits(u32(x.bits) << 16); }
+
+ATTUNE_GPU_INLINE void store(float *to, float x) { *to = x; }
+ATTUNE_GPU_INLINE void store(bf16 *to, float x) { to->bits = u16(toBf16Bits(x)); }
+
+} // namespace attune::gpu
+
+#endif // ATTUNE_GPU_WARPOPS_CUH

@@ -1,0 +1,127 @@
+//===- AttentionKernelsTest.cpp - the GPU attention kernels' source and nvcc -===//
+//
+// compiler/targets/cuda/attention/AttentionKernels.h: which specs have a
+// kernel, the source written for them, and nvcc turning it into a fatbin
+// for sm_80 and sm_90 (or saying why not). Needs the CUDA toolkit's nvcc,
+// which the build needs too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/targets/cuda/attention/AttentionKernels.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace attune::targets::cuda {
+namespace {
+
+using ::testing::HasSubstr;
+
+AttentionKernelSpec spec(const std::string &name) {
+  AttentionKernelSpec s;
+  s.name = name;
+  return s;
+}
+
+TEST(AttentionKernels, SaysWhichSpecsHaveNoKernel) {
+  EXPECT_EQ(unsupportedReason(spec("ok_64")), "");
+  AttentionKernelSpec s = spec("odd");
+  s.headDim = 72;
+  EXPECT_THAT(unsupportedReason(s), HasSubstr("head size 72"));
+  s = spec("wide");
+  s.valueDim = 256;
+  EXPECT_THAT(unsupportedReason(s), HasSubstr("head size 256"));
+  s = spec("rope");
+  s.rotaryDims = 6;
+  EXPECT_THAT(unsupportedReason(s), HasSubstr("rotary dimensions 6"));
+  s = spec("half");
+  s.storage = ScalarType::F16;
+  EXPECT_THAT(unsupportedReason(s), HasSubstr("storage type f16"));
+  EXPECT_THAT(unsupportedReason(spec("a-b")), HasSubstr("kernel name 'a-b'"));
+  EXPECT_THAT(unsupportedReason(spec("")), HasSubstr("kernel name ''"));
+}
+
+TEST(AttentionKernels, SourceConfiguresEachKernel) {
+  AttentionKernelSpec a = spec("first"), b = spec("second");
+  b.headDim = 128, b.valueDim = 64, b.causal = true, b.keyPadding = true, b.rotaryDims = 64,
+  b.storage = ScalarType::BF16;
+  std::string source = attentionKernelSource({a, b});
+  EXPECT_THAT(source, HasSubstr("#include \"FlashAttention.cuh\""));
+  EXPECT_THAT(source, HasSubstr("AttentionConfig<64, 64, false, false, false, false, false, 0, "
+                                "false, float, float>"));
+  EXPECT_THAT(source, HasSubstr("AttentionConfig<128, 64, true, false, true, false, false, 64, "
+                                "false, bf16, bf16>"));
+  for (const char *symbol : {"attune_attention_first(", "attune_attention_first_combine(",
+                             "attune_attention_second(", "attune_attention_second_combine("})
+    EXPECT_THAT(source, HasSubstr(symbol));
+  EXPECT_THAT(source, HasSubstr("// head 128, value 64, causal, key padding, RoPE on 64 "
+                                "half-split dimensions, bf16 storage"));
+}
+
+TEST(AttentionKernels, HeadersAreCarried) {
+  auto headers = attentionKernelHeaders();
+  ASSERT_EQ(headers.size(), 2u);
+  EXPECT_EQ(headers[0].first, "FlashAttention.cuh");
+  EXPECT_THAT(headers[0].second, HasSubstr("flashAttention(const AttentionParams &p)"));
+  EXPECT_EQ(headers[1].first, "WarpOps.cuh");
+  EXPECT_THAT(headers[1].second, HasSubstr("mma.sync.aligned.m16n8k16"));
+}
+
+TEST(AttentionKernels, NvccBuildsSm80AndSm90) {
+  AttentionKernelSpec s = spec("softcapped");
+  s.softcap = true, s.bias = true, s.mask = true;
+  std::vector<char> fatbin;
+  std::string error, report;
+  ASSERT_TRUE(compileFatbin(attentionKernelSource({s}), {80, 90}, fatbin, error, &report))
+      << error;
+  // A fatbin starts with its magic number, 0xba55ed50 little-endian.
+  ASSERT_GE(fatbin.size(), 16u);
+  uint32_t magic;
+  std::memcpy(&magic, fatbin.data(), sizeof magic);
+  EXPECT_EQ(magic, 0xba55ed50u);
+  // ptxas compiled both kernels for both architectures, without spills.
+  for (const char *arch : {"'sm_80'", "'sm_90'"}) {
+    EXPECT_THAT(report, HasSubstr("'attune_attention_softcapped' for " + std::string(arch)));
+    EXPECT_THAT(report,
+                HasSubstr("'attune_attention_softcapped_combine' for " + std::string(arch)));
+  }
+  ASSERT_NE(report.find(" bytes spill stores"), std::string::npos) << report;
+  size_t at = 0;
+  while ((at = report.find(" bytes spill stores", at)) != std::string::npos) {
+    size_t start = report.rfind(", ", at);
+    EXPECT_EQ(report.substr(start + 2, at - start - 2), "0") << report;
+    ++at;
+  }
+}
+
+TEST(AttentionKernels, NvccErrorsAreQuoted) {
+  std::vector<char> fatbin;
+  std::string error;
+  EXPECT_FALSE(compileFatbin("this is not CUDA;\n", {80}, fatbin, error));
+  EXPECT_THAT(error, HasSubstr("nvcc failed with exit code"));
+  EXPECT_THAT(error, HasSubstr("attention.cu"));
+  EXPECT_THAT(error, HasSubstr("error"));
+  EXPECT_FALSE(compileFatbin(attentionKernelSource({spec("x")}), {}, fatbin, error));
+  EXPECT_THAT(error, HasSubstr("no GPU architecture"));
+}
+
+TEST(AttentionKernels, MissingNvccIsNamed) {
+  const char *saved = std::getenv("ATTUNE_NVCC");
+  std::string restore = saved ? saved : "";
+  setenv("ATTUNE_NVCC", "/nonexistent/nvcc", 1);
+  std::vector<char> fatbin;
+  std::string error;
+  EXPECT_FALSE(compileFatbin(attentionKernelSource({spec("x")}), {80}, fatbin, error));
+  EXPECT_THAT(error, HasSubstr("'/nonexistent/nvcc' (from ATTUNE_NVCC) is not an executable"));
+  if (saved)
+    setenv("ATTUNE_NVCC", restore.c_str(), 1);
+  else
+    unsetenv("ATTUNE_NVCC");
+}
+
+} // namespace
+} // namespace attune::targets::cuda

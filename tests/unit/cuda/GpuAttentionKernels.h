@@ -1,0 +1,30 @@
+//===- GpuAttentionKernels.h - the attention kernels built for GPU tests -*- C++ -*-===//
+//
+// The FlashAttention.cuh configurations that the build compiles with nvcc
+// (gpu_attention_gen, through AttentionKernels.h as attune-compile does)
+// into gpu_attention.fatbin, for gpu_attention_test and
+// gpu_attention_benchmark to run on a GPU. One line each:
+//
+//   ATTUNE_GPU_ATTENTION(name, head dim, value dim, causal, mask,
+//                        key padding, bias, softcap, rotary dims,
+//                        interleaved, storage type)
+//
+// The kernel's symbol is attune_attention_<name>. The first seven are the
+// emulated test's configurations (FlashAttentionEmuTest.cpp); the bf16
+// ones at D = 64 and 128 are the benchmark's.
+//
+//===----------------------------------------------------------------------===//
+
+// clang-format off
+ATTUNE_GPU_ATTENTION(plain64,        64,  64, false, false, false, false, false,  0, false, float)
+ATTUNE_GPU_ATTENTION(causal64,       64,  64, true,  false, false, false, false,  0, false, float)
+ATTUNE_GPU_ATTENTION(masked128,     128, 128, false, true,  true,  false, false,  0, false, bf16)
+ATTUNE_GPU_ATTENTION(biased64,       64,  64, true,  false, false, true,  true,   0, false, float)
+ATTUNE_GPU_ATTENTION(rope64,         64,  64, true,  false, false, false, false, 32, false, float)
+ATTUNE_GPU_ATTENTION(rope_interleaved64, 64, 64, false, false, false, false, false, 64, true, float)
+ATTUNE_GPU_ATTENTION(narrow,         64,  32, false, false, true,  false, false,  0, false, float)
+ATTUNE_GPU_ATTENTION(bench64,        64,  64, false, false, false, false, false,  0, false, bf16)
+ATTUNE_GPU_ATTENTION(bench64_causal, 64,  64, true,  false, false, false, false,  0, false, bf16)
+ATTUNE_GPU_ATTENTION(bench128,      128, 128, false, false, false, false, false,  0, false, bf16)
+ATTUNE_GPU_ATTENTION(bench128_causal, 128, 128, true, false, false, false, false, 0, false, bf16)
+// clang-format on

@@ -1,0 +1,140 @@
+//===- WarpEmulator.cpp - run attune's CUDA kernels on host threads ---------===//
+
+#include "tests/unit/cuda/WarpEmulator.h"
+
+#include "compiler/targets/cuda/attention/WarpOps.cuh"
+
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace attune::gpu::emu {
+namespace {
+
+/// A reusable barrier for `count` threads.
+class Barrier {
+public:
+  explicit Barrier(int count) : count_(count) {}
+  void arrive() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    unsigned long generation = generation_;
+    if (++waiting_ == count_) {
+      waiting_ = 0;
+      ++generation_;
+      released_.notify_all();
+      return;
+    }
+    released_.wait(lock, [&] { return generation_ != generation; });
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable released_;
+  int count_, waiting_ = 0;
+  unsigned long generation_ = 0;
+};
+
+/// What the lanes of one warp exchange in a collective.
+struct Warp {
+  Barrier barrier{32};
+  u32 a[32][4];
+  u32 b[32][2];
+  float value[32];
+};
+
+struct Block {
+  int index[3];
+  std::vector<unsigned char> shared;
+  std::unique_ptr<Barrier> barrier;
+  std::vector<std::unique_ptr<Warp>> warps;
+};
+
+thread_local Block *currentBlock = nullptr;
+thread_local int currentThread = -1;
+
+Block &block() {
+  if (!currentBlock)
+    throw std::logic_error("attune::gpu::emu called outside emu::launch");
+  return *currentBlock;
+}
+
+Warp &warp() { return *block().warps[currentThread / 32]; }
+
+float bf16Value(u32 reg, int half) { return floatBits((half ? reg >> 16 : reg & 0xffffu) << 16); }
+
+} // namespace
+
+int threadIndex() { return currentThread; }
+int blockIndex(int axis) { return block().index[axis]; }
+unsigned char *sharedMemory() { return block().shared.data(); }
+void syncThreads() { block().barrier->arrive(); }
+
+float shuffleXor(float value, int laneMask) {
+  Warp &w = warp();
+  int lane = currentThread % 32;
+  w.value[lane] = value;
+  w.barrier.arrive();
+  float other = w.value[lane ^ laneMask];
+  w.barrier.arrive();
+  return other;
+}
+
+void mmaBf16(float c[4], const u32 a[4], const u32 b[2]) {
+  Warp &w = warp();
+  int lane = currentThread % 32;
+  std::memcpy(w.a[lane], a, sizeof w.a[lane]);
+  std::memcpy(w.b[lane], b, sizeof w.b[lane]);
+  w.barrier.arrive();
+  // A[row][k] lives in lane (row % 8) * 4 + (k % 8) / 2, register
+  // (row >= 8) + 2 * (k >= 8), half k % 2; B[k][n] in lane n * 4 +
+  // (k % 8) / 2, register k >= 8, half k % 2 (WarpOps.cuh's mmaBf16).
+  auto A = [&](int row, int k) {
+    return bf16Value(w.a[(row % 8) * 4 + (k % 8) / 2][(row >= 8) + 2 * (k >= 8)], k % 2);
+  };
+  auto B = [&](int k, int n) { return bf16Value(w.b[n * 4 + (k % 8) / 2][k >= 8], k % 2); };
+  int g = lane / 4, t = lane % 4;
+  for (int e = 0; e < 4; ++e) {
+    int row = g + 8 * (e / 2), col = 2 * t + e % 2;
+    float sum = c[e];
+    for (int k = 0; k < 16; ++k)
+      sum += A(row, k) * B(k, col);
+    c[e] = sum;
+  }
+  w.barrier.arrive();
+}
+
+void launch(const LaunchShape &shape, const std::function<void()> &body) {
+  if (shape.threads <= 0 || shape.threads % 32 != 0)
+    throw std::invalid_argument("emu::launch: threads must be a positive multiple of 32");
+  for (int z = 0; z < shape.grid[2]; ++z) {
+    for (int y = 0; y < shape.grid[1]; ++y) {
+      for (int x = 0; x < shape.grid[0]; ++x) {
+        Block state;
+        state.index[0] = x;
+        state.index[1] = y;
+        state.index[2] = z;
+        state.shared.assign(shape.sharedBytes, 0xcd);
+        state.barrier = std::make_unique<Barrier>(shape.threads);
+        for (int i = 0; i < shape.threads / 32; ++i)
+          state.warps.push_back(std::make_unique<Warp>());
+        std::vector<std::thread> threads;
+        for (int tid = 0; tid < shape.threads; ++tid) {
+          threads.emplace_back([&state, &body, tid] {
+            currentBlock = &state;
+            currentThread = tid;
+            body();
+            currentBlock = nullptr;
+          });
+        }
+        for (std::thread &thread : threads)
+          thread.join();
+      }
+    }
+  }
+}
+
+} // namespace attune::gpu::emu
