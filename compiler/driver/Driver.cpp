@@ -23,6 +23,8 @@
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/tuning/TuningDatabase.h"
 #include "dialects/tfm/TfmDialect.h"
+#include "dialects/tfm/TfmOps.h"
+#include "passes/DecomposeAttention.h"
 
 #include "attune/runtime.h"
 
@@ -263,6 +265,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
                     : "--precision=bf16 stores linear weights packed: it cannot "
                       "be combined with --no-pack-weights");
   pipelineOptions.bf16Weights = options.bf16 && !bf16Products;
+  pipelineOptions.bf16AttentionProducts = bf16Products;
   pipelineOptions.fusionReportPath =
       pipelineOptions.fuseAttention ? options.fusionReportPath : std::string();
   PassManager pm(&context, ModuleOp::getOperationName());
@@ -273,6 +276,22 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipeline::buildGraphPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return fail("the graph pipeline failed on '" + inputFile + "'");
+  // The attentions the target has no fused kernel for (a configuration its
+  // kernel does not take) run as their definition, each for its reason.
+  if (pipelineOptions.fuseAttention) {
+    SmallVector<std::pair<tfm::AttentionOp, std::string>> unfused;
+    module->walk([&](tfm::AttentionOp op) {
+      if (std::string reason = target.unfusedAttentionReasonFor(op); !reason.empty())
+        unfused.push_back({op, reason});
+    });
+    for (auto &[op, reason] : unfused) {
+      if (options.verbose)
+        log << "attune-compile: attention at " << op.getLoc() << " unfused: " << reason
+            << "\n";
+      if (failed(decomposeAttention(op)))
+        return fail("cannot decompose the attention the target has no kernel for");
+    }
+  }
   if (!pipelineOptions.fuseAttention && !options.fusionReportPath.empty())
     if (std::string error =
             pipeline::writeFusionDisabledReport(options.fusionReportPath);

@@ -70,7 +70,7 @@ void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
   }
   // --precision=bf16 for the attentions (fused ones; unfused ones are
   // matmuls, which stay f32).
-  if (options.bf16Weights && options.fuseAttention)
+  if ((options.bf16Weights || options.bf16AttentionProducts) && options.fuseAttention)
     pm.addPass(createBf16Attention());
 
   // Fusion and decomposition both leave duplicate constants and shared

@@ -60,6 +60,10 @@ struct CompileOptions {
   /// Store those panels as bf16 pairs (tfm-pack-weights' bf16 option): the
   /// linears then multiply in bf16 with f32 accumulation (--precision=bf16).
   bool bf16Weights = false;
+  /// Mark the fused attentions' products bf16 (tfm-bf16-attention) without
+  /// storing weights in bf16: --precision=bf16 on a target that rounds the
+  /// products' operands as it computes them (CUDA).
+  bool bf16AttentionProducts = false;
   /// Where the fuse pass writes its JSON report of every softmax site; empty
   /// writes none. Ignored when fuseAttention is false (see
   /// writeFusionDisabledReport).

@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class Operation;
+} // namespace mlir
+
 namespace attune::codegen {
 struct HostLoweringOptions;
 } // namespace attune::codegen
@@ -35,6 +39,8 @@ struct TargetOptions {
   /// CUDA: the compute capability the device code is for (--cuda-arch=sm_80
   /// gives 80).
   int cudaCapability = 80;
+  /// --precision=bf16.
+  bool bf16 = false;
 };
 
 class TargetBackend {
@@ -74,6 +80,13 @@ public:
   /// ops between them (the graph pipeline then decomposes tfm.attention), or
   /// "" when it has a fused attention kernel.
   virtual std::string unfusedAttentionReason() const { return ""; }
+
+  /// Why this target has no fused kernel for the tfm.attention `attention`
+  /// that the graph pipeline left ("" when it has one): the driver then
+  /// decomposes that op alone, and --verbose says why. Default: "".
+  virtual std::string unfusedAttentionReasonFor(mlir::Operation *attention) const {
+    return "";
+  }
 
   /// Whether --precision=bf16 rounds the products' operands as it computes
   /// them (the CUDA target's tensor cores, HostLoweringOptions::bf16Products)

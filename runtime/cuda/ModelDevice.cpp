@@ -2,6 +2,7 @@
 
 #include "runtime/cuda/ModelDevice.h"
 
+#include "runtime/cuda/FusedAttention.h"
 #include "runtime/src/Status.h"
 
 // Only for halide_buffer_t, the C struct the generated code passes to
@@ -56,6 +57,10 @@ ModelDevice::~ModelDevice() {
   if (releaseKernels_)
     abi_.release_device(device_->context());
   plans_.clear();
+  modules_.clear();
+  for (auto &[theta, buffer] : ropeTheta_)
+    device_->free(buffer.pointer);
+  device_->free(attentionSplits_.pointer);
   for (Buffer *buffer : {&weights_, &workspace_})
     device_->free(buffer->pointer);
   for (Buffer &buffer : staging_)
@@ -97,6 +102,7 @@ attune_status_t ModelDevice::run(const int64_t *symbols, int64_t workspaceBytes,
   binding.matmul = &ModelDevice::matmul;
   binding.user = this;
   binding.mark = &ModelDevice::mark;
+  binding.attention = &ModelDevice::attention;
   matmulStatus_ = ATTUNE_OK;
   if (profile_)
     profile_->names.clear();
@@ -331,6 +337,127 @@ attune_status_t ModelDevice::runMatmul(const attune_abi_matmul_t &op, halide_buf
   } catch (const std::bad_alloc &) {
     return fail(ATTUNE_OUT_OF_MEMORY, "out of memory");
   }
+}
+
+int32_t ModelDevice::attention(void *user, const attune_abi_attention_t *op,
+                               halide_buffer_t *const *args, int32_t numArgs) {
+  auto *self = static_cast<ModelDevice *>(user);
+  attune_status_t status = self->runAttention(*op, args, numArgs);
+  if (status == ATTUNE_OK)
+    return 0;
+  self->matmulStatus_ = status;
+  return 1;
+}
+
+namespace {
+
+/// The storage type of an attention operand: 4 for f32, 2 for bf16, 0 for
+/// one the kernels do not read.
+int attentionElementBytes(const halide_type_t &type) {
+  if (type.code == halide_type_float && type.bits == 32)
+    return 4;
+  if (type.code == halide_type_bfloat && type.bits == 16)
+    return 2;
+  return 0;
+}
+
+} // namespace
+
+attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
+                                          halide_buffer_t *const *args,
+                                          int32_t numArgs) noexcept {
+  const int32_t expectedArgs = 4 + (op.has_mask != 0) + (op.has_key_padding != 0);
+  if (numArgs != expectedArgs || !op.image || !op.kernel || !op.combine)
+    return fail(ATTUNE_INVALID_LIBRARY,
+                "model '%s' asked for an attention with %d operands (mask %d, key padding %d) "
+                "or without its kernels, which the runtime does not run",
+                abi_.name, numArgs, op.has_mask, op.has_key_padding);
+  const halide_buffer_t &q = *args[0], &k = *args[1], &v = *args[2], &y = *args[numArgs - 1];
+  const int bytes = attentionElementBytes(y.type);
+  const halide_buffer_t *tensors[] = {&q, &k, &v, &y};
+  const int64_t innerSizes[] = {op.head_dim, op.head_dim, op.value_dim, op.value_dim};
+  for (int i = 0; i < 4; ++i) {
+    const halide_buffer_t &t = *tensors[i];
+    if (t.dimensions != 4 || t.dim[0].stride != 1 || t.dim[0].extent != innerSizes[i] ||
+        attentionElementBytes(t.type) != bytes || bytes == 0)
+      return fail(ATTUNE_INVALID_LIBRARY,
+                  "model '%s': attention operand %d has %d dimensions, inner stride %d, head "
+                  "size %d and type code %d bits %d; expected 4, 1, %lld and f32 or bf16 like "
+                  "the result",
+                  abi_.name, i, t.dimensions, t.dimensions ? t.dim[0].stride : 0,
+                  t.dimensions ? t.dim[0].extent : 0, t.type.code, t.type.bits,
+                  static_cast<long long>(innerSizes[i]));
+  }
+  gpu::AttentionParams p{};
+  auto address = [](const halide_buffer_t &t) { return reinterpret_cast<void *>(t.device); };
+  p.query = address(q), p.key = address(k), p.value = address(v), p.result = address(y);
+  // Halide's dimensions are innermost first: [D, S, H, B].
+  auto strides = [](const halide_buffer_t &t, gpu::i64 out[3]) {
+    out[0] = t.dim[3].stride, out[1] = t.dim[2].stride, out[2] = t.dim[1].stride;
+  };
+  strides(q, p.queryStride);
+  strides(k, p.keyStride);
+  strides(v, p.valueStride);
+  strides(y, p.resultStride);
+  p.batch = q.dim[3].extent, p.heads = q.dim[2].extent, p.kvHeads = k.dim[2].extent;
+  p.querySeq = q.dim[1].extent, p.keySeq = k.dim[1].extent;
+  p.scale = static_cast<float>(op.scale);
+  p.softcap = static_cast<float>(op.softcap);
+  p.deltaLow = INT32_MIN, p.deltaHigh = INT32_MAX;
+  int next = 3;
+  if (op.has_mask) {
+    const halide_buffer_t &mask = *args[next++];
+    if (mask.dimensions != 4 || attentionElementBytes(mask.type) != 4)
+      return fail(ATTUNE_INVALID_LIBRARY, "model '%s': an attention mask is not 4-d f32",
+                  abi_.name);
+    p.mask = static_cast<const float *>(address(mask));
+    for (int d = 0; d < 4; ++d)
+      p.maskStride[3 - d] = mask.dim[d].stride;
+  }
+  if (op.has_key_padding) {
+    const halide_buffer_t &padding = *args[next++];
+    if (padding.dimensions != 2 || padding.dim[0].stride != 1 || padding.type.bits > 8)
+      return fail(ATTUNE_INVALID_LIBRARY,
+                  "model '%s': an attention key padding mask is not [B, Sk] bytes", abi_.name);
+    p.keyPadding = static_cast<const unsigned char *>(address(padding));
+    p.keyPaddingStride = padding.dim[1].stride;
+  }
+  try {
+    if (op.rotary_dims > 0) {
+      if (!op.rope_theta)
+        return fail(ATTUNE_INVALID_LIBRARY, "model '%s': an attention with RoPE has no angles",
+                    abi_.name);
+      Buffer &theta = ropeTheta_[op.rope_theta];
+      if (!theta.pointer) {
+        size_t size = static_cast<size_t>(op.rotary_dims / 2) * sizeof(float);
+        if (attune_status_t status = reserve(theta, size))
+          return status;
+        if (attune_status_t status = device_->upload(theta.pointer, op.rope_theta, size))
+          return status;
+      }
+      p.ropeTheta = reinterpret_cast<const float *>(theta.pointer);
+      p.ropeOffset = static_cast<int>(op.rope_offset);
+    }
+    std::unique_ptr<CudaModule> &module = modules_[op.image];
+    if (!module)
+      if (attune_status_t status = CudaModule::load(*device_, op.image, &module))
+        return status;
+    // Few blocks of queries against many keys (decoding): split the keys.
+    p.keySplits = attentionKeySplits(p, device_->multiprocessors());
+    if (p.keySplits > 1) {
+      p.splitKeys = attentionSplitKeys(p);
+      size_t rows = static_cast<size_t>(p.keySplits) * p.batch * p.heads * p.querySeq;
+      size_t floats = rows * static_cast<size_t>(op.value_dim + 2);
+      if (attune_status_t status = reserve(attentionSplits_, floats * sizeof(float)))
+        return status;
+      p.partialResult = reinterpret_cast<float *>(attentionSplits_.pointer);
+      p.partialStats = p.partialResult + rows * op.value_dim;
+    }
+  } catch (const std::bad_alloc &) {
+    return fail(ATTUNE_OUT_OF_MEMORY, "out of memory");
+  }
+  return launchAttention(*device_, *modules_[op.image], op.kernel, op.combine, op.head_dim,
+                         op.value_dim, p);
 }
 
 } // namespace attune::cuda

@@ -3,10 +3,12 @@
 // What a handle of a library compiled with --target=cuda keeps on the GPU:
 // the device and its stream, cuBLASLt with one plan per matrix product the
 // library asked for, the weights (uploaded once), a workspace that starts
-// with the library's embedded constants, and staging buffers for callers
-// that pass host memory. The generated run() queues Halide kernels and
-// calls back into matmul() for the products; everything it queues goes on
-// the handle's stream, which this class waits for.
+// with the library's embedded constants, the library's attention kernels
+// (loaded at their first call) and staging buffers for callers that pass
+// host memory. The generated run() queues Halide kernels and calls back
+// into matmul() for the products and attention() for fused attention;
+// everything it queues goes on the handle's stream, which this class waits
+// for.
 //
 // With ATTUNE_CUDA_PROFILE=1 in the environment when the device is opened,
 // every call is bracketed by CUDA events (the run's mark() calls), and
@@ -21,6 +23,7 @@
 #include "attune/runtime.h"
 #include "runtime/cuda/CublasLt.h"
 #include "runtime/cuda/CudaDevice.h"
+#include "runtime/cuda/CudaModule.h"
 
 #include <array>
 #include <map>
@@ -75,6 +78,11 @@ private:
                         struct halide_buffer_t *const *args, int32_t numArgs);
   attune_status_t runMatmul(const attune_abi_matmul_t &op, struct halide_buffer_t *const *args,
                             int32_t numArgs) noexcept;
+  /// attune_abi_device_t::attention.
+  static int32_t attention(void *user, const attune_abi_attention_t *op,
+                           struct halide_buffer_t *const *args, int32_t numArgs);
+  attune_status_t runAttention(const attune_abi_attention_t &op,
+                               struct halide_buffer_t *const *args, int32_t numArgs) noexcept;
 
   const attune_model_abi_t &abi_;
   std::unique_ptr<Device> device_;
@@ -89,7 +97,14 @@ private:
   /// to a product: keyed by the op's fields, the element type and every
   /// extent and stride.
   std::map<std::vector<int64_t>, std::unique_ptr<LinearPlan>> plans_;
-  /// A failed matmul's status, returned once run() reports the failure.
+  /// The attention kernels' modules, by fatbin address, loaded at their
+  /// first call; RoPE's angles on the device, by their address in the
+  /// library; the key splits' workspace (AttentionParams::partialResult).
+  std::map<const void *, std::unique_ptr<CudaModule>> modules_;
+  std::map<const float *, Buffer> ropeTheta_;
+  Buffer attentionSplits_;
+  /// A failed matmul's or attention's status, returned once run() reports
+  /// the failure.
   attune_status_t matmulStatus_ = ATTUNE_OK;
   bool releaseKernels_ = true;
 

@@ -109,7 +109,8 @@ public:
         i64(builder.getI64Type()), dimLayout(halideDimensionLayout(ctx)),
         bufLayout(halideBufferLayout(ctx)), tensorLayout(abiTensorLayout(ctx)),
         abiLayout(modelAbiLayout(ctx)), sumLayout(abiSymbolSumLayout(ctx)),
-        deviceLayout(abiDeviceLayout(ctx)), matmulLayout(abiMatmulLayout(ctx)) {}
+        deviceLayout(abiDeviceLayout(ctx)), matmulLayout(abiMatmulLayout(ctx)),
+        attentionLayout(abiAttentionLayout(ctx)) {}
 
   LogicalResult run(std::vector<KernelSpec> &kernels);
 
@@ -122,6 +123,13 @@ private:
   /// The attune_abi_matmul_t global for a device matmul's spec; fails (at
   /// the call's op) for what cuBLASLt is not asked to do.
   FailureOr<LLVM::GlobalOp> matmulOp(const KernelCall &call);
+  /// An attention the runtime launches in a CUDA library: its kernel object
+  /// holds a fatbin (`<symbol>_image`), not a function.
+  bool isDeviceAttention(const KernelSpec &spec) const {
+    return options.cuda && spec.kind == KernelKind::Attention;
+  }
+  /// The attune_abi_attention_t global of a device attention's spec.
+  LLVM::GlobalOp attentionOp(const KernelSpec &spec);
 
   // Module-level pieces.
   LogicalResult declareKernels(std::vector<KernelSpec> &kernels);
@@ -227,7 +235,7 @@ private:
   Location loc;
   Type ptrType, i8, i16, i32, i64;
   CStructLayout dimLayout, bufLayout, tensorLayout, abiLayout, sumLayout;
-  CStructLayout deviceLayout, matmulLayout;
+  CStructLayout deviceLayout, matmulLayout, attentionLayout;
 
   llvm::StringMap<LLVM::LLVMFuncOp> kernelDecls;
   LLVM::LLVMFuncOp setThreadsDecl, setErrorHandlerDecl;
@@ -243,6 +251,8 @@ private:
   llvm::StringMap<int64_t> constantOffsets;
   int64_t constantsBytes = 0;
   std::map<std::string, LLVM::GlobalOp> matmulOps;
+  // attune_abi_attention_t of each device attention kernel, by symbol.
+  std::map<std::string, LLVM::GlobalOp> attentionOps;
   SmallVector<Value> symbolValues;
   std::map<std::string, Value> monomials, monomials32; // per function body
 };
@@ -288,12 +298,82 @@ FailureOr<LLVM::GlobalOp> Emitter::matmulOp(const KernelCall &call) {
   return it->second;
 }
 
+LLVM::GlobalOp Emitter::attentionOp(const KernelSpec &spec) {
+  std::string symbol = spec.symbolName();
+  auto [it, inserted] = attentionOps.try_emplace(symbol);
+  if (!inserted)
+    return it->second;
+  builder.restoreInsertionPoint(moduleEnd());
+  // The fatbin, defined by the kernel's object (CudaBackend).
+  auto image = LLVM::GlobalOp::create(builder, loc, i8, /*isConstant=*/true,
+                                      LLVM::Linkage::External, symbol + "_image", Attribute(),
+                                      /*alignment=*/64);
+  image.setVisibility_(LLVM::Visibility::Hidden);
+  image.setDsoLocal(true);
+  // RoPE's angle per pair and position, from the one definition of theta.
+  LLVM::GlobalOp theta;
+  int64_t rotaryDims = 0;
+  if (spec.rope.enabled) {
+    rotaryDims = spec.rope.rotaryDims > 0 ? spec.rope.rotaryDims : spec.headDim;
+    std::string bytes;
+    for (int64_t i = 0; i < rotaryDims / 2; ++i) {
+      float value = static_cast<float>(ropeInverseFrequency(spec.rope, i));
+      bytes.append(reinterpret_cast<const char *>(&value), sizeof value);
+    }
+    theta = LLVM::GlobalOp::create(builder, loc, LLVM::LLVMArrayType::get(i8, bytes.size()),
+                                   /*isConstant=*/true, LLVM::Linkage::Private,
+                                   uniqueName(symbol + "_rope_theta"),
+                                   builder.getStringAttr(bytes), /*alignment=*/16);
+  }
+  LLVM::GlobalOp kernel = stringGlobal(symbol);
+  LLVM::GlobalOp combine = stringGlobal(symbol + "_combine");
+  it->second = initializedGlobal("__attune_attention", attentionLayout.type(), [&]() -> Value {
+    Value op = LLVM::ZeroOp::create(builder, loc, attentionLayout.type());
+    auto set = [&](AbiAttentionField field, Value value) {
+      op = attentionLayout.insert(builder, loc, op, field, value);
+    };
+    auto address = [&](LLVM::GlobalOp global) {
+      return LLVM::AddressOfOp::create(builder, loc, global).getResult();
+    };
+    set(kAttentionImage, address(image));
+    set(kAttentionKernel, address(kernel));
+    set(kAttentionCombine, address(combine));
+    set(kAttentionHeadDim, constI(i32, spec.headDim));
+    set(kAttentionValueDim, constI(i32, spec.valueHeadDim()));
+    set(kAttentionCausal, constI(i32, spec.causal));
+    set(kAttentionHasMask, constI(i32, spec.hasMask));
+    set(kAttentionHasKeyPadding, constI(i32, spec.hasKeyPadding));
+    set(kAttentionRotaryDims, constI(i32, rotaryDims));
+    if (theta)
+      set(kAttentionRopeTheta, address(theta));
+    set(kAttentionRopeOffset, constI(i64, spec.rope.positionOffset));
+    auto f64 = Float64Type::get(ctx);
+    set(kAttentionScale, LLVM::ConstantOp::create(builder, loc, f64,
+                                                  builder.getF64FloatAttr(spec.scale)));
+    set(kAttentionSoftcap, LLVM::ConstantOp::create(builder, loc, f64,
+                                                    builder.getF64FloatAttr(spec.softcap)));
+    return op;
+  });
+  return it->second;
+}
+
 LogicalResult Emitter::declareKernels(std::vector<KernelSpec> &kernels) {
   builder.restoreInsertionPoint(moduleEnd());
   for (const KernelCall &call : program.calls) {
     if (isDeviceMatmul(call.spec)) {
       if (failed(matmulOp(call)))
         return failure();
+      continue;
+    }
+    if (isDeviceAttention(call.spec)) {
+      // Only calls without score modifiers reach here (the target
+      // decomposes the others), so one spec is one kernel.
+      if (!call.spec.modifiers.empty())
+        return call.op->emitOpError("has score modifiers, which the GPU attention kernel "
+                                    "does not evaluate yet");
+      if (!attentionOps.count(call.spec.symbolName()))
+        kernels.push_back(call.spec);
+      attentionOp(call.spec);
       continue;
     }
     std::string name = call.spec.symbolName();
@@ -529,7 +609,7 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
 
   // CUDA: the Halide kernels take the run's context and stream from the
   // support code (cuda_support.c), and every buffer is a device address.
-  Value deviceInterface, matmulFn, matmulUser, markFn;
+  Value deviceInterface, matmulFn, matmulUser, markFn, attentionFn;
   auto markType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrType, ptrType});
   // Tells the runtime which call comes next (attune_abi_device_t::mark).
   auto mark = [&](Location at, Value name) {
@@ -548,6 +628,7 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
     matmulFn = deviceLayout.load(builder, loc, device, kDeviceMatmul);
     matmulUser = deviceLayout.load(builder, loc, device, kDeviceUser);
     markFn = deviceLayout.load(builder, loc, device, kDeviceMark);
+    attentionFn = deviceLayout.load(builder, loc, device, kDeviceAttention);
   }
 
   // Where every tensor lives.
@@ -656,19 +737,22 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
       mark(callLoc, LLVM::AddressOfOp::create(builder, callLoc, stringGlobal(name)));
     }
     Value rc;
-    if (isDeviceMatmul(call.spec)) {
+    if (isDeviceMatmul(call.spec) || isDeviceAttention(call.spec)) {
+      // The runtime's entry: (user, op, buffers, count).
       for (auto [a, buf] : llvm::enumerate(args)) {
         Value slot = LLVM::GEPOp::create(builder, callLoc, ptrType, argArrayType, argArray,
                                          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(a)});
         LLVM::StoreOp::create(builder, callLoc, buf, slot);
       }
-      Value op = LLVM::AddressOfOp::create(builder, callLoc, *matmulOp(call));
-      auto matmulType =
+      bool attention = isDeviceAttention(call.spec);
+      Value op = LLVM::AddressOfOp::create(
+          builder, callLoc, attention ? attentionOp(call.spec) : *matmulOp(call));
+      auto entryType =
           LLVM::LLVMFunctionType::get(i32, {ptrType, ptrType, ptrType, i32});
-      SmallVector<Value> operands = {matmulFn, matmulUser, op, argArray,
-                                     constI(i32, args.size())};
-      rc = LLVM::CallOp::create(builder, callLoc, matmulType, operands).getResult();
-      // The runtime keeps the matmul's own message and status.
+      SmallVector<Value> operands = {attention ? attentionFn : matmulFn, matmulUser, op,
+                                     argArray, constI(i32, args.size())};
+      rc = LLVM::CallOp::create(builder, callLoc, entryType, operands).getResult();
+      // The runtime keeps the call's own message and status.
       Value failed = LLVM::ICmpOp::create(builder, callLoc, LLVM::ICmpPredicate::ne, rc, zero32);
       rc = LLVM::SelectOp::create(builder, callLoc, failed,
                                   constI(i32, ATTUNE_ABI_DEVICE_CALL_FAILED), zero32);

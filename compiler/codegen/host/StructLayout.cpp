@@ -18,6 +18,7 @@ uint64_t sizeOf(CField field) {
   case CField::I32:
     return 4;
   case CField::I64:
+  case CField::F64:
   case CField::Ptr:
     return 8;
   }
@@ -34,6 +35,8 @@ Type llvmType(MLIRContext *context, CField field) {
     return IntegerType::get(context, 32);
   case CField::I64:
     return IntegerType::get(context, 64);
+  case CField::F64:
+    return Float64Type::get(context);
   case CField::Ptr:
     return LLVM::LLVMPointerType::get(context);
   }
@@ -115,8 +118,14 @@ CStructLayout modelAbiLayout(MLIRContext *context) {
 }
 
 CStructLayout abiDeviceLayout(MLIRContext *context) {
-  return CStructLayout(context,
-                       {CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr});
+  return CStructLayout(context, {CField::Ptr, CField::Ptr, CField::Ptr, CField::Ptr,
+                                 CField::Ptr, CField::Ptr});
+}
+
+CStructLayout abiAttentionLayout(MLIRContext *context) {
+  return CStructLayout(context, {CField::Ptr, CField::Ptr, CField::Ptr, CField::I32, CField::I32, CField::I32, CField::I32,
+                                 CField::I32, CField::I32, CField::Ptr, CField::I64,
+                                 CField::F64, CField::F64});
 }
 
 CStructLayout abiMatmulLayout(MLIRContext *context) {

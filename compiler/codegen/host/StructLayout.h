@@ -24,7 +24,7 @@
 namespace attune::codegen::host {
 
 /// Scalar C field kinds (a nested struct is spelled out field by field).
-enum class CField { U8, U16, I32, I64, Ptr };
+enum class CField { U8, U16, I32, I64, F64, Ptr };
 
 class CStructLayout {
 public:
@@ -122,8 +122,33 @@ enum ModelAbiField {
 CStructLayout modelAbiLayout(mlir::MLIRContext *context);
 
 /// attune_abi_device_t (runtime.h).
-enum AbiDeviceField { kDeviceContext, kDeviceStream, kDeviceMatmul, kDeviceUser, kDeviceMark };
+enum AbiDeviceField {
+  kDeviceContext,
+  kDeviceStream,
+  kDeviceMatmul,
+  kDeviceUser,
+  kDeviceMark,
+  kDeviceAttention
+};
 CStructLayout abiDeviceLayout(mlir::MLIRContext *context);
+
+/// attune_abi_attention_t (runtime.h).
+enum AbiAttentionField {
+  kAttentionImage,
+  kAttentionKernel,
+  kAttentionCombine,
+  kAttentionHeadDim,
+  kAttentionValueDim,
+  kAttentionCausal,
+  kAttentionHasMask,
+  kAttentionHasKeyPadding,
+  kAttentionRotaryDims,
+  kAttentionRopeTheta,
+  kAttentionRopeOffset,
+  kAttentionScale,
+  kAttentionSoftcap
+};
+CStructLayout abiAttentionLayout(mlir::MLIRContext *context);
 
 /// attune_abi_matmul_t (runtime.h).
 enum AbiMatmulField {

@@ -3,14 +3,81 @@
 #include "compiler/targets/cuda/CudaBackend.h"
 #include "compiler/codegen/halide/Kernels.h"
 #include "compiler/codegen/halide/ModelSupport.h"
+#include "compiler/codegen/halide/Process.h"
 #include "compiler/codegen/host/HostCodegen.h"
+#include "compiler/targets/cuda/attention/AttentionKernels.h"
+#include "dialects/tfm/TfmOps.h"
+
+#include <cstdio>
+#include <fstream>
 
 namespace attune::targets::cuda {
 namespace {
 
+/// The FlashAttention.cuh configuration of an attention kernel spec, named
+/// after the spec's symbol.
+AttentionKernelSpec attentionKernelSpec(const codegen::KernelSpec &spec) {
+  AttentionKernelSpec kernel;
+  std::string symbol = spec.symbolName(), prefix = "attune_attention_";
+  kernel.name = symbol.rfind(prefix, 0) == 0 ? symbol.substr(prefix.size()) : symbol;
+  kernel.headDim = int(spec.headDim);
+  kernel.valueDim = int(spec.valueHeadDim());
+  kernel.causal = spec.causal;
+  kernel.mask = spec.hasMask;
+  kernel.keyPadding = spec.hasKeyPadding;
+  kernel.bias = !spec.modifiers.empty();
+  kernel.softcap = spec.softcap > 0;
+  if (spec.rope.enabled) {
+    kernel.rotaryDims = int(spec.rope.rotaryDims > 0 ? spec.rope.rotaryDims : spec.headDim);
+    kernel.ropeInterleaved = spec.rope.interleaved;
+  }
+  kernel.storage = spec.elementType;
+  return kernel;
+}
+
+/// The fatbin of `spec`'s attention kernel (nvcc) in an object defining
+/// `<symbol>_image` (cc), which the host code hands the runtime
+/// (attune_abi_attention_t).
+std::string compileAttentionObject(const codegen::KernelSpec &spec, int capability,
+                                   const std::string &objectPath) {
+  AttentionKernelSpec kernel = attentionKernelSpec(spec);
+  if (std::string reason = unsupportedReason(kernel); !reason.empty())
+    return "no GPU attention kernel for " + spec.symbolName() + ": " + reason;
+  // SASS for the architecture asked for and for sm_90 (the H100), PTX of
+  // the newest for later GPUs.
+  std::vector<int> architectures = {capability};
+  if (capability < 90)
+    architectures.push_back(90);
+  std::vector<char> fatbin;
+  std::string error;
+  if (!compileFatbin(attentionKernelSource({kernel}), architectures, fatbin, error))
+    return "compiling the GPU attention kernel " + spec.symbolName() + ": " + error;
+  codegen::ScratchDir scratch;
+  if (scratch.path.empty())
+    return "cannot create a scratch directory for " + spec.symbolName();
+  std::string source = scratch.path + "/image.c";
+  {
+    std::ofstream out(source);
+    std::string symbol = spec.symbolName();
+    out << "// The fatbin of " << symbol << " (FlashAttention.cuh).\n"
+        << "const unsigned char " << symbol << "_image[] __attribute__((aligned(64))) = {";
+    char hex[8];
+    for (size_t i = 0; i < fatbin.size(); ++i) {
+      std::snprintf(hex, sizeof hex, "%s%u", i % 32 ? "," : ",\n", unsigned(uint8_t(fatbin[i])));
+      out << (i == 0 ? hex + 1 : hex);
+    }
+    out << "};\n";
+    if (!out)
+      return "cannot write " + source;
+  }
+  return codegen::runShellCommand("cc -c -fPIC " + codegen::shellQuote(source) + " -o " +
+                                      codegen::shellQuote(objectPath),
+                                  "compiling the fatbin of " + spec.symbolName());
+}
+
 class CudaBackend final : public TargetBackend {
 public:
-  explicit CudaBackend(codegen::CudaTargetOptions options) : options(options) {}
+  CudaBackend(codegen::CudaTargetOptions options, bool bf16) : options(options), bf16(bf16) {}
 
   std::string name() const override { return "cuda"; }
 
@@ -31,6 +98,8 @@ public:
 
   std::string compileKernel(const codegen::KernelSpec &spec,
                             const std::string &objectPath) const override {
+    if (spec.kind == codegen::KernelKind::Attention)
+      return compileAttentionObject(spec, options.capability, objectPath);
     return codegen::compileCudaKernelObject(spec, options, objectPath);
   }
 
@@ -51,9 +120,14 @@ public:
   }
 
   std::string unfusedAttentionReason() const override {
-    return "the CUDA target has no fused attention kernel yet: attention runs as "
-           "cuBLASLt batched matmuls around a Halide softmax";
+    if (bf16)
+      return "";
+    return "the CUDA target's fused attention computes bf16 products (build with "
+           "--precision=bf16): in f32, attention runs as cuBLASLt batched matmuls around a "
+           "Halide softmax";
   }
+
+  std::string unfusedAttentionReasonFor(mlir::Operation *op) const override;
 
   bool bf16ByRoundingProducts() const override {
     // cuBLASLt's CUBLAS_COMPUTE_32F_FAST_16BF: f32 data in and out, the
@@ -84,7 +158,47 @@ public:
 
 private:
   codegen::CudaTargetOptions options;
+  bool bf16;
 };
+
+std::string CudaBackend::unfusedAttentionReasonFor(mlir::Operation *op) const {
+  auto attention = mlir::dyn_cast<tfm::AttentionOp>(op);
+  if (!attention)
+    return "not a tfm.attention";
+  if (!attention.getProductType() || !attention.getProductType()->isBF16())
+    return "its products are not bf16 (the GPU kernel's tensor cores multiply bf16)";
+  if (mlir::ArrayAttr modifiers = attention.getModifiersAttr(); modifiers && !modifiers.empty()) {
+    std::string names;
+    for (mlir::Attribute modifier : modifiers) {
+      auto kind = mlir::cast<mlir::DictionaryAttr>(modifier).getAs<mlir::StringAttr>("kind");
+      names += (names.empty() ? "" : ", ") + (kind ? kind.str() : std::string("?"));
+    }
+    return "its score modifiers (" + names + ") are not evaluated by the GPU kernel yet";
+  }
+  auto query = mlir::cast<mlir::RankedTensorType>(attention.getQuery().getType());
+  auto value = mlir::cast<mlir::RankedTensorType>(attention.getValue().getType());
+  AttentionKernelSpec kernel;
+  kernel.name = "check";
+  kernel.headDim = query.isDynamicDim(3) ? -1 : int(query.getDimSize(3));
+  kernel.valueDim = value.isDynamicDim(3) ? -1 : int(value.getDimSize(3));
+  mlir::Type element = query.getElementType();
+  kernel.storage = element.isF32() ? ScalarType::F32
+                   : element.isBF16() ? ScalarType::BF16
+                                      : ScalarType::F16;
+  if (mlir::DictionaryAttr rope = attention.getRopeAttr()) {
+    auto dims = rope.getAs<mlir::IntegerAttr>("rotary_dims");
+    kernel.rotaryDims = dims ? int(dims.getInt()) : kernel.headDim;
+  }
+  if (std::string reason = unsupportedReason(kernel); !reason.empty())
+    return reason;
+  if (mlir::Value padding = attention.getKeyPaddingMask()) {
+    mlir::Type type = mlir::cast<mlir::RankedTensorType>(padding.getType()).getElementType();
+    if (type.getIntOrFloatBitWidth() > 8)
+      return "its key padding mask has " + std::to_string(type.getIntOrFloatBitWidth()) +
+             "-bit elements (the GPU kernel reads bytes)";
+  }
+  return "";
+}
 
 } // namespace
 
@@ -101,7 +215,7 @@ std::unique_ptr<TargetBackend> createCudaBackend(const TargetOptions &targetOpti
     error = "invalid --cuda-arch: " + problem;
     return nullptr;
   }
-  return std::make_unique<CudaBackend>(options);
+  return std::make_unique<CudaBackend>(options, targetOptions.bf16);
 }
 
 } // namespace attune::targets::cuda

@@ -287,6 +287,7 @@ int validateOptions(ValidatedOptions &valid) {
       return fail("invalid --cuda-arch '" + cudaArch + "', expected sm_80 or sm_86");
     targetOptions.cudaCapability = capability;
   }
+  targetOptions.bf16 = precision == Precision::BF16;
   std::string targetError;
   valid.target = attune::targets::createTargetBackend(targetName, targetOptions,
                                                       targetError);

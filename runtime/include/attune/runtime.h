@@ -302,7 +302,7 @@ attune_status_t attune_model_isa(const attune_model_t *model,
  * the contract between attune-compile's output and this runtime.
  *===----------------------------------------------------------------------===*/
 
-#define ATTUNE_MODEL_ABI_VERSION 6u
+#define ATTUNE_MODEL_ABI_VERSION 7u
 #define ATTUNE_MODEL_ABI_SYMBOL "attune_model_abi"
 
 typedef struct attune_abi_tensor {
@@ -371,6 +371,33 @@ typedef struct attune_abi_matmul {
   int32_t products;   /* ATTUNE_ABI_PRODUCTS_* */
 } attune_abi_matmul_t;
 
+/* A fused attention a CUDA library leaves to the runtime, which launches
+ * the library's own kernel for it (compiler/targets/cuda/attention/
+ * FlashAttention.cuh, compiled into `image`, a fatbin holding the kernels
+ * `kernel` and `combine`; the runtime loads each image once). Passed to
+ * attune_abi_device_t::attention with its operands as halide_buffer_t
+ * (innermost dimension first, strides in elements, the head dimension
+ * contiguous): q [D, Sq, H, B], k [D, Sk, Hkv, B], v [Dv, Sk, Hkv, B],
+ * then mask [Sk, Sq, H, B] (f32, stride 0 where it broadcasts) when
+ * has_mask, key_padding [Sk, B] (bytes, nonzero attends) when
+ * has_key_padding, then the result [Dv, Sq, H, B]. q, k, v and the result
+ * are f32 or bf16; the products are bf16 with f32 accumulation
+ * (tfm.attention's product_type = bf16). RoPE, when rotary_dims > 0,
+ * rotates q and k as they are loaded by position * rope_theta[i] (the
+ * rotary_dims / 2 angles, f32), positions offset by rope_offset. */
+typedef struct attune_abi_attention {
+  const void *image;
+  const char *kernel;
+  const char *combine;
+  int32_t head_dim, value_dim;
+  int32_t causal, has_mask, has_key_padding;
+  int32_t rotary_dims;
+  const float *rope_theta;
+  int64_t rope_offset;
+  double scale;
+  double softcap; /* 0: none */
+} attune_abi_attention_t;
+
 struct halide_buffer_t;
 
 /* What the runtime gives a CUDA library's run(): the device's context and
@@ -391,9 +418,14 @@ typedef struct attune_abi_device {
    * the last with NULL, so that a profiler can mark the stream between
    * them (ATTUNE_CUDA_PROFILE). Never NULL. */
   void (*mark)(void *user, const char *name);
+  /* Queues the fused attention `op` on `stream`, as matmul does a product
+   * (args in the order attune_abi_attention_t gives). */
+  int32_t (*attention)(void *user, const attune_abi_attention_t *op,
+                       struct halide_buffer_t *const *args, int32_t num_args);
 } attune_abi_device_t;
 
-/* run()'s return value when attune_abi_device_t::matmul failed. */
+/* run()'s return value when attune_abi_device_t::matmul or ::attention
+ * failed. */
 #define ATTUNE_ABI_DEVICE_CALL_FAILED (-1000)
 
 /* attune_model_abi_t::weights_storage. */

@@ -2,14 +2,14 @@
 // RUN: attune-compile %s --target=cuda --emit=mlir --fuse-epilogues | FileCheck %s --check-prefix=GRAPH
 // RUN: attune-compile %s --target=cuda --emit=mlir --fuse-epilogues --verbose 2>&1 | FileCheck %s --check-prefix=VERBOSE
 
-/// --target=cuda: the same model as host code for a GPU. Attention runs
-/// unfused (the target has no fused attention kernel yet); its products
-/// and the linears go to the runtime's cuBLASLt through the device's matmul
-/// entry, so no matmul or attention kernel is declared; the norms and the
-/// softmax are Halide kernels called with device buffers (the CUDA device
-/// interface, no host pointer); the run enters the runtime's context and
-/// stream first. (Patterns use {{...}} so that they cannot match their own
-/// text in the embedded source IR.)
+/// --target=cuda: the same model as host code for a GPU. In f32, attention
+/// runs unfused (the fused GPU kernel multiplies bf16; cuda-attention.mlir
+/// has --precision=bf16); its products and the linears go to the runtime's
+/// cuBLASLt through the device's matmul entry, so no matmul or attention kernel is declared; the
+/// norms and the softmax are Halide kernels called with device buffers (the
+/// CUDA device interface, no host pointer); the run enters the runtime's
+/// context and stream first. (Patterns use {{...}} so that they cannot match
+/// their own text in the embedded source IR.)
 
 // CHECK-NOT: llvm.func @attune_{{linear}}_
 // CHECK-NOT: llvm.func @attune_{{matmul}}_
@@ -27,7 +27,7 @@
 /// cuBLASLt has no erf GELU epilogue: the activation stays an op and says why.
 // GRAPH: tfm.gelu %{{.*}} {tfm.unfused_epilogue = "the target's matmul has no gelu epilogue (it has relu, gelu_tanh)"}
 
-// VERBOSE: attune-compile: attention unfused: the CUDA target has no fused attention kernel yet
+// VERBOSE: attune-compile: attention unfused: the CUDA target's fused attention computes bf16 products (build with --precision=bf16)
 // VERBOSE: remark: activation left unfused: the target's matmul has no gelu epilogue
 // VERBOSE-NOT: tfm.attention
 func.func @block(%x: tensor<1x?x64xf32>) -> tensor<1x?x64xf32> {

@@ -226,6 +226,24 @@ TEST_F(HostCodegenTest, StructLayoutsMatchTheCDeclarations) {
   EXPECT_EQ(device.offset(kDeviceMatmul), offsetof(attune_abi_device_t, matmul));
   EXPECT_EQ(device.offset(kDeviceUser), offsetof(attune_abi_device_t, user));
   EXPECT_EQ(device.offset(kDeviceMark), offsetof(attune_abi_device_t, mark));
+  EXPECT_EQ(device.offset(kDeviceAttention), offsetof(attune_abi_device_t, attention));
+
+  CStructLayout attention = abiAttentionLayout(&context);
+  EXPECT_EQ(attention.size(), sizeof(attune_abi_attention_t));
+  EXPECT_EQ(attention.offset(kAttentionImage), offsetof(attune_abi_attention_t, image));
+  EXPECT_EQ(attention.offset(kAttentionKernel), offsetof(attune_abi_attention_t, kernel));
+  EXPECT_EQ(attention.offset(kAttentionCombine), offsetof(attune_abi_attention_t, combine));
+  EXPECT_EQ(attention.offset(kAttentionHeadDim), offsetof(attune_abi_attention_t, head_dim));
+  EXPECT_EQ(attention.offset(kAttentionValueDim), offsetof(attune_abi_attention_t, value_dim));
+  EXPECT_EQ(attention.offset(kAttentionCausal), offsetof(attune_abi_attention_t, causal));
+  EXPECT_EQ(attention.offset(kAttentionHasMask), offsetof(attune_abi_attention_t, has_mask));
+  EXPECT_EQ(attention.offset(kAttentionHasKeyPadding),
+            offsetof(attune_abi_attention_t, has_key_padding));
+  EXPECT_EQ(attention.offset(kAttentionRotaryDims), offsetof(attune_abi_attention_t, rotary_dims));
+  EXPECT_EQ(attention.offset(kAttentionRopeTheta), offsetof(attune_abi_attention_t, rope_theta));
+  EXPECT_EQ(attention.offset(kAttentionRopeOffset), offsetof(attune_abi_attention_t, rope_offset));
+  EXPECT_EQ(attention.offset(kAttentionScale), offsetof(attune_abi_attention_t, scale));
+  EXPECT_EQ(attention.offset(kAttentionSoftcap), offsetof(attune_abi_attention_t, softcap));
 
   CStructLayout matmul = abiMatmulLayout(&context);
   EXPECT_EQ(matmul.size(), sizeof(attune_abi_matmul_t));

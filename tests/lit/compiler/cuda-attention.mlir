@@ -1,0 +1,41 @@
+// RUN: attune-compile %s --target=cuda --precision=bf16 --emit=host-mlir | FileCheck %s
+// RUN: attune-compile %s --target=cuda --precision=bf16 --emit=mlir --verbose 2>&1 | FileCheck %s --check-prefix=GRAPH
+// RUN: attune-compile %s --target=cuda --emit=mlir 2>&1 | FileCheck %s --check-prefix=F32
+
+/// --target=cuda --precision=bf16: an attention the GPU kernel takes (GPT-2's
+/// causal one) stays fused and its call goes to the runtime's attention
+/// entry with a descriptor naming the library's fatbin and kernels; one with
+/// a score modifier the kernel does not evaluate yet (ALiBi) is decomposed,
+/// and --verbose says why. In f32 both are decomposed. (Patterns use {{...}}
+/// so that they cannot match their own text in the embedded source IR.)
+
+/// The fatbin is the kernel object's, the RoPE-free descriptor holds the
+/// kernel and combine names, the head sizes and the scale.
+// CHECK-DAG: llvm.mlir.global external hidden constant @attune_{{attention}}_f32_d64_{{.*}}_causal_bf16products_image()
+// CHECK-DAG: llvm.mlir.global private constant @__attune_str_{{[0-9]+}}("attune_{{attention}}_f32_d64_{{.*}}_causal_bf16products_combine\00")
+// CHECK-DAG: llvm.mlir.global private constant @__attune_{{attention}}()
+// CHECK-DAG: llvm.mlir.constant(1.250000e-01 : f64) : f64
+// CHECK-NOT: llvm.func @attune_{{attention}}_
+/// Two linears and the fused attention go to the runtime; the ALiBi
+/// attention's two products too.
+// CHECK-COUNT-5: llvm.call {{%[0-9]+}}({{.*}}) : !llvm.ptr, (!llvm.ptr, !llvm.ptr, !llvm.ptr, i32) -> i32
+// CHECK-NOT: llvm.call {{%[0-9]+}}({{.*}}) : !llvm.ptr, (!llvm.ptr, !llvm.ptr, !llvm.ptr, i32) -> i32
+
+// GRAPH: attune-compile: attention at {{.*}}cuda-attention.mlir{{.*}} unfused: its score modifiers (alibi) are not evaluated by the GPU kernel yet
+// GRAPH: tfm.attention {{.*}}causal = true{{.*}}product_type = bf16
+// GRAPH-NOT: tfm.attention
+
+// F32-NOT: tfm.attention
+func.func @block(%x: tensor<1x?x64xf32>) -> tensor<1x?x64xf32> {
+  %wq = tfm.weight "q.weight" : tensor<64x64xf32>
+  %wo = tfm.weight "o.weight" : tensor<64x64xf32>
+  %q = tfm.linear %x, %wq : tensor<1x?x64xf32>, tensor<64x64xf32> -> tensor<1x?x64xf32>
+  %q4 = tfm.reshape %q : tensor<1x?x64xf32> -> tensor<1x1x?x64xf32>
+  %o = tfm.attention %q4, %q4, %q4 {scale = 0.125 : f64, causal = true}
+      : tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32> -> tensor<1x1x?x64xf32>
+  %a = tfm.attention %o, %o, %o {scale = 0.125 : f64, modifiers = [{kind = "alibi"}]}
+      : tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32>, tensor<1x1x?x64xf32> -> tensor<1x1x?x64xf32>
+  %r = tfm.reshape %a : tensor<1x1x?x64xf32> -> tensor<1x?x64xf32>
+  %y = tfm.linear %r, %wo : tensor<1x?x64xf32>, tensor<64x64xf32> -> tensor<1x?x64xf32>
+  return %y : tensor<1x?x64xf32>
+}

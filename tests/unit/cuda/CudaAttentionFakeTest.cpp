@@ -1,0 +1,171 @@
+//===- CudaAttentionFakeTest.cpp - a fused GPU attention through the runtime, no GPU -===//
+//
+// tests/unit/cuda/Inputs/attention_only.mlir compiled with --target=cuda
+// --precision=bf16 is one call of the library's own attention kernel (GQA,
+// causal, a mask, key padding, RoPE). This runs it through the whole
+// runtime on the stand-in driver (fake_cuda_driver.c, whose device memory is
+// host memory): attune_model_run stages the inputs, the generated run()
+// calls the runtime's attention entry, which reads the operands' buffers,
+// uploads the RoPE angles, loads the library's fatbin and launches its
+// kernel. The stand-in records the launch, and this test's launch hook then
+// runs the kernel the library was compiled with (FlashAttention.cuh, the
+// same configuration, compiled for the host) on the warp emulator with the
+// grid, block, shared memory and AttentionParams the runtime passed. The
+// result must match the model compiled for the CPU (f32 products) within
+// the bf16 products' tolerance: |err| <= 1e-2 * max|v| + rel L2 < 5e-3.
+// Also with the keys split (a decode-shaped call), which adds the combine
+// kernel's launch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "attune/runtime.h"
+#include "compiler/targets/cuda/attention/FlashAttention.cuh"
+#include "tests/unit/cuda/WarpEmulator.h"
+#include "tests/unit/cuda/fake_cuda_driver.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace attune::gpu;
+
+/// What attention_only.mlir's attention compiles into (the kernel's
+/// configuration; the test checks the library's kernel name says so).
+using Config = AttentionConfig<32, 32, /*causal=*/true, /*mask=*/true, /*keyPadding=*/true,
+                               /*bias=*/false, /*softcap=*/false, /*rotaryDims=*/16,
+                               /*interleaved=*/false, float, float>;
+
+int emulatedLaunches = 0;
+std::string launchedKernels;
+
+/// The stand-in driver's launch hook: runs the launched kernel on the
+/// emulator with exactly what the runtime passed.
+void runLaunch(const AttuneFakeCudaLaunch *launch) {
+  std::string name = launch->kernel;
+  launchedKernels += name + " ";
+  const AttentionParams &params = *static_cast<const AttentionParams *>(launch->params[0]);
+  emu::LaunchShape shape;
+  for (int i = 0; i < 3; ++i)
+    shape.grid[i] = static_cast<int>(launch->grid[i]);
+  shape.threads = static_cast<int>(launch->block[0] * launch->block[1] * launch->block[2]);
+  shape.sharedBytes = launch->sharedBytes;
+  bool combine = name.size() > 8 && name.compare(name.size() - 8, 8, "_combine") == 0;
+  if (combine)
+    emu::launch(shape, [&] { attentionCombine<Config>(params); });
+  else
+    emu::launch(shape, [&] { flashAttention<Config>(params); });
+  ++emulatedLaunches;
+}
+
+struct Inputs {
+  int64_t seq, keys;
+  std::vector<float> q, k, v, mask, out;
+  std::vector<unsigned char> padding;
+};
+
+Inputs makeInputs(int64_t seq, int64_t keys, unsigned seed) {
+  Inputs in{seq, keys};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+  auto fill = [&](std::vector<float> &x, size_t n, float scale) {
+    x.resize(n);
+    for (float &e : x)
+      e = scale * uniform(rng);
+  };
+  fill(in.q, 2 * 4 * seq * 32, 2.f);
+  fill(in.k, 2 * 2 * keys * 32, 2.f);
+  fill(in.v, 2 * 2 * keys * 32, 1.f);
+  fill(in.mask, 2 * seq * keys, 1.f);
+  in.padding.assign(2 * keys, 1);
+  for (int64_t j = keys * 3 / 4; j < keys; ++j)
+    in.padding[keys + j] = 0; // batch 1 ends with padding
+  in.out.assign(2 * 4 * seq * 32, std::nanf(""));
+  return in;
+}
+
+attune_status_t run(attune_model_t *model, Inputs &in) {
+  attune_tensor_t inputs[5] = {
+      {in.q.data(), ATTUNE_DTYPE_F32, 4, {2, 4, in.seq, 32}},
+      {in.k.data(), ATTUNE_DTYPE_F32, 4, {2, 2, in.keys, 32}},
+      {in.v.data(), ATTUNE_DTYPE_F32, 4, {2, 2, in.keys, 32}},
+      {in.mask.data(), ATTUNE_DTYPE_F32, 4, {2, 1, in.seq, in.keys}},
+      {in.padding.data(), ATTUNE_DTYPE_BOOL, 2, {2, in.keys}}};
+  attune_tensor_t output = {in.out.data(), ATTUNE_DTYPE_F32, 4, {2, 4, in.seq, 32}};
+  return attune_model_run(model, inputs, 5, &output, 1);
+}
+
+class CudaAttentionFake : public ::testing::Test {
+protected:
+  void SetUp() override {
+    setenv("ATTUNE_CUDA_DRIVER", ATTUNE_FAKE_CUDA_DRIVER, 1);
+    setenv("ATTUNE_CUBLASLT", ATTUNE_FAKE_CUBLASLT, 1);
+  }
+};
+
+void expectMatchesCpu(int64_t seq, int64_t keys, int expectedLaunches) {
+  attune_model_t *gpu = nullptr, *cpu = nullptr;
+  ASSERT_EQ(attune_model_open(ATTUNE_ATTENTION_ONLY_CUDA_BF16, &gpu), ATTUNE_OK)
+      << attune_status_message();
+  ASSERT_EQ(attune_model_open(ATTUNE_ATTENTION_ONLY_CPU, &cpu), ATTUNE_OK)
+      << attune_status_message();
+  Inputs onGpu = makeInputs(seq, keys, 7), onCpu = makeInputs(seq, keys, 7);
+  ASSERT_EQ(run(cpu, onCpu), ATTUNE_OK) << attune_status_message();
+
+  // The stand-in driver is loaded by the first run; its hook then runs
+  // every launch of the next one.
+  Inputs warmUp = makeInputs(seq, keys, 7);
+  emulatedLaunches = 0;
+  attune_status_t first = run(gpu, warmUp);
+  AttuneFakeCuda fake = attuneFakeCuda(ATTUNE_FAKE_CUDA_DRIVER);
+  ASSERT_TRUE(fake.onLaunch && fake.lastLaunch) << "the stand-in driver is not loaded";
+  ASSERT_EQ(first, ATTUNE_OK) << attune_status_message();
+  fake.onLaunch(&runLaunch);
+  launchedKernels.clear();
+  ASSERT_EQ(run(gpu, onGpu), ATTUNE_OK) << attune_status_message();
+  fake.onLaunch(nullptr);
+  EXPECT_EQ(emulatedLaunches, expectedLaunches) << launchedKernels;
+  EXPECT_NE(launchedKernels.find("_causal_mask_kpm_bool_rope_"), std::string::npos)
+      << "the library's kernel is not the configuration this test emulates: "
+      << launchedKernels;
+  const AttuneFakeCudaLaunch *last = fake.lastLaunch();
+  EXPECT_EQ(last->block[0], unsigned(kAttentionThreads));
+
+  double maxV = 0, worst = 0, errSquares = 0, refSquares = 0;
+  for (float x : onCpu.v)
+    maxV = std::max(maxV, double(std::fabs(x)));
+  for (size_t i = 0; i < onCpu.out.size(); ++i) {
+    double err = std::fabs(double(onGpu.out[i]) - onCpu.out[i]);
+    if (!(err <= worst))
+      worst = std::isnan(err) ? INFINITY : err;
+    errSquares += err * err;
+    refSquares += double(onCpu.out[i]) * onCpu.out[i];
+  }
+  EXPECT_LE(worst, 1e-2 * maxV);
+  EXPECT_LT(std::sqrt(errSquares / refSquares), 5e-3);
+  attune_model_close(gpu);
+  attune_model_close(cpu);
+}
+
+TEST_F(CudaAttentionFake, PrefillMatchesTheCpuBuild) {
+  // 3 query blocks of 64 against 150 keys: one launch, no split.
+  expectMatchesCpu(/*seq=*/130, /*keys=*/150, /*expectedLaunches=*/1);
+}
+
+TEST_F(CudaAttentionFake, DecodeSplitsTheKeysAndCombines) {
+  // Two query rows against 2000 keys: 8 blocks fill no H100 (132 SMs), so
+  // the runtime splits the keys and launches the combine kernel after the
+  // attention kernel. (The device is opened with the handle: the count is
+  // read then.)
+  setenv("ATTUNE_FAKE_CUDA_SMS", "132", 1);
+  expectMatchesCpu(/*seq=*/2, /*keys=*/2000, /*expectedLaunches=*/2);
+  unsetenv("ATTUNE_FAKE_CUDA_SMS");
+}
+
+} // namespace
