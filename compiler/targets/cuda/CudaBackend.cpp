@@ -42,7 +42,7 @@ std::string compileAttentionObject(const codegen::KernelSpec &spec, int capabili
                                    const std::string &objectPath) {
   AttentionKernelSpec kernel = attentionKernelSpec(spec);
   if (std::string reason = unsupportedReason(kernel); !reason.empty())
-    return "no GPU attention kernel for " + spec.symbolName() + ": " + reason;
+    return "no GPU attention kernel for it: " + reason;
   // SASS for the architecture asked for and for sm_90 (the H100), PTX of
   // the newest for later GPUs.
   std::vector<int> architectures = {capability};
@@ -51,10 +51,10 @@ std::string compileAttentionObject(const codegen::KernelSpec &spec, int capabili
   std::vector<char> fatbin;
   std::string error;
   if (!compileFatbin(attentionKernelSource({kernel}), architectures, fatbin, error))
-    return "compiling the GPU attention kernel " + spec.symbolName() + ": " + error;
+    return error;
   codegen::ScratchDir scratch;
   if (scratch.path.empty())
-    return "cannot create a scratch directory for " + spec.symbolName();
+    return "cannot create a scratch directory for its fatbin";
   std::string source = scratch.path + "/image.c";
   {
     std::ofstream out(source);
@@ -72,7 +72,7 @@ std::string compileAttentionObject(const codegen::KernelSpec &spec, int capabili
   }
   return codegen::runShellCommand("cc -c -fPIC " + codegen::shellQuote(source) + " -o " +
                                       codegen::shellQuote(objectPath),
-                                  "compiling the fatbin of " + spec.symbolName());
+                                  "compiling its fatbin into an object");
 }
 
 class CudaBackend final : public TargetBackend {

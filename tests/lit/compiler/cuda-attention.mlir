@@ -1,6 +1,7 @@
 // RUN: attune-compile %s --target=cuda --precision=bf16 --emit=host-mlir | FileCheck %s
 // RUN: attune-compile %s --target=cuda --precision=bf16 --emit=mlir --verbose 2>&1 | FileCheck %s --check-prefix=GRAPH
 // RUN: attune-compile %s --target=cuda --emit=mlir 2>&1 | FileCheck %s --check-prefix=F32
+// RUN: env ATTUNE_NVCC=/nonexistent/nvcc not attune-compile %s --target=cuda --precision=bf16 --no-kernel-cache -o %t.so 2>&1 | FileCheck %s --check-prefix=NONVCC
 
 /// --target=cuda --precision=bf16: an attention the GPU kernel takes (GPT-2's
 /// causal one) stays fused and its call goes to the runtime's attention
@@ -26,6 +27,9 @@
 // GRAPH-NOT: tfm.attention
 
 // F32-NOT: tfm.attention
+
+/// Building the kernel needs nvcc; without one the error says so.
+// NONVCC: attune-compile: error: cannot compile kernel 'attune_{{attention}}_f32_d64_{{.*}}_bf16products': nvcc '/nonexistent/nvcc' (from ATTUNE_NVCC) is not an executable
 func.func @block(%x: tensor<1x?x64xf32>) -> tensor<1x?x64xf32> {
   %wq = tfm.weight "q.weight" : tensor<64x64xf32>
   %wo = tfm.weight "o.weight" : tensor<64x64xf32>
