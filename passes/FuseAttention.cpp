@@ -1110,17 +1110,6 @@ struct SiteRecord {
   std::string mask;
 };
 
-std::string formatLocation(Location loc) {
-  if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
-    return llvm::formatv("{0}:{1}:{2}", fileLoc.getFilename().getValue(),
-                         fileLoc.getLine(), fileLoc.getColumn())
-        .str();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
-}
-
 /// What -tfm-raise-encodings did, as the ops it marked say (see
 /// kRaisedFromAttr): one entry per encoding raised or left as written.
 llvm::json::Array encodingRecords(Operation *root) {
@@ -1131,7 +1120,7 @@ llvm::json::Array encodingRecords(Operation *root) {
       if (auto text = op->getAttrOfType<StringAttr>(name)) {
         auto [encoding, detail] = text.getValue().split(": ");
         encodings.push_back(llvm::json::Object{
-            {"location", formatLocation(op->getLoc())},
+            {"location", attune::reportLocation(op->getLoc())},
             {"encoding", encoding},
             {"raised", raised},
             {raised ? "from" : "reason", detail}});
@@ -1186,7 +1175,7 @@ struct FuseAttention final : attune::impl::FuseAttentionBase<FuseAttention> {
     SmallVector<SiteRecord> records;
     getOperation()->walk([&](tfm::AttentionOp op) {
       SiteRecord record;
-      record.location = formatLocation(op.getLoc());
+      record.location = attune::reportLocation(op.getLoc());
       record.fused = true;
       record.reason = "written as tfm.attention";
       record.scale = op.getScale().convertToDouble();
@@ -1203,7 +1192,7 @@ struct FuseAttention final : attune::impl::FuseAttentionBase<FuseAttention> {
       if (erased.contains(softmax))
         continue;
       SiteRecord record;
-      record.location = formatLocation(softmax.getLoc());
+      record.location = attune::reportLocation(softmax.getLoc());
       SiteMatcher matcher(softmax);
       if (failed(matcher.run())) {
         record.reason = matcher.reason;

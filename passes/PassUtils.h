@@ -17,12 +17,28 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/bit.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
 
 namespace attune {
+
+/// How the fusion report (--fusion-report) names an op's place: the first
+/// file:line:col in its location, else the location as MLIR prints it.
+inline std::string reportLocation(mlir::Location loc) {
+  if (auto fileLoc = loc->findInstanceOf<mlir::FileLineColLoc>())
+    return (fileLoc.getFilename().getValue() + ":" + llvm::Twine(fileLoc.getLine()) + ":" +
+            llvm::Twine(fileLoc.getColumn()))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
 
 /// Discardable attributes -tfm-raise-encodings leaves for the fusion
 /// report (and anyone reading the IR): on an op it raised, the spelling it

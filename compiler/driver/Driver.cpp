@@ -25,6 +25,7 @@
 #include "dialects/tfm/TfmDialect.h"
 #include "dialects/tfm/TfmOps.h"
 #include "passes/DecomposeAttention.h"
+#include "passes/PassUtils.h"
 
 #include "attune/runtime.h"
 
@@ -284,13 +285,20 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
       if (std::string reason = target.unfusedAttentionReasonFor(op); !reason.empty())
         unfused.push_back({op, reason});
     });
+    std::map<std::string, std::string> reportReasons;
     for (auto &[op, reason] : unfused) {
       if (options.verbose)
         log << "attune-compile: attention at " << op.getLoc() << " unfused: " << reason
             << "\n";
+      reportReasons[reportLocation(op.getLoc())] = reason;
       if (failed(decomposeAttention(op)))
         return fail("cannot decompose the attention the target has no kernel for");
     }
+    if (!reportReasons.empty() && !options.fusionReportPath.empty())
+      if (std::string error =
+              pipeline::markTargetUnfusedSites(options.fusionReportPath, reportReasons);
+          !error.empty())
+        return fail(error);
   }
   if (!pipelineOptions.fuseAttention && !options.fusionReportPath.empty())
     if (std::string error =

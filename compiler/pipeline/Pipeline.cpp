@@ -7,6 +7,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -90,6 +91,46 @@ std::string writeFusionDisabledReport(llvm::StringRef path) {
                             {"not_fused", 0},
                             {"sites", llvm::json::Array()}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+  os.close();
+  if (os.has_error())
+    return ("cannot write fusion report '" + path + "'").str();
+  return "";
+}
+
+std::string markTargetUnfusedSites(llvm::StringRef path,
+                                   const std::map<std::string, std::string> &reasons) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return ("cannot read fusion report '" + path + "'").str();
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed)
+    return ("fusion report '" + path + "': " + llvm::toString(parsed.takeError())).str();
+  llvm::json::Object *report = parsed->getAsObject();
+  llvm::json::Array *sites = report ? report->getArray("sites") : nullptr;
+  if (!sites)
+    return ("fusion report '" + path + "' has no sites").str();
+  int64_t moved = 0;
+  for (llvm::json::Value &value : *sites) {
+    llvm::json::Object *site = value.getAsObject();
+    std::optional<llvm::StringRef> location = site ? site->getString("location") : std::nullopt;
+    auto found = location ? reasons.find(location->str()) : reasons.end();
+    if (found == reasons.end() || site->getBoolean("fused") != true)
+      continue;
+    (*site)["fused"] = false;
+    (*site)["reason"] = "fused, then decomposed for the target: " + found->second;
+    // Scale, causal and mask describe a fused op (as the pass writes them).
+    site->erase("scale");
+    site->erase("causal");
+    site->erase("mask");
+    ++moved;
+  }
+  (*report)["fused"] = report->getInteger("fused").value_or(0) - moved;
+  (*report)["not_fused"] = report->getInteger("not_fused").value_or(0) + moved;
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return ("cannot write fusion report '" + path + "': " + ec.message()).str();
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*parsed))) << "\n";
   os.close();
   if (os.has_error())
     return ("cannot write fusion report '" + path + "'").str();

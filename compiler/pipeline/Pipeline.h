@@ -11,6 +11,7 @@
 
 #include "mlir/Pass/PassManager.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,13 @@ void buildGraphPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 /// shape as the fuse pass's report, with no sites and `"fusion": "disabled"`.
 /// Returns an empty string on success, else a message naming the problem.
 std::string writeFusionDisabledReport(llvm::StringRef path);
+
+/// Marks in the fusion report at `path` the sites a target then decomposed
+/// (TargetBackend::unfusedAttentionReasonFor): each site whose location is
+/// a key of `reasons` becomes unfused, with "fused, then decomposed for the
+/// target: <reason>", and the counts follow. Returns "" or a message.
+std::string markTargetUnfusedSites(llvm::StringRef path,
+                                   const std::map<std::string, std::string> &reasons);
 
 } // namespace attune::pipeline
 

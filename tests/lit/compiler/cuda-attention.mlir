@@ -1,6 +1,7 @@
 // RUN: attune-compile %s --target=cuda --precision=bf16 --emit=host-mlir | FileCheck %s
 // RUN: attune-compile %s --target=cuda --precision=bf16 --emit=mlir --verbose 2>&1 | FileCheck %s --check-prefix=GRAPH
 // RUN: attune-compile %s --target=cuda --emit=mlir 2>&1 | FileCheck %s --check-prefix=F32
+// RUN: attune-compile %s --target=cuda --precision=bf16 --emit=mlir -o %t.mlir --fusion-report=%t.json && FileCheck %s --input-file=%t.json --check-prefix=REPORT
 // RUN: env ATTUNE_NVCC=/nonexistent/nvcc not attune-compile %s --target=cuda --precision=bf16 --no-kernel-cache -o %t.so 2>&1 | FileCheck %s --check-prefix=NONVCC
 
 /// --target=cuda --precision=bf16: an attention the GPU kernel takes (GPT-2's
@@ -27,6 +28,12 @@
 // GRAPH-NOT: tfm.attention
 
 // F32-NOT: tfm.attention
+
+/// The fusion report says which attention the target decomposed after the
+/// fuse pass, and why.
+// REPORT-DAG: "fused": 1,
+// REPORT-DAG: "not_fused": 1,
+// REPORT-DAG: "reason": "fused, then decomposed for the target: its score modifiers (alibi) are not evaluated by the GPU kernel yet"
 
 /// Building the kernel needs nvcc; without one the error says so.
 // NONVCC: attune-compile: error: cannot compile kernel 'attune_{{attention}}_f32_d64_{{.*}}_bf16products': nvcc '/nonexistent/nvcc' (from ATTUNE_NVCC) is not an executable
