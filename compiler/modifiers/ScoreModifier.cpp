@@ -219,4 +219,59 @@ std::string checkModifier(const ScoreModifier &modifier, ModifierParams &given,
   return problem.empty() ? "" : prefix + problem;
 }
 
+std::string linearBiasOf(
+    const std::vector<std::pair<const ScoreModifier *, ModifierParams>> &modifiers,
+    int64_t heads, LinearBias &out) {
+  out = LinearBias();
+  for (const auto &[modifier, params] : modifiers) {
+    if (!modifier->operands().empty())
+      return "its score modifier " + modifier->name() + " reads a table";
+    if (!modifier->contentTerms(params).empty() || modifier->valueTerm(params))
+      return "its score modifier " + modifier->name() + " adds content terms";
+    modifier->visibleDeltas(params, out.low, out.high);
+  }
+  if (out.low > 0 || out.high < 0)
+    return "its score modifiers leave no distance visible around 0";
+  auto total = [&](int64_t h, int64_t delta) {
+    double sum = 0;
+    for (const auto &[modifier, params] : modifiers)
+      sum += modifier->referenceBias(params, {}, heads, h, delta);
+    return sum;
+  };
+  std::vector<int64_t> probes;
+  for (int64_t d : {0, 1, -1, 2, -2, 7, -7, 37, -37, 1000, -1000, 123457, -123457})
+    if (d >= out.low && d <= out.high)
+      probes.push_back(d);
+  auto fits = [&](int64_t h, double slope, bool absolute) {
+    for (int64_t d : probes) {
+      double want = slope * double(absolute && d < 0 ? -d : d), got = total(h, d);
+      if (!(std::fabs(got - want) <= 1e-9 * (1 + std::fabs(want))))
+        return false;
+    }
+    return true;
+  };
+  bool anySlope = false, anyAbsolute = false, anyLinear = false;
+  for (int64_t h = 0; h < heads; ++h) {
+    // Both forms are slope * delta for delta >= 0 (or -slope * delta below).
+    int64_t unit = out.high >= 1 ? 1 : -1;
+    if (unit < out.low)
+      return "its score modifiers leave one distance visible";
+    double slope = total(h, unit) * double(unit);
+    bool linear = fits(h, slope, false), absolute = !linear && fits(h, slope, true);
+    if (!linear && !absolute)
+      return "its score modifiers' bias is not linear in the distance";
+    anySlope |= slope != 0;
+    anyAbsolute |= absolute && slope != 0;
+    anyLinear |= linear && slope != 0 && !fits(h, slope, true);
+    out.slopes.push_back(slope);
+  }
+  if (anyAbsolute && anyLinear)
+    return "its score modifiers' bias is linear in the distance for some heads and in its "
+           "magnitude for others";
+  out.absolute = anyAbsolute;
+  if (!anySlope)
+    out.slopes.clear();
+  return "";
+}
+
 } // namespace attune::modifiers

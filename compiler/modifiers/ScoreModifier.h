@@ -44,6 +44,7 @@
 #ifndef ATTUNE_COMPILER_MODIFIERS_SCOREMODIFIER_H
 #define ATTUNE_COMPILER_MODIFIERS_SCOREMODIFIER_H
 
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -234,6 +235,25 @@ std::string modifierNames();
 std::string checkModifier(const ScoreModifier &modifier, ModifierParams &given,
                           const AttentionDims &dims,
                           const std::vector<std::vector<int64_t>> &operandShapes);
+
+/// A sum of score modifiers in the form the GPU attention kernel evaluates
+/// without a table: head h adds slopes[h] * delta (slopes[h] * |delta| when
+/// `absolute`) to the scores whose distance lies in [low, high], and the
+/// others are masked. ALiBi and a sliding window have it; no slopes (all
+/// zero) is a window alone.
+struct LinearBias {
+  std::vector<double> slopes;
+  bool absolute = false;
+  int64_t low = INT64_MIN, high = INT64_MAX;
+};
+
+/// Whether `modifiers` (each with its parameters, defaults filled in) sum
+/// to a LinearBias for `heads` heads, found from their referenceBias at a
+/// few distances in the visible range and checked at the others. Returns ""
+/// with `out` filled, or why not (a table, content terms, another shape).
+std::string linearBiasOf(
+    const std::vector<std::pair<const ScoreModifier *, ModifierParams>> &modifiers,
+    int64_t heads, LinearBias &out);
 
 /// Each file `<Stem>.cpp` of this folder defines
 ///   std::unique_ptr<ScoreModifier> create<Stem>();

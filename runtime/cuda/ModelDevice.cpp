@@ -58,7 +58,7 @@ ModelDevice::~ModelDevice() {
     abi_.release_device(device_->context());
   plans_.clear();
   modules_.clear();
-  for (auto &[theta, buffer] : ropeTheta_)
+  for (auto &[theta, buffer] : constantArrays_)
     device_->free(buffer.pointer);
   device_->free(attentionSplits_.pointer);
   for (Buffer *buffer : {&weights_, &workspace_})
@@ -403,7 +403,7 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
   p.querySeq = q.dim[1].extent, p.keySeq = k.dim[1].extent;
   p.scale = static_cast<float>(op.scale);
   p.softcap = static_cast<float>(op.softcap);
-  p.deltaLow = INT32_MIN, p.deltaHigh = INT32_MAX;
+  p.deltaLow = op.delta_low, p.deltaHigh = op.delta_high;
   int next = 3;
   if (op.has_mask) {
     const halide_buffer_t &mask = *args[next++];
@@ -427,7 +427,7 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
       if (!op.rope_theta)
         return fail(ATTUNE_INVALID_LIBRARY, "model '%s': an attention with RoPE has no angles",
                     abi_.name);
-      Buffer &theta = ropeTheta_[op.rope_theta];
+      Buffer &theta = constantArrays_[op.rope_theta];
       if (!theta.pointer) {
         size_t size = static_cast<size_t>(op.rotary_dims / 2) * sizeof(float);
         if (attune_status_t status = reserve(theta, size))
@@ -437,6 +437,19 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
       }
       p.ropeTheta = reinterpret_cast<const float *>(theta.pointer);
       p.ropeOffset = static_cast<int>(op.rope_offset);
+    }
+    if (op.bias_slopes) {
+      // One slope per query head, uploaded once per library descriptor.
+      Buffer &slopes = constantArrays_[op.bias_slopes];
+      if (!slopes.pointer) {
+        size_t size = static_cast<size_t>(p.heads) * sizeof(float);
+        if (attune_status_t status = reserve(slopes, size))
+          return status;
+        if (attune_status_t status = device_->upload(slopes.pointer, op.bias_slopes, size))
+          return status;
+      }
+      p.biasSlopes = reinterpret_cast<const float *>(slopes.pointer);
+      p.biasAbsolute = op.bias_absolute;
     }
     std::unique_ptr<CudaModule> &module = modules_[op.image];
     if (!module)

@@ -98,10 +98,11 @@ private:
   /// extent and stride.
   std::map<std::vector<int64_t>, std::unique_ptr<LinearPlan>> plans_;
   /// The attention kernels' modules, by fatbin address, loaded at their
-  /// first call; RoPE's angles on the device, by their address in the
-  /// library; the key splits' workspace (AttentionParams::partialResult).
+  /// first call; RoPE's angles and the modifiers' bias slopes on the
+  /// device, by their address in the library; the key splits' workspace
+  /// (AttentionParams::partialResult).
   std::map<const void *, std::unique_ptr<CudaModule>> modules_;
-  std::map<const float *, Buffer> ropeTheta_;
+  std::map<const float *, Buffer> constantArrays_;
   Buffer attentionSplits_;
   /// A failed matmul's or attention's status, returned once run() reports
   /// the failure.

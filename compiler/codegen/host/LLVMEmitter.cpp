@@ -42,12 +42,16 @@
 #include "attune/runtime.h"
 #include "compiler/codegen/host/HostPlan.h"
 #include "compiler/codegen/host/StructLayout.h"
+#include "compiler/modifiers/ScoreModifier.h"
 #include "compiler/frontends/ScalarTypes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+#include <limits>
 
 using namespace mlir;
 
@@ -128,8 +132,9 @@ private:
   bool isDeviceAttention(const KernelSpec &spec) const {
     return options.cuda && spec.kind == KernelKind::Attention;
   }
-  /// The attune_abi_attention_t global of a device attention's spec.
-  LLVM::GlobalOp attentionOp(const KernelSpec &spec);
+  /// The attune_abi_attention_t global of a device attention call; fails
+  /// (at the call's op) for modifiers the kernel does not evaluate.
+  FailureOr<LLVM::GlobalOp> attentionOp(const KernelCall &call);
 
   // Module-level pieces.
   LogicalResult declareKernels(std::vector<KernelSpec> &kernels);
@@ -298,18 +303,51 @@ FailureOr<LLVM::GlobalOp> Emitter::matmulOp(const KernelCall &call) {
   return it->second;
 }
 
-LLVM::GlobalOp Emitter::attentionOp(const KernelSpec &spec) {
+FailureOr<LLVM::GlobalOp> Emitter::attentionOp(const KernelCall &call) {
+  const KernelSpec &spec = call.spec;
   std::string symbol = spec.symbolName();
-  auto [it, inserted] = attentionOps.try_emplace(symbol);
+  // The modifiers' slopes are per head: q's view is [D, S, H, B],
+  // innermost first.
+  const Monomial &headsDim = call.args[0].extents[2];
+  modifiers::LinearBias bias;
+  if (!spec.modifiers.empty()) {
+    if (!headsDim.isConstant())
+      return call.op->emitOpError("has score modifiers and a dynamic head count, which the GPU "
+                                  "attention kernel does not take");
+    std::vector<std::pair<const modifiers::ScoreModifier *, modifiers::ModifierParams>> given;
+    for (const ModifierSpec &modifier : spec.modifiers)
+      given.push_back({modifiers::lookupModifier(modifier.name), modifier.params});
+    if (std::string reason = modifiers::linearBiasOf(given, headsDim.factor, bias);
+        !reason.empty())
+      return call.op->emitOpError("cannot run on the GPU attention kernel: ") << reason;
+  }
+  auto [it, inserted] = attentionOps.try_emplace(
+      symbol + (spec.modifiers.empty() ? "" : "/h" + std::to_string(headsDim.factor)));
   if (!inserted)
     return it->second;
   builder.restoreInsertionPoint(moduleEnd());
   // The fatbin, defined by the kernel's object (CudaBackend).
-  auto image = LLVM::GlobalOp::create(builder, loc, i8, /*isConstant=*/true,
-                                      LLVM::Linkage::External, symbol + "_image", Attribute(),
-                                      /*alignment=*/64);
-  image.setVisibility_(LLVM::Visibility::Hidden);
-  image.setDsoLocal(true);
+  auto image = module.lookupSymbol<LLVM::GlobalOp>(symbol + "_image");
+  if (!image) {
+    image = LLVM::GlobalOp::create(builder, loc, i8, /*isConstant=*/true,
+                                   LLVM::Linkage::External, symbol + "_image", Attribute(),
+                                   /*alignment=*/64);
+    image.setVisibility_(LLVM::Visibility::Hidden);
+    image.setDsoLocal(true);
+  }
+  // The modifiers' bias slopes, one per head (zeros for a window alone).
+  LLVM::GlobalOp slopes;
+  if (!spec.modifiers.empty()) {
+    std::string bytes;
+    for (int64_t h = 0; h < headsDim.factor; ++h) {
+      float value = bias.slopes.empty() ? 0.0f : static_cast<float>(bias.slopes[h]);
+      bytes.append(reinterpret_cast<const char *>(&value), sizeof value);
+    }
+    slopes = LLVM::GlobalOp::create(builder, loc, LLVM::LLVMArrayType::get(i8, bytes.size()),
+                                    /*isConstant=*/true, LLVM::Linkage::Private,
+                                    uniqueName(symbol + "_bias_slopes"),
+                                    builder.getStringAttr(bytes), /*alignment=*/16);
+  }
   // RoPE's angle per pair and position, from the one definition of theta.
   LLVM::GlobalOp theta;
   int64_t rotaryDims = 0;
@@ -352,6 +390,15 @@ LLVM::GlobalOp Emitter::attentionOp(const KernelSpec &spec) {
                                                   builder.getF64FloatAttr(spec.scale)));
     set(kAttentionSoftcap, LLVM::ConstantOp::create(builder, loc, f64,
                                                     builder.getF64FloatAttr(spec.softcap)));
+    if (slopes)
+      set(kAttentionBiasSlopes, address(slopes));
+    set(kAttentionBiasAbsolute, constI(i32, bias.absolute));
+    auto clamp32 = [](int64_t x) {
+      return std::clamp<int64_t>(x, std::numeric_limits<int32_t>::min(),
+                                 std::numeric_limits<int32_t>::max());
+    };
+    set(kAttentionDeltaLow, constI(i32, clamp32(bias.low)));
+    set(kAttentionDeltaHigh, constI(i32, clamp32(bias.high)));
     return op;
   });
   return it->second;
@@ -366,14 +413,12 @@ LogicalResult Emitter::declareKernels(std::vector<KernelSpec> &kernels) {
       continue;
     }
     if (isDeviceAttention(call.spec)) {
-      // Only calls without score modifiers reach here (the target
-      // decomposes the others), so one spec is one kernel.
-      if (!call.spec.modifiers.empty())
-        return call.op->emitOpError("has score modifiers, which the GPU attention kernel "
-                                    "does not evaluate yet");
-      if (!attentionOps.count(call.spec.symbolName()))
+      if (!llvm::any_of(kernels, [&](const KernelSpec &kernel) {
+            return kernel.symbolName() == call.spec.symbolName();
+          }))
         kernels.push_back(call.spec);
-      attentionOp(call.spec);
+      if (failed(attentionOp(call)))
+        return failure();
       continue;
     }
     std::string name = call.spec.symbolName();
@@ -746,7 +791,7 @@ LLVM::LLVMFuncOp Emitter::emitRun() {
       }
       bool attention = isDeviceAttention(call.spec);
       Value op = LLVM::AddressOfOp::create(
-          builder, callLoc, attention ? attentionOp(call.spec) : *matmulOp(call));
+          builder, callLoc, attention ? *attentionOp(call) : *matmulOp(call));
       auto entryType =
           LLVM::LLVMFunctionType::get(i32, {ptrType, ptrType, ptrType, i32});
       SmallVector<Value> operands = {attention ? attentionFn : matmulFn, matmulUser, op,

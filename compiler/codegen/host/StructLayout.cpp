@@ -125,7 +125,8 @@ CStructLayout abiDeviceLayout(MLIRContext *context) {
 CStructLayout abiAttentionLayout(MLIRContext *context) {
   return CStructLayout(context, {CField::Ptr, CField::Ptr, CField::Ptr, CField::I32, CField::I32, CField::I32, CField::I32,
                                  CField::I32, CField::I32, CField::Ptr, CField::I64,
-                                 CField::F64, CField::F64});
+                                 CField::F64, CField::F64, CField::Ptr, CField::I32,
+                                 CField::I32, CField::I32});
 }
 
 CStructLayout abiMatmulLayout(MLIRContext *context) {

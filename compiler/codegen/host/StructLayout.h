@@ -146,7 +146,11 @@ enum AbiAttentionField {
   kAttentionRopeTheta,
   kAttentionRopeOffset,
   kAttentionScale,
-  kAttentionSoftcap
+  kAttentionSoftcap,
+  kAttentionBiasSlopes,
+  kAttentionBiasAbsolute,
+  kAttentionDeltaLow,
+  kAttentionDeltaHigh
 };
 CStructLayout abiAttentionLayout(mlir::MLIRContext *context);
 

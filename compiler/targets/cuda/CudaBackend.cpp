@@ -5,6 +5,7 @@
 #include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/codegen/halide/Process.h"
 #include "compiler/codegen/host/HostCodegen.h"
+#include "compiler/modifiers/ScoreModifier.h"
 #include "compiler/targets/cuda/attention/AttentionKernels.h"
 #include "dialects/tfm/TfmOps.h"
 
@@ -25,7 +26,9 @@ AttentionKernelSpec attentionKernelSpec(const codegen::KernelSpec &spec) {
   kernel.causal = spec.causal;
   kernel.mask = spec.hasMask;
   kernel.keyPadding = spec.hasKeyPadding;
-  kernel.bias = !spec.modifiers.empty();
+  // Its modifiers sum to a LinearBias (unfusedAttentionReasonFor): slopes
+  // per head (zeros for a window alone) and the visible distances.
+  kernel.linearBias = !spec.modifiers.empty();
   kernel.softcap = spec.softcap > 0;
   if (spec.rope.enabled) {
     kernel.rotaryDims = int(spec.rope.rotaryDims > 0 ? spec.rope.rotaryDims : spec.headDim);
@@ -167,15 +170,36 @@ std::string CudaBackend::unfusedAttentionReasonFor(mlir::Operation *op) const {
     return "not a tfm.attention";
   if (!attention.getProductType() || !attention.getProductType()->isBF16())
     return "its products are not bf16 (the GPU kernel's tensor cores multiply bf16)";
-  if (mlir::ArrayAttr modifiers = attention.getModifiersAttr(); modifiers && !modifiers.empty()) {
-    std::string names;
-    for (mlir::Attribute modifier : modifiers) {
-      auto kind = mlir::cast<mlir::DictionaryAttr>(modifier).getAs<mlir::StringAttr>("kind");
-      names += (names.empty() ? "" : ", ") + (kind ? kind.str() : std::string("?"));
-    }
-    return "its score modifiers (" + names + ") are not evaluated by the GPU kernel yet";
-  }
   auto query = mlir::cast<mlir::RankedTensorType>(attention.getQuery().getType());
+  if (mlir::ArrayAttr list = attention.getModifiersAttr(); list && !list.empty()) {
+    // The kernel evaluates a bias linear in the distance (ALiBi) and a
+    // visible range (a window); tables (T5) and content terms need more.
+    const auto suffix = " (the GPU kernel evaluates biases linear in the distance, as ALiBi's, "
+                        "and windows)";
+    int64_t heads = query.getDimSize(attention.getHeadAxis());
+    if (mlir::ShapedType::isDynamic(heads))
+      return "its head count is dynamic (the GPU kernel's ALiBi slopes are per head)";
+    std::vector<std::pair<const modifiers::ScoreModifier *, modifiers::ModifierParams>> given;
+    for (mlir::Attribute attr : list) {
+      tfm::ResolvedModifier resolved;
+      if (std::string problem =
+              tfm::parseModifier(mlir::cast<mlir::DictionaryAttr>(attr), resolved);
+          !problem.empty())
+        return problem;
+      if (!resolved.definition->operands().empty())
+        return "its score modifier " + resolved.definition->name() + " reads a table" + suffix;
+      modifiers::AttentionDims dims;
+      dims.heads = heads;
+      if (std::string problem =
+              modifiers::checkModifier(*resolved.definition, resolved.params, dims, {});
+          !problem.empty())
+        return problem;
+      given.push_back({resolved.definition, resolved.params});
+    }
+    modifiers::LinearBias bias;
+    if (std::string reason = modifiers::linearBiasOf(given, heads, bias); !reason.empty())
+      return reason + suffix;
+  }
   auto value = mlir::cast<mlir::RankedTensorType>(attention.getValue().getType());
   AttentionKernelSpec kernel;
   kernel.name = "check";

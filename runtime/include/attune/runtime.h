@@ -384,7 +384,11 @@ typedef struct attune_abi_matmul {
  * are f32 or bf16; the products are bf16 with f32 accumulation
  * (tfm.attention's product_type = bf16). RoPE, when rotary_dims > 0,
  * rotates q and k as they are loaded by position * rope_theta[i] (the
- * rotary_dims / 2 angles, f32), positions offset by rope_offset. */
+ * rotary_dims / 2 angles, f32), positions offset by rope_offset. Score
+ * modifiers, when bias_slopes is not NULL: head h adds bias_slopes[h] *
+ * delta (times |delta| when bias_absolute) to the score of distance
+ * delta = j - (i + Sk - Sq) (ALiBi), and distances outside [delta_low,
+ * delta_high] are masked (a window). */
 typedef struct attune_abi_attention {
   const void *image;
   const char *kernel;
@@ -396,6 +400,9 @@ typedef struct attune_abi_attention {
   int64_t rope_offset;
   double scale;
   double softcap; /* 0: none */
+  const float *bias_slopes; /* one per query head, or NULL */
+  int32_t bias_absolute;
+  int32_t delta_low, delta_high;
 } attune_abi_attention_t;
 
 struct halide_buffer_t;

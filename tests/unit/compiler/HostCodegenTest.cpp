@@ -244,6 +244,11 @@ TEST_F(HostCodegenTest, StructLayoutsMatchTheCDeclarations) {
   EXPECT_EQ(attention.offset(kAttentionRopeOffset), offsetof(attune_abi_attention_t, rope_offset));
   EXPECT_EQ(attention.offset(kAttentionScale), offsetof(attune_abi_attention_t, scale));
   EXPECT_EQ(attention.offset(kAttentionSoftcap), offsetof(attune_abi_attention_t, softcap));
+  EXPECT_EQ(attention.offset(kAttentionBiasSlopes), offsetof(attune_abi_attention_t, bias_slopes));
+  EXPECT_EQ(attention.offset(kAttentionBiasAbsolute),
+            offsetof(attune_abi_attention_t, bias_absolute));
+  EXPECT_EQ(attention.offset(kAttentionDeltaLow), offsetof(attune_abi_attention_t, delta_low));
+  EXPECT_EQ(attention.offset(kAttentionDeltaHigh), offsetof(attune_abi_attention_t, delta_high));
 
   CStructLayout matmul = abiMatmulLayout(&context);
   EXPECT_EQ(matmul.size(), sizeof(attune_abi_matmul_t));

@@ -48,18 +48,18 @@ TEST(AttentionKernels, SaysWhichSpecsHaveNoKernel) {
 TEST(AttentionKernels, SourceConfiguresEachKernel) {
   AttentionKernelSpec a = spec("first"), b = spec("second");
   b.headDim = 128, b.valueDim = 64, b.causal = true, b.keyPadding = true, b.rotaryDims = 64,
-  b.storage = ScalarType::BF16;
+  b.storage = ScalarType::BF16, b.linearBias = true;
   std::string source = attentionKernelSource({a, b});
   EXPECT_THAT(source, HasSubstr("#include \"FlashAttention.cuh\""));
   EXPECT_THAT(source, HasSubstr("AttentionConfig<64, 64, false, false, false, false, false, 0, "
-                                "false, float, float>"));
+                                "false, float, float, false>"));
   EXPECT_THAT(source, HasSubstr("AttentionConfig<128, 64, true, false, true, false, false, 64, "
-                                "false, bf16, bf16>"));
+                                "false, bf16, bf16, true>"));
   for (const char *symbol : {"attune_attention_first(", "attune_attention_first_combine(",
                              "attune_attention_second(", "attune_attention_second_combine("})
     EXPECT_THAT(source, HasSubstr(symbol));
-  EXPECT_THAT(source, HasSubstr("// head 128, value 64, causal, key padding, RoPE on 64 "
-                                "half-split dimensions, bf16 storage"));
+  EXPECT_THAT(source, HasSubstr("// head 128, value 64, causal, key padding, linear bias, RoPE "
+                                "on 64 half-split dimensions, bf16 storage"));
 }
 
 TEST(AttentionKernels, HeadersAreCarried) {

@@ -44,6 +44,13 @@ struct AttentionCase {
   int ropeOffset = 0;
   /// keySplits > 1: split the keys into parts of splitKeys (FlashDecoding).
   int keySplits = 1, splitKeys = 0;
+  /// A bias linear in the distance (ALiBi): head h adds slopes[h] * delta
+  /// (slopes[h] * |delta| when slopesAbsolute); empty: none.
+  std::vector<float> slopes;
+  bool slopesAbsolute = false;
+  /// Distances outside [visibleLow, visibleHigh] are masked (a sliding
+  /// window without a bias table).
+  int visibleLow = INT_MIN, visibleHigh = INT_MAX;
 };
 
 inline float roundToBf16(float x) { return floatBits(toBf16Bits(x) << 16); }
@@ -144,8 +151,10 @@ public:
     p.keyPaddingStride = c.keySeq;
     p.bias = bias.empty() ? nullptr : bias.data();
     p.biasStride = biasStride;
-    p.deltaLow = c.bias == AttentionCase::BiasAlibiWindow ? 1 - c.window : INT_MIN;
-    p.deltaHigh = INT_MAX;
+    p.deltaLow = c.bias == AttentionCase::BiasAlibiWindow ? 1 - c.window : c.visibleLow;
+    p.deltaHigh = c.visibleHigh;
+    p.biasSlopes = c.slopes.empty() ? nullptr : c.slopes.data();
+    p.biasAbsolute = c.slopesAbsolute;
     p.ropeTheta = theta.empty() ? nullptr : theta.data();
     p.ropeOffset = c.ropeOffset;
     p.keySplits = c.keySplits, p.splitKeys = c.splitKeys;
@@ -181,7 +190,7 @@ public:
           double maximum = -INFINITY;
           for (int j = 0; j < c.keySeq; ++j) {
             int delta = j - i - shift;
-            if (c.causal && delta > 0)
+            if ((c.causal && delta > 0) || delta < c.visibleLow || delta > c.visibleHigh)
               continue;
             if (!keyPadding.empty() && !keyPadding[size_t(b) * c.keySeq + j])
               continue;
@@ -197,6 +206,8 @@ public:
               x += mask[(size_t(b) * c.querySeq + i) * c.keySeq + j];
             if (!bias.empty())
               x += bias[h * biasStride + delta + c.keySeq - 1];
+            if (!c.slopes.empty())
+              x += double(c.slopes[h]) * (c.slopesAbsolute ? std::abs(delta) : delta);
             s[j] = x;
             maximum = std::max(maximum, x);
           }
@@ -268,7 +279,7 @@ template <class Config> AttentionData dataFor(AttentionCase c) {
   if (Config::kMask != (c.mask != AttentionCase::MaskNone) ||
       Config::kKeyPadding != !c.keyPadding.empty() ||
       Config::kBias != (c.bias != AttentionCase::BiasNone) ||
-      Config::kSoftcap != (c.softcap > 0.0f))
+      Config::kSoftcap != (c.softcap > 0.0f) || Config::kLinearBias != !c.slopes.empty())
     throw std::logic_error("the case's masks and terms are not the configuration's");
   return AttentionData(c, std::is_same_v<typename Config::In, bf16>);
 }

@@ -71,6 +71,8 @@ using Rope64 = AttentionConfig<64, 64, true, false, false, false, false, 32, fal
 using RopeInterleaved64 =
     AttentionConfig<64, 64, false, false, false, false, false, 64, true, float, float>;
 using Narrow = AttentionConfig<64, 32, false, false, true, false, false, 0, false, float, float>;
+using Linear64 =
+    AttentionConfig<64, 64, false, false, false, false, false, 0, false, float, float, true>;
 
 TEST(FlashAttentionEmu, PlainWithPartialBlocks) {
   AttentionCase c;
@@ -145,6 +147,19 @@ TEST(FlashAttentionEmu, ValueSizeBelowHeadSizeWithPadding) {
   c.batch = 2, c.querySeq = 33, c.keySeq = 77;
   c.keyPadding = {{77, 40}};
   expectMatches<Narrow>(c);
+}
+
+TEST(FlashAttentionEmu, LinearBiasInBothFormsWithAWindow) {
+  // ALiBi's slopes, m_h * delta and (symmetric, for encoders) -m_h * |delta|,
+  // with a window of 50 keys either side and Sq != Sk.
+  AttentionCase c;
+  c.heads = 3, c.kvHeads = 3, c.querySeq = 90, c.keySeq = 170;
+  c.slopes = {0.25f, 0.0625f, 0.015625f};
+  c.visibleLow = -49, c.visibleHigh = 49;
+  expectMatches<Linear64>(c);
+  c.slopes = {-0.25f, -0.0625f, -0.015625f};
+  c.slopesAbsolute = true;
+  expectMatches<Linear64>(c);
 }
 
 TEST(FlashAttentionEmu, DecodeSplitOverKeys) {

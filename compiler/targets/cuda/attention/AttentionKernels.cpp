@@ -86,7 +86,7 @@ std::string attentionKernelSource(const std::vector<AttentionKernelSpec> &specs)
     os << "\n// head " << spec.headDim << ", value " << spec.valueDim
        << (spec.causal ? ", causal" : "") << (spec.mask ? ", additive mask" : "")
        << (spec.keyPadding ? ", key padding" : "") << (spec.bias ? ", bias table" : "")
-       << (spec.softcap ? ", softcap" : "");
+       << (spec.softcap ? ", softcap" : "") << (spec.linearBias ? ", linear bias" : "");
     if (spec.rotaryDims)
       os << ", RoPE on " << spec.rotaryDims
          << (spec.ropeInterleaved ? " interleaved" : " half-split") << " dimensions";
@@ -95,7 +95,7 @@ std::string attentionKernelSource(const std::vector<AttentionKernelSpec> &specs)
        << spec.valueDim << ", " << flag(spec.causal) << ", " << flag(spec.mask) << ", "
        << flag(spec.keyPadding) << ", " << flag(spec.bias) << ", " << flag(spec.softcap) << ", "
        << spec.rotaryDims << ", " << flag(spec.ropeInterleaved) << ", " << type << ", " << type
-       << ">;\n";
+       << ", " << flag(spec.linearBias) << ">;\n";
     os << "extern \"C\" __global__ void __launch_bounds__(kAttentionThreads)\n"
        << spec.symbol() << "(const AttentionParams params) {\n"
        << "  flashAttention<Config_" << spec.name << ">(params);\n"

@@ -53,6 +53,9 @@ struct AttentionKernelSpec {
   bool ropeInterleaved = false;
   /// q, k, v and the result: F32 or BF16. Products are bf16 either way.
   ScalarType storage = ScalarType::F32;
+  /// A per-head bias linear in the distance (ALiBi; AttentionParams::
+  /// biasSlopes).
+  bool linearBias = false;
 
   /// The kernel's symbol, and that of the kernel that combines its key
   /// splits (AttentionParams::keySplits).

@@ -76,6 +76,11 @@ struct AttentionParams {
   /// j + ropeOffset.
   const float *ropeTheta;
   int ropeOffset;
+  /// A bias linear in the distance (Config::kLinearBias: ALiBi): head h
+  /// adds biasSlopes[h] * delta, or biasSlopes[h] * |delta| when
+  /// biasAbsolute, computed per score instead of read from a table.
+  const float *biasSlopes;
+  int biasAbsolute;
   /// Split over keys (FlashDecoding, for few query rows against many
   /// keys; 0 or 1: no split): with keySplits > 1 the grid's x is query tiles x keySplits,
   /// split s covers keys [s * splitKeys, (s + 1) * splitKeys) (splitKeys a
@@ -103,11 +108,12 @@ constexpr int attentionSharedBytes(int headDim, int valueDim) {
 
 /// What an attention op compiles into its kernel (see flashAttention).
 template <int HeadDim, int ValueDim, bool Causal, bool Mask, bool KeyPadding, bool Bias,
-          bool Softcap, int RotaryDims, bool RopeInterleaved, class InT, class OutT>
+          bool Softcap, int RotaryDims, bool RopeInterleaved, class InT, class OutT,
+          bool LinearBias = false>
 struct AttentionConfig {
   static constexpr int kHeadDim = HeadDim, kValueDim = ValueDim;
   static constexpr bool kCausal = Causal, kMask = Mask, kKeyPadding = KeyPadding, kBias = Bias,
-                        kSoftcap = Softcap;
+                        kSoftcap = Softcap, kLinearBias = LinearBias;
   static constexpr int kRotaryDims = RotaryDims;
   static constexpr bool kRopeInterleaved = RopeInterleaved;
   using In = InT;
@@ -179,8 +185,8 @@ ATTUNE_GPU_INLINE void loadTile(u16 *to, int ld, bool transpose, const T *base, 
 /// memory).
 ///
 /// Config: kHeadDim, kValueDim (multiples of 16, at most 128); kCausal;
-/// kMask, kKeyPadding, kBias, kSoftcap (which AttentionParams fields are
-/// read); kRotaryDims (0: no RoPE) and kRopeInterleaved; In, Out (float or
+/// kMask, kKeyPadding, kBias, kSoftcap, kLinearBias (which AttentionParams
+/// fields are read); kRotaryDims (0: no RoPE) and kRopeInterleaved; In, Out (float or
 /// bf16) the storage types.
 template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionParams &p) {
   using In = typename Config::In;
@@ -307,6 +313,8 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
                       j * p.maskStride[3]];
         if (Config::kBias)
           v += biasRow[x - (i - q0) + (BM - 1)];
+        if (Config::kLinearBias)
+          v += p.biasSlopes[h] * float(p.biasAbsolute && delta < 0 ? -delta : delta);
         v += keyMask[x];
         if (delta < p.deltaLow || delta > deltaHigh)
           v = detail::kNegInf;
