@@ -58,7 +58,7 @@ ModelDevice::~ModelDevice() {
     abi_.release_device(device_->context());
   plans_.clear();
   modules_.clear();
-  for (auto &[theta, buffer] : constantArrays_)
+  for (auto &[host, buffer] : constantArrays_)
     device_->free(buffer.pointer);
   device_->free(attentionSplits_.pointer);
   for (Buffer *buffer : {&weights_, &workspace_})
@@ -363,6 +363,20 @@ int attentionElementBytes(const halide_type_t &type) {
 
 } // namespace
 
+attune_status_t ModelDevice::constantArray(const float *host, int64_t count,
+                                           const float **device) {
+  Buffer &buffer = constantArrays_[host];
+  if (!buffer.pointer) {
+    size_t size = static_cast<size_t>(count) * sizeof(float);
+    if (attune_status_t status = reserve(buffer, size))
+      return status;
+    if (attune_status_t status = device_->upload(buffer.pointer, host, size))
+      return status;
+  }
+  *device = reinterpret_cast<const float *>(buffer.pointer);
+  return ATTUNE_OK;
+}
+
 attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
                                           halide_buffer_t *const *args,
                                           int32_t numArgs) noexcept {
@@ -427,28 +441,14 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
       if (!op.rope_theta)
         return fail(ATTUNE_INVALID_LIBRARY, "model '%s': an attention with RoPE has no angles",
                     abi_.name);
-      Buffer &theta = constantArrays_[op.rope_theta];
-      if (!theta.pointer) {
-        size_t size = static_cast<size_t>(op.rotary_dims / 2) * sizeof(float);
-        if (attune_status_t status = reserve(theta, size))
-          return status;
-        if (attune_status_t status = device_->upload(theta.pointer, op.rope_theta, size))
-          return status;
-      }
-      p.ropeTheta = reinterpret_cast<const float *>(theta.pointer);
+      if (attune_status_t status = constantArray(op.rope_theta, op.rotary_dims / 2, &p.ropeTheta))
+        return status;
       p.ropeOffset = static_cast<int>(op.rope_offset);
     }
     if (op.bias_slopes) {
-      // One slope per query head, uploaded once per library descriptor.
-      Buffer &slopes = constantArrays_[op.bias_slopes];
-      if (!slopes.pointer) {
-        size_t size = static_cast<size_t>(p.heads) * sizeof(float);
-        if (attune_status_t status = reserve(slopes, size))
-          return status;
-        if (attune_status_t status = device_->upload(slopes.pointer, op.bias_slopes, size))
-          return status;
-      }
-      p.biasSlopes = reinterpret_cast<const float *>(slopes.pointer);
+      // One slope per query head.
+      if (attune_status_t status = constantArray(op.bias_slopes, p.heads, &p.biasSlopes))
+        return status;
       p.biasAbsolute = op.bias_absolute;
     }
     std::unique_ptr<CudaModule> &module = modules_[op.image];
@@ -459,12 +459,12 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
     p.keySplits = attentionKeySplits(p, device_->multiprocessors());
     if (p.keySplits > 1) {
       p.splitKeys = attentionSplitKeys(p);
-      size_t rows = static_cast<size_t>(p.keySplits) * p.batch * p.heads * p.querySeq;
-      size_t floats = rows * static_cast<size_t>(op.value_dim + 2);
+      // partialResult's rows of value_dim floats, then partialStats' of 2.
+      size_t floats = attentionPartialFloats(p, op.value_dim);
       if (attune_status_t status = reserve(attentionSplits_, floats * sizeof(float)))
         return status;
       p.partialResult = reinterpret_cast<float *>(attentionSplits_.pointer);
-      p.partialStats = p.partialResult + rows * op.value_dim;
+      p.partialStats = p.partialResult + floats / (op.value_dim + 2) * op.value_dim;
     }
   } catch (const std::bad_alloc &) {
     return fail(ATTUNE_OUT_OF_MEMORY, "out of memory");

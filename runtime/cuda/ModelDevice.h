@@ -83,6 +83,10 @@ private:
                            struct halide_buffer_t *const *args, int32_t numArgs);
   attune_status_t runAttention(const attune_abi_attention_t &op,
                                struct halide_buffer_t *const *args, int32_t numArgs) noexcept;
+  /// The device copy of the library's `count` floats at `host` (RoPE's
+  /// angles, ALiBi's slopes), uploaded at the first call; may throw
+  /// std::bad_alloc (runAttention catches it).
+  attune_status_t constantArray(const float *host, int64_t count, const float **device);
 
   const attune_model_abi_t &abi_;
   std::unique_ptr<Device> device_;

@@ -82,7 +82,10 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   (void)device;
   switch (attribute) {
   case 16: /* multiprocessors: 4, or $ATTUNE_FAKE_CUDA_SMS */
-    *value = getenv("ATTUNE_FAKE_CUDA_SMS") ? atoi(getenv("ATTUNE_FAKE_CUDA_SMS")) : 4;
+    {
+      const char *sms = getenv("ATTUNE_FAKE_CUDA_SMS");
+      *value = sms ? atoi(sms) : 4;
+    }
     return kSuccess;
   case 75: /* compute capability, major */
     *value = 8;
