@@ -929,6 +929,23 @@ func.func @attention_window_and_alibi(%q: tensor<1x3x?x80xf32> {tfm.dim_names = 
       {{1, 3, 400, 80}, {1, 3, 400, 80}, {1, 3, 400, 80}}},
      {},
      true},
+    // A one-sided window, ALiBi's one-sided bias and an additive mask: the
+    // fused Halide pipeline (the path an additive mask takes). Its keys
+    // before the window were once let in: LLVM folded the window's -inf
+    // plus ALiBi's bias to the bias alone (VisibleDistances::contains).
+    // Tiled (40 queries) and decode (5) at the end of 300 keys.
+    {"attention_window_alibi_mask", R"mlir(
+func.func @attention_window_alibi_mask(%q: tensor<1x2x?x16xf32> {tfm.dim_names = ["", "", "sq", ""]},
+                                       %k: tensor<1x2x?x16xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                                       %v: tensor<1x2x?x16xf32> {tfm.dim_names = ["", "", "sk", ""]},
+                                       %m: tensor<1x1x?x?xf32> {tfm.dim_names = ["", "", "sq", "sk"]}) -> tensor<1x2x?x16xf32> {
+  %o = tfm.attention %q, %k, %v mask(%m : tensor<1x1x?x?xf32>) {scale = 0.25 : f64, modifiers = [{kind = "alibi"}, {kind = "sliding_window", window = 100 : i64}]} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+  return %o : tensor<1x2x?x16xf32>
+})mlir",
+     {{{1, 2, 40, 16}, {1, 2, 300, 16}, {1, 2, 300, 16}, {1, 1, 40, 300}},
+      {{1, 2, 5, 16}, {1, 2, 300, 16}, {1, 2, 300, 16}, {1, 1, 5, 300}}},
+     {},
+     true},
     // RoPE: q rotated at i + (Sk - Sq), k at j, in the fused kernel as it
     // loads each tile; unfused by tfm.rope. LLaMA's layout (split halves)
     // with GQA and a partial rotary dim, and GPT-J's (interleaved) with a

@@ -486,12 +486,14 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
       s += p.modifierBias(atClamped - (row + diag), h) * static_cast<float>(kLog2E);
     return s;
   };
-  // Whether query row i sees key `at`: keys past Sk, after the diagonal when
-  // causal, and padding are masked.
+  // The distances j - i' at which a key can be visible at all: at most 0
+  // when causal, and what the modifiers allow.
+  const VisibleDistances visible = visibleDistances(spec, /*withCausal=*/true);
+  // Whether query row i sees key `at`: keys past Sk, outside the visible
+  // distances (after the diagonal when causal, outside a window, tested on
+  // integers: VisibleDistances::contains), and padding are masked.
   auto keyVisible = [&](const Expr &at) {
-    Expr allowed = at < Sk;
-    if (spec.causal)
-      allowed = allowed && at <= i + diag;
+    Expr allowed = at < Sk && visible.contains(at - (i + diag));
     if (spec.hasKeyPadding) {
       Expr attend = keyPad(min(at, Sk - 1), b);
       if (!attend.type().is_bool())
@@ -648,24 +650,14 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
   // Merge the blocks. Blocks wholly outside the keys a row can see (after
   // its diagonal when causal, before a sliding window) are never computed:
   // the predicate bounds the blocks of each tile.
-  int64_t visibleLo = INT64_MIN, visibleHi = INT64_MAX;
-  if (spec.causal)
-    visibleHi = 0;
-  for (const ModifierSpec &modifier : spec.modifiers)
-    if (const modifiers::ScoreModifier *definition =
-            modifiers::lookupModifier(modifier.name))
-      definition->visibleDeltas(modifier.params, visibleLo, visibleHi);
-  // Distances past int32 would overflow the index arithmetic: those bounds
-  // exclude nothing a buffer can hold anyway.
-  const int64_t kFar = int64_t(1) << 30;
   p.rkb = RDom(0, numBlocks, "rkb");
   // One where() per bound, each solved for rkb: bounds inference then sizes
   // the tile's blocks from both (written as `rkb * KB + KB - 1 >= ...`, the
   // lower bound made it give up on both and compute every block).
-  if (visibleHi < kFar)
-    p.rkb.where(p.rkb * KB <= i + diag + static_cast<int32_t>(visibleHi));
-  if (visibleLo > -kFar)
-    p.rkb.where(p.rkb >= (i + diag + static_cast<int32_t>(visibleLo)) / KB);
+  if (visible.boundedAbove())
+    p.rkb.where(p.rkb * KB <= i + diag + static_cast<int32_t>(visible.hi));
+  if (visible.boundedBelow())
+    p.rkb.where(p.rkb >= (i + diag + static_cast<int32_t>(visible.lo)) / KB);
   p.rowMax(i, h, b) = negInf;
   p.rowMax(i, h, b) = max(p.rowMax(i, h, b), p.partial(0, i, p.rkb, h, b)[1]);
   Expr y = p.partial(0, i, kb, h, b)[1] - p.rowMax(i, h, b);
@@ -718,10 +710,10 @@ AttentionPipeline defineAttention(const KernelSpec &spec,
     // Merge the chunks, skipping those a sliding window or the diagonal
     // hides, as the blocks above.
     p.rcc = RDom(0, (Sk + KC - 1) / KC, "rcc");
-    if (visibleHi < kFar)
-      p.rcc.where(p.rcc * KC <= i + diag + static_cast<int32_t>(visibleHi));
-    if (visibleLo > -kFar)
-      p.rcc.where(p.rcc >= (i + diag + static_cast<int32_t>(visibleLo)) / KC);
+    if (visible.boundedAbove())
+      p.rcc.where(p.rcc * KC <= i + diag + static_cast<int32_t>(visible.hi));
+    if (visible.boundedBelow())
+      p.rcc.where(p.rcc >= (i + diag + static_cast<int32_t>(visible.lo)) / KC);
     p.decodeRowMax(i, h, b) = negInf;
     p.decodeRowMax(i, h, b) =
         max(p.decodeRowMax(i, h, b), p.decodePartial(0, p.rcc, i, h, b)[1]);
@@ -1215,7 +1207,7 @@ static BiasTable biasTableArgument(const KernelSpec &spec, const std::vector<Fun
                                    const Expr &Sk) {
   BiasTable out;
   out.tables = static_cast<int32_t>(terms.size());
-  int64_t deltaLo = INT64_MIN, deltaHi = INT64_MAX;
+  VisibleDistances visible;
   if (!terms.empty()) {
     Var x("x"), h("h"), m("m");
     Func table("attn_extern_bias");
@@ -1226,14 +1218,13 @@ static BiasTable biasTableArgument(const KernelSpec &spec, const std::vector<Fun
     for (size_t t = 0; t < terms.size(); ++t)
       table.update(static_cast<int>(t)).vectorize(x, 16, TailStrategy::GuardWithIf).parallel(h);
     out.argument = table;
-    for (const ModifierSpec &modifier : spec.modifiers)
-      modifiers::lookupModifier(modifier.name)->visibleDeltas(modifier.params, deltaLo, deltaHi);
+    visible = visibleDistances(spec, /*withCausal=*/false);
   } else {
     out.argument = unusedArgument(3, "attn_extern_no_bias");
   }
-  const int64_t kFar = int64_t(1) << 30;
-  out.deltaLo = static_cast<int32_t>(std::clamp<int64_t>(deltaLo, -kFar, kFar));
-  out.deltaHi = static_cast<int32_t>(std::clamp<int64_t>(deltaHi, -kFar, kFar));
+  const int64_t kFar = VisibleDistances::kFar;
+  out.deltaLo = static_cast<int32_t>(std::clamp<int64_t>(visible.lo, -kFar, kFar));
+  out.deltaHi = static_cast<int32_t>(std::clamp<int64_t>(visible.hi, -kFar, kFar));
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "Halide.h"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -108,6 +109,25 @@ struct ModifierBias {
 };
 /// `heads` is the number of query heads.
 ModifierBias declareModifierBias(const KernelSpec &spec, const Halide::Expr &heads);
+
+/// The distances delta = j - i' at which a key can be visible at all: what
+/// the spec's modifiers allow (ScoreModifier::visibleDeltas: a sliding
+/// window's) and, with `withCausal`, at most 0 when the spec is causal.
+/// Bounds past +-2^30 are none: they exclude nothing a buffer can hold, and
+/// index arithmetic with them could overflow int32.
+struct VisibleDistances {
+  static constexpr int64_t kFar = int64_t(1) << 30;
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+  bool boundedBelow() const { return lo > -kFar; }
+  bool boundedAbove() const { return hi < kFar; }
+  /// Whether `delta` is within the bounds, as integer compares. Kernels
+  /// mask with this rather than with the -inf a window's bias adds: Halide
+  /// compiles float code assuming no infinities, and LLVM folded
+  /// `select(visible, 0, -inf) + alibi` to the ALiBi bias alone, which let
+  /// every key outside the window in.
+  Halide::Expr contains(const Halide::Expr &delta) const;
+};
+VisibleDistances visibleDistances(const KernelSpec &spec, bool withCausal);
 
 // RopeKernels.cpp
 BuiltKernel buildRopeKernel(const KernelSpec &, const Halide::Target &);

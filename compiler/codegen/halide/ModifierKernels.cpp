@@ -13,6 +13,8 @@
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/modifiers/ScoreModifier.h"
 
+#include <limits>
+
 namespace attune::codegen::detail {
 
 using namespace Halide;
@@ -120,6 +122,25 @@ ModifierBias declareModifierBias(const KernelSpec &spec, const Expr &heads) {
   return bias;
 }
 
+VisibleDistances visibleDistances(const KernelSpec &spec, bool withCausal) {
+  VisibleDistances out;
+  if (withCausal && spec.causal)
+    out.hi = 0;
+  for (const ModifierSpec &modifier : spec.modifiers)
+    if (const modifiers::ScoreModifier *definition = modifiers::lookupModifier(modifier.name))
+      definition->visibleDeltas(modifier.params, out.lo, out.hi);
+  return out;
+}
+
+Expr VisibleDistances::contains(const Expr &delta) const {
+  Expr inside = Internal::const_true();
+  if (boundedBelow())
+    inside = inside && delta >= static_cast<int32_t>(lo);
+  if (boundedAbove())
+    inside = inside && delta <= static_cast<int32_t>(hi);
+  return inside;
+}
+
 BuiltKernel buildScoreBiasKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "score_bias");
   ImageParam x = makeInput(spec.elementType, 4, "x", /*denseInner=*/true);
@@ -185,6 +206,11 @@ BuiltKernel buildScoreBiasKernel(const KernelSpec &spec, const Target &target) {
     k.dim(3).set_extent(x.dim(3).extent());
     k.dim(0).set_extent(D);
   }
+  // Keys outside a window masked on integers (VisibleDistances::contains).
+  const VisibleDistances visible = visibleDistances(spec, /*withCausal=*/false);
+  if (visible.boundedBelow() || visible.boundedAbove())
+    term = select(visible.contains(delta), term,
+                  Expr(-std::numeric_limits<float>::infinity()));
   Func out("out");
   out(j, i, h, b) = castToElement(spec, term);
 
