@@ -274,4 +274,37 @@ std::string linearBiasOf(
   return "";
 }
 
+std::string deviceBiasOf(
+    const std::vector<std::pair<const ScoreModifier *, ModifierParams>> &modifiers,
+    int64_t heads, DeviceBias &out) {
+  out = DeviceBias();
+  std::vector<std::pair<const ScoreModifier *, ModifierParams>> others;
+  for (size_t m = 0; m < modifiers.size(); ++m) {
+    const auto &[modifier, params] = modifiers[m];
+    std::optional<TableBias> table = modifier->tableBias(params);
+    if (!table) {
+      others.push_back(modifiers[m]);
+      continue;
+    }
+    if (out.table)
+      return "two of its score modifiers read bias tables";
+    if (!modifier->contentTerms(params).empty() || modifier->valueTerm(params))
+      return "its score modifier " + modifier->name() + " adds content terms";
+    out.table = std::move(table);
+    out.tableModifier = m;
+    modifier->visibleDeltas(params, out.linear.low, out.linear.high);
+  }
+  LinearBias linear;
+  if (std::string reason = linearBiasOf(others, heads, linear); !reason.empty())
+    return reason;
+  if (out.table && !linear.slopes.empty())
+    return "its score modifiers add a bias table and a bias linear in the distance";
+  linear.low = std::max(linear.low, out.linear.low);
+  linear.high = std::min(linear.high, out.linear.high);
+  if (linear.low > 0 || linear.high < 0)
+    return "its score modifiers leave no distance visible around 0";
+  out.linear = std::move(linear);
+  return "";
+}
+
 } // namespace attune::modifiers

@@ -112,6 +112,17 @@ struct ValueTerm {
   int64_t maxDistance = 0;
 };
 
+/// A bias read from a table by bucket: bias_h(delta) = operand
+/// `table`[row(delta), h] (the operand [rows, H], row-major), where
+/// row(delta) = rows[clamp(delta, low, low + rows.size() - 1) - low]: the
+/// bucket of each distance in [low, low + rows.size()), and the edge
+/// buckets beyond (T5's, which stop changing at max_distance).
+struct TableBias {
+  int table = -1;
+  int64_t low = 0;
+  std::vector<int32_t> rows;
+};
+
 /// A row-major operand for the reference evaluator.
 struct ReferenceOperand {
   const double *data = nullptr;
@@ -165,6 +176,14 @@ public:
                                   const std::vector<Halide::Func> &operands,
                                   const Halide::Expr &heads, const Halide::Expr &h,
                                   const Halide::Expr &delta) const;
+
+  /// The bias as a TableBias, if it has that form (T5's). Kernels that
+  /// cannot evaluate kernelBias per score read the table through the rows
+  /// instead (the GPU attention kernel). Must agree with referenceBias at
+  /// every distance. Default: none.
+  virtual std::optional<TableBias> tableBias(const ModifierParams &params) const {
+    return std::nullopt;
+  }
 
   /// The content terms (see ContentTerm); none by default.
   virtual std::vector<ContentTerm> contentTerms(const ModifierParams &params) const {
@@ -254,6 +273,22 @@ struct LinearBias {
 std::string linearBiasOf(
     const std::vector<std::pair<const ScoreModifier *, ModifierParams>> &modifiers,
     int64_t heads, LinearBias &out);
+
+/// The score modifiers of one attention in the forms the GPU attention
+/// kernel evaluates: a LinearBias (`linear`: slopes, or none, and the
+/// visible distances), to which at most one modifier adds a TableBias
+/// (`table`, read from operand `table->table` of modifier `tableModifier`).
+struct DeviceBias {
+  LinearBias linear;
+  std::optional<TableBias> table;
+  size_t tableModifier = 0;
+};
+
+/// Whether `modifiers` (as linearBiasOf takes them) have those forms for
+/// `heads` heads: returns "" with `out` filled, or why not.
+std::string deviceBiasOf(
+    const std::vector<std::pair<const ScoreModifier *, ModifierParams>> &modifiers,
+    int64_t heads, DeviceBias &out);
 
 /// Each file `<Stem>.cpp` of this folder defines
 ///   std::unique_ptr<ScoreModifier> create<Stem>();

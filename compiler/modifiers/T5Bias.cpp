@@ -100,6 +100,18 @@ public:
     return table.data[bucketOf(params, delta) * table.shape[1] + h];
   }
 
+  /// Every bucket changes within max_distance of 0: beyond, each side
+  /// keeps its last (bidirectional), or the last and 0 (causal).
+  std::optional<TableBias> tableBias(const ModifierParams &params) const override {
+    int64_t maxDistance = static_cast<int64_t>(params.at("max_distance"));
+    TableBias table;
+    table.table = 0;
+    table.low = -maxDistance;
+    for (int64_t delta = -maxDistance; delta <= maxDistance; ++delta)
+      table.rows.push_back(static_cast<int32_t>(bucketOf(params, delta)));
+    return table;
+  }
+
   Halide::Expr kernelBias(const ModifierParams &params,
                           const std::vector<Halide::Func> &operands,
                           const Halide::Expr &, const Halide::Expr &h,

@@ -36,8 +36,12 @@ struct AttentionCase {
   enum Mask { MaskNone, MaskPerBatch } mask = MaskNone; // [B, 1, Sq, Sk]
   /// Per batch, how many leading keys attend; empty: no key padding.
   std::vector<int> keyPadding;
-  enum Bias { BiasNone, BiasAlibiWindow } bias = BiasNone;
-  int window = 0; // with BiasAlibiWindow: keys with i - j >= window are -inf
+  /// A bias table (Config::kBias): BiasAlibiWindow has a row per distance
+  /// (ALiBi's slope times it, -inf for keys with i - j >= window);
+  /// BiasBuckets is T5's [num_buckets, H] read by the bucket of the
+  /// distance (bidirectional, 32 buckets, max_distance 128).
+  enum Bias { BiasNone, BiasAlibiWindow, BiasBuckets } bias = BiasNone;
+  int window = 0;
   float softcap = 0.0f;
   int rotaryDims = 0;
   bool ropeInterleaved = false;
@@ -87,14 +91,39 @@ public:
           keyPadding[size_t(b) * c.keySeq + j] = 1;
     }
     if (c.bias == AttentionCase::BiasAlibiWindow) {
-      biasStride = c.querySeq + c.keySeq + 2; // padded, to test the stride
-      bias.assign(size_t(c.heads) * biasStride, 0.0f);
+      // [H][distance], padded, to test the stride; a row per distance.
+      biasHeadStride = c.querySeq + c.keySeq + 2, biasRowStride = 1;
+      bias.assign(size_t(c.heads) * biasHeadStride, 0.0f);
+      biasRowLow = 1 - c.keySeq;
       for (int h = 0; h < c.heads; ++h) {
         float slope = std::pow(2.0f, -8.0f * (h + 1) / c.heads);
         for (int delta = 1 - c.keySeq; delta <= c.querySeq - 1; ++delta)
-          bias[h * biasStride + delta + c.keySeq - 1] =
+          bias[h * biasHeadStride + delta + c.keySeq - 1] =
               delta <= -c.window ? -std::numeric_limits<float>::infinity() : slope * delta;
       }
+      for (int x = 0; x < c.querySeq + c.keySeq - 1; ++x)
+        biasRows.push_back(x);
+    } else if (c.bias == AttentionCase::BiasBuckets) {
+      // T5's [num_buckets, H] and the bucket of each distance in
+      // [-max_distance, max_distance], the edge buckets beyond: two sides
+      // of 16, 8 of them exact, the rest log-spaced up to 128.
+      const int buckets = 32, side = 16, exact = 8, maxDistance = 128;
+      biasHeadStride = 1, biasRowStride = c.heads;
+      fill(bias, size_t(buckets) * c.heads, 3.0f);
+      biasRowLow = -maxDistance;
+      for (int delta = -maxDistance; delta <= maxDistance; ++delta) {
+        int n = std::abs(delta);
+        int bucket = n < exact ? n
+                               : std::min(side - 1, exact + int(std::log(float(n) / exact) /
+                                                                std::log(float(maxDistance) / exact) *
+                                                                (side - exact)));
+        biasRows.push_back((delta > 0 ? side : 0) + bucket);
+      }
+    }
+    if (!bias.empty() && bf16Storage_) {
+      for (float &x : bias)
+        x = roundToBf16(x);
+      toBf16(bias, biasBf16);
     }
     for (int p = 0; p < c.rotaryDims / 2; ++p)
       theta.push_back(float(std::pow(10000.0, -2.0 * p / c.rotaryDims)));
@@ -149,8 +178,13 @@ public:
     p.maskStride[2] = c.keySeq, p.maskStride[3] = 1;
     p.keyPadding = keyPadding.empty() ? nullptr : keyPadding.data();
     p.keyPaddingStride = c.keySeq;
-    p.bias = bias.empty() ? nullptr : bias.data();
-    p.biasStride = biasStride;
+    if constexpr (std::is_same_v<In, bf16>)
+      p.biasTable = biasBf16.empty() ? nullptr : biasBf16.data();
+    else
+      p.biasTable = bias.empty() ? nullptr : bias.data();
+    p.biasHeadStride = biasHeadStride, p.biasRowStride = biasRowStride;
+    p.biasRows = biasRows.empty() ? nullptr : biasRows.data();
+    p.biasRowLow = biasRowLow, p.biasRowCount = int(biasRows.size());
     p.deltaLow = c.bias == AttentionCase::BiasAlibiWindow ? 1 - c.window : c.visibleLow;
     p.deltaHigh = c.visibleHigh;
     p.biasSlopes = c.slopes.empty() ? nullptr : c.slopes.data();
@@ -205,7 +239,7 @@ public:
             if (!mask.empty())
               x += mask[(size_t(b) * c.querySeq + i) * c.keySeq + j];
             if (!bias.empty())
-              x += bias[h * biasStride + delta + c.keySeq - 1];
+              x += biasAt(h, delta);
             if (!c.slopes.empty())
               x += double(c.slopes[h]) * (c.slopesAbsolute ? std::abs(delta) : delta);
             s[j] = x;
@@ -232,10 +266,21 @@ public:
     return out;
   }
 
+  /// bias_h(delta) as the kernel defines it from the table and the rows.
+  double biasAt(int h, int delta) const {
+    long long at = (long long)delta - biasRowLow;
+    at = std::clamp<long long>(at, 0, (long long)biasRows.size() - 1);
+    return bias[h * biasHeadStride + biasRows[at] * biasRowStride];
+  }
+
   const AttentionCase c;
   std::vector<float> q, k, v, mask, bias, theta;
   std::vector<unsigned char> keyPadding;
-  int biasStride = 0;
+  /// The bias table (Config::kBias; rounded to bf16 with bf16 storage) and
+  /// the row of each distance from biasRowLow.
+  i64 biasHeadStride = 0, biasRowStride = 0;
+  std::vector<int> biasRows;
+  int biasRowLow = 0;
   /// The key splits' workspace (keySplits > 1).
   std::vector<float> partialResult, partialStats;
 
@@ -265,7 +310,7 @@ private:
   }
 
   bool bf16Storage_;
-  std::vector<bf16> qBf16, kBf16, vBf16;
+  std::vector<bf16> qBf16, kBf16, vBf16, biasBf16;
   std::vector<unsigned char> resultBytes_;
 };
 

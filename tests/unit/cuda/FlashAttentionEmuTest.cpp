@@ -73,6 +73,7 @@ using RopeInterleaved64 =
 using Narrow = AttentionConfig<64, 32, false, false, true, false, false, 0, false, float, float>;
 using Linear64 =
     AttentionConfig<64, 64, false, false, false, false, false, 0, false, float, float, true>;
+using Buckets64 = AttentionConfig<64, 64, false, true, false, true, false, 0, false, bf16, bf16>;
 
 TEST(FlashAttentionEmu, PlainWithPartialBlocks) {
   AttentionCase c;
@@ -126,6 +127,27 @@ TEST(FlashAttentionEmu, BiasTableWindowAndSoftcap) {
   c.bias = AttentionCase::BiasAlibiWindow;
   c.window = 40;
   c.softcap = 5.0f;
+  expectMatches<Biased64>(c);
+}
+
+TEST(FlashAttentionEmu, BucketedBiasTableWithAMaskInBf16) {
+  // T5's table read by the bucket of the distance, an encoder's keys on
+  // both sides past max_distance (the edge buckets), GQA, and a mask.
+  AttentionCase c;
+  c.heads = 4, c.kvHeads = 2, c.querySeq = 300, c.keySeq = 300;
+  c.bias = AttentionCase::BiasBuckets;
+  c.mask = AttentionCase::MaskPerBatch;
+  expectMatches<Buckets64>(c);
+}
+
+TEST(FlashAttentionEmu, BucketedBiasTableDecodingOverSplits) {
+  // Three query rows at the end of 600 keys in splits of 128: the bucket
+  // rows of the distances each split sees.
+  AttentionCase c;
+  c.heads = 2, c.kvHeads = 2, c.querySeq = 3, c.keySeq = 600;
+  c.bias = AttentionCase::BiasBuckets;
+  c.softcap = 8.0f;
+  c.keySplits = 5, c.splitKeys = 128;
   expectMatches<Biased64>(c);
 }
 

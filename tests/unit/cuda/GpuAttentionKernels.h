@@ -9,7 +9,7 @@
 //                        key padding, bias, softcap, rotary dims,
 //                        interleaved, storage type)
 //
-// The kernel's symbol is attune_attention_<name>. The first seven are the
+// The kernel's symbol is attune_attention_<name>. The first eight are the
 // emulated test's configurations (FlashAttentionEmuTest.cpp); the bf16
 // ones at D = 64 and 128 are the benchmark's.
 //
@@ -23,6 +23,7 @@ ATTUNE_GPU_ATTENTION(biased64,       64,  64, true,  false, false, true,  true, 
 ATTUNE_GPU_ATTENTION(rope64,         64,  64, true,  false, false, false, false, 32, false, float)
 ATTUNE_GPU_ATTENTION(rope_interleaved64, 64, 64, false, false, false, false, false, 64, true, float)
 ATTUNE_GPU_ATTENTION(narrow,         64,  32, false, false, true,  false, false,  0, false, float)
+ATTUNE_GPU_ATTENTION(buckets64,      64,  64, false, true,  false, true,  false,  0, false, bf16)
 ATTUNE_GPU_ATTENTION(bench64,        64,  64, false, false, false, false, false,  0, false, bf16)
 ATTUNE_GPU_ATTENTION(bench64_causal, 64,  64, true,  false, false, false, false,  0, false, bf16)
 ATTUNE_GPU_ATTENTION(bench128,      128, 128, false, false, false, false, false,  0, false, bf16)

@@ -122,7 +122,8 @@ void runOnDevice(Device &device, AttentionData &data, std::vector<float> *got,
   ASSERT_TRUE(arrays.put(p.result, data.resultBytes().size())) << statusMessage();
   ASSERT_TRUE(arrays.put(p.mask, data.mask.size() * sizeof(float))) << statusMessage();
   ASSERT_TRUE(arrays.put(p.keyPadding, data.keyPadding.size())) << statusMessage();
-  ASSERT_TRUE(arrays.put(p.bias, data.bias.size() * sizeof(float))) << statusMessage();
+  ASSERT_TRUE(arrays.put(p.biasTable, data.bias.size() * sizeof(In))) << statusMessage();
+  ASSERT_TRUE(arrays.put(p.biasRows, data.biasRows.size() * sizeof(int))) << statusMessage();
   ASSERT_TRUE(arrays.put(p.ropeTheta, data.theta.size() * sizeof(float))) << statusMessage();
   p.keySplits = keySplits == kRuntimeSplits ? cuda::attentionKeySplits(p, device.multiprocessors())
                                             : keySplits;
@@ -242,6 +243,15 @@ TEST(GpuAttention, BiasTableWindowAndSoftcap) {
   c.window = 40;
   c.softcap = 5.0f;
   expectMatches<kernels::biased64>(*device, c);
+}
+
+TEST(GpuAttention, BucketedBiasTableWithAMaskInBf16) {
+  REQUIRE_DEVICE(device);
+  AttentionCase c;
+  c.heads = 4, c.kvHeads = 2, c.querySeq = 300, c.keySeq = 300;
+  c.bias = AttentionCase::BiasBuckets;
+  c.mask = AttentionCase::MaskPerBatch;
+  expectMatches<kernels::buckets64>(*device, c);
 }
 
 TEST(GpuAttention, RopeOnHalfTheDimensions) {

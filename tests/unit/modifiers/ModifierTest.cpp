@@ -221,7 +221,44 @@ TEST(T5, BucketsMatchHuggingFace) {
             << "delta " << delta;
         ASSERT_EQ(kernel[h][delta - lo], expected) << "delta " << delta;
       }
+    // The same buckets as the GPU kernel reads them: through the rows,
+    // clamped at their ends.
+    std::optional<TableBias> byRow = t5.tableBias(params);
+    ASSERT_TRUE(byRow);
+    ASSERT_EQ(byRow->table, 0);
+    ASSERT_FALSE(byRow->rows.empty());
+    const int64_t last = byRow->low + int64_t(byRow->rows.size()) - 1;
+    for (int delta = lo; delta <= hi; ++delta) {
+      int64_t row = byRow->rows[std::clamp<int64_t>(delta, byRow->low, last) - byRow->low];
+      ASSERT_EQ(row, relativePositionBucket(delta, c.bidirectional, c.buckets, c.maxDistance))
+          << "delta " << delta;
+    }
   }
+}
+
+TEST(DeviceBias, OneTableBesideAWindowOrSlopesAlone) {
+  ModifierParams t5 = checked(get("t5"), {}, {{32, 4}});
+  ModifierParams window = checked(get("sliding_window"), {{"window", 50.0}}, {});
+  ModifierParams alibi = checked(get("alibi"), {}, {});
+  DeviceBias bias;
+  EXPECT_EQ(deviceBiasOf({{&get("sliding_window"), window}, {&get("t5"), t5}}, 4, bias), "");
+  ASSERT_TRUE(bias.table);
+  EXPECT_EQ(bias.tableModifier, 1u);
+  EXPECT_EQ(bias.table->low, -128);
+  EXPECT_TRUE(bias.linear.slopes.empty());
+  EXPECT_EQ(bias.linear.low, -49);
+  EXPECT_EQ(bias.linear.high, INT64_MAX);
+
+  EXPECT_EQ(deviceBiasOf({{&get("alibi"), alibi}}, 4, bias), "");
+  EXPECT_FALSE(bias.table);
+  EXPECT_EQ(bias.linear.slopes.size(), 4u);
+
+  EXPECT_EQ(deviceBiasOf({{&get("t5"), t5}, {&get("t5"), t5}}, 4, bias),
+            "two of its score modifiers read bias tables");
+  EXPECT_EQ(deviceBiasOf({{&get("t5"), t5}, {&get("alibi"), alibi}}, 4, bias),
+            "its score modifiers add a bias table and a bias linear in the distance");
+  ModifierParams shaw = checked(get("shaw"), {{"max_distance", 4.0}}, {{9, 16}, {9, 16}});
+  EXPECT_NE(deviceBiasOf({{&get("shaw"), shaw}}, 4, bias), "");
 }
 
 //===----------------------------------------------------------------------===//

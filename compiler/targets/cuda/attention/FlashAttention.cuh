@@ -15,8 +15,10 @@
 //   2. each warp computes its 16 rows' scores S = Q.K^T with the query
 //      fragments it keeps in registers (loaded once);
 //   3. the score is scaled (softcapped), the additive mask and the
-//      modifiers' bias table bias[h][delta] are added, and what the mask,
-//      causality, key padding or the key range rule out is set to -inf;
+//      modifiers' bias (a table by bucket of the distance, T5's, staged in
+//      shared memory per block; or ALiBi's slope times the distance) are
+//      added, and what the mask, causality, key padding or the key range
+//      rule out is set to -inf;
 //   4. online softmax: the running row maximum m and sum l are updated and
 //      the output accumulator rescaled, then P = exp2(S - m) (in the log2
 //      domain) is rounded to bf16 in place as the A operand of O += P.V.
@@ -62,11 +64,17 @@ struct AttentionParams {
   /// [B, Sk] bytes, nonzero: attend (Config::kKeyPadding).
   const unsigned char *keyPadding;
   i64 keyPaddingStride;
-  /// bias_h(delta) of the score modifiers, f32 at h * biasStride + delta +
-  /// Sk - 1 for delta = j - (i + Sk - Sq) in [1 - Sk, Sq - 1]; -inf masks
-  /// (Config::kBias).
-  const float *bias;
-  i64 biasStride;
+  /// A score modifier's bias table (Config::kBias), elements of the input
+  /// type: bias_h(delta) for delta = j - (i + Sk - Sq) is
+  /// biasTable[h * biasHeadStride + row * biasRowStride], row =
+  /// biasRows[clamp(delta - biasRowLow, 0, biasRowCount - 1)]. T5's
+  /// [num_buckets, H] (head stride 1, row stride H) through the bucket of
+  /// each distance, saturating past max_distance; or one row per distance
+  /// (biasRows[x] = x). -inf masks.
+  const void *biasTable;
+  i64 biasHeadStride, biasRowStride;
+  const int *biasRows;
+  int biasRowLow, biasRowCount;
   /// Distances outside [deltaLow, deltaHigh] are masked for every head
   /// (the modifiers' visible range; causal sets deltaHigh <= 0): key blocks
   /// wholly outside are skipped.
@@ -279,10 +287,11 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     }
     if (Config::kBias) {
       // biasRow[x] = bias_h(delta) for delta = (k0 - q0 - shift) - (BM - 1) + x
+      const In *table = static_cast<const In *>(p.biasTable) + h * p.biasHeadStride;
       for (int x = tid; x < BM + BN - 1; x += kAttentionThreads) {
-        long long delta = (long long)k0 - q0 - shift - (BM - 1) + x;
-        bool inTable = delta >= 1 - p.keySeq && delta <= p.querySeq - 1;
-        biasRow[x] = inTable ? p.bias[h * p.biasStride + delta + p.keySeq - 1] : 0.0f;
+        long long at = (long long)k0 - q0 - shift - (BM - 1) + x - p.biasRowLow;
+        at = at < 0 ? 0 : at >= p.biasRowCount ? p.biasRowCount - 1 : at;
+        biasRow[x] = toFloat(table[p.biasRows[at] * p.biasRowStride]);
       }
     }
     syncThreads();
