@@ -224,10 +224,10 @@ std::string linearBiasOf(
     int64_t heads, LinearBias &out) {
   out = LinearBias();
   for (const auto &[modifier, params] : modifiers) {
-    if (!modifier->operands().empty())
-      return "its score modifier " + modifier->name() + " reads a table";
     if (!modifier->contentTerms(params).empty() || modifier->valueTerm(params))
       return "its score modifier " + modifier->name() + " adds content terms";
+    if (!modifier->operands().empty())
+      return "its score modifier " + modifier->name() + " reads a table";
     modifier->visibleDeltas(params, out.low, out.high);
   }
   if (out.low > 0 || out.high < 0)
@@ -290,6 +290,8 @@ std::string deviceBiasOf(
       return "two of its score modifiers read bias tables";
     if (!modifier->contentTerms(params).empty() || modifier->valueTerm(params))
       return "its score modifier " + modifier->name() + " adds content terms";
+    if (modifier->operands().size() != 1)
+      return "its score modifier " + modifier->name() + " reads tables besides its bias table";
     out.table = std::move(table);
     out.tableModifier = m;
     modifier->visibleDeltas(params, out.linear.low, out.linear.high);

@@ -363,29 +363,31 @@ int attentionElementBytes(const halide_type_t &type) {
 
 } // namespace
 
-attune_status_t ModelDevice::constantArray(const float *host, int64_t count,
-                                           const float **device) {
+attune_status_t ModelDevice::constantBytes(const void *host, size_t size,
+                                           const void **device) {
   Buffer &buffer = constantArrays_[host];
   if (!buffer.pointer) {
-    size_t size = static_cast<size_t>(count) * sizeof(float);
     if (attune_status_t status = reserve(buffer, size))
       return status;
     if (attune_status_t status = device_->upload(buffer.pointer, host, size))
       return status;
   }
-  *device = reinterpret_cast<const float *>(buffer.pointer);
+  *device = reinterpret_cast<const void *>(buffer.pointer);
   return ATTUNE_OK;
 }
 
 attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
                                           halide_buffer_t *const *args,
                                           int32_t numArgs) noexcept {
-  const int32_t expectedArgs = 4 + (op.has_mask != 0) + (op.has_key_padding != 0);
-  if (numArgs != expectedArgs || !op.image || !op.kernel || !op.combine)
+  const int32_t expectedArgs =
+      4 + (op.has_mask != 0) + (op.has_key_padding != 0) + (op.has_bias_table != 0);
+  if (numArgs != expectedArgs || !op.image || !op.kernel || !op.combine ||
+      (op.has_bias_table && (!op.bias_rows || op.bias_row_count < 1)))
     return fail(ATTUNE_INVALID_LIBRARY,
-                "model '%s' asked for an attention with %d operands (mask %d, key padding %d) "
-                "or without its kernels, which the runtime does not run",
-                abi_.name, numArgs, op.has_mask, op.has_key_padding);
+                "model '%s' asked for an attention with %d operands (mask %d, key padding %d, "
+                "bias table %d) or without its kernels or bias rows, which the runtime does not "
+                "run",
+                abi_.name, numArgs, op.has_mask, op.has_key_padding, op.has_bias_table);
   const halide_buffer_t &q = *args[0], &k = *args[1], &v = *args[2], &y = *args[numArgs - 1];
   const int bytes = attentionElementBytes(y.type);
   const halide_buffer_t *tensors[] = {&q, &k, &v, &y};
@@ -436,6 +438,23 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
     p.keyPadding = static_cast<const unsigned char *>(address(padding));
     p.keyPaddingStride = padding.dim[1].stride;
   }
+  if (op.has_bias_table) {
+    // [H, R] innermost first (T5's [num_buckets, H] row-major), in q's type.
+    const halide_buffer_t &table = *args[next++];
+    if (table.dimensions != 2 || attentionElementBytes(table.type) != bytes ||
+        table.dim[0].extent != p.heads)
+      return fail(ATTUNE_INVALID_LIBRARY,
+                  "model '%s': an attention bias table is not [%d heads, rows] in q's type",
+                  abi_.name, p.heads);
+    for (int32_t x = 0; x < op.bias_row_count; ++x)
+      if (op.bias_rows[x] < 0 || op.bias_rows[x] >= table.dim[1].extent)
+        return fail(ATTUNE_INVALID_LIBRARY,
+                    "model '%s': an attention bias row is %d, outside its table's %d rows",
+                    abi_.name, op.bias_rows[x], table.dim[1].extent);
+    p.biasTable = address(table);
+    p.biasHeadStride = table.dim[0].stride, p.biasRowStride = table.dim[1].stride;
+    p.biasRowLow = op.bias_row_low, p.biasRowCount = op.bias_row_count;
+  }
   try {
     if (op.rotary_dims > 0) {
       if (!op.rope_theta)
@@ -444,6 +463,12 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
       if (attune_status_t status = constantArray(op.rope_theta, op.rotary_dims / 2, &p.ropeTheta))
         return status;
       p.ropeOffset = static_cast<int>(op.rope_offset);
+    }
+    if (op.has_bias_table) {
+      static_assert(sizeof(int) == sizeof(int32_t), "the kernel reads the rows as int");
+      if (attune_status_t status = constantArray(reinterpret_cast<const int *>(op.bias_rows),
+                                                 op.bias_row_count, &p.biasRows))
+        return status;
     }
     if (op.bias_slopes) {
       // One slope per query head.

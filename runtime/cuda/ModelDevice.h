@@ -83,10 +83,17 @@ private:
                            struct halide_buffer_t *const *args, int32_t numArgs);
   attune_status_t runAttention(const attune_abi_attention_t &op,
                                struct halide_buffer_t *const *args, int32_t numArgs) noexcept;
-  /// The device copy of the library's `count` floats at `host` (RoPE's
-  /// angles, ALiBi's slopes), uploaded at the first call; may throw
-  /// std::bad_alloc (runAttention catches it).
-  attune_status_t constantArray(const float *host, int64_t count, const float **device);
+  /// The device copy of the library's `count` elements at `host` (RoPE's
+  /// angles, ALiBi's slopes, a bias table's rows), uploaded at the first
+  /// call; may throw std::bad_alloc (runAttention catches it).
+  template <class T>
+  attune_status_t constantArray(const T *host, int64_t count, const T **device) {
+    const void *copy = nullptr;
+    attune_status_t status = constantBytes(host, count * sizeof(T), &copy);
+    *device = static_cast<const T *>(copy);
+    return status;
+  }
+  attune_status_t constantBytes(const void *host, size_t size, const void **device);
 
   const attune_model_abi_t &abi_;
   std::unique_ptr<Device> device_;
@@ -106,7 +113,7 @@ private:
   /// device, by their address in the library; the key splits' workspace
   /// (AttentionParams::partialResult).
   std::map<const void *, std::unique_ptr<CudaModule>> modules_;
-  std::map<const float *, Buffer> constantArrays_;
+  std::map<const void *, Buffer> constantArrays_;
   Buffer attentionSplits_;
   /// A failed matmul's or attention's status, returned once run() reports
   /// the failure.

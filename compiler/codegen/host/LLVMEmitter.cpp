@@ -309,7 +309,8 @@ FailureOr<LLVM::GlobalOp> Emitter::attentionOp(const KernelCall &call) {
   // The modifiers' slopes are per head: q's view is [D, S, H, B],
   // innermost first.
   const Monomial &headsDim = call.args[0].extents[2];
-  modifiers::LinearBias bias;
+  modifiers::DeviceBias deviceBias;
+  const modifiers::LinearBias &bias = deviceBias.linear;
   if (!spec.modifiers.empty()) {
     if (!headsDim.isConstant())
       return call.op->emitOpError("has score modifiers and a dynamic head count, which the GPU "
@@ -317,7 +318,7 @@ FailureOr<LLVM::GlobalOp> Emitter::attentionOp(const KernelCall &call) {
     std::vector<std::pair<const modifiers::ScoreModifier *, modifiers::ModifierParams>> given;
     for (const ModifierSpec &modifier : spec.modifiers)
       given.push_back({modifiers::lookupModifier(modifier.name), modifier.params});
-    if (std::string reason = modifiers::linearBiasOf(given, headsDim.factor, bias);
+    if (std::string reason = modifiers::deviceBiasOf(given, headsDim.factor, deviceBias);
         !reason.empty())
       return call.op->emitOpError("cannot run on the GPU attention kernel: ") << reason;
   }
@@ -335,9 +336,21 @@ FailureOr<LLVM::GlobalOp> Emitter::attentionOp(const KernelCall &call) {
     image.setVisibility_(LLVM::Visibility::Hidden);
     image.setDsoLocal(true);
   }
+  // A bias table's row per distance (the runtime reads the table itself,
+  // an operand after the key padding).
+  LLVM::GlobalOp rows;
+  if (deviceBias.table) {
+    const std::vector<int32_t> &values = deviceBias.table->rows;
+    std::string bytes(reinterpret_cast<const char *>(values.data()),
+                      values.size() * sizeof(int32_t));
+    rows = LLVM::GlobalOp::create(builder, loc, LLVM::LLVMArrayType::get(i8, bytes.size()),
+                                  /*isConstant=*/true, LLVM::Linkage::Private,
+                                  uniqueName(symbol + "_bias_rows"),
+                                  builder.getStringAttr(bytes), /*alignment=*/16);
+  }
   // The modifiers' bias slopes, one per head (zeros for a window alone).
   LLVM::GlobalOp slopes;
-  if (!spec.modifiers.empty()) {
+  if (!spec.modifiers.empty() && !deviceBias.table) {
     std::string bytes;
     for (int64_t h = 0; h < headsDim.factor; ++h) {
       float value = bias.slopes.empty() ? 0.0f : static_cast<float>(bias.slopes[h]);
@@ -399,6 +412,12 @@ FailureOr<LLVM::GlobalOp> Emitter::attentionOp(const KernelCall &call) {
     };
     set(kAttentionDeltaLow, constI(i32, clamp32(bias.low)));
     set(kAttentionDeltaHigh, constI(i32, clamp32(bias.high)));
+    if (rows) {
+      set(kAttentionHasBiasTable, constI(i32, 1));
+      set(kAttentionBiasRowLow, constI(i32, clamp32(deviceBias.table->low)));
+      set(kAttentionBiasRowCount, constI(i32, deviceBias.table->rows.size()));
+      set(kAttentionBiasRows, address(rows));
+    }
     return op;
   });
   return it->second;

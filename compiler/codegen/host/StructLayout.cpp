@@ -123,10 +123,12 @@ CStructLayout abiDeviceLayout(MLIRContext *context) {
 }
 
 CStructLayout abiAttentionLayout(MLIRContext *context) {
-  return CStructLayout(context, {CField::Ptr, CField::Ptr, CField::Ptr, CField::I32, CField::I32, CField::I32, CField::I32,
-                                 CField::I32, CField::I32, CField::Ptr, CField::I64,
-                                 CField::F64, CField::F64, CField::Ptr, CField::I32,
-                                 CField::I32, CField::I32});
+  return CStructLayout(context, {CField::Ptr, CField::Ptr, CField::Ptr, CField::I32,
+                                 CField::I32, CField::I32, CField::I32, CField::I32,
+                                 CField::I32, CField::Ptr, CField::I64, CField::F64,
+                                 CField::F64, CField::Ptr, CField::I32, CField::I32,
+                                 CField::I32, CField::I32, CField::I32, CField::I32,
+                                 CField::Ptr});
 }
 
 CStructLayout abiMatmulLayout(MLIRContext *context) {

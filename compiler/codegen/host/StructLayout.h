@@ -150,7 +150,11 @@ enum AbiAttentionField {
   kAttentionBiasSlopes,
   kAttentionBiasAbsolute,
   kAttentionDeltaLow,
-  kAttentionDeltaHigh
+  kAttentionDeltaHigh,
+  kAttentionHasBiasTable,
+  kAttentionBiasRowLow,
+  kAttentionBiasRowCount,
+  kAttentionBiasRows
 };
 CStructLayout abiAttentionLayout(mlir::MLIRContext *context);
 

@@ -15,6 +15,14 @@
 namespace attune::targets::cuda {
 namespace {
 
+/// `type` as the IR prints it, for messages.
+std::string typeName(mlir::Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
 /// The FlashAttention.cuh configuration of an attention kernel spec, named
 /// after the spec's symbol.
 AttentionKernelSpec attentionKernelSpec(const codegen::KernelSpec &spec) {
@@ -26,9 +34,13 @@ AttentionKernelSpec attentionKernelSpec(const codegen::KernelSpec &spec) {
   kernel.causal = spec.causal;
   kernel.mask = spec.hasMask;
   kernel.keyPadding = spec.hasKeyPadding;
-  // Its modifiers sum to a LinearBias (unfusedAttentionReasonFor): slopes
-  // per head (zeros for a window alone) and the visible distances.
-  kernel.linearBias = !spec.modifiers.empty();
+  // Its modifiers are a DeviceBias (unfusedAttentionReasonFor): a table
+  // read by bucket (T5's), or slopes per head (zeros for a window alone);
+  // and the visible distances.
+  for (const codegen::ModifierSpec &modifier : spec.modifiers)
+    if (modifiers::lookupModifier(modifier.name)->tableBias(modifier.params))
+      kernel.bias = true;
+  kernel.linearBias = !spec.modifiers.empty() && !kernel.bias;
   kernel.softcap = spec.softcap > 0;
   if (spec.rope.enabled) {
     kernel.rotaryDims = int(spec.rope.rotaryDims > 0 ? spec.rope.rotaryDims : spec.headDim);
@@ -172,32 +184,42 @@ std::string CudaBackend::unfusedAttentionReasonFor(mlir::Operation *op) const {
     return "its products are not bf16 (the GPU kernel's tensor cores multiply bf16)";
   auto query = mlir::cast<mlir::RankedTensorType>(attention.getQuery().getType());
   if (mlir::ArrayAttr list = attention.getModifiersAttr(); list && !list.empty()) {
-    // The kernel evaluates a bias linear in the distance (ALiBi) and a
-    // visible range (a window); tables (T5) and content terms need more.
+    // The kernel evaluates a bias linear in the distance (ALiBi) or one
+    // read from a table by the distance's bucket (T5), and a visible range
+    // (a window); content and value terms (Shaw, Transformer-XL, DeBERTa)
+    // need more.
     const auto suffix = " (the GPU kernel evaluates biases linear in the distance, as ALiBi's, "
-                        "and windows)";
+                        "bucketed bias tables, as T5's, and windows)";
     int64_t heads = query.getDimSize(attention.getHeadAxis());
     if (mlir::ShapedType::isDynamic(heads))
       return "its head count is dynamic (the GPU kernel's ALiBi slopes are per head)";
     std::vector<std::pair<const modifiers::ScoreModifier *, modifiers::ModifierParams>> given;
-    for (mlir::Attribute attr : list) {
+    for (auto [attr, group] : llvm::zip_equal(list, attention.getModifierOperandGroups())) {
       tfm::ResolvedModifier resolved;
       if (std::string problem =
               tfm::parseModifier(mlir::cast<mlir::DictionaryAttr>(attr), resolved);
           !problem.empty())
         return problem;
-      if (!resolved.definition->operands().empty())
-        return "its score modifier " + resolved.definition->name() + " reads a table" + suffix;
       modifiers::AttentionDims dims;
       dims.heads = heads;
+      std::vector<std::vector<int64_t>> shapes;
+      for (mlir::Value operand : group) {
+        auto type = mlir::cast<mlir::RankedTensorType>(operand.getType());
+        // The kernel reads a table in the storage type of q.
+        if (type.getElementType() != query.getElementType())
+          return "its score modifier " + resolved.definition->name() + "'s table is " +
+                 typeName(type.getElementType()) + " and its query " +
+                 typeName(query.getElementType()) + " (the GPU kernel reads both alike)";
+        shapes.emplace_back(type.getShape().begin(), type.getShape().end());
+      }
       if (std::string problem =
-              modifiers::checkModifier(*resolved.definition, resolved.params, dims, {});
+              modifiers::checkModifier(*resolved.definition, resolved.params, dims, shapes);
           !problem.empty())
         return problem;
       given.push_back({resolved.definition, resolved.params});
     }
-    modifiers::LinearBias bias;
-    if (std::string reason = modifiers::linearBiasOf(given, heads, bias); !reason.empty())
+    modifiers::DeviceBias bias;
+    if (std::string reason = modifiers::deviceBiasOf(given, heads, bias); !reason.empty())
       return reason + suffix;
   }
   auto value = mlir::cast<mlir::RankedTensorType>(attention.getValue().getType());

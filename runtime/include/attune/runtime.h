@@ -302,7 +302,7 @@ attune_status_t attune_model_isa(const attune_model_t *model,
  * the contract between attune-compile's output and this runtime.
  *===----------------------------------------------------------------------===*/
 
-#define ATTUNE_MODEL_ABI_VERSION 7u
+#define ATTUNE_MODEL_ABI_VERSION 8u
 #define ATTUNE_MODEL_ABI_SYMBOL "attune_model_abi"
 
 typedef struct attune_abi_tensor {
@@ -387,7 +387,10 @@ typedef struct attune_abi_matmul {
  * rotary_dims / 2 angles, f32), positions offset by rope_offset. Score
  * modifiers, when bias_slopes is not NULL: head h adds bias_slopes[h] *
  * delta (times |delta| when bias_absolute) to the score of distance
- * delta = j - (i + Sk - Sq) (ALiBi), and distances outside [delta_low,
+ * delta = j - (i + Sk - Sq) (ALiBi); when has_bias_table, a table operand
+ * [H, R] (the input type, after key_padding) gives head h
+ * table[row, h] with row = bias_rows[clamp(delta - bias_row_low, 0,
+ * bias_row_count - 1)] (T5's buckets). Distances outside [delta_low,
  * delta_high] are masked (a window). */
 typedef struct attune_abi_attention {
   const void *image;
@@ -403,6 +406,9 @@ typedef struct attune_abi_attention {
   const float *bias_slopes; /* one per query head, or NULL */
   int32_t bias_absolute;
   int32_t delta_low, delta_high;
+  int32_t has_bias_table;
+  int32_t bias_row_low, bias_row_count;
+  const int32_t *bias_rows; /* bias_row_count rows, or NULL */
 } attune_abi_attention_t;
 
 struct halide_buffer_t;

@@ -249,6 +249,12 @@ TEST_F(HostCodegenTest, StructLayoutsMatchTheCDeclarations) {
             offsetof(attune_abi_attention_t, bias_absolute));
   EXPECT_EQ(attention.offset(kAttentionDeltaLow), offsetof(attune_abi_attention_t, delta_low));
   EXPECT_EQ(attention.offset(kAttentionDeltaHigh), offsetof(attune_abi_attention_t, delta_high));
+  EXPECT_EQ(attention.offset(kAttentionHasBiasTable),
+            offsetof(attune_abi_attention_t, has_bias_table));
+  EXPECT_EQ(attention.offset(kAttentionBiasRowLow), offsetof(attune_abi_attention_t, bias_row_low));
+  EXPECT_EQ(attention.offset(kAttentionBiasRowCount),
+            offsetof(attune_abi_attention_t, bias_row_count));
+  EXPECT_EQ(attention.offset(kAttentionBiasRows), offsetof(attune_abi_attention_t, bias_rows));
 
   CStructLayout matmul = abiMatmulLayout(&context);
   EXPECT_EQ(matmul.size(), sizeof(attune_abi_matmul_t));

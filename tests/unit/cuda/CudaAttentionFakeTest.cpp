@@ -2,7 +2,9 @@
 //
 // tests/unit/cuda/Inputs/attention_only.mlir compiled with --target=cuda
 // --precision=bf16 is one call of the library's own attention kernel (GQA,
-// causal, a mask, key padding, RoPE, ALiBi, a window). This runs it through the whole
+// causal, a mask, key padding, RoPE, ALiBi, a window), and attention_t5.mlir
+// another (an encoder's: T5's bias table read by bucket, GQA, a mask, key
+// padding). This runs each through the whole
 // runtime on the stand-in driver (fake_cuda_driver.c, whose device memory is
 // host memory): attune_model_run stages the inputs, the generated run()
 // calls the runtime's attention entry, which reads the operands' buffers,
@@ -11,15 +13,12 @@
 // runs the kernel the library was compiled with (FlashAttention.cuh, the
 // same configuration, compiled for the host) on the warp emulator with the
 // grid, block, shared memory and AttentionParams the runtime passed. The
-// result must match the model compiled for the CPU (f32 products) within
-// the bf16 products' tolerance: |err| <= 1e-2 * max|v| + rel L2 < 5e-3.
-// The CPU build is unfused (--no-fuse-attention): the CPU's fused kernel
-// is wrong on this combination (ALiBi with a window, causal, Sq != Sk: rel
-// L2 0.075 from the reference evaluator, `attune-run --check-reference`),
-// which the unfused build and this kernel are not.
-// Also with the keys split (a decode-shaped call), which adds the combine
-// kernel's launch. The model's ALiBi and window check the slopes and
-// visible range the compiler derives from the modifiers.
+// result must match the model compiled for the CPU (fused, f32 products)
+// within the bf16 products' tolerance: |err| <= 1e-2 * max|v| + rel L2 <
+// 5e-3. Also with the keys split (a decode-shaped call), which adds the
+// combine kernel's launch. The models' ALiBi, window and T5 buckets check
+// the slopes, visible range and bias rows the compiler derives from the
+// modifiers, and the table the runtime passes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,18 +40,30 @@ namespace {
 
 using namespace attune::gpu;
 
-/// What attention_only.mlir's attention compiles into (the kernel's
-/// configuration; the test checks the library's kernel name says so).
-using Config = AttentionConfig<32, 32, /*causal=*/true, /*mask=*/true, /*keyPadding=*/true,
-                               /*bias=*/false, /*softcap=*/false, /*rotaryDims=*/16,
-                               /*interleaved=*/false, float, float, /*linearBias=*/true>;
+/// What attention_only.mlir's and attention_t5.mlir's attentions compile
+/// into (the kernels' configurations; the test checks the library's kernel
+/// name says so).
+using AlibiConfig = AttentionConfig<32, 32, /*causal=*/true, /*mask=*/true, /*keyPadding=*/true,
+                                    /*bias=*/false, /*softcap=*/false, /*rotaryDims=*/16,
+                                    /*interleaved=*/false, float, float, /*linearBias=*/true>;
+using T5Config = AttentionConfig<32, 32, /*causal=*/false, /*mask=*/true, /*keyPadding=*/true,
+                                 /*bias=*/true, /*softcap=*/false, /*rotaryDims=*/0,
+                                 /*interleaved=*/false, float, float>;
+
+/// A model of the test: its two builds, the fragment of its kernel's name
+/// that says which configuration it is, and the launch hook that emulates
+/// that configuration.
+struct Model {
+  const char *gpu, *cpu, *kernelName;
+  void (*hook)(const AttuneFakeCudaLaunch *);
+};
 
 int emulatedLaunches = 0;
 std::string launchedKernels;
 
 /// The stand-in driver's launch hook: runs the launched kernel on the
 /// emulator with exactly what the runtime passed.
-void runLaunch(const AttuneFakeCudaLaunch *launch) {
+template <class Config> void runLaunch(const AttuneFakeCudaLaunch *launch) {
   std::string name = launch->kernel;
   launchedKernels += name + " ";
   const AttentionParams &params = *static_cast<const AttentionParams *>(launch->params[0]);
@@ -114,12 +125,15 @@ protected:
   }
 };
 
-void expectMatchesCpu(int64_t seq, int64_t keys, int expectedLaunches) {
+const Model kAlibi = {ATTUNE_ATTENTION_ONLY_CUDA_BF16, ATTUNE_ATTENTION_ONLY_CPU,
+                      "_causal_mask_kpm_bool_alibi_", &runLaunch<AlibiConfig>};
+const Model kT5 = {ATTUNE_ATTENTION_T5_CUDA_BF16, ATTUNE_ATTENTION_T5_CPU, "_mask_kpm_bool_t5_",
+                   &runLaunch<T5Config>};
+
+void expectMatchesCpu(const Model &model, int64_t seq, int64_t keys, int expectedLaunches) {
   attune_model_t *gpu = nullptr, *cpu = nullptr;
-  ASSERT_EQ(attune_model_open(ATTUNE_ATTENTION_ONLY_CUDA_BF16, &gpu), ATTUNE_OK)
-      << attune_status_message();
-  ASSERT_EQ(attune_model_open(ATTUNE_ATTENTION_ONLY_CPU, &cpu), ATTUNE_OK)
-      << attune_status_message();
+  ASSERT_EQ(attune_model_open(model.gpu, &gpu), ATTUNE_OK) << attune_status_message();
+  ASSERT_EQ(attune_model_open(model.cpu, &cpu), ATTUNE_OK) << attune_status_message();
   Inputs onGpu = makeInputs(seq, keys, 7), onCpu = makeInputs(seq, keys, 7);
   ASSERT_EQ(run(cpu, onCpu), ATTUNE_OK) << attune_status_message();
 
@@ -131,12 +145,12 @@ void expectMatchesCpu(int64_t seq, int64_t keys, int expectedLaunches) {
   AttuneFakeCuda fake = attuneFakeCuda(ATTUNE_FAKE_CUDA_DRIVER);
   ASSERT_TRUE(fake.onLaunch && fake.lastLaunch) << "the stand-in driver is not loaded";
   ASSERT_EQ(first, ATTUNE_OK) << attune_status_message();
-  fake.onLaunch(&runLaunch);
+  fake.onLaunch(model.hook);
   launchedKernels.clear();
   ASSERT_EQ(run(gpu, onGpu), ATTUNE_OK) << attune_status_message();
   fake.onLaunch(nullptr);
   EXPECT_EQ(emulatedLaunches, expectedLaunches) << launchedKernels;
-  EXPECT_NE(launchedKernels.find("_causal_mask_kpm_bool_alibi_"), std::string::npos)
+  EXPECT_NE(launchedKernels.find(model.kernelName), std::string::npos)
       << "the library's kernel is not the configuration this test emulates: "
       << launchedKernels;
   const AttuneFakeCudaLaunch *last = fake.lastLaunch();
@@ -160,7 +174,12 @@ void expectMatchesCpu(int64_t seq, int64_t keys, int expectedLaunches) {
 
 TEST_F(CudaAttentionFake, PrefillMatchesTheCpuBuild) {
   // 3 query blocks of 64 against 150 keys: one launch, no split.
-  expectMatchesCpu(/*seq=*/130, /*keys=*/150, /*expectedLaunches=*/1);
+  expectMatchesCpu(kAlibi, /*seq=*/130, /*keys=*/150, /*expectedLaunches=*/1);
+}
+
+TEST_F(CudaAttentionFake, T5BucketsMatchTheCpuBuild) {
+  // 300 queries and keys: distances past max_distance (128) on both sides.
+  expectMatchesCpu(kT5, /*seq=*/300, /*keys=*/300, /*expectedLaunches=*/1);
 }
 
 TEST_F(CudaAttentionFake, DecodeSplitsTheKeysAndCombines) {
@@ -169,7 +188,8 @@ TEST_F(CudaAttentionFake, DecodeSplitsTheKeysAndCombines) {
   // attention kernel. (The device is opened with the handle: the count is
   // read then.)
   setenv("ATTUNE_FAKE_CUDA_SMS", "132", 1);
-  expectMatchesCpu(/*seq=*/2, /*keys=*/2000, /*expectedLaunches=*/2);
+  expectMatchesCpu(kAlibi, /*seq=*/2, /*keys=*/2000, /*expectedLaunches=*/2);
+  expectMatchesCpu(kT5, /*seq=*/2, /*keys=*/2000, /*expectedLaunches=*/2);
   unsetenv("ATTUNE_FAKE_CUDA_SMS");
 }
 

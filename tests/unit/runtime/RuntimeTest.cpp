@@ -693,7 +693,7 @@ INSTANTIATE_TEST_SUITE_P(
     Variants, RuntimeBrokenDescriptorTest,
     ::testing::Values(
         BrokenCase{"Version", ATTUNE_BROKEN_VERSION_PATH,
-                   "abi_version is 8, expected 7"},
+                   "abi_version is 9, expected 8"},
         BrokenCase{"Device", ATTUNE_BROKEN_DEVICE_PATH,
                    "device is 5, expected 0 (cpu) or 1 (cuda)"},
         BrokenCase{"CudaNoRelease", ATTUNE_BROKEN_CUDA_NO_RELEASE_PATH,

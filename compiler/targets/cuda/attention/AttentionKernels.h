@@ -47,6 +47,8 @@ struct AttentionKernelSpec {
   /// The kernel is `attune_attention_<name>` (letters, digits, '_').
   std::string name;
   int headDim = 64, valueDim = 64;
+  /// `bias`: a bias table read by the bucket of the distance (T5's;
+  /// AttentionParams::biasTable).
   bool causal = false, mask = false, keyPadding = false, bias = false, softcap = false;
   /// RoPE on load: 0 for none, else the rotary dimensions (a multiple of 4).
   int rotaryDims = 0;

@@ -1,9 +1,9 @@
 // One attention with what the GPU attention kernel compiles in: GQA (4
 // query heads on 2 key/value heads), causal with the queries at the end of
 // the keys, an additive mask broadcast over heads, key padding, RoPE on
-// half of the 32 dimensions, ALiBi and a window of 100 keys. cuda_attention_model_test builds it with
-// --target=cuda --precision=bf16 (one fused attention kernel) and for the
-// CPU, and runs both.
+// half of the 32 dimensions, ALiBi and a window of 100 keys.
+// cuda_attention_fake_test builds it with --target=cuda --precision=bf16
+// (one fused attention kernel) and for the CPU, and runs both.
 module {
   func.func @attention_only(
       %q: tensor<2x4x?x32xf32> {tfm.name = "q", tfm.dim_names = ["b", "h", "seq", "d"]},
