@@ -119,6 +119,23 @@ TEST(FlashAttentionEmu, EveryKeyPaddedGivesZeros) {
   testing::expectCloseToReference(data, got);
 }
 
+TEST(FlashAttentionEmu, KeyBlocksOfPaddingOnlyAreSkipped) {
+  // A batch of two lengths padded to 256 keys (4 blocks of 64): batch 0
+  // attends to all, batch 1 to its first 60, one block. Each (query tile,
+  // head) block a warp computes runs 64/8 x 64/16 products for q.k^T and
+  // 64/16 x 32/8 for p.v, 48 a warp, 4 warps: batch 1's three blocks of
+  // padding are never computed.
+  AttentionCase c;
+  c.batch = 2, c.heads = 2, c.kvHeads = 2, c.querySeq = 64, c.keySeq = 256;
+  c.keyPadding = {{256, 60}};
+  AttentionData data = testing::dataFor<Narrow>(c);
+  const long long before = emu::products();
+  std::vector<float> got = runEmulated<Narrow>(data);
+  const long long perBlock = 4 * (8 * 4 + 4 * 4);
+  EXPECT_EQ(emu::products() - before, c.heads * (4 + 1) * perBlock);
+  testing::expectCloseToReference(data, got);
+}
+
 TEST(FlashAttentionEmu, BiasTableWindowAndSoftcap) {
   // An ALiBi-like bias with a sliding window of 40 keys (-inf before it),
   // whose visible range lets the kernel skip key blocks.

@@ -4,6 +4,7 @@
 
 #include "compiler/targets/cuda/attention/WarpOps.cuh"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <memory>
@@ -50,8 +51,12 @@ struct Block {
   int index[3];
   std::vector<unsigned char> shared;
   std::unique_ptr<Barrier> barrier;
+  std::atomic<bool> any{false}; // syncThreadsOr's
+
   std::vector<std::unique_ptr<Warp>> warps;
 };
+
+std::atomic<long long> warpProducts{0};
 
 thread_local Block *currentBlock = nullptr;
 thread_local int currentThread = -1;
@@ -72,6 +77,19 @@ int threadIndex() { return currentThread; }
 int blockIndex(int axis) { return block().index[axis]; }
 unsigned char *sharedMemory() { return block().shared.data(); }
 void syncThreads() { block().barrier->arrive(); }
+
+bool syncThreadsOr(bool predicate) {
+  Block &b = block();
+  if (predicate)
+    b.any = true;
+  b.barrier->arrive(); // every predicate is in
+  bool any = b.any;
+  b.barrier->arrive(); // every thread has read it
+  if (currentThread == 0)
+    b.any = false;
+  b.barrier->arrive(); // reset before the next call
+  return any;
+}
 
 float shuffleXor(float value, int laneMask) {
   Warp &w = warp();
@@ -97,6 +115,8 @@ void mmaBf16(float c[4], const u32 a[4], const u32 b[2]) {
   };
   auto B = [&](int k, int n) { return bf16Value(w.b[n * 4 + (k % 8) / 2][k >= 8], k % 2); };
   int g = lane / 4, t = lane % 4;
+  if (lane == 0)
+    ++warpProducts;
   for (int e = 0; e < 4; ++e) {
     int row = g + 8 * (e / 2), col = 2 * t + e % 2;
     float sum = c[e];
@@ -106,6 +126,8 @@ void mmaBf16(float c[4], const u32 a[4], const u32 b[2]) {
   }
   w.barrier.arrive();
 }
+
+long long products() { return warpProducts; }
 
 void launch(const LaunchShape &shape, const std::function<void()> &body) {
   if (shape.threads <= 0 || shape.threads % 32 != 0)

@@ -33,7 +33,8 @@
 //
 // Rows and keys past the sequence ends are computed on zeros and never
 // stored. Key blocks the rows cannot see (after the causal diagonal,
-// outside the modifiers' visible distances) are skipped.
+// outside the modifiers' visible distances, or key padding only: a shorter
+// sequence of a batch) are skipped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -273,18 +274,25 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
       static_cast<const In *>(p.value) + b * p.valueStride[0] + kvh * p.valueStride[1];
 
   for (int k0 = keyBegin; k0 < keyEnd; k0 += BN) {
-    int validKeys = p.keySeq - k0;
-    detail::loadTile<Config>(kTile, ldK, false, kBase + k0 * p.keyStride[2], p.keyStride[2], D,
-                             validKeys, k0, p, true);
-    detail::loadTile<Config>(vTile, ldV, true, vBase + k0 * p.valueStride[2], p.valueStride[2],
-                             Dv, validKeys, k0, p, false);
+    // The keys the block attends to. A block of padding only (the end of a
+    // shorter sequence in a batch of several lengths) adds nothing to any
+    // row: it is skipped before its K and V are read.
+    bool anyKey = false;
     for (int x = tid; x < BN; x += kAttentionThreads) {
       int j = k0 + x;
       bool attend = j < p.keySeq;
       if (Config::kKeyPadding && attend)
         attend = p.keyPadding[b * p.keyPaddingStride + j] != 0;
       keyMask[x] = attend ? 0.0f : detail::kNegInf;
+      anyKey = anyKey || attend;
     }
+    if (Config::kKeyPadding && !syncThreadsOr(anyKey))
+      continue;
+    int validKeys = p.keySeq - k0;
+    detail::loadTile<Config>(kTile, ldK, false, kBase + k0 * p.keyStride[2], p.keyStride[2], D,
+                             validKeys, k0, p, true);
+    detail::loadTile<Config>(vTile, ldV, true, vBase + k0 * p.valueStride[2], p.valueStride[2],
+                             Dv, validKeys, k0, p, false);
     if (Config::kBias) {
       // biasRow[x] = bias_h(delta) for delta = (k0 - q0 - shift) - (BM - 1) + x
       const In *table = static_cast<const In *>(p.biasTable) + h * p.biasHeadStride;

@@ -53,6 +53,7 @@ int threadIndex();
 int blockIndex(int axis);
 unsigned char *sharedMemory();
 void syncThreads();
+bool syncThreadsOr(bool predicate);
 float shuffleXor(float value, int laneMask);
 void mmaBf16(float c[4], const u32 a[4], const u32 b[2]);
 } // namespace emu
@@ -80,6 +81,16 @@ ATTUNE_GPU_INLINE void syncThreads() {
   __syncthreads();
 #else
   emu::syncThreads();
+#endif
+}
+
+/// A barrier that also tells every thread whether `predicate` held for any
+/// thread of the block (__syncthreads_or).
+ATTUNE_GPU_INLINE bool syncThreadsOr(bool predicate) {
+#if defined(__CUDACC__)
+  return __syncthreads_or(predicate) != 0;
+#else
+  return emu::syncThreadsOr(predicate);
 #endif
 }
 
