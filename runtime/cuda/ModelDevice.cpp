@@ -432,11 +432,17 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
   }
   if (op.has_key_padding) {
     const halide_buffer_t &padding = *args[next++];
-    if (padding.dimensions != 2 || padding.dim[0].stride != 1 || padding.type.bits > 8)
+    const int bits = padding.type.bits;
+    if (padding.dimensions != 2 || padding.dim[0].stride != 1 ||
+        (bits != 1 && bits != 8 && bits != 32 && bits != 64) ||
+        (padding.type.code != halide_type_int && padding.type.code != halide_type_uint))
       return fail(ATTUNE_INVALID_LIBRARY,
-                  "model '%s': an attention key padding mask is not [B, Sk] bytes", abi_.name);
-    p.keyPadding = static_cast<const unsigned char *>(address(padding));
+                  "model '%s': an attention key padding mask is not [B, Sk] of bool, i8, i32 "
+                  "or i64",
+                  abi_.name);
+    p.keyPadding = address(padding);
     p.keyPaddingStride = padding.dim[1].stride;
+    p.keyPaddingBytes = bits == 1 ? 1 : bits / 8;
   }
   if (op.has_bias_table) {
     // [H, R] innermost first (T5's [num_buckets, H] row-major), in q's type.

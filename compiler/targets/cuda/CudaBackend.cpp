@@ -238,10 +238,12 @@ std::string CudaBackend::unfusedAttentionReasonFor(mlir::Operation *op) const {
   if (std::string reason = unsupportedReason(kernel); !reason.empty())
     return reason;
   if (mlir::Value padding = attention.getKeyPaddingMask()) {
+    // tfm.attention takes i1, i8, i32 and i64 masks, as the kernel does.
     mlir::Type type = mlir::cast<mlir::RankedTensorType>(padding.getType()).getElementType();
-    if (type.getIntOrFloatBitWidth() > 8)
-      return "its key padding mask has " + std::to_string(type.getIntOrFloatBitWidth()) +
-             "-bit elements (the GPU kernel reads bytes)";
+    unsigned bits = type.getIntOrFloatBitWidth();
+    if (!type.isInteger() || (bits != 1 && bits != 8 && bits != 32 && bits != 64))
+      return "its key padding mask has " + typeName(type) +
+             " elements (the GPU kernel reads i1, i8, i32 and i64)";
   }
   return "";
 }

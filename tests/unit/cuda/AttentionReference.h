@@ -36,6 +36,10 @@ struct AttentionCase {
   enum Mask { MaskNone, MaskPerBatch } mask = MaskNone; // [B, 1, Sq, Sk]
   /// Per batch, how many leading keys attend; empty: no key padding.
   std::vector<int> keyPadding;
+  /// The key padding's element size: 1 (bool), 4 (i32) or 8 (i64, as
+  /// Hugging Face's attention_mask). Wider elements hold their nonzero
+  /// value in the top byte, so that a kernel reading fewer bytes sees 0.
+  int keyPaddingBytes = 1;
   /// A bias table (Config::kBias): BiasAlibiWindow has a row per distance
   /// (ALiBi's slope times it, -inf for keys with i - j >= window);
   /// BiasBuckets is T5's [num_buckets, H] read by the bucket of the
@@ -85,10 +89,10 @@ public:
                                     : 2.0f * uniform(random);
     }
     if (!c.keyPadding.empty()) {
-      keyPadding.assign(size_t(c.batch) * c.keySeq, 0);
+      keyPadding.assign(size_t(c.batch) * c.keySeq * c.keyPaddingBytes, 0);
       for (int b = 0; b < c.batch; ++b)
         for (int j = 0; j < c.keyPadding[b]; ++j)
-          keyPadding[size_t(b) * c.keySeq + j] = 1;
+          keyPadding[(size_t(b) * c.keySeq + j + 1) * c.keyPaddingBytes - 1] = 1;
     }
     if (c.bias == AttentionCase::BiasAlibiWindow) {
       // [H][distance], padded, to test the stride; a row per distance.
@@ -178,6 +182,7 @@ public:
     p.maskStride[2] = c.keySeq, p.maskStride[3] = 1;
     p.keyPadding = keyPadding.empty() ? nullptr : keyPadding.data();
     p.keyPaddingStride = c.keySeq;
+    p.keyPaddingBytes = c.keyPaddingBytes;
     if constexpr (std::is_same_v<In, bf16>)
       p.biasTable = biasBf16.empty() ? nullptr : biasBf16.data();
     else
@@ -226,7 +231,8 @@ public:
             int delta = j - i - shift;
             if ((c.causal && delta > 0) || delta < c.visibleLow || delta > c.visibleHigh)
               continue;
-            if (!keyPadding.empty() && !keyPadding[size_t(b) * c.keySeq + j])
+            if (!keyPadding.empty() &&
+                !keyPadding[(size_t(b) * c.keySeq + j + 1) * c.keyPaddingBytes - 1])
               continue;
             std::vector<double> kj =
                 rotated(&k[offset(b, g, j, c.kvHeads, c.keySeq, c.headDim)], j);

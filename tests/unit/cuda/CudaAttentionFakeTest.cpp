@@ -4,7 +4,7 @@
 // --precision=bf16 is one call of the library's own attention kernel (GQA,
 // causal, a mask, key padding, RoPE, ALiBi, a window), and attention_t5.mlir
 // another (an encoder's: T5's bias table read by bucket, GQA, a mask, key
-// padding). This runs each through the whole
+// padding as Hugging Face's i64 attention_mask). This runs each through the whole
 // runtime on the stand-in driver (fake_cuda_driver.c, whose device memory is
 // host memory): attune_model_run stages the inputs, the generated run()
 // calls the runtime's attention entry, which reads the operands' buffers,
@@ -56,6 +56,8 @@ using T5Config = AttentionConfig<32, 32, /*causal=*/false, /*mask=*/true, /*keyP
 struct Model {
   const char *gpu, *cpu, *kernelName;
   void (*hook)(const AttuneFakeCudaLaunch *);
+  /// The key padding's type: bool, or i64 as Hugging Face's attention_mask.
+  bool paddingI64 = false;
 };
 
 int emulatedLaunches = 0;
@@ -84,6 +86,7 @@ struct Inputs {
   int64_t seq, keys;
   std::vector<float> q, k, v, mask, out;
   std::vector<unsigned char> padding;
+  std::vector<int64_t> padding64; // the same as i64
 };
 
 Inputs makeInputs(int64_t seq, int64_t keys, unsigned seed) {
@@ -102,17 +105,20 @@ Inputs makeInputs(int64_t seq, int64_t keys, unsigned seed) {
   in.padding.assign(2 * keys, 1);
   for (int64_t j = keys * 3 / 4; j < keys; ++j)
     in.padding[keys + j] = 0; // batch 1 ends with padding
+  in.padding64.assign(in.padding.begin(), in.padding.end());
   in.out.assign(2 * 4 * seq * 32, std::nanf(""));
   return in;
 }
 
-attune_status_t run(attune_model_t *model, Inputs &in) {
-  attune_tensor_t inputs[5] = {
-      {in.q.data(), ATTUNE_DTYPE_F32, 4, {2, 4, in.seq, 32}},
-      {in.k.data(), ATTUNE_DTYPE_F32, 4, {2, 2, in.keys, 32}},
-      {in.v.data(), ATTUNE_DTYPE_F32, 4, {2, 2, in.keys, 32}},
-      {in.mask.data(), ATTUNE_DTYPE_F32, 4, {2, 1, in.seq, in.keys}},
-      {in.padding.data(), ATTUNE_DTYPE_BOOL, 2, {2, in.keys}}};
+attune_status_t run(attune_model_t *model, Inputs &in, bool paddingI64) {
+  attune_tensor_t padding = {in.padding.data(), ATTUNE_DTYPE_BOOL, 2, {2, in.keys}};
+  if (paddingI64)
+    padding = {in.padding64.data(), ATTUNE_DTYPE_I64, 2, {2, in.keys}};
+  attune_tensor_t inputs[5] = {{in.q.data(), ATTUNE_DTYPE_F32, 4, {2, 4, in.seq, 32}},
+                               {in.k.data(), ATTUNE_DTYPE_F32, 4, {2, 2, in.keys, 32}},
+                               {in.v.data(), ATTUNE_DTYPE_F32, 4, {2, 2, in.keys, 32}},
+                               {in.mask.data(), ATTUNE_DTYPE_F32, 4, {2, 1, in.seq, in.keys}},
+                               padding};
   attune_tensor_t output = {in.out.data(), ATTUNE_DTYPE_F32, 4, {2, 4, in.seq, 32}};
   return attune_model_run(model, inputs, 5, &output, 1);
 }
@@ -127,27 +133,27 @@ protected:
 
 const Model kAlibi = {ATTUNE_ATTENTION_ONLY_CUDA_BF16, ATTUNE_ATTENTION_ONLY_CPU,
                       "_causal_mask_kpm_bool_alibi_", &runLaunch<AlibiConfig>};
-const Model kT5 = {ATTUNE_ATTENTION_T5_CUDA_BF16, ATTUNE_ATTENTION_T5_CPU, "_mask_kpm_bool_t5_",
-                   &runLaunch<T5Config>};
+const Model kT5 = {ATTUNE_ATTENTION_T5_CUDA_BF16, ATTUNE_ATTENTION_T5_CPU, "_mask_kpm_i64_t5_",
+                   &runLaunch<T5Config>, /*paddingI64=*/true};
 
 void expectMatchesCpu(const Model &model, int64_t seq, int64_t keys, int expectedLaunches) {
   attune_model_t *gpu = nullptr, *cpu = nullptr;
   ASSERT_EQ(attune_model_open(model.gpu, &gpu), ATTUNE_OK) << attune_status_message();
   ASSERT_EQ(attune_model_open(model.cpu, &cpu), ATTUNE_OK) << attune_status_message();
   Inputs onGpu = makeInputs(seq, keys, 7), onCpu = makeInputs(seq, keys, 7);
-  ASSERT_EQ(run(cpu, onCpu), ATTUNE_OK) << attune_status_message();
+  ASSERT_EQ(run(cpu, onCpu, model.paddingI64), ATTUNE_OK) << attune_status_message();
 
   // The stand-in driver is loaded by the first run; its hook then runs
   // every launch of the next one.
   Inputs warmUp = makeInputs(seq, keys, 7);
   emulatedLaunches = 0;
-  attune_status_t first = run(gpu, warmUp);
+  attune_status_t first = run(gpu, warmUp, model.paddingI64);
   AttuneFakeCuda fake = attuneFakeCuda(ATTUNE_FAKE_CUDA_DRIVER);
   ASSERT_TRUE(fake.onLaunch && fake.lastLaunch) << "the stand-in driver is not loaded";
   ASSERT_EQ(first, ATTUNE_OK) << attune_status_message();
   fake.onLaunch(model.hook);
   launchedKernels.clear();
-  ASSERT_EQ(run(gpu, onGpu), ATTUNE_OK) << attune_status_message();
+  ASSERT_EQ(run(gpu, onGpu, model.paddingI64), ATTUNE_OK) << attune_status_message();
   fake.onLaunch(nullptr);
   EXPECT_EQ(emulatedLaunches, expectedLaunches) << launchedKernels;
   EXPECT_NE(launchedKernels.find(model.kernelName), std::string::npos)

@@ -105,6 +105,8 @@ TEST(FlashAttentionEmu, AdditiveMaskAndKeyPaddingInBf16) {
   c.mask = AttentionCase::MaskPerBatch;
   c.keyPadding = {{90, 57}}; // batch 1 attends to its first 57 keys
   expectMatches<Masked128>(c);
+  c.keyPaddingBytes = 4; // i32
+  expectMatches<Masked128>(c);
 }
 
 TEST(FlashAttentionEmu, EveryKeyPaddedGivesZeros) {
@@ -128,6 +130,7 @@ TEST(FlashAttentionEmu, KeyBlocksOfPaddingOnlyAreSkipped) {
   AttentionCase c;
   c.batch = 2, c.heads = 2, c.kvHeads = 2, c.querySeq = 64, c.keySeq = 256;
   c.keyPadding = {{256, 60}};
+  c.keyPaddingBytes = 8; // i64, as Hugging Face's attention_mask
   AttentionData data = testing::dataFor<Narrow>(c);
   const long long before = emu::products();
   std::vector<float> got = runEmulated<Narrow>(data);

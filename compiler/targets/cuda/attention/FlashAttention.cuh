@@ -62,9 +62,12 @@ struct AttentionParams {
   /// j * maskStride[3]; a zero stride broadcasts (Config::kMask).
   const float *mask;
   i64 maskStride[4];
-  /// [B, Sk] bytes, nonzero: attend (Config::kKeyPadding).
-  const unsigned char *keyPadding;
+  /// [B, Sk] integers of keyPaddingBytes (1: bool or i8, 4: i32, 8: i64,
+  /// as Hugging Face's attention_mask), nonzero: attend
+  /// (Config::kKeyPadding). The stride is in elements.
+  const void *keyPadding;
   i64 keyPaddingStride;
+  int keyPaddingBytes;
   /// A score modifier's bias table (Config::kBias), elements of the input
   /// type: bias_h(delta) for delta = j - (i + Sk - Sq) is
   /// biasTable[h * biasHeadStride + row * biasRowStride], row =
@@ -135,6 +138,19 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kNegInf = -__builtin_huge_valf();
 
 ATTUNE_GPU_INLINE u32 load32(const u16 *p) { return *reinterpret_cast<const u32 *>(p); }
+
+/// Whether key j of batch b attends (AttentionParams::keyPadding).
+ATTUNE_GPU_INLINE bool keyAttends(const AttentionParams &p, int b, int j) {
+  const i64 at = b * p.keyPaddingStride + j;
+  switch (p.keyPaddingBytes) {
+  case 8:
+    return static_cast<const i64 *>(p.keyPadding)[at] != 0;
+  case 4:
+    return static_cast<const u32 *>(p.keyPadding)[at] != 0;
+  default:
+    return static_cast<const unsigned char *>(p.keyPadding)[at] != 0;
+  }
+}
 
 /// Loads `rows` rows of `cols` (even) elements from `base` (row r at
 /// base + r * rowStride), rotated by RoPE when `Config::kRotaryDims` (the
@@ -282,7 +298,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
       int j = k0 + x;
       bool attend = j < p.keySeq;
       if (Config::kKeyPadding && attend)
-        attend = p.keyPadding[b * p.keyPaddingStride + j] != 0;
+        attend = detail::keyAttends(p, b, j);
       keyMask[x] = attend ? 0.0f : detail::kNegInf;
       anyKey = anyKey || attend;
     }
