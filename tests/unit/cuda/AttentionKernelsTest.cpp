@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 
 namespace attune::targets::cuda {
@@ -74,10 +75,18 @@ TEST(AttentionKernels, HeadersAreCarried) {
 TEST(AttentionKernels, NvccBuildsSm80AndSm90) {
   AttentionKernelSpec s = spec("softcapped");
   s.softcap = true, s.bias = true, s.mask = true;
+  // The most registers: D = 128 with every mask, T5's table and RoPE.
+  AttentionKernelSpec wide = spec("wide");
+  wide.headDim = wide.valueDim = 128, wide.causal = true;
+  wide.bias = wide.mask = wide.keyPadding = true, wide.rotaryDims = 64;
+  wide.storage = ScalarType::BF16;
   std::vector<char> fatbin;
   std::string error, report;
-  ASSERT_TRUE(compileFatbin(attentionKernelSource({s}), {80, 90}, fatbin, error, &report))
+  ASSERT_TRUE(
+      compileFatbin(attentionKernelSource({s, wide}), {80, 90}, fatbin, error, &report))
       << error;
+  if (std::getenv("ATTUNE_PRINT_PTXAS"))
+    std::printf("%s\n", report.c_str());
   // A fatbin starts with its magic number, 0xba55ed50 little-endian.
   ASSERT_GE(fatbin.size(), 16u);
   uint32_t magic;
