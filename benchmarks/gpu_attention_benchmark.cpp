@@ -1,7 +1,8 @@
 //===- gpu_attention_benchmark.cpp - the GPU's fused attention, timed -----===//
 //
 // The bf16 kernels of tests/unit/cuda/GpuAttentionKernels.h (bench64,
-// bench128 and their causal forms: FlashAttention.cuh compiled by nvcc into
+// bench128 and their causal forms, and bench128_t5, bench128 with T5's
+// bucketed bias table: what a modifier costs; FlashAttention.cuh compiled by nvcc into
 // gpu_attention.fatbin at build time) launched through
 // runtime/cuda/FusedAttention.h on whatever NVIDIA GPU this runs on:
 //  - BM_FlashAttention/<kernel>/S:<S>: prefill, Sq = Sk = S from 512 to 16k,
@@ -38,12 +39,15 @@
 #include "runtime/src/Status.h"
 #include "tests/unit/cuda/GpuAttentionSupport.h"
 #include "tests/unit/cuda/GpuTestSupport.h"
+#include "tests/unit/cuda/T5Buckets.h"
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -150,6 +154,49 @@ struct Shape {
   bool causal;
 };
 
+/// T5's bias (32 buckets, max_distance 128) for kernels with a bias table:
+/// the table [32][heads] (bf16, uniform in [-2, 2]) and the bucket of each
+/// distance, on the device and on the host.
+struct BiasTable {
+  std::vector<uint16_t> table;
+  std::vector<int> rows;
+  DeviceBuffer deviceTable, deviceRows;
+  std::string why;
+  static constexpr int kBuckets = 32, kMaxDistance = 128;
+  double at(int h, int delta, int heads) const {
+    int x = std::clamp(delta + kMaxDistance, 0, 2 * kMaxDistance);
+    return attune::gpu::floatBits(uint32_t(table[size_t(rows[x]) * heads + h]) << 16);
+  }
+};
+
+void makeBiasTable(BiasTable &t, int heads) {
+  Device &device = *gpu().device;
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  t.table.resize(size_t(BiasTable::kBuckets) * heads);
+  for (uint16_t &bits : t.table) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    bits = uint16_t(attune::gpu::toBf16Bits(float(state >> 40) / float(1 << 24) * 4.0f - 2.0f));
+  }
+  t.rows = attune::gpu::testing::t5BucketRows(BiasTable::kBuckets, BiasTable::kMaxDistance);
+  if (device.alloc(t.table.size() * 2, &t.deviceTable.pointer) != ATTUNE_OK ||
+      device.upload(t.deviceTable.pointer, t.table.data(), t.table.size() * 2) != ATTUNE_OK ||
+      device.alloc(t.rows.size() * sizeof(int), &t.deviceRows.pointer) != ATTUNE_OK ||
+      device.upload(t.deviceRows.pointer, t.rows.data(), t.rows.size() * sizeof(int)) != ATTUNE_OK)
+    t.why = attune::runtime::statusMessage();
+}
+
+/// The table of `heads` heads, made at its first use and kept (after gpu(),
+/// so freed before the device closes).
+BiasTable &biasTable(int heads) {
+  static std::map<int, std::unique_ptr<BiasTable>> tables;
+  std::unique_ptr<BiasTable> &t = tables[heads];
+  if (!t) {
+    t = std::make_unique<BiasTable>();
+    makeBiasTable(*t, heads);
+  }
+  return *t;
+}
+
 AttentionParams paramsFor(const Shape &s, api::CUdeviceptr q, api::CUdeviceptr k,
                           api::CUdeviceptr v, api::CUdeviceptr o) {
   AttentionParams p{};
@@ -178,8 +225,8 @@ AttentionParams paramsFor(const Shape &s, api::CUdeviceptr q, api::CUdeviceptr k
 /// tensor being host[x % host.size()] (the decode rows tile theirs). "" when
 /// every row matches, else what did not.
 template <typename Launch>
-std::string checkRows(const Shape &s, const PrefillData &data, api::CUdeviceptr result,
-                      Launch launch) {
+std::string checkRows(const Shape &s, const PrefillData &data, const BiasTable *bias,
+                      api::CUdeviceptr result, Launch launch) {
   Device &device = *gpu().device;
   const size_t resultBytes = size_t(s.batch) * s.heads * s.querySeq * s.dim * 2;
   {
@@ -213,6 +260,8 @@ std::string checkRows(const Shape &s, const PrefillData &data, api::CUdeviceptr 
         for (int d = 0; d < s.dim; ++d)
           dot += at(data.q.host, row + d) * at(data.k.host, keys + size_t(j) * s.dim + d);
         score[j] = scale * dot;
+        if (bias)
+          score[j] += bias->at(bh % s.heads, j - (i + shift), s.heads);
         maximum = std::max(maximum, score[j]);
       }
       for (double &x : score)
@@ -262,6 +311,17 @@ void checkAndTime(benchmark::State &state, const AttentionKernel &kernel, const 
                   const PrefillData &data, api::CUdeviceptr q, api::CUdeviceptr k,
                   api::CUdeviceptr v, api::CUdeviceptr result, int splits) {
   AttentionParams params = paramsFor(shape, q, k, v, result);
+  const BiasTable *bias = nullptr;
+  if (kernel.bias) {
+    bias = &biasTable(shape.heads);
+    if (!bias->why.empty())
+      return state.SkipWithError(bias->why.c_str());
+    params.biasTable = reinterpret_cast<const void *>(bias->deviceTable.pointer);
+    params.biasHeadStride = 1, params.biasRowStride = shape.heads;
+    params.biasRows = reinterpret_cast<const int *>(bias->deviceRows.pointer);
+    params.biasRowLow = -BiasTable::kMaxDistance;
+    params.biasRowCount = int(bias->rows.size());
+  }
   params.keySplits = splits == kRuntimeSplits
                          ? attentionKeySplits(params, gpu().device->multiprocessors())
                          : splits;
@@ -282,7 +342,7 @@ void checkAndTime(benchmark::State &state, const AttentionKernel &kernel, const 
     state.SkipWithError(attune::runtime::statusMessage());
     return false;
   };
-  if (std::string wrong = checkRows(shape, data, result, launch); !wrong.empty())
+  if (std::string wrong = checkRows(shape, data, bias, result, launch); !wrong.empty())
     return state.SkipWithError(("result check: " + wrong).c_str());
   timeOnDevice(state, launch);
   state.counters["splits"] = params.keySplits;
@@ -351,7 +411,8 @@ void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int spli
 }
 
 void registerAll() {
-  for (const char *name : {"bench64", "bench64_causal", "bench128", "bench128_causal"})
+  for (const char *name :
+       {"bench64", "bench64_causal", "bench128", "bench128_causal", "bench128_t5"})
     benchmark::RegisterBenchmark((std::string("BM_FlashAttention/") + name).c_str(),
                                  BM_FlashAttention, std::string(name))
         ->ArgName("S")

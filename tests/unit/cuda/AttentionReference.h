@@ -12,6 +12,7 @@
 #define ATTUNE_TESTS_UNIT_CUDA_ATTENTIONREFERENCE_H
 
 #include "compiler/targets/cuda/attention/FlashAttention.cuh"
+#include "tests/unit/cuda/T5Buckets.h"
 
 #include <gtest/gtest.h>
 
@@ -111,18 +112,11 @@ public:
       // T5's [num_buckets, H] and the bucket of each distance in
       // [-max_distance, max_distance], the edge buckets beyond: two sides
       // of 16, 8 of them exact, the rest log-spaced up to 128.
-      const int buckets = 32, side = 16, exact = 8, maxDistance = 128;
+      const int buckets = 32, maxDistance = 128;
       biasHeadStride = 1, biasRowStride = c.heads;
       fill(bias, size_t(buckets) * c.heads, 3.0f);
       biasRowLow = -maxDistance;
-      for (int delta = -maxDistance; delta <= maxDistance; ++delta) {
-        int n = std::abs(delta);
-        int bucket = n < exact ? n
-                               : std::min(side - 1, exact + int(std::log(float(n) / exact) /
-                                                                std::log(float(maxDistance) / exact) *
-                                                                (side - exact)));
-        biasRows.push_back((delta > 0 ? side : 0) + bucket);
-      }
+      biasRows = t5BucketRows(buckets, maxDistance);
     }
     if (!bias.empty() && bf16Storage_) {
       for (float &x : bias)

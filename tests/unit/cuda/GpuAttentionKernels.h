@@ -11,7 +11,8 @@
 //
 // The kernel's symbol is attune_attention_<name>. The first eight are the
 // emulated test's configurations (FlashAttentionEmuTest.cpp); the bf16
-// ones at D = 64 and 128 are the benchmark's.
+// ones at D = 64 and 128 are the benchmark's (bench128_t5: with T5's bias
+// table, what the modifier costs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,4 +29,5 @@ ATTUNE_GPU_ATTENTION(bench64,        64,  64, false, false, false, false, false,
 ATTUNE_GPU_ATTENTION(bench64_causal, 64,  64, true,  false, false, false, false,  0, false, bf16)
 ATTUNE_GPU_ATTENTION(bench128,      128, 128, false, false, false, false, false,  0, false, bf16)
 ATTUNE_GPU_ATTENTION(bench128_causal, 128, 128, true, false, false, false, false, 0, false, bf16)
+ATTUNE_GPU_ATTENTION(bench128_t5,   128, 128, false, false, false, true,  false,  0, false, bf16)
 // clang-format on

@@ -30,6 +30,7 @@ struct AttentionKernel {
   const char *combine; // attune_attention_<name>_combine: merges key splits
   int headDim, valueDim;
   bool causal;
+  bool bias; // reads a bias table (AttentionParams::biasTable)
   bool bf16; // storage of q, k, v and the result; f32 otherwise
 };
 
@@ -38,7 +39,7 @@ inline const std::vector<AttentionKernel> &attentionKernels() {
   static const std::vector<AttentionKernel> kernels = {
 // clang-format off
 #define ATTUNE_GPU_ATTENTION(NAME, D, DV, CAUSAL, MASK, PADDING, BIAS, SOFTCAP, ROT, INTER, TYPE)  \
-  {#NAME, "attune_attention_" #NAME, "attune_attention_" #NAME "_combine", D, DV, CAUSAL,          \
+  {#NAME, "attune_attention_" #NAME, "attune_attention_" #NAME "_combine", D, DV, CAUSAL, BIAS,    \
    !std::is_same_v<TYPE, float>},
 #include "tests/unit/cuda/GpuAttentionKernels.h"
 #undef ATTUNE_GPU_ATTENTION
