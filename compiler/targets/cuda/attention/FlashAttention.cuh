@@ -320,75 +320,80 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     }
     syncThreads();
 
-    // 2. S = Q.K^T for the warp's 16 rows and the block's 64 keys.
-    float s[BN / 8][4];
-    for (int nt = 0; nt < BN / 8; ++nt) {
-      for (int e = 0; e < 4; ++e)
-        s[nt][e] = 0.0f;
-      const u16 *keyRow = kTile + (nt * 8 + g) * ldK + 2 * t;
-      for (int kk = 0; kk < D / 16; ++kk) {
-        u32 kFrag[2] = {detail::load32(keyRow + kk * 16), detail::load32(keyRow + kk * 16 + 8)};
-        mmaBf16(s[nt], qFrag[kk], kFrag);
-      }
-    }
-
-    // 3. The score as the op defines it, in the log2 domain.
-    for (int nt = 0; nt < BN / 8; ++nt) {
-      for (int e = 0; e < 4; ++e) {
-        int r = e / 2, x = nt * 8 + 2 * t + (e % 2);
-        int i = rowOf[r], j = k0 + x;
-        int delta = j - i - shift;
-        float v = s[nt][e] * p.scale;
-        if (Config::kSoftcap)
-          v = p.softcap * tanhf(v / p.softcap);
-        if (Config::kMask && i < p.querySeq && j < p.keySeq)
-          v += p.mask[b * p.maskStride[0] + h * p.maskStride[1] + i * p.maskStride[2] +
-                      j * p.maskStride[3]];
-        if (Config::kBias)
-          v += biasRow[x - (i - q0) + (BM - 1)];
-        if (Config::kLinearBias)
-          v += p.biasSlopes[h] * float(p.biasAbsolute && delta < 0 ? -delta : delta);
-        v += keyMask[x];
-        if (delta < p.deltaLow || delta > deltaHigh)
-          v = detail::kNegInf;
-        s[nt][e] = v * detail::kLog2e;
-      }
-    }
-
-    // 4. Online softmax and O += P.V.
-    for (int r = 0; r < 2; ++r) {
-      float blockMax = detail::kNegInf;
-      for (int nt = 0; nt < BN / 8; ++nt)
-        blockMax = fmaxf(blockMax, fmaxf(s[nt][2 * r], s[nt][2 * r + 1]));
-      blockMax = fmaxf(blockMax, shuffleXor(blockMax, 1));
-      blockMax = fmaxf(blockMax, shuffleXor(blockMax, 2));
-      float newMax = fmaxf(rowMax[r], blockMax);
-      // A row that has seen only -inf subtracts 0, so that exp2(-inf - m)
-      // is 0 and never NaN.
-      float base = newMax == detail::kNegInf ? 0.0f : newMax;
-      float rescale = exp2Approx(rowMax[r] - base);
-      rowMax[r] = newMax;
-      rowSum[r] *= rescale;
-      for (int nd = 0; nd < Dv / 8; ++nd) {
-        acc[nd][2 * r] *= rescale;
-        acc[nd][2 * r + 1] *= rescale;
-      }
+    // A warp whose 16 rows all lie past Sq (in the last query block; a
+    // decoding block has a row or a few) computes nothing: its lanes only
+    // load.
+    if (q0 + warp * 16 < p.querySeq) {
+      // 2. S = Q.K^T for the warp's 16 rows and the block's 64 keys.
+      float s[BN / 8][4];
       for (int nt = 0; nt < BN / 8; ++nt) {
-        for (int e = 2 * r; e < 2 * r + 2; ++e) {
-          s[nt][e] = exp2Approx(s[nt][e] - base);
-          rowSum[r] += s[nt][e];
+        for (int e = 0; e < 4; ++e)
+          s[nt][e] = 0.0f;
+        const u16 *keyRow = kTile + (nt * 8 + g) * ldK + 2 * t;
+        for (int kk = 0; kk < D / 16; ++kk) {
+          u32 kFrag[2] = {detail::load32(keyRow + kk * 16), detail::load32(keyRow + kk * 16 + 8)};
+          mmaBf16(s[nt], qFrag[kk], kFrag);
         }
       }
-    }
-    for (int kk = 0; kk < BN / 16; ++kk) {
-      u32 pFrag[4] = {packBf16x2(s[2 * kk][0], s[2 * kk][1]),
-                      packBf16x2(s[2 * kk][2], s[2 * kk][3]),
-                      packBf16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                      packBf16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
-      for (int nd = 0; nd < Dv / 8; ++nd) {
-        const u16 *vRow = vTile + (nd * 8 + g) * ldV + kk * 16 + 2 * t;
-        u32 vFrag[2] = {detail::load32(vRow), detail::load32(vRow + 8)};
-        mmaBf16(acc[nd], pFrag, vFrag);
+
+      // 3. The score as the op defines it, in the log2 domain.
+      for (int nt = 0; nt < BN / 8; ++nt) {
+        for (int e = 0; e < 4; ++e) {
+          int r = e / 2, x = nt * 8 + 2 * t + (e % 2);
+          int i = rowOf[r], j = k0 + x;
+          int delta = j - i - shift;
+          float v = s[nt][e] * p.scale;
+          if (Config::kSoftcap)
+            v = p.softcap * tanhf(v / p.softcap);
+          if (Config::kMask && i < p.querySeq && j < p.keySeq)
+            v += p.mask[b * p.maskStride[0] + h * p.maskStride[1] + i * p.maskStride[2] +
+                        j * p.maskStride[3]];
+          if (Config::kBias)
+            v += biasRow[x - (i - q0) + (BM - 1)];
+          if (Config::kLinearBias)
+            v += p.biasSlopes[h] * float(p.biasAbsolute && delta < 0 ? -delta : delta);
+          v += keyMask[x];
+          if (delta < p.deltaLow || delta > deltaHigh)
+            v = detail::kNegInf;
+          s[nt][e] = v * detail::kLog2e;
+        }
+      }
+
+      // 4. Online softmax and O += P.V.
+      for (int r = 0; r < 2; ++r) {
+        float blockMax = detail::kNegInf;
+        for (int nt = 0; nt < BN / 8; ++nt)
+          blockMax = fmaxf(blockMax, fmaxf(s[nt][2 * r], s[nt][2 * r + 1]));
+        blockMax = fmaxf(blockMax, shuffleXor(blockMax, 1));
+        blockMax = fmaxf(blockMax, shuffleXor(blockMax, 2));
+        float newMax = fmaxf(rowMax[r], blockMax);
+        // A row that has seen only -inf subtracts 0, so that exp2(-inf - m)
+        // is 0 and never NaN.
+        float base = newMax == detail::kNegInf ? 0.0f : newMax;
+        float rescale = exp2Approx(rowMax[r] - base);
+        rowMax[r] = newMax;
+        rowSum[r] *= rescale;
+        for (int nd = 0; nd < Dv / 8; ++nd) {
+          acc[nd][2 * r] *= rescale;
+          acc[nd][2 * r + 1] *= rescale;
+        }
+        for (int nt = 0; nt < BN / 8; ++nt) {
+          for (int e = 2 * r; e < 2 * r + 2; ++e) {
+            s[nt][e] = exp2Approx(s[nt][e] - base);
+            rowSum[r] += s[nt][e];
+          }
+        }
+      }
+      for (int kk = 0; kk < BN / 16; ++kk) {
+        u32 pFrag[4] = {packBf16x2(s[2 * kk][0], s[2 * kk][1]),
+                        packBf16x2(s[2 * kk][2], s[2 * kk][3]),
+                        packBf16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                        packBf16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+        for (int nd = 0; nd < Dv / 8; ++nd) {
+          const u16 *vRow = vTile + (nd * 8 + g) * ldV + kk * 16 + 2 * t;
+          u32 vFrag[2] = {detail::load32(vRow), detail::load32(vRow + 8)};
+          mmaBf16(acc[nd], pFrag, vFrag);
+        }
       }
     }
     syncThreads();
