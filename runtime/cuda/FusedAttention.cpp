@@ -19,6 +19,19 @@ constexpr int kMaxGridYZ = 65535;
 /// The most key splits attentionKeySplits picks (FlashAttention-2's bound).
 constexpr int kMaxKeySplits = 128;
 
+/// Query tiles and heads of the attention kernel's grid (x before splits,
+/// y): packed groups share a key/value head's blocks.
+struct Tiles {
+  long long tiles;
+  int heads;
+};
+Tiles tilesOf(const gpu::AttentionParams &p) {
+  const int pack = p.packedGroup > 1 ? p.packedGroup : 1;
+  const long long rows = (long long)p.querySeq * pack;
+  return {(rows + gpu::kAttentionBlockRows - 1) / gpu::kAttentionBlockRows,
+          pack > 1 ? p.kvHeads : p.heads};
+}
+
 attune_status_t checkHeadSize(const char *name, int size) {
   if (size <= 0 || size % 16 != 0 || size > 128)
     return fail(ATTUNE_INVALID_ARGUMENT,
@@ -68,7 +81,12 @@ attune_status_t attentionLaunch(int headDim, int valueDim, const gpu::AttentionP
                 kMaxGridYZ);
   if (p.keySplits < 0)
     return fail(ATTUNE_INVALID_ARGUMENT, "attention: params.keySplits is %d", p.keySplits);
-  const long long tiles = (p.querySeq + gpu::kAttentionBlockRows - 1) / gpu::kAttentionBlockRows;
+  if (p.packedGroup > 1 && (p.packedGroup != p.heads / p.kvHeads || p.biasTable))
+    return fail(ATTUNE_INVALID_ARGUMENT,
+                "attention: params.packedGroup is %d; a packed group is heads / kvHeads (%d) "
+                "and takes no bias table",
+                p.packedGroup, p.heads / p.kvHeads);
+  const auto [tiles, gridHeads] = tilesOf(p);
   const bool split = p.keySplits > 1;
   if (split) {
     // The kernel clips each split's keys to [s * splitKeys, (s + 1) *
@@ -92,7 +110,7 @@ attune_status_t attentionLaunch(int headDim, int valueDim, const gpu::AttentionP
                   tiles, p.keySplits, INT_MAX);
   }
   attention->grid[0] = unsigned(tiles * (split ? p.keySplits : 1));
-  attention->grid[1] = unsigned(p.heads);
+  attention->grid[1] = unsigned(gridHeads);
   attention->grid[2] = unsigned(p.batch);
   attention->block[0] = gpu::kAttentionThreads;
   attention->block[1] = attention->block[2] = 1;
@@ -115,8 +133,8 @@ int attentionKeySplits(const gpu::AttentionParams &p, int multiprocessors) noexc
   // Two of the kernel's 128-thread blocks run on an SM at once, as
   // FlashAttention-2 counts for its own.
   const int slots = 2 * multiprocessors;
-  const long long tiles = (p.querySeq + gpu::kAttentionBlockRows - 1) / gpu::kAttentionBlockRows;
-  const long long blocks = tiles * p.heads * p.batch;
+  const auto [tiles, gridHeads] = tilesOf(p);
+  const long long blocks = tiles * gridHeads * p.batch;
   // Enough blocks to almost fill the GPU already.
   if (blocks >= 0.8 * slots)
     return 1;
@@ -141,6 +159,13 @@ int attentionKeySplits(const gpu::AttentionParams &p, int multiprocessors) noexc
     if (eligible(n) && efficiency(n) >= 0.85 * best)
       return n;
   return 1;
+}
+
+int attentionPackedGroup(const gpu::AttentionParams &p) noexcept {
+  if (p.kvHeads <= 0 || p.heads % p.kvHeads != 0 || p.biasTable)
+    return 1;
+  const int group = p.heads / p.kvHeads;
+  return group > 1 && (long long)p.querySeq * group <= gpu::kAttentionBlockRows ? group : 1;
 }
 
 int attentionSplitKeys(const gpu::AttentionParams &p) noexcept {

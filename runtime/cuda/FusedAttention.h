@@ -44,16 +44,25 @@ struct AttentionLaunch {
 /// combine kernel's after it. ATTUNE_INVALID_ARGUMENT, with a message naming
 /// the field, for a null query, key, value or result, a non-positive size,
 /// heads not a multiple of kvHeads, heads or batch beyond the grid's 65535
-/// blocks in y and z, and for a split: a negative keySplits, splitKeys not a
-/// positive multiple of 64, splits that do not cover the keys, null partial
-/// buffers or a grid beyond 2^31 - 1 blocks in x.
+/// blocks in y and z, a packedGroup other than 0, 1 or heads / kvHeads or
+/// one beside a bias table, and for a split: a negative keySplits,
+/// splitKeys not a positive multiple of 64, splits that do not cover the
+/// keys, null partial buffers or a grid beyond 2^31 - 1 blocks in x.
 attune_status_t attentionLaunch(int headDim, int valueDim, const gpu::AttentionParams &params,
                                 AttentionLaunch *attention, AttentionLaunch *combine) noexcept;
+
+/// The AttentionParams::packedGroup to run `params` with: heads / kvHeads
+/// when query heads share key/value heads (GQA, MQA), there is no bias
+/// table, and a group's queries fit one block (querySeq x group <= 64:
+/// decoding), so that each key/value head's K and V are read once instead
+/// of once per query head; else 1.
+int attentionPackedGroup(const gpu::AttentionParams &params) noexcept;
 
 /// How many key splits to run `params` with on a GPU of `multiprocessors`
 /// SMs, by FlashAttention-2's rule (num_splits_heuristic, counting two
 /// 128-thread blocks per SM): 1 when the unsplit grid (query tiles x heads x
-/// batch) already fills 80% of the GPU, else the fewest splits whose last
+/// batch, with params.packedGroup as set) already fills 80% of the GPU,
+/// else the fewest splits whose last
 /// wave of blocks is within 85% of the best such count's, up to 128 splits
 /// and one key block per split. The count is one whose attentionSplitKeys
 /// leaves no split empty.

@@ -486,6 +486,9 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
     if (!module)
       if (attune_status_t status = CudaModule::load(*device_, op.image, &module))
         return status;
+    // Query heads sharing a key/value head with few queries (GQA decoding)
+    // share its blocks, which then read its K and V once.
+    p.packedGroup = attentionPackedGroup(p);
     // Few blocks of queries against many keys (decoding): split the keys.
     p.keySplits = attentionKeySplits(p, device_->multiprocessors());
     if (p.keySplits > 1) {

@@ -53,6 +53,9 @@ struct AttentionCase {
   int ropeOffset = 0;
   /// keySplits > 1: split the keys into parts of splitKeys (FlashDecoding).
   int keySplits = 1, splitKeys = 0;
+  /// AttentionParams::packedGroup: heads / kvHeads to pack a key/value
+  /// head's query heads into its blocks; 0: not.
+  int packedGroup = 0;
   /// A bias linear in the distance (ALiBi): head h adds slopes[h] * delta
   /// (slopes[h] * |delta| when slopesAbsolute); empty: none.
   std::vector<float> slopes;
@@ -191,6 +194,7 @@ public:
     p.ropeTheta = theta.empty() ? nullptr : theta.data();
     p.ropeOffset = c.ropeOffset;
     p.keySplits = c.keySplits, p.splitKeys = c.splitKeys;
+    p.packedGroup = c.packedGroup;
     p.partialResult = partialResult.empty() ? nullptr : partialResult.data();
     p.partialStats = partialStats.empty() ? nullptr : partialStats.data();
     return p;

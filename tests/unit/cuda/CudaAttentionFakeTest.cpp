@@ -62,6 +62,8 @@ struct Model {
 
 int emulatedLaunches = 0;
 std::string launchedKernels;
+/// AttentionParams::packedGroup of the last attention kernel launched.
+int lastPackedGroup = -1;
 
 /// The stand-in driver's launch hook: runs the launched kernel on the
 /// emulator with exactly what the runtime passed.
@@ -75,10 +77,12 @@ template <class Config> void runLaunch(const AttuneFakeCudaLaunch *launch) {
   shape.threads = static_cast<int>(launch->block[0] * launch->block[1] * launch->block[2]);
   shape.sharedBytes = launch->sharedBytes;
   bool combine = name.size() > 8 && name.compare(name.size() - 8, 8, "_combine") == 0;
-  if (combine)
+  if (combine) {
     emu::launch(shape, [&] { attentionCombine<Config>(params); });
-  else
+  } else {
+    lastPackedGroup = params.packedGroup;
     emu::launch(shape, [&] { flashAttention<Config>(params); });
+  }
   ++emulatedLaunches;
 }
 
@@ -194,8 +198,12 @@ TEST_F(CudaAttentionFake, DecodeSplitsTheKeysAndCombines) {
   // attention kernel. (The device is opened with the handle: the count is
   // read then.)
   setenv("ATTUNE_FAKE_CUDA_SMS", "132", 1);
+  // The 4 query heads share 2 key/value heads: packed in pairs, except
+  // beside T5's table, which is staged per head.
   expectMatchesCpu(kAlibi, /*seq=*/2, /*keys=*/2000, /*expectedLaunches=*/2);
+  EXPECT_EQ(lastPackedGroup, 2);
   expectMatchesCpu(kT5, /*seq=*/2, /*keys=*/2000, /*expectedLaunches=*/2);
+  EXPECT_EQ(lastPackedGroup, 1);
   unsetenv("ATTUNE_FAKE_CUDA_SMS");
 }
 

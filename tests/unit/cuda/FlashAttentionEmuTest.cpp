@@ -36,8 +36,10 @@ using testing::AttentionData;
 template <class Config> std::vector<float> runEmulated(AttentionData &data) {
   AttentionParams params = data.params<typename Config::In, typename Config::Out>();
   emu::LaunchShape shape;
-  shape.grid[0] = (data.c.querySeq + kAttentionBlockRows - 1) / kAttentionBlockRows;
-  shape.grid[1] = data.c.heads;
+  // A packed group's blocks cover its query heads (AttentionParams::packedGroup).
+  const int pack = std::max(data.c.packedGroup, 1);
+  shape.grid[0] = (data.c.querySeq * pack + kAttentionBlockRows - 1) / kAttentionBlockRows;
+  shape.grid[1] = pack > 1 ? data.c.kvHeads : data.c.heads;
   shape.grid[2] = data.c.batch;
   shape.threads = kAttentionThreads;
   shape.sharedBytes = attentionSharedBytes(Config::kHeadDim, Config::kValueDim);
@@ -217,6 +219,44 @@ TEST(FlashAttentionEmu, DecodeSplitOverKeys) {
   // x (64/8 x 64/16 + 64/16 x 64/8) products, not 4 warps' worth.
   EXPECT_EQ(emu::products() - before, 4 * 16 * (8 * 4 + 4 * 8));
   testing::expectCloseToReference(data, got);
+}
+
+TEST(FlashAttentionEmu, PackedGroupsReadEachKeyValueHeadOnce) {
+  // GQA decoding: 8 query heads on 2 key/value heads, 3 query rows each at
+  // the end of 700 keys, with a mask per batch, i32 key padding and the
+  // keys in 3 splits. Packed, each key/value head's 4 query heads share
+  // one block (12 rows): 2 blocks per split instead of 8.
+  AttentionCase c;
+  c.batch = 2, c.heads = 8, c.kvHeads = 2, c.querySeq = 3, c.keySeq = 700;
+  c.mask = AttentionCase::MaskPerBatch;
+  c.keyPadding = {{700, 650}};
+  c.keyPaddingBytes = 4;
+  c.keySplits = 3, c.splitKeys = 256;
+  c.packedGroup = 4;
+  AttentionData data = testing::dataFor<Masked128>(c);
+  const long long before = emu::products();
+  std::vector<float> got = runEmulated<Masked128>(data);
+  // One warp holds the 12 rows: per key block 64/8 x 128/16 + 64/16 x
+  // 128/8 products. Batch 0 reads 11 key blocks (700 keys), batch 1 its
+  // first 650 (the rest is padding): 11 blocks too.
+  EXPECT_EQ(emu::products() - before, 2 * 2 * 11 * (8 * 8 + 4 * 16));
+  testing::expectCloseToReference(data, got);
+}
+
+TEST(FlashAttentionEmu, PackedGroupsKeepEachHeadsRopeSlopesAndWindow) {
+  // Each packed row keeps its own head's ALiBi slope, its own query's
+  // RoPE position and window: MQA (4 query heads on 1) with RoPE, and GQA
+  // with slopes per head and a window.
+  AttentionCase c;
+  c.heads = 4, c.kvHeads = 1, c.querySeq = 5, c.keySeq = 300, c.ropeOffset = 3;
+  c.packedGroup = 4;
+  expectMatches<Rope64>(c);
+  AttentionCase l;
+  l.heads = 4, l.kvHeads = 2, l.querySeq = 2, l.keySeq = 200;
+  l.slopes = {0.5f, 0.125f, 0.03125f, 0.0078125f};
+  l.visibleLow = -60, l.visibleHigh = 0;
+  l.packedGroup = 2;
+  expectMatches<Linear64>(l);
 }
 
 TEST(FlashAttentionEmu, SplitsWithoutVisibleKeysAndPadding) {

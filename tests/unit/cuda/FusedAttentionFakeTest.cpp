@@ -274,6 +274,48 @@ TEST(AttentionKeySplits, SplitsOnlyAGridThatLeavesTheGpuIdle) {
   EXPECT_EQ(attune::cuda::attentionKeySplits(p, 0), 1);
 }
 
+TEST_F(FakeAttention, PackedGroupsRunOneBlockRowPerKeyValueHead) {
+  // 8 query heads on 2 key/value heads, 3 queries: packed, a key/value
+  // head's 4 query heads share a block (12 rows), so the grid's y is 2.
+  AttentionParams p = valid();
+  p.heads = 8, p.kvHeads = 2, p.querySeq = 3, p.keySeq = 500;
+  EXPECT_EQ(attune::cuda::attentionPackedGroup(p), 4);
+  p.packedGroup = 4;
+  ASSERT_EQ(
+      attune::cuda::launchAttention(*device, *module, "attune_attention_bench128", 128, 64, p),
+      ATTUNE_OK)
+      << statusMessage();
+  EXPECT_EQ(fake.lastLaunch()->grid[0], 1u);
+  EXPECT_EQ(fake.lastLaunch()->grid[1], 2u);
+  // Not packed: prefill (more rows than a block), no GQA, a bias table.
+  p.querySeq = 17;
+  EXPECT_EQ(attune::cuda::attentionPackedGroup(p), 1);
+  p.querySeq = 3, p.kvHeads = 8;
+  EXPECT_EQ(attune::cuda::attentionPackedGroup(p), 1);
+  p.kvHeads = 2;
+  static const float table[1] = {0.0f};
+  p.biasTable = table;
+  EXPECT_EQ(attune::cuda::attentionPackedGroup(p), 1);
+  // A group other than heads / kvHeads, or beside a bias table, is refused.
+  EXPECT_EQ(
+      attune::cuda::launchAttention(*device, *module, "attune_attention_bench128", 128, 64, p),
+      ATTUNE_INVALID_ARGUMENT);
+  EXPECT_TRUE(says("params.packedGroup is 4; a packed group is heads / kvHeads (4) and takes no "
+                   "bias table"))
+      << statusMessage();
+  p.biasTable = nullptr, p.packedGroup = 2;
+  EXPECT_EQ(
+      attune::cuda::launchAttention(*device, *module, "attune_attention_bench128", 128, 64, p),
+      ATTUNE_INVALID_ARGUMENT);
+  // Packed, decoding fills fewer blocks: more key splits.
+  AttentionParams d{};
+  d.batch = 1, d.heads = 32, d.kvHeads = 8, d.querySeq = 1, d.keySeq = 131072;
+  const int unpacked = attune::cuda::attentionKeySplits(d, 132);
+  d.packedGroup = attune::cuda::attentionPackedGroup(d);
+  EXPECT_EQ(d.packedGroup, 4);
+  EXPECT_GT(attune::cuda::attentionKeySplits(d, 132), unpacked);
+}
+
 TEST(AttentionKeySplits, EverySplitHasKeysAndTheSplitsCoverThem) {
   AttentionParams p{};
   p.batch = 2, p.heads = 4, p.kvHeads = 4, p.querySeq = 1;

@@ -125,6 +125,8 @@ void runOnDevice(Device &device, AttentionData &data, std::vector<float> *got,
   ASSERT_TRUE(arrays.put(p.biasTable, data.bias.size() * sizeof(In))) << statusMessage();
   ASSERT_TRUE(arrays.put(p.biasRows, data.biasRows.size() * sizeof(int))) << statusMessage();
   ASSERT_TRUE(arrays.put(p.ropeTheta, data.theta.size() * sizeof(float))) << statusMessage();
+  if (keySplits == kRuntimeSplits)
+    p.packedGroup = cuda::attentionPackedGroup(p);
   p.keySplits = keySplits == kRuntimeSplits ? cuda::attentionKeySplits(p, device.multiprocessors())
                                             : keySplits;
   if (usedSplits)
@@ -281,7 +283,8 @@ TEST(GpuAttention, ValueSizeBelowHeadSizeWithPadding) {
 
 TEST(GpuAttention, DecodingSplitAsTheRuntimeSplitsIt) {
   REQUIRE_DEVICE(device);
-  // One query row per head against 5000 keys (not whole key blocks), GQA.
+  // One query row per head against 5000 keys (not whole key blocks), GQA
+  // with each key/value head's query heads packed into its blocks.
   AttentionCase c;
   c.batch = 2, c.heads = 4, c.kvHeads = 2, c.querySeq = 1, c.keySeq = 5000;
   AttentionData data = testing::dataFor<kernels::bench128::Config>(c);

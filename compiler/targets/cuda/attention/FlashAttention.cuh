@@ -102,6 +102,13 @@ struct AttentionParams {
   /// sum); attentionCombine then writes the result.
   int keySplits, splitKeys;
   float *partialResult, *partialStats;
+  /// 0 or 1: a block's rows are queries of one head (grid y: heads). g =
+  /// heads / kvHeads > 1 (GQA with few queries: decoding): a key/value
+  /// head's g query heads share its blocks (grid y: kvHeads), virtual row v
+  /// being query v / g of head y * g + v % g, so that K and V are read once
+  /// for the group. Not with a bias table (Config::kBias), which is staged
+  /// for one head.
+  int packedGroup;
 };
 
 /// The 64 x 64 tile and its 4 warps.
@@ -152,26 +159,25 @@ ATTUNE_GPU_INLINE bool keyAttends(const AttentionParams &p, int b, int j) {
   }
 }
 
-/// Loads `rows` rows of `cols` (even) elements from `base` (row r at
-/// base + r * rowStride), rotated by RoPE when `Config::kRotaryDims` (the
-/// row's position is `position0 + r`), into shared memory as bf16, row r at
-/// to[r * ld]. Rows past `validRows` are zeros. With `transpose`, element
-/// (r, c) goes to to[c * ld + r] instead.
-template <class Config, class T>
-ATTUNE_GPU_INLINE void loadTile(u16 *to, int ld, bool transpose, const T *base, i64 rowStride,
-                                int cols, int validRows, int position0,
-                                const AttentionParams &p, bool rotate) {
+/// Loads 64 rows of `cols` (even) elements, row r from rowAt(r, position)
+/// (null: a row of zeros) rotated by RoPE at `position` when
+/// `Config::kRotaryDims` and `rotate`, into shared memory as bf16, row r at
+/// to[r * ld]. With `transpose`, element (r, c) goes to to[c * ld + r]
+/// instead.
+template <class Config, class T, class RowAt>
+ATTUNE_GPU_INLINE void loadRows(u16 *to, int ld, bool transpose, int cols,
+                                const AttentionParams &p, bool rotate, RowAt rowAt) {
   const int pairs = kAttentionBlockKeys * cols / 2;
   for (int e = threadIndex(); e < pairs; e += kAttentionThreads) {
     int r = e / (cols / 2), c = 2 * (e % (cols / 2));
     float x0 = 0.0f, x1 = 0.0f;
-    if (r < validRows) {
-      const T *row = base + r * rowStride;
+    int position = 0;
+    if (const T *row = rowAt(r, position)) {
       x0 = toFloat(row[c]);
       x1 = toFloat(row[c + 1]);
       if (Config::kRotaryDims > 0 && rotate && c < Config::kRotaryDims) {
         constexpr int half = Config::kRotaryDims / 2;
-        float n = float(position0 + r + p.ropeOffset);
+        float n = float(position + p.ropeOffset);
         if (Config::kRopeInterleaved) {
           // the pair (c, c + 1) is rotated by theta[c / 2]
           float s, co;
@@ -203,6 +209,18 @@ ATTUNE_GPU_INLINE void loadTile(u16 *to, int ld, bool transpose, const T *base, 
   }
 }
 
+/// loadRows of `validRows` rows from `base`, row r at base + r * rowStride
+/// and position position0 + r; zeros after.
+template <class Config, class T>
+ATTUNE_GPU_INLINE void loadTile(u16 *to, int ld, bool transpose, const T *base, i64 rowStride,
+                                int cols, int validRows, int position0,
+                                const AttentionParams &p, bool rotate) {
+  loadRows<Config, T>(to, ld, transpose, cols, p, rotate, [&](int r, int &position) {
+    position = position0 + r;
+    return r < validRows ? base + r * rowStride : static_cast<const T *>(nullptr);
+  });
+}
+
 } // namespace detail
 
 /// The kernel body for one block (grid: ceil(Sq / 64) * keySplits x heads x
@@ -226,10 +244,17 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
 
   const int tid = threadIndex(), warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, t = lane % 4;
-  const int queryTiles = (p.querySeq + BM - 1) / BM;
+  // The block's rows are virtual rows q0 .. q0 + 63 of `rows`: queries of
+  // head y, or with a packed group (AttentionParams::packedGroup) query
+  // v / pack of head kvh * pack + v % pack.
+  const int pack = p.packedGroup > 1 ? p.packedGroup : 1;
+  const int rows = p.querySeq * pack;
+  const int queryTiles = (rows + BM - 1) / BM;
   const int q0 = blockIndex(0) % queryTiles * BM, split = blockIndex(0) / queryTiles;
-  const int h = blockIndex(1), b = blockIndex(2);
-  const int kvh = h / (p.heads / p.kvHeads);
+  const int y = blockIndex(1), b = blockIndex(2);
+  const int kvh = pack > 1 ? y : y / (p.heads / p.kvHeads);
+  auto queryOf = [&](int v) { return v / pack; };
+  auto headOf = [&](int v) { return pack > 1 ? kvh * pack + v % pack : y; };
   const int shift = p.keySeq - p.querySeq; // query row i sits at key position i + shift
 
   unsigned char *smem = nullptr;
@@ -246,8 +271,8 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
 
   // The key range the block's rows can see: deltas in [deltaLow, deltaHigh].
   int deltaHigh = Config::kCausal && p.deltaHigh > 0 ? 0 : p.deltaHigh;
-  long long firstKey = (long long)q0 + shift + p.deltaLow;
-  long long endKey = (long long)q0 + BM - 1 + shift + (long long)deltaHigh + 1;
+  long long firstKey = (long long)queryOf(q0) + shift + p.deltaLow;
+  long long endKey = (long long)queryOf(q0 + BM - 1) + shift + (long long)deltaHigh + 1;
   int keyBegin = firstKey < 0 ? 0 : int(firstKey / BN) * BN;
   int keyEnd = endKey > p.keySeq ? p.keySeq : endKey < 0 ? 0 : int(endKey);
   if (p.keySplits > 1) {
@@ -257,10 +282,13 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   }
 
   // Q: through shared memory into registers, once.
-  const In *q = static_cast<const In *>(p.query) + b * p.queryStride[0] + h * p.queryStride[1] +
-                q0 * p.queryStride[2];
-  detail::loadTile<Config>(kTile, ldK, false, q, p.queryStride[2], D, p.querySeq - q0,
-                           q0 + shift, p, true);
+  const In *q = static_cast<const In *>(p.query) + b * p.queryStride[0];
+  detail::loadRows<Config, In>(kTile, ldK, false, D, p, true, [&](int r, int &position) {
+    const int v = q0 + r, i = queryOf(v);
+    position = i + shift;
+    return v < rows ? q + headOf(v) * p.queryStride[1] + i * p.queryStride[2]
+                    : static_cast<const In *>(nullptr);
+  });
   syncThreads();
   u32 qFrag[D / 16][4];
   {
@@ -283,7 +311,9 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   // rows g and g + 8 of the warp's 16
   float rowMax[2] = {detail::kNegInf, detail::kNegInf};
   float rowSum[2] = {0.0f, 0.0f};
-  const int rowOf[2] = {q0 + warp * 16 + g, q0 + warp * 16 + g + 8};
+  // rows g and g + 8 of the warp's 16: their query and head
+  const int rowOf[2] = {queryOf(q0 + warp * 16 + g), queryOf(q0 + warp * 16 + g + 8)};
+  const int headOfRow[2] = {headOf(q0 + warp * 16 + g), headOf(q0 + warp * 16 + g + 8)};
 
   const In *kBase = static_cast<const In *>(p.key) + b * p.keyStride[0] + kvh * p.keyStride[1];
   const In *vBase =
@@ -311,7 +341,8 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
                              Dv, validKeys, k0, p, false);
     if (Config::kBias) {
       // biasRow[x] = bias_h(delta) for delta = (k0 - q0 - shift) - (BM - 1) + x
-      const In *table = static_cast<const In *>(p.biasTable) + h * p.biasHeadStride;
+      // One head's: a bias table is never packed (y is the head).
+      const In *table = static_cast<const In *>(p.biasTable) + y * p.biasHeadStride;
       for (int x = tid; x < BM + BN - 1; x += kAttentionThreads) {
         long long at = (long long)k0 - q0 - shift - (BM - 1) + x - p.biasRowLow;
         at = at < 0 ? 0 : at >= p.biasRowCount ? p.biasRowCount - 1 : at;
@@ -323,7 +354,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     // A warp whose 16 rows all lie past Sq (in the last query block; a
     // decoding block has a row or a few) computes nothing: its lanes only
     // load.
-    if (q0 + warp * 16 < p.querySeq) {
+    if (q0 + warp * 16 < rows) {
       // 2. S = Q.K^T for the warp's 16 rows and the block's 64 keys.
       float s[BN / 8][4];
       for (int nt = 0; nt < BN / 8; ++nt) {
@@ -346,12 +377,14 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
           if (Config::kSoftcap)
             v = p.softcap * tanhf(v / p.softcap);
           if (Config::kMask && i < p.querySeq && j < p.keySeq)
-            v += p.mask[b * p.maskStride[0] + h * p.maskStride[1] + i * p.maskStride[2] +
+            v += p.mask[b * p.maskStride[0] + headOfRow[r] * p.maskStride[1] +
+                        i * p.maskStride[2] +
                         j * p.maskStride[3]];
           if (Config::kBias)
             v += biasRow[x - (i - q0) + (BM - 1)];
           if (Config::kLinearBias)
-            v += p.biasSlopes[h] * float(p.biasAbsolute && delta < 0 ? -delta : delta);
+            v += p.biasSlopes[headOfRow[r]] *
+                 float(p.biasAbsolute && delta < 0 ? -delta : delta);
           v += keyMask[x];
           if (delta < p.deltaLow || delta > deltaHigh)
             v = detail::kNegInf;
@@ -408,7 +441,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
       int i = rowOf[r];
       if (i >= p.querySeq)
         continue;
-      i64 row = ((i64(split) * p.batch + b) * p.heads + h) * p.querySeq + i;
+      i64 row = ((i64(split) * p.batch + b) * p.heads + headOfRow[r]) * p.querySeq + i;
       for (int nd = 0; nd < Dv / 8; ++nd) {
         p.partialResult[row * Dv + nd * 8 + 2 * t] = acc[nd][2 * r];
         p.partialResult[row * Dv + nd * 8 + 2 * t + 1] = acc[nd][2 * r + 1];
@@ -422,7 +455,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   }
 
   // O / l, 0 where the row saw no key.
-  Out *o = static_cast<Out *>(p.result) + b * p.resultStride[0] + h * p.resultStride[1];
+  Out *o = static_cast<Out *>(p.result) + b * p.resultStride[0];
   for (int r = 0; r < 2; ++r) {
     float sum = rowSum[r];
     sum += shuffleXor(sum, 1);
@@ -431,7 +464,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     int i = rowOf[r];
     if (i >= p.querySeq)
       continue;
-    Out *row = o + i * p.resultStride[2];
+    Out *row = o + headOfRow[r] * p.resultStride[1] + i * p.resultStride[2];
     for (int nd = 0; nd < Dv / 8; ++nd) {
       store(row + nd * 8 + 2 * t, acc[nd][2 * r] * inverse);
       store(row + nd * 8 + 2 * t + 1, acc[nd][2 * r + 1] * inverse);
