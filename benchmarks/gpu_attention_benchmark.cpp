@@ -20,6 +20,11 @@
 //    split saves), and at 32k keys `splits:<n>` tries other counts, to tune
 //    attentionKeySplits by. gpu_attention_peers.py's decode table, run after
 //    this benchmark by the bundle, is the comparison.
+//  - BM_FlashAttentionDecode/bench128_gqa4/<auto|unpacked>/Sk:<Sk>: the same
+//    with 8 key/value heads (LLaMA-3's GQA): `auto` packs each one's 4 query
+//    heads into its blocks as the runtime does (attentionPackedGroup: K and
+//    V read once), `unpacked` does not (read 4 times); GB/s counts K and V
+//    once.
 // Inputs are uniform in [-1, 1], bhsd. Before it is timed each row's
 // result is compared, on a few rows of the first and the last head, with a
 // float64 attention over the same bf16 inputs (|err| <= 1e-2: the emulated
@@ -152,6 +157,8 @@ float bf16Value(uint16_t bits) { return attune::gpu::floatBits(uint32_t(bits) <<
 struct Shape {
   int batch, heads, querySeq, keySeq, dim;
   bool causal;
+  int kvHeads = 0; // 0: heads (no GQA)
+  int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
 };
 
 /// T5's bias (32 buckets, max_distance 128) for kernels with a bias table:
@@ -205,14 +212,14 @@ AttentionParams paramsFor(const Shape &s, api::CUdeviceptr q, api::CUdeviceptr k
   p.value = reinterpret_cast<const void *>(v);
   p.result = reinterpret_cast<void *>(o);
   using attune::gpu::i64;
-  auto strides = [&](int seq, i64 out[3]) {
-    out[0] = i64(s.heads) * seq * s.dim, out[1] = i64(seq) * s.dim, out[2] = s.dim;
+  auto strides = [&](int heads, int seq, i64 out[3]) {
+    out[0] = i64(heads) * seq * s.dim, out[1] = i64(seq) * s.dim, out[2] = s.dim;
   };
-  strides(s.querySeq, p.queryStride);
-  strides(s.keySeq, p.keyStride);
-  strides(s.keySeq, p.valueStride);
-  strides(s.querySeq, p.resultStride);
-  p.batch = s.batch, p.heads = p.kvHeads = s.heads;
+  strides(s.heads, s.querySeq, p.queryStride);
+  strides(s.keyValueHeads(), s.keySeq, p.keyStride);
+  strides(s.keyValueHeads(), s.keySeq, p.valueStride);
+  strides(s.heads, s.querySeq, p.resultStride);
+  p.batch = s.batch, p.heads = s.heads, p.kvHeads = s.keyValueHeads();
   p.querySeq = s.querySeq, p.keySeq = s.keySeq;
   p.scale = 1.0f / std::sqrt(float(s.dim));
   p.deltaLow = INT32_MIN, p.deltaHigh = INT32_MAX;
@@ -248,7 +255,10 @@ std::string checkRows(const Shape &s, const PrefillData &data, const BiasTable *
   for (int bh : {0, s.batch * s.heads - 1}) {
     for (int i : rows) {
       const size_t row = (size_t(bh) * s.querySeq + i) * s.dim;
-      const size_t keys = size_t(bh) * s.keySeq * s.dim;
+      // the (batch, key/value head) of (batch, head) bh
+      const int group = s.heads / s.keyValueHeads();
+      const size_t kv = size_t(bh / s.heads) * s.keyValueHeads() + (bh % s.heads) / group;
+      const size_t keys = kv * s.keySeq * s.dim;
       std::vector<uint16_t> got(s.dim);
       if (device.download(got.data(), result + row * 2, s.dim * 2) != ATTUNE_OK)
         return attune::runtime::statusMessage();
@@ -305,11 +315,12 @@ template <typename Launch> void timeOnDevice(benchmark::State &state, Launch lau
 constexpr int kRuntimeSplits = 0;
 
 /// Checks and times `kernel` on `shape` over q, k, v and result (device
-/// arrays read as checkRows reads `data`) with `splits`; the row's
-/// `splits` counter says how many it ran with.
+/// arrays read as checkRows reads `data`) with `splits`, query heads packed
+/// as the runtime packs them (attentionPackedGroup) or, without `pack`,
+/// not; the row's `splits` and `packed` counters say how it ran.
 void checkAndTime(benchmark::State &state, const AttentionKernel &kernel, const Shape &shape,
                   const PrefillData &data, api::CUdeviceptr q, api::CUdeviceptr k,
-                  api::CUdeviceptr v, api::CUdeviceptr result, int splits) {
+                  api::CUdeviceptr v, api::CUdeviceptr result, int splits, bool pack = true) {
   AttentionParams params = paramsFor(shape, q, k, v, result);
   const BiasTable *bias = nullptr;
   if (kernel.bias) {
@@ -322,6 +333,7 @@ void checkAndTime(benchmark::State &state, const AttentionKernel &kernel, const 
     params.biasRowLow = -BiasTable::kMaxDistance;
     params.biasRowCount = int(bias->rows.size());
   }
+  params.packedGroup = pack ? attentionPackedGroup(params) : 1;
   params.keySplits = splits == kRuntimeSplits
                          ? attentionKeySplits(params, gpu().device->multiprocessors())
                          : splits;
@@ -346,6 +358,7 @@ void checkAndTime(benchmark::State &state, const AttentionKernel &kernel, const 
     return state.SkipWithError(("result check: " + wrong).c_str());
   timeOnDevice(state, launch);
   state.counters["splits"] = params.keySplits;
+  state.counters["packed"] = params.packedGroup;
 }
 
 void BM_FlashAttention(benchmark::State &state, std::string name) {
@@ -382,7 +395,8 @@ bool tile(api::CUdeviceptr to, size_t bytes, const Bf16Array &from) {
   return gpu().device->synchronize() == ATTUNE_OK;
 }
 
-void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int splits) {
+void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int splits, int kvHeads,
+                             bool pack) {
   if (!gpu().why.empty())
     return state.SkipWithError(("no GPU: " + gpu().why).c_str());
   const AttentionKernel *kernel = findKernel(name);
@@ -391,9 +405,9 @@ void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int spli
   PrefillData &data = prefillData();
   if (!data.why.empty())
     return state.SkipWithError(data.why.c_str());
-  Shape shape{1, 32, 1, int(state.range(0)), kernel->headDim, false};
+  Shape shape{1, 32, 1, int(state.range(0)), kernel->headDim, false, kvHeads};
   const size_t rowBytes = size_t(shape.heads) * shape.dim * 2;
-  const size_t kvBytes = size_t(shape.keySeq) * rowBytes;
+  const size_t kvBytes = size_t(shape.keySeq) * kvHeads * shape.dim * 2;
   // q, K and V tile the prefill q, k and v, as checkRows reads them.
   DeviceBuffer q, k, v, result;
   Device &device = *gpu().device;
@@ -404,8 +418,9 @@ void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int spli
       !tile(k.pointer, kvBytes, data.k) || !tile(v.pointer, kvBytes, data.v))
     return state.SkipWithError(attune::runtime::statusMessage());
   checkAndTime(state, *kernel, shape, data, q.pointer, k.pointer, v.pointer, result.pointer,
-               splits);
+               splits, pack);
   state.counters["H"] = shape.heads;
+  state.counters["Hkv"] = kvHeads;
   state.counters["GB/s"] = benchmark::Counter(2.0 * double(kvBytes) / 1e9,
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
@@ -426,9 +441,13 @@ void registerAll() {
         ->Unit(benchmark::kMicrosecond);
   // gpu_attention_peers.py's decode lengths, split as the runtime splits
   // them and not at all; at 32k keys, other counts of splits.
-  auto decode = [](const std::string &split, int splits, std::vector<int64_t> keys) {
-    benchmark::RegisterBenchmark(("BM_FlashAttentionDecode/bench128/" + split).c_str(),
-                                 BM_FlashAttentionDecode, std::string("bench128"), splits)
+  auto decode = [](const std::string &split, int splits, std::vector<int64_t> keys,
+                   int kvHeads = 32, bool pack = true) {
+    const std::string row =
+        kvHeads == 32 ? "bench128/" : "bench128_gqa" + std::to_string(32 / kvHeads) + "/";
+    benchmark::RegisterBenchmark(("BM_FlashAttentionDecode/" + row + split).c_str(),
+                                 BM_FlashAttentionDecode, std::string("bench128"), splits,
+                                 kvHeads, pack)
         ->ArgName("Sk")
         ->ArgsProduct({keys})
         ->UseManualTime()
@@ -438,6 +457,11 @@ void registerAll() {
   decode("splits:1", 1, {8192, 32768, 131072});
   for (int splits : {4, 16, 32, 64, 128})
     decode("splits:" + std::to_string(splits), splits, {32768});
+  // GQA as LLaMA-3 decodes (32 query heads on 8 key/value heads): a key/
+  // value head's 4 query heads packed into its blocks (K and V read once),
+  // and not (read 4 times).
+  decode("auto", kRuntimeSplits, {8192, 32768, 131072}, 8);
+  decode("unpacked", kRuntimeSplits, {8192, 32768, 131072}, 8, false);
 }
 
 } // namespace
