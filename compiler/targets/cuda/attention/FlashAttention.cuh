@@ -224,8 +224,9 @@ ATTUNE_GPU_INLINE void loadTile(u16 *to, int ld, bool transpose, const T *base, 
 } // namespace detail
 
 /// The kernel body for one block (grid: ceil(Sq / 64) * keySplits x heads x
-/// batch, kAttentionThreads threads, attentionSharedBytes of dynamic shared
-/// memory).
+/// batch, or ceil(Sq * group / 64) * keySplits x kvHeads x batch with a
+/// packed group; kAttentionThreads threads, attentionSharedBytes of dynamic
+/// shared memory; runtime/cuda/FusedAttention.h's attentionLaunch).
 ///
 /// Config: kHeadDim, kValueDim (multiples of 16, at most 128); kCausal;
 /// kMask, kKeyPadding, kBias, kSoftcap, kLinearBias (which AttentionParams
@@ -378,8 +379,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
             v = p.softcap * tanhf(v / p.softcap);
           if (Config::kMask && i < p.querySeq && j < p.keySeq)
             v += p.mask[b * p.maskStride[0] + headOfRow[r] * p.maskStride[1] +
-                        i * p.maskStride[2] +
-                        j * p.maskStride[3]];
+                        i * p.maskStride[2] + j * p.maskStride[3]];
           if (Config::kBias)
             v += biasRow[x - (i - q0) + (BM - 1)];
           if (Config::kLinearBias)
