@@ -121,25 +121,36 @@ struct PrefillData {
   std::string why;
 };
 
-void makePrefillData(PrefillData &d) {
+/// `n` bf16 values (their bits) uniform in [lo, hi), from a 64-bit LCG at
+/// `state`: fast enough for 100M values, and the same every run.
+void fillUniformBf16(std::vector<uint16_t> &bits, size_t n, float lo, float hi,
+                     uint64_t &state) {
+  bits.resize(n);
+  for (uint16_t &b : bits) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    float x = float(state >> 40) / float(1 << 24) * (hi - lo) + lo;
+    b = uint16_t(attune::gpu::toBf16Bits(x));
+  }
+}
+
+/// A device copy of the `bytes` at `host` in `to`; false, with the status
+/// message recorded, when it could not be made.
+bool upload(DeviceBuffer &to, const void *host, size_t bytes) {
   Device &device = *gpu().device;
-  // A 64-bit LCG: fast enough for 100M values, and the same every run.
+  return device.alloc(bytes, &to.pointer) == ATTUNE_OK &&
+         device.upload(to.pointer, host, bytes) == ATTUNE_OK;
+}
+
+void makePrefillData(PrefillData &d) {
   uint64_t state = 0x2545f4914f6cdd1dull;
   for (Bf16Array *array : {&d.q, &d.k, &d.v}) {
-    array->host.resize(kPrefillElements);
-    for (uint16_t &bits : array->host) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      float x = float(state >> 40) / float(1 << 24) * 2.0f - 1.0f;
-      bits = uint16_t(attune::gpu::toBf16Bits(x));
-    }
-    const size_t bytes = array->host.size() * 2;
-    if (device.alloc(bytes, &array->device.pointer) != ATTUNE_OK ||
-        device.upload(array->device.pointer, array->host.data(), bytes) != ATTUNE_OK) {
+    fillUniformBf16(array->host, kPrefillElements, -1.0f, 1.0f, state);
+    if (!upload(array->device, array->host.data(), array->host.size() * 2)) {
       d.why = attune::runtime::statusMessage();
       return;
     }
   }
-  if (device.alloc(kPrefillElements * 2, &d.result.pointer) != ATTUNE_OK)
+  if (gpu().device->alloc(kPrefillElements * 2, &d.result.pointer) != ATTUNE_OK)
     d.why = attune::runtime::statusMessage();
 }
 
@@ -177,18 +188,11 @@ struct BiasTable {
 };
 
 void makeBiasTable(BiasTable &t, int heads) {
-  Device &device = *gpu().device;
   uint64_t state = 0x9e3779b97f4a7c15ull;
-  t.table.resize(size_t(BiasTable::kBuckets) * heads);
-  for (uint16_t &bits : t.table) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    bits = uint16_t(attune::gpu::toBf16Bits(float(state >> 40) / float(1 << 24) * 4.0f - 2.0f));
-  }
+  fillUniformBf16(t.table, size_t(BiasTable::kBuckets) * heads, -2.0f, 2.0f, state);
   t.rows = attune::gpu::testing::t5BucketRows(BiasTable::kBuckets, BiasTable::kMaxDistance);
-  if (device.alloc(t.table.size() * 2, &t.deviceTable.pointer) != ATTUNE_OK ||
-      device.upload(t.deviceTable.pointer, t.table.data(), t.table.size() * 2) != ATTUNE_OK ||
-      device.alloc(t.rows.size() * sizeof(int), &t.deviceRows.pointer) != ATTUNE_OK ||
-      device.upload(t.deviceRows.pointer, t.rows.data(), t.rows.size() * sizeof(int)) != ATTUNE_OK)
+  if (!upload(t.deviceTable, t.table.data(), t.table.size() * 2) ||
+      !upload(t.deviceRows, t.rows.data(), t.rows.size() * sizeof(int)))
     t.why = attune::runtime::statusMessage();
 }
 
@@ -361,15 +365,28 @@ void checkAndTime(benchmark::State &state, const AttentionKernel &kernel, const 
   state.counters["packed"] = params.packedGroup;
 }
 
-void BM_FlashAttention(benchmark::State &state, std::string name) {
+/// The kernel `name` of a row, with the GPU and prefillData() ready; null,
+/// with the row skipped saying why, when one of them is not.
+const AttentionKernel *kernelForRow(benchmark::State &state, const std::string &name) {
+  std::string why;
+  const AttentionKernel *kernel = nullptr;
   if (!gpu().why.empty())
-    return state.SkipWithError(("no GPU: " + gpu().why).c_str());
-  const AttentionKernel *kernel = findKernel(name);
+    why = "no GPU: " + gpu().why;
+  else if (!(kernel = findKernel(name)))
+    why = "no kernel " + name + " in GpuAttentionKernels.h";
+  else
+    why = prefillData().why;
+  if (why.empty())
+    return kernel;
+  state.SkipWithError(why.c_str());
+  return nullptr;
+}
+
+void BM_FlashAttention(benchmark::State &state, std::string name) {
+  const AttentionKernel *kernel = kernelForRow(state, name);
   if (!kernel)
-    return state.SkipWithError(("no kernel " + name + " in GpuAttentionKernels.h").c_str());
+    return;
   PrefillData &data = prefillData();
-  if (!data.why.empty())
-    return state.SkipWithError(data.why.c_str());
   const int seq = int(state.range(0));
   Shape shape{int(kTokens / seq), int(kWidth / kernel->headDim), seq, seq, kernel->headDim,
               kernel->causal};
@@ -397,14 +414,10 @@ bool tile(api::CUdeviceptr to, size_t bytes, const Bf16Array &from) {
 
 void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int splits, int kvHeads,
                              bool pack) {
-  if (!gpu().why.empty())
-    return state.SkipWithError(("no GPU: " + gpu().why).c_str());
-  const AttentionKernel *kernel = findKernel(name);
+  const AttentionKernel *kernel = kernelForRow(state, name);
   if (!kernel)
-    return state.SkipWithError(("no kernel " + name + " in GpuAttentionKernels.h").c_str());
+    return;
   PrefillData &data = prefillData();
-  if (!data.why.empty())
-    return state.SkipWithError(data.why.c_str());
   Shape shape{1, 32, 1, int(state.range(0)), kernel->headDim, false, kvHeads};
   const size_t rowBytes = size_t(shape.heads) * shape.dim * 2;
   const size_t kvBytes = size_t(shape.keySeq) * kvHeads * shape.dim * 2;
