@@ -72,15 +72,29 @@ cat > "$out/run.sh" <<'RUN'
 # ATTUNE_REQUIRE_GPU=1, so a driver that does not load fails instead of
 # skipping), then gpu_benchmark with the flags given (BM_Model: the GPT-2
 # block library), then the PyTorch peers where python3 has torch. Then the
-# fused attention: gpu_attention_test, the same under compute-sanitizer's
-# memcheck where the machine has it (ATTUNE_SANITIZER_TOOLS="memcheck
-# racecheck" for more tools), gpu_attention_benchmark with the same flags,
-# and PyTorch's SDPA back-ends on the same grid (ATTUNE_ATTENTION_PEERS:
-# unset for the full table, quick for two rows, 0 for none).
+# fused attention: gpu_attention_test, gpu_attention_benchmark with the same
+# flags, PyTorch's SDPA back-ends on the same grid (ATTUNE_ATTENTION_PEERS:
+# unset for the full table, quick for two rows, 0 for none), then the test's
+# small cases under compute-sanitizer's memcheck where the machine has it
+# (ATTUNE_SANITIZER_TOOLS="memcheck racecheck" for more tools).
 # ATTUNE_RUN=attention runs only the attention steps, base only the others.
+# ATTUNE_LOG_DIR=dir keeps each step's whole output in dir/<step>.log (a
+# device call returns only the end of what it prints).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 steps=${ATTUNE_RUN:-all}
+if [ -n "${ATTUNE_LOG_DIR:-}" ]; then
+  mkdir -p "$ATTUNE_LOG_DIR"
+  exec 3>&1
+  # step NAME: what follows goes to the screen and to NAME.log.
+  step() {
+    echo "== $1"
+    exec 1>&3 2>&3
+    exec > >(tee "$ATTUNE_LOG_DIR/${1//[^A-Za-z0-9_.-]/_}.log") 2>&1
+  }
+else
+  step() { echo "== $1"; }
+fi
 case "$steps" in
   all|base|attention) ;;
   *) echo "run.sh: ATTUNE_RUN is all, base or attention, not '$steps'" >&2; exit 2 ;;
@@ -107,58 +121,63 @@ echo "== cuBLASLt: ${ATTUNE_CUBLASLT:-not found}"
 nvidia-smi -L || true
 if [ "$steps" != attention ]; then
   # Line-buffered, so that a step stopped by its time limit shows how far it got.
-  echo "== gpu_kernel_test"
+  step gpu_kernel_test
   ATTUNE_REQUIRE_GPU=1 timeout 60 stdbuf -oL "$here/gpu_kernel_test"
   record gpu_kernel_test $?
   export ATTUNE_CUDA_MODELS=$here/models
   # BM_Model's libraries, f32 and bf16, both reading the one weights file.
   export ATTUNE_CUDA_MODEL=$here/models/gpt2_block_cuda.so,$here/models/gpt2_block_cuda_bf16.so
   export ATTUNE_WEIGHTS_PATH=$here/models/gpt2_block_cuda.safetensors
-  echo "== cuda_model_test"
+  step cuda_model_test
   ATTUNE_REQUIRE_GPU=1 timeout 120 stdbuf -oL "$here/cuda_model_test"
   record cuda_model_test $?
-  echo "== gpu_benchmark"
+  step gpu_benchmark
   timeout 150 stdbuf -oL "$here/gpu_benchmark" "$@"
   record gpu_benchmark $?
   # Each kernel's share of a GPT-2 block run, from CUDA events between calls.
-  echo "== GPT-2 block by kernel (ATTUNE_CUDA_PROFILE=1)"
+  step gpt2_block_by_kernel
   ATTUNE_CUDA_PROFILE=1 timeout 60 "$here/gpu_benchmark" --benchmark_filter='BM_Model/.*/seq:(128|1024)' \
     --benchmark_min_time=0.1
   if python3 -c 'import torch' 2>/dev/null; then
-    echo "== PyTorch on the same shapes"
+    step pytorch_peers
     PYTHONUNBUFFERED=1 timeout 90 python3 "$here/gpu_peer_bench.py"
   fi
 fi
 if [ "$steps" != base ]; then
   # The fused attention kernels of gpu_attention.fatbin.
   export ATTUNE_GPU_ATTENTION_FATBIN=$here/gpu_attention.fatbin
-  echo "== gpu_attention_test"
+  step gpu_attention_test
   ATTUNE_REQUIRE_GPU=1 timeout 120 stdbuf -oL "$here/gpu_attention_test"
   record gpu_attention_test $?
-  sanitize=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
-  if [ -n "$sanitize" ]; then
-    for tool in ${ATTUNE_SANITIZER_TOOLS:-memcheck}; do
-      echo "== compute-sanitizer --tool $tool gpu_attention_test"
-      ATTUNE_REQUIRE_GPU=1 timeout 300 "$sanitize" --tool "$tool" --error-exitcode 1 \
-        "$here/gpu_attention_test"
-      record "compute-sanitizer --tool $tool" $?
-    done
-  else
-    echo "== compute-sanitizer: not on this machine, skipped"
-  fi
-  echo "== gpu_attention_benchmark"
+  step gpu_attention_benchmark
   timeout 180 stdbuf -oL "$here/gpu_attention_benchmark" "$@"
   record gpu_attention_benchmark $?
   # Issue 10's peers (PyTorch SDPA's cuDNN, flash and efficient back-ends) on
   # the benchmark's grid, so that the figures sit beside attune's.
   if [ "${ATTUNE_ATTENTION_PEERS:-1}" != 0 ] && python3 -c 'import torch' 2>/dev/null; then
-    echo "== PyTorch attention"
+    step pytorch_attention
     if [ "${ATTUNE_ATTENTION_PEERS:-}" = quick ]; then
       PYTHONUNBUFFERED=1 timeout 60 python3 "$here/gpu_attention_peers.py" --quick
     else
       PYTHONUNBUFFERED=1 timeout 180 python3 "$here/gpu_attention_peers.py"
     fi
   fi
+  sanitize=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  if [ -n "$sanitize" ]; then
+    for tool in ${ATTUNE_SANITIZER_TOOLS:-memcheck}; do
+      step "compute-sanitizer_$tool"
+      # The small cases only: the large ones take minutes under a tool.
+      ATTUNE_REQUIRE_GPU=1 timeout 150 "$sanitize" --tool "$tool" --error-exitcode 1 \
+        "$here/gpu_attention_test" --gtest_filter='-*Large*'
+      record "compute-sanitizer --tool $tool" $?
+    done
+  else
+    echo "== compute-sanitizer: not on this machine, skipped"
+  fi
+fi
+if [ -n "${ATTUNE_LOG_DIR:-}" ]; then
+  exec 1>&3 2>&3
+  wait  # for the last step's tee
 fi
 (IFS=,; echo "${summary[*]}" | sed 's/,/, /g')
 exit "$failed"
