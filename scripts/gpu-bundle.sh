@@ -40,6 +40,8 @@ if command -v strip >/dev/null; then
   strip "$out/gpu_kernel_test" "$out/gpu_benchmark" "$out/cuda_model_test" \
     "$out/gpu_attention_test" "$out/gpu_attention_benchmark"
 fi
+# The one shared library the binaries need beyond the C and C++ runtimes.
+cp -L "$(ldd "$build/bin/gpu_benchmark" | awk '/libbenchmark/ {print $3}')" "$out/lib/"
 # The example models, each compiled for the GPU and the CPU from one IR with
 # one seed: one weights file serves both (the runtime checks its size and
 # hash against each). A device call carries 64 MiB in all, the repository's
@@ -64,8 +66,6 @@ while read -r name; do
   cp "${files[@]}" "$out/models/"
   budget=$((budget - size))
 done < "$models/order.txt"
-# The one shared library the binaries need beyond the C and C++ runtimes.
-cp -L "$(ldd "$build/bin/gpu_benchmark" | awk '/libbenchmark/ {print $3}')" "$out/lib/"
 cat > "$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # The GPU checks: gpu_kernel_test and cuda_model_test (with
