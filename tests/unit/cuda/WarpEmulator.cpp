@@ -4,12 +4,14 @@
 
 #include "compiler/targets/cuda/attention/WarpOps.cuh"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -45,6 +47,7 @@ struct Warp {
   u32 a[32][4];
   u32 b[32][2];
   float value[32];
+  const u16 *row[32]; // loadMatrices
 };
 
 struct Block {
@@ -57,6 +60,10 @@ struct Block {
 };
 
 std::atomic<long long> warpProducts{0};
+
+/// Bytes checked past each block's shared memory: as many as it has (4 KiB
+/// at least), so that an index into the wrong tile lands in the guard.
+size_t sharedGuard(int sharedBytes) { return std::max<size_t>(4096, size_t(sharedBytes)); }
 
 thread_local Block *currentBlock = nullptr;
 thread_local int currentThread = -1;
@@ -127,6 +134,23 @@ void mmaBf16(float c[4], const u32 a[4], const u32 b[2]) {
   w.barrier.arrive();
 }
 
+void loadMatrices(u32 *r, int count, const u16 *row, bool transpose) {
+  Warp &w = warp();
+  int lane = currentThread % 32;
+  w.row[lane] = row;
+  w.barrier.arrive();
+  // Matrix m's row i is at the address lane 8m + i gave (WarpOps.cuh's
+  // loadMatrixX4).
+  int g = lane / 4, t = lane % 4;
+  for (int m = 0; m < count; ++m) {
+    const u16 *const *rows = w.row + 8 * m;
+    u32 lo = transpose ? rows[2 * t][g] : rows[g][2 * t];
+    u32 hi = transpose ? rows[2 * t + 1][g] : rows[g][2 * t + 1];
+    r[m] = lo | hi << 16;
+  }
+  w.barrier.arrive();
+}
+
 long long products() { return warpProducts; }
 
 void launch(const LaunchShape &shape, const std::function<void()> &body) {
@@ -139,7 +163,9 @@ void launch(const LaunchShape &shape, const std::function<void()> &body) {
         state.index[0] = x;
         state.index[1] = y;
         state.index[2] = z;
-        state.shared.assign(shape.sharedBytes, 0xcd);
+        // Past the block's shared memory: a guard that a kernel writing
+        // beyond what it asked for overwrites.
+        state.shared.assign(size_t(shape.sharedBytes) + sharedGuard(shape.sharedBytes), 0xcd);
         state.barrier = std::make_unique<Barrier>(shape.threads);
         for (int i = 0; i < shape.threads / 32; ++i)
           state.warps.push_back(std::make_unique<Warp>());
@@ -154,6 +180,11 @@ void launch(const LaunchShape &shape, const std::function<void()> &body) {
         }
         for (std::thread &thread : threads)
           thread.join();
+        for (size_t i = shape.sharedBytes; i < state.shared.size(); ++i)
+          if (state.shared[i] != 0xcd)
+            throw std::logic_error("emu::launch: the kernel wrote past its " +
+                                   std::to_string(shape.sharedBytes) +
+                                   " bytes of shared memory, at byte " + std::to_string(i));
       }
     }
   }

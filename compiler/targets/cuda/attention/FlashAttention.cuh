@@ -10,15 +10,18 @@
 // mma.sync: a block of 4 warps owns 64 query rows of one (batch, head) and
 // walks the key blocks (64 keys) the rows can see. Per key block:
 //   1. the block's threads load K (rotated, when RoPE) and V into shared
-//      memory as bf16, V transposed so that P.V's operand is one 32-bit
-//      load a lane;
-//   2. each warp computes its 16 rows' scores S = Q.K^T with the query
-//      fragments it keeps in registers (loaded once);
+//      memory as bf16: bf16 rows that are 16-byte aligned with
+//      asynchronous 16-byte copies (cp.async), V's while S is computed and
+//      the next block's K's while O += P.V is; otherwise element by element;
+//   2. each warp computes its 16 rows' scores S = Q.K^T, Q (loaded into
+//      shared memory once) and K's fragments loaded by ldmatrix (V's by
+//      ldmatrix.trans in step 4);
 //   3. the score is scaled (softcapped), the additive mask and the
 //      modifiers' bias (a table by bucket of the distance, T5's, staged in
 //      shared memory per block; or ALiBi's slope times the distance) are
 //      added, and what the mask, causality, key padding or the key range
-//      rule out is set to -inf;
+//      rule out is set to -inf (a warp's block that none of these can
+//      touch only scales);
 //   4. online softmax: the running row maximum m and sum l are updated and
 //      the output accumulator rescaled, then P = exp2(S - m) (in the log2
 //      domain) is rounded to bf16 in place as the A operand of O += P.V.
@@ -116,12 +119,12 @@ constexpr int kAttentionBlockRows = 64;
 constexpr int kAttentionBlockKeys = 64;
 constexpr int kAttentionThreads = 128;
 
-/// Shared memory a configuration needs, in bytes: K (or Q while it is
-/// loaded) and V^T as bf16 rows padded by 8 elements (so that the 8 rows a
-/// fragment load touches fall in distinct banks), the tile's bias row and
-/// its key mask.
+/// Shared memory a configuration needs, in bytes: Q, K and V as bf16 rows
+/// padded by 8 elements (so that the 8 rows an ldmatrix phase reads fall in
+/// distinct banks), the tile's bias row and its key mask.
 constexpr int attentionSharedBytes(int headDim, int valueDim) {
-  return kAttentionBlockKeys * (headDim + 8) * 2 + valueDim * (kAttentionBlockKeys + 8) * 2 +
+  return (kAttentionBlockRows + kAttentionBlockKeys) * (headDim + 8) * 2 +
+         kAttentionBlockKeys * (valueDim + 8) * 2 +
          (kAttentionBlockRows + kAttentionBlockKeys) * 4 + kAttentionBlockKeys * 4;
 }
 
@@ -162,11 +165,10 @@ ATTUNE_GPU_INLINE bool keyAttends(const AttentionParams &p, int b, int j) {
 /// Loads 64 rows of `cols` (even) elements, row r from rowAt(r, position)
 /// (null: a row of zeros) rotated by RoPE at `position` when
 /// `Config::kRotaryDims` and `rotate`, into shared memory as bf16, row r at
-/// to[r * ld]. With `transpose`, element (r, c) goes to to[c * ld + r]
-/// instead.
+/// to[r * ld].
 template <class Config, class T, class RowAt>
-ATTUNE_GPU_INLINE void loadRows(u16 *to, int ld, bool transpose, int cols,
-                                const AttentionParams &p, bool rotate, RowAt rowAt) {
+ATTUNE_GPU_INLINE void loadRows(u16 *to, int ld, int cols, const AttentionParams &p, bool rotate,
+                                RowAt rowAt) {
   const int pairs = kAttentionBlockKeys * cols / 2;
   for (int e = threadIndex(); e < pairs; e += kAttentionThreads) {
     int r = e / (cols / 2), c = 2 * (e % (cols / 2));
@@ -199,27 +201,62 @@ ATTUNE_GPU_INLINE void loadRows(u16 *to, int ld, bool transpose, int cols,
         }
       }
     }
-    u32 packed = packBf16x2(x0, x1);
-    if (transpose) {
-      to[c * ld + r] = u16(packed & 0xffffu);
-      to[(c + 1) * ld + r] = u16(packed >> 16);
-    } else {
-      *reinterpret_cast<u32 *>(to + r * ld + c) = packed;
-    }
+    *reinterpret_cast<u32 *>(to + r * ld + c) = packBf16x2(x0, x1);
   }
 }
 
 /// loadRows of `validRows` rows from `base`, row r at base + r * rowStride
 /// and position position0 + r; zeros after.
 template <class Config, class T>
-ATTUNE_GPU_INLINE void loadTile(u16 *to, int ld, bool transpose, const T *base, i64 rowStride,
-                                int cols, int validRows, int position0,
-                                const AttentionParams &p, bool rotate) {
-  loadRows<Config, T>(to, ld, transpose, cols, p, rotate, [&](int r, int &position) {
+ATTUNE_GPU_INLINE void loadTile(u16 *to, int ld, const T *base, i64 rowStride, int cols,
+                                int validRows, int position0, const AttentionParams &p,
+                                bool rotate) {
+  loadRows<Config, T>(to, ld, cols, p, rotate, [&](int r, int &position) {
     position = position0 + r;
     return r < validRows ? base + r * rowStride : static_cast<const T *>(nullptr);
   });
 }
+
+/// Whether rows of T at `base` with these strides can be copied as they are
+/// (copyRows): bf16, the base and every stride a multiple of 16 bytes.
+template <class T> ATTUNE_GPU_INLINE bool copiesRows(const void *base, const i64 stride[3]) {
+  constexpr i64 size = sizeof(T);
+  return size == 2 && reinterpret_cast<unsigned long long>(base) % 16 == 0 &&
+         stride[0] * size % 16 == 0 && stride[1] * size % 16 == 0 && stride[2] * size % 16 == 0;
+}
+
+/// Starts copying 64 rows of Cols bf16 elements, row r from base + r *
+/// rowStride (16-byte aligned: copiesRows) to to[r * ld], zeros for rows
+/// from validRows on; copyAsyncCommit closes the group.
+template <int Cols>
+ATTUNE_GPU_INLINE void copyRows(u16 *to, int ld, const u16 *base, i64 rowStride, int validRows) {
+  constexpr int chunks = Cols / 8; // 16 bytes each
+  if constexpr (kAttentionThreads % chunks == 0) {
+    // A thread's chunks are one column, rowStep rows apart: the addresses
+    // advance by one add each (a chunk's offsets computed apart would hold
+    // registers for the whole kernel).
+    constexpr int rowStep = kAttentionThreads / chunks;
+    const int r0 = threadIndex() / chunks, col = threadIndex() % chunks * 8;
+    const u16 *from = base + r0 * rowStride + col;
+    u16 *into = to + r0 * ld + col;
+    for (int r = r0; r < kAttentionBlockKeys; r += rowStep) {
+      copyAsync16(into, r < validRows ? from : base, r < validRows);
+      from += rowStep * rowStride;
+      into += rowStep * ld;
+    }
+  } else {
+    for (int c = threadIndex(); c < kAttentionBlockKeys * chunks; c += kAttentionThreads) {
+      const int r = c / chunks, col = c % chunks * 8;
+      const bool valid = r < validRows;
+      copyAsync16(to + r * ld + col, valid ? base + r * rowStride + col : base, valid);
+    }
+  }
+}
+
+/// A compile-time flag for a generic lambda's argument.
+template <bool Value> struct Flag {
+  static constexpr bool value = Value;
+};
 
 } // namespace detail
 
@@ -237,7 +274,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   using Out = typename Config::Out;
   constexpr int D = Config::kHeadDim, Dv = Config::kValueDim;
   constexpr int BM = kAttentionBlockRows, BN = kAttentionBlockKeys;
-  constexpr int ldK = D + 8, ldV = BN + 8;
+  constexpr int ldK = D + 8, ldV = Dv + 8;
   static_assert(D % 16 == 0 && Dv % 16 == 0 && D <= 128 && Dv <= 128,
                 "head sizes are multiples of 16, at most 128");
   static_assert(Config::kRotaryDims % 4 == 0 && Config::kRotaryDims <= D,
@@ -265,9 +302,10 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
 #else
   smem = emu::sharedMemory();
 #endif
-  u16 *kTile = reinterpret_cast<u16 *>(smem);         // [BN][ldK]; Q first
-  u16 *vTile = kTile + BN * ldK;                      // [Dv][ldV], transposed
-  float *biasRow = reinterpret_cast<float *>(vTile + Dv * ldV); // [BM + BN]
+  u16 *qTile = reinterpret_cast<u16 *>(smem);         // [BM][ldK]
+  u16 *kTile = qTile + BM * ldK;                      // [BN][ldK]
+  u16 *vTile = kTile + BN * ldK;                      // [BN][ldV]
+  float *biasRow = reinterpret_cast<float *>(vTile + BN * ldV); // [BM + BN]
   float *keyMask = biasRow + BM + BN;                 // [BN]: 0 or -inf
 
   // The key range the block's rows can see: deltas in [deltaLow, deltaHigh].
@@ -282,27 +320,16 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     keyEnd = splitEnd < keyEnd ? int(splitEnd) : keyEnd;
   }
 
-  // Q: through shared memory into registers, once.
+  // Q, once, into shared memory, where each key block's S = Q.K^T reads
+  // its fragments (ldmatrix) rather than holding D / 4 registers for them
+  // (the first key block's barrier makes it visible).
   const In *q = static_cast<const In *>(p.query) + b * p.queryStride[0];
-  detail::loadRows<Config, In>(kTile, ldK, false, D, p, true, [&](int r, int &position) {
+  detail::loadRows<Config, In>(qTile, ldK, D, p, true, [&](int r, int &position) {
     const int v = q0 + r, i = queryOf(v);
     position = i + shift;
     return v < rows ? q + headOf(v) * p.queryStride[1] + i * p.queryStride[2]
                     : static_cast<const In *>(nullptr);
   });
-  syncThreads();
-  u32 qFrag[D / 16][4];
-  {
-    const u16 *row0 = kTile + (warp * 16 + g) * ldK + 2 * t;
-    const u16 *row8 = row0 + 8 * ldK;
-    for (int kk = 0; kk < D / 16; ++kk) {
-      qFrag[kk][0] = detail::load32(row0 + kk * 16);
-      qFrag[kk][1] = detail::load32(row8 + kk * 16);
-      qFrag[kk][2] = detail::load32(row0 + kk * 16 + 8);
-      qFrag[kk][3] = detail::load32(row8 + kk * 16 + 8);
-    }
-  }
-  syncThreads();
 
   float acc[Dv / 8][4];
   for (int nd = 0; nd < Dv / 8; ++nd)
@@ -319,11 +346,35 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   const In *kBase = static_cast<const In *>(p.key) + b * p.keyStride[0] + kvh * p.keyStride[1];
   const In *vBase =
       static_cast<const In *>(p.value) + b * p.valueStride[0] + kvh * p.valueStride[1];
-
-  for (int k0 = keyBegin; k0 < keyEnd; k0 += BN) {
-    // The keys the block attends to. A block of padding only (the end of a
-    // shorter sequence in a batch of several lengths) adds nothing to any
-    // row: it is skipped before its K and V are read.
+  // K and V blocks are copied as they are (asynchronously) where they can
+  // be: bf16 rows, 16-byte aligned, K not rotated.
+  const bool copyK = Config::kRotaryDims == 0 && detail::copiesRows<In>(p.key, p.keyStride);
+  const bool copyV = detail::copiesRows<In>(p.value, p.valueStride);
+  // Each starts one group of asynchronous copies (empty when converted).
+  auto loadKeys = [&](int k0) {
+    if (copyK)
+      detail::copyRows<D>(kTile, ldK, reinterpret_cast<const u16 *>(kBase + k0 * p.keyStride[2]),
+                          p.keyStride[2], p.keySeq - k0);
+    else
+      detail::loadTile<Config>(kTile, ldK, kBase + k0 * p.keyStride[2], p.keyStride[2], D,
+                               p.keySeq - k0, k0, p, true);
+    copyAsyncCommit();
+  };
+  auto loadValues = [&](int k0) {
+    if (copyV)
+      detail::copyRows<Dv>(vTile, ldV,
+                           reinterpret_cast<const u16 *>(vBase + k0 * p.valueStride[2]),
+                           p.valueStride[2], p.keySeq - k0);
+    else
+      detail::loadTile<Config>(vTile, ldV, vBase + k0 * p.valueStride[2], p.valueStride[2], Dv,
+                               p.keySeq - k0, k0, p, false);
+    copyAsyncCommit();
+  };
+  // Writes the key mask of block k0 and says whether the block has a key
+  // any row attends to. A block of padding only (the end of a shorter
+  // sequence in a batch of several lengths) adds nothing to any row: it is
+  // skipped before its K and V are read. Every thread calls it.
+  auto blockAttends = [&](int k0) {
     bool anyKey = false;
     for (int x = tid; x < BN; x += kAttentionThreads) {
       int j = k0 + x;
@@ -333,13 +384,33 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
       keyMask[x] = attend ? 0.0f : detail::kNegInf;
       anyKey = anyKey || attend;
     }
-    if (Config::kKeyPadding && !syncThreadsOr(anyKey))
-      continue;
-    int validKeys = p.keySeq - k0;
-    detail::loadTile<Config>(kTile, ldK, false, kBase + k0 * p.keyStride[2], p.keyStride[2], D,
-                             validKeys, k0, p, true);
-    detail::loadTile<Config>(vTile, ldV, true, vBase + k0 * p.valueStride[2], p.valueStride[2],
-                             Dv, validKeys, k0, p, false);
+    return !Config::kKeyPadding || syncThreadsOr(anyKey);
+  };
+  auto nextBlock = [&](int k0) {
+    while (k0 < keyEnd && !blockAttends(k0))
+      k0 += BN;
+    return k0;
+  };
+
+  // A warp whose 16 rows all lie past Sq (in the last query block; a
+  // decoding block has a row or a few) computes nothing: its lanes only
+  // load.
+  const int warpRow = q0 + warp * 16;
+  const bool warpComputes = warpRow < rows;
+  // The queries of the warp's first and last rows (rows past Sq included:
+  // they are computed, never stored).
+  const int warpFirstQuery = queryOf(warpRow), warpLastQuery = queryOf(warpRow + 15);
+  const float scaleLog2 = p.scale * detail::kLog2e;
+  // ldmatrix: lane l gives row l % 8 of matrix l / 8.
+  const int matrix = lane / 8, matrixRow = lane % 8;
+
+  // The pipeline: K of a block is copied while the previous block's P.V is
+  // computed, its V while its S is (where they are copied, not converted).
+  int k0 = nextBlock(keyBegin);
+  if (k0 < keyEnd)
+    loadKeys(k0);
+  while (k0 < keyEnd) {
+    loadValues(k0);
     if (Config::kBias) {
       // biasRow[x] = bias_h(delta) for delta = (k0 - q0 - shift) - (BM - 1) + x
       // One head's: a bias table is never packed (y is the head).
@@ -350,56 +421,90 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
         biasRow[x] = toFloat(table[p.biasRows[at] * p.biasRowStride]);
       }
     }
+    copyAsyncWait<1>(); // this block's K has landed; its V may not have
     syncThreads();
 
-    // A warp whose 16 rows all lie past Sq (in the last query block; a
-    // decoding block has a row or a few) computes nothing: its lanes only
-    // load.
-    if (q0 + warp * 16 < rows) {
-      // 2. S = Q.K^T for the warp's 16 rows and the block's 64 keys.
-      float s[BN / 8][4];
-      for (int nt = 0; nt < BN / 8; ++nt) {
+    float s[BN / 8][4];
+    if (warpComputes) {
+      // 2. S = Q.K^T for the warp's 16 rows and the block's 64 keys: one
+      // ldmatrix gives the fragments of key tiles nt and nt + 1. The 8
+      // tiles' products are independent, so that one does not wait for the
+      // last.
+      for (int nt = 0; nt < BN / 8; ++nt)
         for (int e = 0; e < 4; ++e)
           s[nt][e] = 0.0f;
-        const u16 *keyRow = kTile + (nt * 8 + g) * ldK + 2 * t;
-        for (int kk = 0; kk < D / 16; ++kk) {
-          u32 kFrag[2] = {detail::load32(keyRow + kk * 16), detail::load32(keyRow + kk * 16 + 8)};
-          mmaBf16(s[nt], qFrag[kk], kFrag);
+      const u16 *keyRow = kTile + ((matrix >> 1) * 8 + matrixRow) * ldK + (matrix & 1) * 8;
+      const u16 *queryRow = qTile + (warp * 16 + (matrix & 1) * 8 + matrixRow) * ldK +
+                            (matrix >> 1) * 8;
+      for (int kk = 0; kk < D / 16; ++kk) {
+        u32 qFrag[4];
+        loadMatrixX4<false>(qFrag, queryRow + kk * 16);
+        for (int nt = 0; nt < BN / 8; nt += 2) {
+          u32 kFrag[4];
+          loadMatrixX4<false>(kFrag, keyRow + nt * 8 * ldK + kk * 16);
+          mmaBf16(s[nt], qFrag, kFrag);
+          mmaBf16(s[nt + 1], qFrag, kFrag + 2);
         }
       }
 
-      // 3. The score as the op defines it, in the log2 domain.
-      for (int nt = 0; nt < BN / 8; ++nt) {
-        for (int e = 0; e < 4; ++e) {
-          int r = e / 2, x = nt * 8 + 2 * t + (e % 2);
-          int i = rowOf[r], j = k0 + x;
-          int delta = j - i - shift;
-          float v = s[nt][e] * p.scale;
-          if (Config::kSoftcap)
-            v = p.softcap * tanhf(v / p.softcap);
-          if (Config::kMask && i < p.querySeq && j < p.keySeq)
-            v += p.mask[b * p.maskStride[0] + headOfRow[r] * p.maskStride[1] +
-                        i * p.maskStride[2] + j * p.maskStride[3]];
-          if (Config::kBias)
-            v += biasRow[x - (i - q0) + (BM - 1)];
-          if (Config::kLinearBias)
-            v += p.biasSlopes[headOfRow[r]] *
-                 float(p.biasAbsolute && delta < 0 ? -delta : delta);
-          v += keyMask[x];
-          if (delta < p.deltaLow || delta > deltaHigh)
-            v = detail::kNegInf;
-          s[nt][e] = v * detail::kLog2e;
+      // 3. The score as the op defines it, in the log2 domain: times
+      // `toLog2` in step 4. A block whose keys all exist and lie within the
+      // visible distances of every row of the warp (and no key padding)
+      // needs no per-score test; without modifiers (and a positive scale,
+      // which keeps the maximum where it is) it needs nothing here: the
+      // scale is applied with the maximum's subtraction in one multiply-add.
+      const bool inside = !Config::kKeyPadding && k0 + BN <= p.keySeq &&
+                          (long long)k0 - warpLastQuery - shift >= p.deltaLow &&
+                          (long long)k0 + BN - 1 - warpFirstQuery - shift <= deltaHigh;
+      constexpr bool kModifiers =
+          Config::kSoftcap || Config::kMask || Config::kBias || Config::kLinearBias;
+      const bool scaleInExp = !kModifiers && inside && p.scale > 0.0f;
+      const float toLog2 = scaleInExp ? scaleLog2 : 1.0f;
+      auto scores = [&](auto edge) {
+        for (int nt = 0; nt < BN / 8; ++nt) {
+          for (int e = 0; e < 4; ++e) {
+            int r = e / 2, x = nt * 8 + 2 * t + (e % 2);
+            int i = rowOf[r], j = k0 + x;
+            int delta = j - i - shift;
+            float v;
+            if constexpr (!kModifiers) {
+              v = s[nt][e] * scaleLog2;
+            } else {
+              v = s[nt][e] * p.scale;
+              if (Config::kSoftcap)
+                v = p.softcap * tanhf(v / p.softcap);
+              if (Config::kMask && i < p.querySeq && j < p.keySeq)
+                v += p.mask[b * p.maskStride[0] + headOfRow[r] * p.maskStride[1] +
+                            i * p.maskStride[2] + j * p.maskStride[3]];
+              if (Config::kBias)
+                v += biasRow[x - (i - q0) + (BM - 1)];
+              if (Config::kLinearBias)
+                v += p.biasSlopes[headOfRow[r]] *
+                     float(p.biasAbsolute && delta < 0 ? -delta : delta);
+              v *= detail::kLog2e;
+            }
+            if constexpr (decltype(edge)::value) {
+              v += keyMask[x];
+              if (delta < p.deltaLow || delta > deltaHigh)
+                v = detail::kNegInf;
+            }
+            s[nt][e] = v;
+          }
         }
-      }
+      };
+      if (!inside)
+        scores(detail::Flag<true>{});
+      else if (!scaleInExp)
+        scores(detail::Flag<false>{});
 
-      // 4. Online softmax and O += P.V.
+      // 4. Online softmax: P = exp2(S toLog2 - m), in place.
       for (int r = 0; r < 2; ++r) {
         float blockMax = detail::kNegInf;
         for (int nt = 0; nt < BN / 8; ++nt)
           blockMax = fmaxf(blockMax, fmaxf(s[nt][2 * r], s[nt][2 * r + 1]));
         blockMax = fmaxf(blockMax, shuffleXor(blockMax, 1));
         blockMax = fmaxf(blockMax, shuffleXor(blockMax, 2));
-        float newMax = fmaxf(rowMax[r], blockMax);
+        float newMax = fmaxf(rowMax[r], blockMax * toLog2);
         // A row that has seen only -inf subtracts 0, so that exp2(-inf - m)
         // is 0 and never NaN.
         float base = newMax == detail::kNegInf ? 0.0f : newMax;
@@ -412,24 +517,43 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
         }
         for (int nt = 0; nt < BN / 8; ++nt) {
           for (int e = 2 * r; e < 2 * r + 2; ++e) {
-            s[nt][e] = exp2Approx(s[nt][e] - base);
+            s[nt][e] = exp2Approx(fmaf(s[nt][e], toLog2, -base));
             rowSum[r] += s[nt][e];
           }
         }
       }
+    }
+    copyAsyncWait<0>(); // V has landed
+    syncThreads();      // and every warp is done with K, the key mask and the bias row
+
+    // The next block's K: copied while P.V is computed, or (converted,
+    // rotated) after it, when P no longer holds registers.
+    const int next = nextBlock(k0 + BN);
+    if (copyK && next < keyEnd)
+      loadKeys(next);
+
+    if (warpComputes) {
+      // O += P.V: P rounded to bf16 as the A operand; one ldmatrix.trans
+      // gives the fragments of value columns nd and nd + 1.
       for (int kk = 0; kk < BN / 16; ++kk) {
         u32 pFrag[4] = {packBf16x2(s[2 * kk][0], s[2 * kk][1]),
                         packBf16x2(s[2 * kk][2], s[2 * kk][3]),
                         packBf16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
                         packBf16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
-        for (int nd = 0; nd < Dv / 8; ++nd) {
-          const u16 *vRow = vTile + (nd * 8 + g) * ldV + kk * 16 + 2 * t;
-          u32 vFrag[2] = {detail::load32(vRow), detail::load32(vRow + 8)};
+        const u16 *valueRow = vTile + (kk * 16 + (matrix & 1) * 8 + matrixRow) * ldV +
+                              (matrix >> 1) * 8;
+        for (int nd = 0; nd < Dv / 8; nd += 2) {
+          u32 vFrag[4];
+          loadMatrixX4<true>(vFrag, valueRow + nd * 8);
           mmaBf16(acc[nd], pFrag, vFrag);
+          mmaBf16(acc[nd + 1], pFrag, vFrag + 2);
         }
       }
     }
-    syncThreads();
+    syncThreads(); // every warp is done with V
+    if (!copyK && next < keyEnd)
+      loadKeys(next);
+    k0 = next;
   }
 
   if (p.keySplits > 1) {

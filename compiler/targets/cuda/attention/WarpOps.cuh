@@ -2,9 +2,11 @@
 //
 // The few things attune's hand-structured CUDA kernels (FlashAttention.cuh)
 // do that plain C++ cannot express: the thread and block indices, barriers,
-// a lane shuffle, bf16 packing and the tensor-core product
-// mma.sync.m16n8k16 (bf16 in, f32 accumulate; PTX ISA "Matrix Fragments for
-// mma.m16n8k16"). Compiled by nvcc they are the PTX instructions. Compiled
+// a lane shuffle, bf16 packing, the tensor-core product mma.sync.m16n8k16
+// (bf16 in, f32 accumulate; PTX ISA "Matrix Fragments for mma.m16n8k16"),
+// its operand loads from shared memory (ldmatrix) and the asynchronous
+// copy from global to shared memory (cp.async, sm_80). Compiled by nvcc
+// they are the PTX instructions. Compiled
 // by a host C++ compiler they are calls into attune::gpu::emu, which a test
 // implements by running each thread of a block as a host thread and each
 // collective from the PTX ISA's definition
@@ -56,6 +58,7 @@ void syncThreads();
 bool syncThreadsOr(bool predicate);
 float shuffleXor(float value, int laneMask);
 void mmaBf16(float c[4], const u32 a[4], const u32 b[2]);
+void loadMatrices(u32 *r, int count, const u16 *row, bool transpose);
 } // namespace emu
 #endif
 
@@ -118,6 +121,61 @@ ATTUNE_GPU_INLINE void mmaBf16(float c[4], const u32 a[4], const u32 b[2]) {
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #else
   emu::mmaBf16(c, a, b);
+#endif
+}
+
+/// ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 for one warp: lanes
+/// 8m .. 8m + 7 give the addresses of rows 0 .. 7 of the 8x8 bf16 matrix m
+/// (16-byte aligned); r[m] receives matrix m's elements (row lane / 4,
+/// columns 2 (lane % 4) and the next), or with Transpose elements
+/// (2 (lane % 4), lane / 4) and (2 (lane % 4) + 1, lane / 4): an mma
+/// fragment either way, the lower element in the lower half.
+template <bool Transpose> ATTUNE_GPU_INLINE void loadMatrixX4(u32 r[4], const u16 *row) {
+#if defined(__CUDACC__)
+  unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  if constexpr (Transpose)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+#else
+  emu::loadMatrices(r, 4, row, Transpose);
+#endif
+}
+
+/// Starts copying 16 bytes from global `from` to shared `to` (both 16-byte
+/// aligned), or zeros to `to` when !valid (cp.async.cg with a source size of
+/// 0 reads nothing). The bytes are there after copyAsyncWait of the group
+/// copyAsyncCommit closes. The host build copies at once.
+ATTUNE_GPU_INLINE void copyAsync16(void *to, const void *from, bool valid) {
+#if defined(__CUDACC__)
+  unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(to));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+               :
+               : "r"(address), "l"(from), "r"(valid ? 16 : 0));
+#else
+  if (valid)
+    std::memcpy(to, from, 16);
+  else
+    std::memset(to, 0, 16);
+#endif
+}
+
+/// Closes the group of the copies this thread started since the last one.
+ATTUNE_GPU_INLINE void copyAsyncCommit() {
+#if defined(__CUDACC__)
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+/// Waits until at most `Pending` of this thread's groups are in flight
+/// (the rest have landed); a barrier makes them visible to other threads.
+template <int Pending> ATTUNE_GPU_INLINE void copyAsyncWait() {
+#if defined(__CUDACC__)
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
 #endif
 }
 
