@@ -1,6 +1,7 @@
 //===- AttentionKernels.cpp - tfm.attention as generated CUDA code --------===//
 
 #include "compiler/targets/cuda/attention/AttentionKernels.h"
+#include "compiler/targets/cuda/attention/FlashAttention.cuh"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -12,6 +13,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 namespace attune::targets::cuda {
 namespace {
@@ -96,7 +98,9 @@ std::string attentionKernelSource(const std::vector<AttentionKernelSpec> &specs)
        << flag(spec.keyPadding) << ", " << flag(spec.bias) << ", " << flag(spec.softcap) << ", "
        << spec.rotaryDims << ", " << flag(spec.ropeInterleaved) << ", " << type << ", " << type
        << ", " << flag(spec.linearBias) << ">;\n";
-    os << "extern \"C\" __global__ void __launch_bounds__(kAttentionThreads)\n"
+    const int blocks = gpu::attentionBlocksPerSm(spec.headDim, spec.valueDim);
+    os << "extern \"C\" __global__ void __launch_bounds__(kAttentionThreads"
+       << (blocks > 0 ? ", " + std::to_string(blocks) : std::string()) << ")\n"
        << spec.symbol() << "(const AttentionParams params) {\n"
        << "  flashAttention<Config_" << spec.name << ">(params);\n"
        << "}\n"

@@ -7,8 +7,9 @@
 // modifiers are compiled into the kernel instead of tested per score.
 //
 // The algorithm is FlashAttention-2's forward pass (Dao, 2023) on sm_80's
-// mma.sync: a block of 4 warps owns 64 query rows of one (batch, head) and
-// walks the key blocks (64 keys) the rows can see. Per key block:
+// mma.sync: a block of 4 warps owns 64 query rows of one (batch, head),
+// 16 a warp (kAttentionWarpTiles), and walks the key blocks (64 keys) the
+// rows can see. Per key block:
 //   1. the block's threads load K (rotated, when RoPE) and V into shared
 //      memory as bf16: bf16 rows that are 16-byte aligned with
 //      asynchronous 16-byte copies (cp.async), V's while S is computed and
@@ -114,10 +115,30 @@ struct AttentionParams {
   int packedGroup;
 };
 
-/// The 64 x 64 tile and its 4 warps.
-constexpr int kAttentionBlockRows = 64;
-constexpr int kAttentionBlockKeys = 64;
+/// A block's 64 query rows and 64 keys, and its 4 warps of
+/// kAttentionWarpTiles tiles of 16 rows each. With 2 (FlashAttention-2's
+/// 128 rows a block), a K or V fragment a warp loads serves two products,
+/// but the kernel needs 255 registers and spills: on an H200 that was 7%
+/// faster at S = 16384 (bench128: 253 TFLOP/s against 237), 14% slower at
+/// S = 1024, 14% slower causal at 4096 and half as fast decoding (2.2
+/// TB/s against 4.1, 2 blocks an SM instead of 3).
+constexpr int kAttentionWarpTiles = 1;
 constexpr int kAttentionThreads = 128;
+constexpr int kAttentionBlockRows = kAttentionThreads / 32 * 16 * kAttentionWarpTiles;
+constexpr int kAttentionBlockKeys = 64;
+
+/// The blocks an SM must hold at once (__launch_bounds__'s second
+/// argument): ptxas keeps a kernel under the registers that leaves (65536 /
+/// (128 x blocks): 168 a thread for 3), spilling a few words where it must.
+/// Left to itself it used 170 for D = 128, which fits 2 blocks: on an H200
+/// bench128 ran at 192 TFLOP/s (S = 4096) that way and at 223 held to 3.
+/// For D <= 64 it reaches 4 blocks (128 registers) by itself, and bench64
+/// was slower held to 3 (189 against 210): 0 leaves ptxas its choice (so
+/// does an explicit 1, which ptxas nevertheless compiles differently: 152
+/// registers, not 128).
+constexpr int attentionBlocksPerSm(int headDim, int valueDim) {
+  return headDim <= 64 && valueDim <= 64 ? 0 : 3;
+}
 
 /// Shared memory a configuration needs, in bytes: Q, K and V as bf16 rows
 /// padded by 8 elements (so that the 8 rows an ldmatrix phase reads fall in
@@ -162,14 +183,14 @@ ATTUNE_GPU_INLINE bool keyAttends(const AttentionParams &p, int b, int j) {
   }
 }
 
-/// Loads 64 rows of `cols` (even) elements, row r from rowAt(r, position)
-/// (null: a row of zeros) rotated by RoPE at `position` when
+/// Loads `count` rows of `cols` (even) elements, row r from rowAt(r,
+/// position) (null: a row of zeros) rotated by RoPE at `position` when
 /// `Config::kRotaryDims` and `rotate`, into shared memory as bf16, row r at
 /// to[r * ld].
 template <class Config, class T, class RowAt>
-ATTUNE_GPU_INLINE void loadRows(u16 *to, int ld, int cols, const AttentionParams &p, bool rotate,
-                                RowAt rowAt) {
-  const int pairs = kAttentionBlockKeys * cols / 2;
+ATTUNE_GPU_INLINE void loadRows(u16 *to, int ld, int count, int cols, const AttentionParams &p,
+                                bool rotate, RowAt rowAt) {
+  const int pairs = count * cols / 2;
   for (int e = threadIndex(); e < pairs; e += kAttentionThreads) {
     int r = e / (cols / 2), c = 2 * (e % (cols / 2));
     float x0 = 0.0f, x1 = 0.0f;
@@ -211,7 +232,7 @@ template <class Config, class T>
 ATTUNE_GPU_INLINE void loadTile(u16 *to, int ld, const T *base, i64 rowStride, int cols,
                                 int validRows, int position0, const AttentionParams &p,
                                 bool rotate) {
-  loadRows<Config, T>(to, ld, cols, p, rotate, [&](int r, int &position) {
+  loadRows<Config, T>(to, ld, kAttentionBlockKeys, cols, p, rotate, [&](int r, int &position) {
     position = position0 + r;
     return r < validRows ? base + r * rowStride : static_cast<const T *>(nullptr);
   });
@@ -260,8 +281,8 @@ template <bool Value> struct Flag {
 
 } // namespace detail
 
-/// The kernel body for one block (grid: ceil(Sq / 64) * keySplits x heads x
-/// batch, or ceil(Sq * group / 64) * keySplits x kvHeads x batch with a
+/// The kernel body for one block (grid: ceil(Sq / BM) * keySplits x heads x
+/// batch, or ceil(Sq * group / BM) * keySplits x kvHeads x batch with a
 /// packed group; kAttentionThreads threads, attentionSharedBytes of dynamic
 /// shared memory; runtime/cuda/FusedAttention.h's attentionLaunch).
 ///
@@ -274,6 +295,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   using Out = typename Config::Out;
   constexpr int D = Config::kHeadDim, Dv = Config::kValueDim;
   constexpr int BM = kAttentionBlockRows, BN = kAttentionBlockKeys;
+  constexpr int M = kAttentionWarpTiles; // 16-row tiles per warp
   constexpr int ldK = D + 8, ldV = Dv + 8;
   static_assert(D % 16 == 0 && Dv % 16 == 0 && D <= 128 && Dv <= 128,
                 "head sizes are multiples of 16, at most 128");
@@ -282,8 +304,8 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
 
   const int tid = threadIndex(), warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, t = lane % 4;
-  // The block's rows are virtual rows q0 .. q0 + 63 of `rows`: queries of
-  // head y, or with a packed group (AttentionParams::packedGroup) query
+  // The block's rows are virtual rows q0 .. q0 + BM - 1 of `rows`: queries
+  // of head y, or with a packed group (AttentionParams::packedGroup) query
   // v / pack of head kvh * pack + v % pack.
   const int pack = p.packedGroup > 1 ? p.packedGroup : 1;
   const int rows = p.querySeq * pack;
@@ -321,27 +343,59 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   }
 
   // Q, once, into shared memory, where each key block's S = Q.K^T reads
-  // its fragments (ldmatrix) rather than holding D / 4 registers for them
-  // (the first key block's barrier makes it visible).
+  // its fragments (ldmatrix) rather than holding D / 4 registers a tile
+  // for them (the first key block's barrier makes it visible).
+  // Copied as it is (one head's rows, bf16, 16-byte aligned, not rotated)
+  // or element by element.
   const In *q = static_cast<const In *>(p.query) + b * p.queryStride[0];
-  detail::loadRows<Config, In>(qTile, ldK, D, p, true, [&](int r, int &position) {
-    const int v = q0 + r, i = queryOf(v);
-    position = i + shift;
-    return v < rows ? q + headOf(v) * p.queryStride[1] + i * p.queryStride[2]
-                    : static_cast<const In *>(nullptr);
-  });
+  if (pack == 1 && Config::kRotaryDims == 0 && detail::copiesRows<In>(p.query, p.queryStride)) {
+    for (int r0 = 0; r0 < BM; r0 += BN)
+      detail::copyRows<D>(qTile + r0 * ldK, ldK,
+                          reinterpret_cast<const u16 *>(q + y * p.queryStride[1] +
+                                                        (q0 + r0) * p.queryStride[2]),
+                          p.queryStride[2], rows - q0 - r0);
+    copyAsyncCommit(); // waited for with the first key block's K
+  } else {
+    detail::loadRows<Config, In>(qTile, ldK, BM, D, p, true, [&](int r, int &position) {
+      const int v = q0 + r, i = queryOf(v);
+      position = i + shift;
+      return v < rows ? q + headOf(v) * p.queryStride[1] + i * p.queryStride[2]
+                      : static_cast<const In *>(nullptr);
+    });
+  }
 
-  float acc[Dv / 8][4];
-  for (int nd = 0; nd < Dv / 8; ++nd)
-    for (int e = 0; e < 4; ++e)
-      acc[nd][e] = 0.0f;
-  // the running maximum (log2 domain) and this lane's part of the sum, of
-  // rows g and g + 8 of the warp's 16
-  float rowMax[2] = {detail::kNegInf, detail::kNegInf};
-  float rowSum[2] = {0.0f, 0.0f};
-  // rows g and g + 8 of the warp's 16: their query and head
-  const int rowOf[2] = {queryOf(q0 + warp * 16 + g), queryOf(q0 + warp * 16 + g + 8)};
-  const int headOfRow[2] = {headOf(q0 + warp * 16 + g), headOf(q0 + warp * 16 + g + 8)};
+  // The warp's rows: M tiles of 16, warpRow .. warpRow + 16 M - 1. A tile
+  // whose rows all lie past Sq (in the last query block; a decoding block
+  // has a row or a few) computes nothing; a warp without such a tile only
+  // loads.
+  const int warpRow = q0 + warp * 16 * M;
+  auto tileComputes = [&](int m) { return warpRow + 16 * m < rows; };
+  const bool warpComputes = tileComputes(0);
+  // The queries of the warp's first and last rows (rows past Sq included:
+  // they are computed, never stored).
+  const int warpFirstQuery = queryOf(warpRow), warpLastQuery = queryOf(warpRow + 16 * M - 1);
+
+  float acc[M][Dv / 8][4];
+  // Per tile, rows g and g + 8 of its 16: the running maximum (log2
+  // domain), this lane's part of the sum, their query and head.
+  float rowMax[M][2], rowSum[M][2];
+  int rowOf[M][2], headOfRow[M][2];
+  ATTUNE_UNROLL
+  for (int m = 0; m < M; ++m) {
+    ATTUNE_UNROLL
+    for (int nd = 0; nd < Dv / 8; ++nd)
+      ATTUNE_UNROLL
+      for (int e = 0; e < 4; ++e)
+        acc[m][nd][e] = 0.0f;
+    ATTUNE_UNROLL
+    for (int r = 0; r < 2; ++r) {
+      const int v = warpRow + 16 * m + g + 8 * r;
+      rowMax[m][r] = detail::kNegInf;
+      rowSum[m][r] = 0.0f;
+      rowOf[m][r] = queryOf(v);
+      headOfRow[m][r] = headOf(v);
+    }
+  }
 
   const In *kBase = static_cast<const In *>(p.key) + b * p.keyStride[0] + kvh * p.keyStride[1];
   const In *vBase =
@@ -392,14 +446,6 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     return k0;
   };
 
-  // A warp whose 16 rows all lie past Sq (in the last query block; a
-  // decoding block has a row or a few) computes nothing: its lanes only
-  // load.
-  const int warpRow = q0 + warp * 16;
-  const bool warpComputes = warpRow < rows;
-  // The queries of the warp's first and last rows (rows past Sq included:
-  // they are computed, never stored).
-  const int warpFirstQuery = queryOf(warpRow), warpLastQuery = queryOf(warpRow + 15);
   const float scaleLog2 = p.scale * detail::kLog2e;
   // ldmatrix: lane l gives row l % 8 of matrix l / 8.
   const int matrix = lane / 8, matrixRow = lane % 8;
@@ -424,26 +470,46 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     copyAsyncWait<1>(); // this block's K has landed; its V may not have
     syncThreads();
 
-    float s[BN / 8][4];
-    if (warpComputes) {
-      // 2. S = Q.K^T for the warp's 16 rows and the block's 64 keys: one
-      // ldmatrix gives the fragments of key tiles nt and nt + 1. The 8
-      // tiles' products are independent, so that one does not wait for the
+    // Whether the warp's rows see a key of the block: a warp above the
+    // causal diagonal (or outside a window) skips it.
+    const bool warpSees = warpComputes &&
+                          (long long)warpLastQuery + shift + deltaHigh >= k0 &&
+                          (long long)warpFirstQuery + shift + p.deltaLow <= k0 + BN - 1;
+    float s[M][BN / 8][4];
+    if (warpSees) {
+      // 2. S = Q.K^T for the warp's rows and the block's 64 keys: one
+      // ldmatrix gives a tile's Q fragment, one the fragments of key tiles
+      // nt and nt + 1, used by each of the warp's row tiles. The products
+      // of different key tiles are independent: one does not wait for the
       // last.
-      for (int nt = 0; nt < BN / 8; ++nt)
-        for (int e = 0; e < 4; ++e)
-          s[nt][e] = 0.0f;
+      ATTUNE_UNROLL
+      for (int m = 0; m < M; ++m)
+        ATTUNE_UNROLL
+        for (int nt = 0; nt < BN / 8; ++nt)
+          ATTUNE_UNROLL
+          for (int e = 0; e < 4; ++e)
+            s[m][nt][e] = 0.0f;
       const u16 *keyRow = kTile + ((matrix >> 1) * 8 + matrixRow) * ldK + (matrix & 1) * 8;
-      const u16 *queryRow = qTile + (warp * 16 + (matrix & 1) * 8 + matrixRow) * ldK +
+      const u16 *queryRow = qTile + (warpRow - q0 + (matrix & 1) * 8 + matrixRow) * ldK +
                             (matrix >> 1) * 8;
+      ATTUNE_UNROLL
       for (int kk = 0; kk < D / 16; ++kk) {
-        u32 qFrag[4];
-        loadMatrixX4<false>(qFrag, queryRow + kk * 16);
+        u32 qFrag[M][4];
+        ATTUNE_UNROLL
+        for (int m = 0; m < M; ++m)
+          if (tileComputes(m))
+            loadMatrixX4<false>(qFrag[m], queryRow + 16 * m * ldK + kk * 16);
+        ATTUNE_UNROLL
         for (int nt = 0; nt < BN / 8; nt += 2) {
           u32 kFrag[4];
           loadMatrixX4<false>(kFrag, keyRow + nt * 8 * ldK + kk * 16);
-          mmaBf16(s[nt], qFrag, kFrag);
-          mmaBf16(s[nt + 1], qFrag, kFrag + 2);
+          ATTUNE_UNROLL
+          for (int m = 0; m < M; ++m) {
+            if (tileComputes(m)) {
+              mmaBf16(s[m][nt], qFrag[m], kFrag);
+              mmaBf16(s[m][nt + 1], qFrag[m], kFrag + 2);
+            }
+          }
         }
       }
 
@@ -461,34 +527,39 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
       const bool scaleInExp = !kModifiers && inside && p.scale > 0.0f;
       const float toLog2 = scaleInExp ? scaleLog2 : 1.0f;
       auto scores = [&](auto edge) {
-        for (int nt = 0; nt < BN / 8; ++nt) {
-          for (int e = 0; e < 4; ++e) {
-            int r = e / 2, x = nt * 8 + 2 * t + (e % 2);
-            int i = rowOf[r], j = k0 + x;
-            int delta = j - i - shift;
-            float v;
-            if constexpr (!kModifiers) {
-              v = s[nt][e] * scaleLog2;
-            } else {
-              v = s[nt][e] * p.scale;
-              if (Config::kSoftcap)
-                v = p.softcap * tanhf(v / p.softcap);
-              if (Config::kMask && i < p.querySeq && j < p.keySeq)
-                v += p.mask[b * p.maskStride[0] + headOfRow[r] * p.maskStride[1] +
-                            i * p.maskStride[2] + j * p.maskStride[3]];
-              if (Config::kBias)
-                v += biasRow[x - (i - q0) + (BM - 1)];
-              if (Config::kLinearBias)
-                v += p.biasSlopes[headOfRow[r]] *
-                     float(p.biasAbsolute && delta < 0 ? -delta : delta);
-              v *= detail::kLog2e;
+        ATTUNE_UNROLL
+        for (int m = 0; m < M; ++m) {
+          ATTUNE_UNROLL
+          for (int nt = 0; nt < BN / 8; ++nt) {
+            ATTUNE_UNROLL
+            for (int e = 0; e < 4; ++e) {
+              int r = e / 2, x = nt * 8 + 2 * t + (e % 2);
+              int i = rowOf[m][r], j = k0 + x;
+              int delta = j - i - shift;
+              float v;
+              if constexpr (!kModifiers) {
+                v = s[m][nt][e] * scaleLog2;
+              } else {
+                v = s[m][nt][e] * p.scale;
+                if (Config::kSoftcap)
+                  v = p.softcap * tanhf(v / p.softcap);
+                if (Config::kMask && i < p.querySeq && j < p.keySeq)
+                  v += p.mask[b * p.maskStride[0] + headOfRow[m][r] * p.maskStride[1] +
+                              i * p.maskStride[2] + j * p.maskStride[3]];
+                if (Config::kBias)
+                  v += biasRow[x - (i - q0) + (BM - 1)];
+                if (Config::kLinearBias)
+                  v += p.biasSlopes[headOfRow[m][r]] *
+                       float(p.biasAbsolute && delta < 0 ? -delta : delta);
+                v *= detail::kLog2e;
+              }
+              if constexpr (decltype(edge)::value) {
+                v += keyMask[x];
+                if (delta < p.deltaLow || delta > deltaHigh)
+                  v = detail::kNegInf;
+              }
+              s[m][nt][e] = v;
             }
-            if constexpr (decltype(edge)::value) {
-              v += keyMask[x];
-              if (delta < p.deltaLow || delta > deltaHigh)
-                v = detail::kNegInf;
-            }
-            s[nt][e] = v;
           }
         }
       };
@@ -498,27 +569,35 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
         scores(detail::Flag<false>{});
 
       // 4. Online softmax: P = exp2(S toLog2 - m), in place.
-      for (int r = 0; r < 2; ++r) {
-        float blockMax = detail::kNegInf;
-        for (int nt = 0; nt < BN / 8; ++nt)
-          blockMax = fmaxf(blockMax, fmaxf(s[nt][2 * r], s[nt][2 * r + 1]));
-        blockMax = fmaxf(blockMax, shuffleXor(blockMax, 1));
-        blockMax = fmaxf(blockMax, shuffleXor(blockMax, 2));
-        float newMax = fmaxf(rowMax[r], blockMax * toLog2);
-        // A row that has seen only -inf subtracts 0, so that exp2(-inf - m)
-        // is 0 and never NaN.
-        float base = newMax == detail::kNegInf ? 0.0f : newMax;
-        float rescale = exp2Approx(rowMax[r] - base);
-        rowMax[r] = newMax;
-        rowSum[r] *= rescale;
-        for (int nd = 0; nd < Dv / 8; ++nd) {
-          acc[nd][2 * r] *= rescale;
-          acc[nd][2 * r + 1] *= rescale;
-        }
-        for (int nt = 0; nt < BN / 8; ++nt) {
-          for (int e = 2 * r; e < 2 * r + 2; ++e) {
-            s[nt][e] = exp2Approx(fmaf(s[nt][e], toLog2, -base));
-            rowSum[r] += s[nt][e];
+      ATTUNE_UNROLL
+      for (int m = 0; m < M; ++m) {
+        ATTUNE_UNROLL
+        for (int r = 0; r < 2; ++r) {
+          float blockMax = detail::kNegInf;
+          ATTUNE_UNROLL
+          for (int nt = 0; nt < BN / 8; ++nt)
+            blockMax = fmaxf(blockMax, fmaxf(s[m][nt][2 * r], s[m][nt][2 * r + 1]));
+          blockMax = fmaxf(blockMax, shuffleXor(blockMax, 1));
+          blockMax = fmaxf(blockMax, shuffleXor(blockMax, 2));
+          float newMax = fmaxf(rowMax[m][r], blockMax * toLog2);
+          // A row that has seen only -inf subtracts 0, so that exp2(-inf -
+          // m) is 0 and never NaN.
+          float base = newMax == detail::kNegInf ? 0.0f : newMax;
+          float rescale = exp2Approx(rowMax[m][r] - base);
+          rowMax[m][r] = newMax;
+          rowSum[m][r] *= rescale;
+          ATTUNE_UNROLL
+          for (int nd = 0; nd < Dv / 8; ++nd) {
+            acc[m][nd][2 * r] *= rescale;
+            acc[m][nd][2 * r + 1] *= rescale;
+          }
+          ATTUNE_UNROLL
+          for (int nt = 0; nt < BN / 8; ++nt) {
+            ATTUNE_UNROLL
+            for (int e = 2 * r; e < 2 * r + 2; ++e) {
+              s[m][nt][e] = exp2Approx(fmaf(s[m][nt][e], toLog2, -base));
+              rowSum[m][r] += s[m][nt][e];
+            }
           }
         }
       }
@@ -532,21 +611,31 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     if (copyK && next < keyEnd)
       loadKeys(next);
 
-    if (warpComputes) {
+    if (warpSees) {
       // O += P.V: P rounded to bf16 as the A operand; one ldmatrix.trans
       // gives the fragments of value columns nd and nd + 1.
+      const u16 *valueRow = vTile + ((matrix & 1) * 8 + matrixRow) * ldV + (matrix >> 1) * 8;
+      ATTUNE_UNROLL
       for (int kk = 0; kk < BN / 16; ++kk) {
-        u32 pFrag[4] = {packBf16x2(s[2 * kk][0], s[2 * kk][1]),
-                        packBf16x2(s[2 * kk][2], s[2 * kk][3]),
-                        packBf16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                        packBf16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
-        const u16 *valueRow = vTile + (kk * 16 + (matrix & 1) * 8 + matrixRow) * ldV +
-                              (matrix >> 1) * 8;
+        u32 pFrag[M][4];
+        ATTUNE_UNROLL
+        for (int m = 0; m < M; ++m) {
+          pFrag[m][0] = packBf16x2(s[m][2 * kk][0], s[m][2 * kk][1]);
+          pFrag[m][1] = packBf16x2(s[m][2 * kk][2], s[m][2 * kk][3]);
+          pFrag[m][2] = packBf16x2(s[m][2 * kk + 1][0], s[m][2 * kk + 1][1]);
+          pFrag[m][3] = packBf16x2(s[m][2 * kk + 1][2], s[m][2 * kk + 1][3]);
+        }
+        ATTUNE_UNROLL
         for (int nd = 0; nd < Dv / 8; nd += 2) {
           u32 vFrag[4];
-          loadMatrixX4<true>(vFrag, valueRow + nd * 8);
-          mmaBf16(acc[nd], pFrag, vFrag);
-          mmaBf16(acc[nd + 1], pFrag, vFrag + 2);
+          loadMatrixX4<true>(vFrag, valueRow + kk * 16 * ldV + nd * 8);
+          ATTUNE_UNROLL
+          for (int m = 0; m < M; ++m) {
+            if (tileComputes(m)) {
+              mmaBf16(acc[m][nd], pFrag[m], vFrag);
+              mmaBf16(acc[m][nd + 1], pFrag[m], vFrag + 2);
+            }
+          }
         }
       }
     }
@@ -555,24 +644,30 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
       loadKeys(next);
     k0 = next;
   }
+  copyAsyncWait<0>(); // Q's copies, when the rows saw no key block
 
   if (p.keySplits > 1) {
     // This split's part: O unnormalised, the row maximum and sum.
-    for (int r = 0; r < 2; ++r) {
-      float sum = rowSum[r];
-      sum += shuffleXor(sum, 1);
-      sum += shuffleXor(sum, 2);
-      int i = rowOf[r];
-      if (i >= p.querySeq)
-        continue;
-      i64 row = ((i64(split) * p.batch + b) * p.heads + headOfRow[r]) * p.querySeq + i;
-      for (int nd = 0; nd < Dv / 8; ++nd) {
-        p.partialResult[row * Dv + nd * 8 + 2 * t] = acc[nd][2 * r];
-        p.partialResult[row * Dv + nd * 8 + 2 * t + 1] = acc[nd][2 * r + 1];
-      }
-      if (t == 0) {
-        p.partialStats[2 * row] = rowMax[r];
-        p.partialStats[2 * row + 1] = sum;
+    ATTUNE_UNROLL
+    for (int m = 0; m < M; ++m) {
+      ATTUNE_UNROLL
+      for (int r = 0; r < 2; ++r) {
+        float sum = rowSum[m][r];
+        sum += shuffleXor(sum, 1);
+        sum += shuffleXor(sum, 2);
+        int i = rowOf[m][r];
+        if (i >= p.querySeq)
+          continue;
+        i64 row = ((i64(split) * p.batch + b) * p.heads + headOfRow[m][r]) * p.querySeq + i;
+        ATTUNE_UNROLL
+        for (int nd = 0; nd < Dv / 8; ++nd) {
+          p.partialResult[row * Dv + nd * 8 + 2 * t] = acc[m][nd][2 * r];
+          p.partialResult[row * Dv + nd * 8 + 2 * t + 1] = acc[m][nd][2 * r + 1];
+        }
+        if (t == 0) {
+          p.partialStats[2 * row] = rowMax[m][r];
+          p.partialStats[2 * row + 1] = sum;
+        }
       }
     }
     return;
@@ -580,18 +675,23 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
 
   // O / l, 0 where the row saw no key.
   Out *o = static_cast<Out *>(p.result) + b * p.resultStride[0];
-  for (int r = 0; r < 2; ++r) {
-    float sum = rowSum[r];
-    sum += shuffleXor(sum, 1);
-    sum += shuffleXor(sum, 2);
-    float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
-    int i = rowOf[r];
-    if (i >= p.querySeq)
-      continue;
-    Out *row = o + headOfRow[r] * p.resultStride[1] + i * p.resultStride[2];
-    for (int nd = 0; nd < Dv / 8; ++nd) {
-      store(row + nd * 8 + 2 * t, acc[nd][2 * r] * inverse);
-      store(row + nd * 8 + 2 * t + 1, acc[nd][2 * r + 1] * inverse);
+  ATTUNE_UNROLL
+  for (int m = 0; m < M; ++m) {
+    ATTUNE_UNROLL
+    for (int r = 0; r < 2; ++r) {
+      float sum = rowSum[m][r];
+      sum += shuffleXor(sum, 1);
+      sum += shuffleXor(sum, 2);
+      float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+      int i = rowOf[m][r];
+      if (i >= p.querySeq)
+        continue;
+      Out *row = o + headOfRow[m][r] * p.resultStride[1] + i * p.resultStride[2];
+      ATTUNE_UNROLL
+      for (int nd = 0; nd < Dv / 8; ++nd) {
+        store(row + nd * 8 + 2 * t, acc[m][nd][2 * r] * inverse);
+        store(row + nd * 8 + 2 * t + 1, acc[m][nd][2 * r + 1] * inverse);
+      }
     }
   }
 }

@@ -24,7 +24,11 @@
 
 #if defined(__CUDACC__)
 #define ATTUNE_GPU_INLINE __device__ __forceinline__
+// Before a loop over a register array: fully unrolled, its indices are
+// constants and the array stays in registers (not local memory).
+#define ATTUNE_UNROLL _Pragma("unroll")
 #else
+#define ATTUNE_UNROLL
 #include <cmath>
 #include <cstdint>
 #include <cstring>
