@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace attune::gpu {
 namespace {
@@ -33,8 +34,12 @@ using testing::AttentionCase;
 using testing::AttentionData;
 
 /// Runs `Config` on the emulator over `data` and returns the result as f32.
-template <class Config> std::vector<float> runEmulated(AttentionData &data) {
+/// Runs the kernel (and the combine, with key splits) on `data`, its
+/// arguments first changed by adjust(params).
+template <class Config, class Adjust>
+std::vector<float> runEmulated(AttentionData &data, Adjust adjust) {
   AttentionParams params = data.params<typename Config::In, typename Config::Out>();
+  adjust(params);
   emu::LaunchShape shape;
   // A packed group's blocks cover its query heads (AttentionParams::packedGroup).
   const int pack = std::max(data.c.packedGroup, 1);
@@ -55,6 +60,10 @@ template <class Config> std::vector<float> runEmulated(AttentionData &data) {
     emu::launch(combine, [&] { attentionCombine<Config>(params); });
   }
   return data.resultAsFloat<typename Config::Out>();
+}
+
+template <class Config> std::vector<float> runEmulated(AttentionData &data) {
+  return runEmulated<Config>(data, [](AttentionParams &) {});
 }
 
 template <class Config> void expectMatches(const AttentionCase &c) {
@@ -109,6 +118,48 @@ TEST(FlashAttentionEmu, AdditiveMaskAndKeyPaddingInBf16) {
   expectMatches<Masked128>(c);
   c.keyPaddingBytes = 4; // i32
   expectMatches<Masked128>(c);
+}
+
+/// Copies of the q, k and v a kernel's arguments point at, one element past
+/// a 16-byte boundary, and the arguments pointed at them instead.
+template <class Config> class Misaligned {
+public:
+  explicit Misaligned(const AttentionCase &c)
+      : sizes{size_t(c.batch) * c.heads * c.querySeq * c.headDim,
+              size_t(c.batch) * c.kvHeads * c.keySeq * c.headDim,
+              size_t(c.batch) * c.kvHeads * c.keySeq * c.valueDim} {}
+  void operator()(AttentionParams &p) {
+    const void **pointers[3] = {&p.query, &p.key, &p.value};
+    for (int i = 0; i < 3; ++i) {
+      // vector storage is 16-byte aligned: one element in is not
+      copies[i].assign((sizes[i] + 1) * kElement, 0);
+      std::memcpy(copies[i].data() + kElement, *pointers[i], sizes[i] * kElement);
+      *pointers[i] = copies[i].data() + kElement;
+    }
+  }
+
+private:
+  static constexpr size_t kElement = sizeof(typename Config::In);
+  size_t sizes[3];
+  std::vector<unsigned char> copies[3];
+};
+
+TEST(FlashAttentionEmu, MisalignedRowsLoadElementByElement) {
+  // Rows off their 16-byte boundaries can be neither copied (bf16) nor
+  // converted 4 at a time (f32): detail::rowLoadFor loads them element by
+  // element, in both storage types. (The emulator throws at a 16-byte
+  // access off its boundary, as a GPU faults.)
+  AttentionCase c;
+  c.querySeq = 70, c.keySeq = 130;
+  AttentionData data = testing::dataFor<Plain64>(c);
+  testing::expectCloseToReference(data, runEmulated<Plain64>(data, Misaligned<Plain64>(data.c)));
+
+  c.batch = 2;
+  c.mask = AttentionCase::MaskPerBatch;
+  c.keyPadding = {{130, 90}};
+  AttentionData narrow = testing::dataFor<Masked128>(c);
+  testing::expectCloseToReference(narrow,
+                                  runEmulated<Masked128>(narrow, Misaligned<Masked128>(narrow.c)));
 }
 
 TEST(FlashAttentionEmu, EveryKeyPaddedGivesZeros) {

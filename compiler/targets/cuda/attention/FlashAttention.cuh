@@ -238,12 +238,23 @@ ATTUNE_GPU_INLINE void loadTile(u16 *to, int ld, const T *base, i64 rowStride, i
   });
 }
 
-/// Whether rows of T at `base` with these strides can be copied as they are
-/// (copyRows): bf16, the base and every stride a multiple of 16 bytes.
-template <class T> ATTUNE_GPU_INLINE bool copiesRows(const void *base, const i64 stride[3]) {
+/// Whether rows of T at `base` with these strides start on 16-byte
+/// boundaries: the base and every stride a multiple of 16 bytes.
+template <class T> ATTUNE_GPU_INLINE bool rowsAligned(const void *base, const i64 stride[3]) {
   constexpr i64 size = sizeof(T);
-  return size == 2 && reinterpret_cast<unsigned long long>(base) % 16 == 0 &&
-         stride[0] * size % 16 == 0 && stride[1] * size % 16 == 0 && stride[2] * size % 16 == 0;
+  return reinterpret_cast<unsigned long long>(base) % 16 == 0 && stride[0] * size % 16 == 0 &&
+         stride[1] * size % 16 == 0 && stride[2] * size % 16 == 0;
+}
+
+/// Whether such rows can be copied as they are (copyRows): bf16, aligned.
+template <class T> ATTUNE_GPU_INLINE bool copiesRows(const void *base, const i64 stride[3]) {
+  return sizeof(T) == 2 && rowsAligned<T>(base, stride);
+}
+
+/// Whether they can be converted 4 elements at a time (convertRows): f32,
+/// aligned.
+template <class T> ATTUNE_GPU_INLINE bool convertsRows(const void *base, const i64 stride[3]) {
+  return sizeof(T) == 4 && rowsAligned<T>(base, stride);
 }
 
 /// Starts copying 64 rows of Cols bf16 elements, row r from base + r *
@@ -272,6 +283,62 @@ ATTUNE_GPU_INLINE void copyRows(u16 *to, int ld, const u16 *base, i64 rowStride,
       copyAsync16(to + r * ld + col, valid ? base + r * rowStride + col : base, valid);
     }
   }
+}
+
+/// 16 bytes of f32 and the 8 bytes of bf16 they round to.
+struct alignas(16) Float4 {
+  float x[4];
+};
+struct alignas(8) Bf16x4 {
+  u32 pairs[2];
+};
+
+/// Loads 64 rows of Cols f32 elements, row r from base + r * rowStride
+/// (16-byte aligned: convertsRows), rounded to bf16 into to[r * ld], zeros
+/// for rows from validRows on: one 16-byte load and one 8-byte store for 4
+/// elements.
+template <int Cols>
+ATTUNE_GPU_INLINE void convertRows(u16 *to, int ld, const float *base, i64 rowStride,
+                                   int validRows) {
+  constexpr int chunks = Cols / 4;
+  for (int c = threadIndex(); c < kAttentionBlockKeys * chunks; c += kAttentionThreads) {
+    const int r = c / chunks, col = c % chunks * 4;
+    Bf16x4 packed = {{0u, 0u}};
+    if (r < validRows) {
+      expectAligned16(base + r * rowStride + col);
+      const Float4 x = *reinterpret_cast<const Float4 *>(base + r * rowStride + col);
+      packed.pairs[0] = packBf16x2(x.x[0], x.x[1]);
+      packed.pairs[1] = packBf16x2(x.x[2], x.x[3]);
+    }
+    *reinterpret_cast<Bf16x4 *>(to + r * ld + col) = packed;
+  }
+}
+
+/// Loads 64 rows into shared memory as bf16 the fastest way their type and
+/// alignment allow: copied (bf16: asynchronously, see copyRows),
+/// converted 4 at a time (f32), or element by element (loadTile; which
+/// also rotates for RoPE: `rotate`, never with the first two).
+enum class RowLoad { Copy, Convert, Elements };
+
+template <class T>
+ATTUNE_GPU_INLINE RowLoad rowLoadFor(const void *base, const i64 stride[3], bool rotate) {
+  if (rotate)
+    return RowLoad::Elements;
+  if (copiesRows<T>(base, stride))
+    return RowLoad::Copy;
+  return convertsRows<T>(base, stride) ? RowLoad::Convert : RowLoad::Elements;
+}
+
+template <class Config, int Cols, class T>
+ATTUNE_GPU_INLINE void loadBlock(RowLoad how, u16 *to, int ld, const T *base, i64 rowStride,
+                                 int validRows, int position0, const AttentionParams &p,
+                                 bool rotate) {
+  if (how == RowLoad::Copy)
+    copyRows<Cols>(to, ld, reinterpret_cast<const u16 *>(base), rowStride, validRows);
+  else if (how == RowLoad::Convert)
+    convertRows<Cols>(to, ld, reinterpret_cast<const float *>(base), rowStride, validRows);
+  else
+    loadTile<Config>(to, ld, base, rowStride, Cols, validRows, position0, p, rotate);
 }
 
 /// A compile-time flag for a generic lambda's argument.
@@ -345,16 +412,16 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   // Q, once, into shared memory, where each key block's S = Q.K^T reads
   // its fragments (ldmatrix) rather than holding D / 4 registers a tile
   // for them (the first key block's barrier makes it visible).
-  // Copied as it is (one head's rows, bf16, 16-byte aligned, not rotated)
-  // or element by element.
+  // One head's rows (not packed, not rotated) 64 at a time as K's are, or
+  // element by element.
   const In *q = static_cast<const In *>(p.query) + b * p.queryStride[0];
-  if (pack == 1 && Config::kRotaryDims == 0 && detail::copiesRows<In>(p.query, p.queryStride)) {
+  const detail::RowLoad loadQ = detail::rowLoadFor<In>(p.query, p.queryStride, Config::kRotaryDims > 0);
+  if (pack == 1 && loadQ != detail::RowLoad::Elements) {
     for (int r0 = 0; r0 < BM; r0 += BN)
-      detail::copyRows<D>(qTile + r0 * ldK, ldK,
-                          reinterpret_cast<const u16 *>(q + y * p.queryStride[1] +
-                                                        (q0 + r0) * p.queryStride[2]),
-                          p.queryStride[2], rows - q0 - r0);
-    copyAsyncCommit(); // waited for with the first key block's K
+      detail::loadBlock<Config, D>(loadQ, qTile + r0 * ldK, ldK,
+                                   q + y * p.queryStride[1] + (q0 + r0) * p.queryStride[2],
+                                   p.queryStride[2], rows - q0 - r0, 0, p, false);
+    copyAsyncCommit(); // a copy is waited for with the first key block's K
   } else {
     detail::loadRows<Config, In>(qTile, ldK, BM, D, p, true, [&](int r, int &position) {
       const int v = q0 + r, i = queryOf(v);
@@ -401,27 +468,20 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   const In *vBase =
       static_cast<const In *>(p.value) + b * p.valueStride[0] + kvh * p.valueStride[1];
   // K and V blocks are copied as they are (asynchronously) where they can
-  // be: bf16 rows, 16-byte aligned, K not rotated.
-  const bool copyK = Config::kRotaryDims == 0 && detail::copiesRows<In>(p.key, p.keyStride);
-  const bool copyV = detail::copiesRows<In>(p.value, p.valueStride);
+  // be: bf16 rows, 16-byte aligned, K not rotated (detail::rowLoadFor).
+  const detail::RowLoad loadK =
+      detail::rowLoadFor<In>(p.key, p.keyStride, Config::kRotaryDims > 0);
+  const detail::RowLoad loadV = detail::rowLoadFor<In>(p.value, p.valueStride, false);
+  const bool copyK = loadK == detail::RowLoad::Copy;
   // Each starts one group of asynchronous copies (empty when converted).
   auto loadKeys = [&](int k0) {
-    if (copyK)
-      detail::copyRows<D>(kTile, ldK, reinterpret_cast<const u16 *>(kBase + k0 * p.keyStride[2]),
-                          p.keyStride[2], p.keySeq - k0);
-    else
-      detail::loadTile<Config>(kTile, ldK, kBase + k0 * p.keyStride[2], p.keyStride[2], D,
-                               p.keySeq - k0, k0, p, true);
+    detail::loadBlock<Config, D>(loadK, kTile, ldK, kBase + k0 * p.keyStride[2], p.keyStride[2],
+                                 p.keySeq - k0, k0, p, true);
     copyAsyncCommit();
   };
   auto loadValues = [&](int k0) {
-    if (copyV)
-      detail::copyRows<Dv>(vTile, ldV,
-                           reinterpret_cast<const u16 *>(vBase + k0 * p.valueStride[2]),
-                           p.valueStride[2], p.keySeq - k0);
-    else
-      detail::loadTile<Config>(vTile, ldV, vBase + k0 * p.valueStride[2], p.valueStride[2], Dv,
-                               p.keySeq - k0, k0, p, false);
+    detail::loadBlock<Config, Dv>(loadV, vTile, ldV, vBase + k0 * p.valueStride[2],
+                                  p.valueStride[2], p.keySeq - k0, k0, p, false);
     copyAsyncCommit();
   };
   // Writes the key mask of block k0 and says whether the block has a key

@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #define ATTUNE_GPU_INLINE inline
 #endif
 
@@ -128,6 +129,18 @@ ATTUNE_GPU_INLINE void mmaBf16(float c[4], const u32 a[4], const u32 b[2]) {
 #endif
 }
 
+/// Nothing on a GPU, whose 16-byte accesses (cp.async, vector loads,
+/// ldmatrix) fault at an address off a 16-byte boundary; the host build
+/// throws there instead, so that an emulated test fails as the GPU would.
+ATTUNE_GPU_INLINE void expectAligned16(const void *address) {
+#if !defined(__CUDACC__)
+  if (reinterpret_cast<std::uintptr_t>(address) % 16 != 0)
+    throw std::logic_error("a 16-byte access off a 16-byte boundary");
+#else
+  (void)address;
+#endif
+}
+
 /// ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 for one warp: lanes
 /// 8m .. 8m + 7 give the addresses of rows 0 .. 7 of the 8x8 bf16 matrix m
 /// (16-byte aligned); r[m] receives matrix m's elements (row lane / 4,
@@ -146,6 +159,7 @@ template <bool Transpose> ATTUNE_GPU_INLINE void loadMatrixX4(u32 r[4], const u1
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(address));
 #else
+  expectAligned16(row);
   emu::loadMatrices(r, 4, row, Transpose);
 #endif
 }
@@ -161,6 +175,9 @@ ATTUNE_GPU_INLINE void copyAsync16(void *to, const void *from, bool valid) {
                :
                : "r"(address), "l"(from), "r"(valid ? 16 : 0));
 #else
+  expectAligned16(to);
+  if (valid)
+    expectAligned16(from);
   if (valid)
     std::memcpy(to, from, 16);
   else
