@@ -564,12 +564,9 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
           u32 kFrag[4];
           loadMatrixX4<false>(kFrag, keyRow + nt * 8 * ldK + kk * 16);
           ATTUNE_UNROLL
-          for (int m = 0; m < M; ++m) {
-            if (tileComputes(m)) {
-              mmaBf16(s[m][nt], qFrag[m], kFrag);
-              mmaBf16(s[m][nt + 1], qFrag[m], kFrag + 2);
-            }
-          }
+          for (int m = 0; m < M; ++m)
+            if (tileComputes(m))
+              mmaBf16Pair(s[m][nt], s[m][nt + 1], qFrag[m], kFrag);
         }
       }
 
@@ -690,12 +687,9 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
           u32 vFrag[4];
           loadMatrixX4<true>(vFrag, valueRow + kk * 16 * ldV + nd * 8);
           ATTUNE_UNROLL
-          for (int m = 0; m < M; ++m) {
-            if (tileComputes(m)) {
-              mmaBf16(acc[m][nd], pFrag[m], vFrag);
-              mmaBf16(acc[m][nd + 1], pFrag[m], vFrag + 2);
-            }
-          }
+          for (int m = 0; m < M; ++m)
+            if (tileComputes(m))
+              mmaBf16Pair(acc[m][nd], acc[m][nd + 1], pFrag[m], vFrag);
         }
       }
     }

@@ -200,6 +200,13 @@ template <int Pending> ATTUNE_GPU_INLINE void copyAsyncWait() {
 #endif
 }
 
+/// c0 += a.b for b's first two registers, c1 += a.b for its last two: the
+/// two products one ldmatrix.x4 of B operands serves (loadMatrixX4).
+ATTUNE_GPU_INLINE void mmaBf16Pair(float c0[4], float c1[4], const u32 a[4], const u32 b[4]) {
+  mmaBf16(c0, a, b);
+  mmaBf16(c1, a, b + 2);
+}
+
 /// 2^x, approximately (ex2.approx: 2 ulp); 2^-inf = 0.
 ATTUNE_GPU_INLINE float exp2Approx(float x) {
 #if defined(__CUDACC__)
