@@ -168,7 +168,6 @@ namespace detail {
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kNegInf = -__builtin_huge_valf();
 
-ATTUNE_GPU_INLINE u32 load32(const u16 *p) { return *reinterpret_cast<const u32 *>(p); }
 
 /// Whether key j of batch b attends (AttentionParams::keyPadding).
 ATTUNE_GPU_INLINE bool keyAttends(const AttentionParams &p, int b, int j) {
@@ -339,6 +338,24 @@ ATTUNE_GPU_INLINE void loadBlock(RowLoad how, u16 *to, int ld, const T *base, i6
     convertRows<Cols>(to, ld, reinterpret_cast<const float *>(base), rowStride, validRows);
   else
     loadTile<Config>(to, ld, base, rowStride, Cols, validRows, position0, p, rotate);
+}
+
+/// c[m][n] += a[m] . B_n for the warp's row tiles m that `computes(m)` and
+/// the N column tiles n of B, whose fragments one ldmatrix.x4 (transposed
+/// or not) loads two at a time: tiles 2i and 2i + 1 from row + i *
+/// pairStep. S = Q.K^T and O += P.V are both this.
+template <bool Transpose, int M, int N, class Computes>
+ATTUNE_GPU_INLINE void tileProducts(float (&c)[M][N][4], const u32 (&a)[M][4], const u16 *row,
+                                    int pairStep, Computes computes) {
+  ATTUNE_UNROLL
+  for (int n = 0; n < N; n += 2) {
+    u32 b[4];
+    loadMatrixX4<Transpose>(b, row + n / 2 * pairStep);
+    ATTUNE_UNROLL
+    for (int m = 0; m < M; ++m)
+      if (computes(m))
+        mmaBf16Pair(c[m][n], c[m][n + 1], a[m], b);
+  }
 }
 
 /// A compile-time flag for a generic lambda's argument.
@@ -559,15 +576,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
         for (int m = 0; m < M; ++m)
           if (tileComputes(m))
             loadMatrixX4<false>(qFrag[m], queryRow + 16 * m * ldK + kk * 16);
-        ATTUNE_UNROLL
-        for (int nt = 0; nt < BN / 8; nt += 2) {
-          u32 kFrag[4];
-          loadMatrixX4<false>(kFrag, keyRow + nt * 8 * ldK + kk * 16);
-          ATTUNE_UNROLL
-          for (int m = 0; m < M; ++m)
-            if (tileComputes(m))
-              mmaBf16Pair(s[m][nt], s[m][nt + 1], qFrag[m], kFrag);
-        }
+        detail::tileProducts<false>(s, qFrag, keyRow + kk * 16, 16 * ldK, tileComputes);
       }
 
       // 3. The score as the op defines it, in the log2 domain: times
@@ -682,15 +691,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
           pFrag[m][2] = packBf16x2(s[m][2 * kk + 1][0], s[m][2 * kk + 1][1]);
           pFrag[m][3] = packBf16x2(s[m][2 * kk + 1][2], s[m][2 * kk + 1][3]);
         }
-        ATTUNE_UNROLL
-        for (int nd = 0; nd < Dv / 8; nd += 2) {
-          u32 vFrag[4];
-          loadMatrixX4<true>(vFrag, valueRow + kk * 16 * ldV + nd * 8);
-          ATTUNE_UNROLL
-          for (int m = 0; m < M; ++m)
-            if (tileComputes(m))
-              mmaBf16Pair(acc[m][nd], acc[m][nd + 1], pFrag[m], vFrag);
-        }
+        detail::tileProducts<true>(acc, pFrag, valueRow + kk * 16 * ldV, 16, tileComputes);
       }
     }
     syncThreads(); // every warp is done with V
