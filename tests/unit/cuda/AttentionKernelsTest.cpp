@@ -42,7 +42,9 @@ TEST(AttentionKernels, SaysWhichSpecsHaveNoKernel) {
   EXPECT_THAT(unsupportedReason(s), HasSubstr("rotary dimensions 6"));
   s = spec("half");
   s.storage = ScalarType::F16;
-  EXPECT_THAT(unsupportedReason(s), HasSubstr("storage type f16"));
+  EXPECT_EQ(unsupportedReason(s), "");
+  s.storage = ScalarType::I32;
+  EXPECT_THAT(unsupportedReason(s), HasSubstr("storage type i32"));
   EXPECT_THAT(unsupportedReason(spec("a-b")), HasSubstr("kernel name 'a-b'"));
   EXPECT_THAT(unsupportedReason(spec("")), HasSubstr("kernel name ''"));
 }
@@ -51,17 +53,23 @@ TEST(AttentionKernels, SourceConfiguresEachKernel) {
   AttentionKernelSpec a = spec("first"), b = spec("second");
   b.headDim = 128, b.valueDim = 64, b.causal = true, b.keyPadding = true, b.rotaryDims = 64,
   b.storage = ScalarType::BF16, b.linearBias = true;
-  std::string source = attentionKernelSource({a, b});
+  AttentionKernelSpec c = spec("third");
+  c.storage = ScalarType::F16;
+  std::string source = attentionKernelSource({a, b, c});
   EXPECT_THAT(source, HasSubstr("#include \"FlashAttention.cuh\""));
   EXPECT_THAT(source, HasSubstr("AttentionConfig<64, 64, false, false, false, false, false, 0, "
-                                "false, float, float, false>"));
+                                "false, float, float, false, bf16>"));
   EXPECT_THAT(source, HasSubstr("AttentionConfig<128, 64, true, false, true, false, false, 64, "
-                                "false, bf16, bf16, true>"));
+                                "false, bf16, bf16, true, bf16>"));
+  // f16 operands multiply in f16.
+  EXPECT_THAT(source, HasSubstr("AttentionConfig<64, 64, false, false, false, false, false, 0, "
+                                "false, f16, f16, false, f16>"));
   for (const char *symbol : {"attune_attention_first(", "attune_attention_first_combine(",
                              "attune_attention_second(", "attune_attention_second_combine("})
     EXPECT_THAT(source, HasSubstr(symbol));
   EXPECT_THAT(source, HasSubstr("// head 128, value 64, causal, key padding, linear bias, RoPE "
-                                "on 64 half-split dimensions, bf16 storage"));
+                                "on 64 half-split dimensions, bf16 storage, bf16 products"));
+  EXPECT_THAT(source, HasSubstr("// head 64, value 64, f16 storage, f16 products"));
 }
 
 TEST(AttentionKernels, HeadersAreCarried) {
@@ -81,10 +89,13 @@ TEST(AttentionKernels, NvccBuildsSm80AndSm90) {
   wide.headDim = wide.valueDim = 128, wide.causal = true;
   wide.bias = wide.mask = wide.keyPadding = true, wide.rotaryDims = 64;
   wide.storage = ScalarType::BF16;
+  // f16 in, f16 products (mma's f16 form, cvt.rn.f16x2).
+  AttentionKernelSpec half = spec("half");
+  half.headDim = half.valueDim = 128, half.storage = ScalarType::F16;
   std::vector<char> fatbin;
   std::string error, report;
-  ASSERT_TRUE(
-      compileFatbin(attentionKernelSource({s, wide}), {80, 90}, fatbin, error, &report))
+  ASSERT_TRUE(compileFatbin(attentionKernelSource({s, wide, half}), {80, 90}, fatbin, error,
+                            &report))
       << error;
   if (std::getenv("ATTUNE_PRINT_PTXAS"))
     std::printf("%s\n", report.c_str());
@@ -99,11 +110,11 @@ TEST(AttentionKernels, NvccBuildsSm80AndSm90) {
   // it is a few registers short, spilling those (the bench128 kernel that
   // ran at 224 TFLOP/s on an H200 is such a build: 168 registers, 12 bytes
   // spilled on sm_80). More than 128 bytes is a kernel that no longer fits.
-  for (const char *arch : {"'sm_80'", "'sm_90'"}) {
-    EXPECT_THAT(report, HasSubstr("'attune_attention_softcapped' for " + std::string(arch)));
-    EXPECT_THAT(report,
-                HasSubstr("'attune_attention_softcapped_combine' for " + std::string(arch)));
-  }
+  for (const char *arch : {"'sm_80'", "'sm_90'"})
+    for (const std::string kernel : {"softcapped", "wide", "half"}) {
+      EXPECT_THAT(report, HasSubstr("'attune_attention_" + kernel + "' for " + arch));
+      EXPECT_THAT(report, HasSubstr("'attune_attention_" + kernel + "_combine' for " + arch));
+    }
   ASSERT_NE(report.find(" bytes spill stores"), std::string::npos) << report;
   size_t at = 0;
   while ((at = report.find(" bytes spill stores", at)) != std::string::npos) {

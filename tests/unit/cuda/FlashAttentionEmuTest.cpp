@@ -6,14 +6,17 @@
 // configuration compiles in: causal (with Sq != Sk), GQA, both head
 // layouts, an additive mask, key padding, a modifier bias table with its
 // visible range, softcapping, RoPE (both pairings, partial rotary
-// dimensions), Dv != D, bf16 storage, and rows that see no key.
+// dimensions), Dv != D, bf16 and f16 storage, and rows that see no key.
 //
-// The kernel rounds q, k and v to bf16 and so does the reference (after
-// rotating, in double); the kernel also rounds the probabilities to bf16
-// before P.V, which the reference does not. Tolerance: |err| <=
-// 8e-3 * max|v| per element (a probability's bf16 rounding is 2^-9 of it)
-// and a relative L2 error below 4e-3. The same run on the GPU
-// (gpu_attention_test) compares the hardware with the same reference.
+// The kernel rounds q, k and v to its product type (bf16, or f16 for f16
+// storage) and so does the reference (after rotating, in double); the
+// kernel also rounds the probabilities to that type before P.V, which the
+// reference does not. Tolerance (AttentionReference.h): for bf16 products
+// |err| <= 8e-3 * max|v| per element (a probability's bf16 rounding is
+// 2^-9 of it) and a relative L2 error below 4e-3; for f16 products, whose
+// rounding is 2^-12, 1e-3 and 5e-4, which a kernel rounding f16 inputs to
+// bf16 does not meet. The same run on the GPU (gpu_attention_test)
+// compares the hardware with the same reference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,7 +76,7 @@ template <class Config> void expectMatches(const AttentionCase &c) {
 }
 
 // Attributes: D, Dv, causal, mask, key padding, bias, softcap, rotary dims,
-// interleaved, In, Out.
+// interleaved, In, Out, linear bias, products (bf16 unless given).
 using Plain64 = AttentionConfig<64, 64, false, false, false, false, false, 0, false, float, float>;
 using Causal64 = AttentionConfig<64, 64, true, false, false, false, false, 0, false, float, float>;
 using Masked128 = AttentionConfig<128, 128, false, true, true, false, false, 0, false, bf16, bf16>;
@@ -85,6 +88,12 @@ using Narrow = AttentionConfig<64, 32, false, false, true, false, false, 0, fals
 using Linear64 =
     AttentionConfig<64, 64, false, false, false, false, false, 0, false, float, float, true>;
 using Buckets64 = AttentionConfig<64, 64, false, true, false, true, false, 0, false, bf16, bf16>;
+using MaskedF16 =
+    AttentionConfig<128, 128, false, true, true, false, false, 0, false, f16, f16, false, f16>;
+using CausalF16 =
+    AttentionConfig<64, 64, true, false, false, false, false, 0, false, f16, f16, false, f16>;
+using RopeBucketsF16 =
+    AttentionConfig<64, 64, true, false, false, true, false, 32, false, f16, f16, false, f16>;
 
 TEST(FlashAttentionEmu, PlainWithPartialBlocks) {
   AttentionCase c;
@@ -319,6 +328,62 @@ TEST(FlashAttentionEmu, SplitsWithoutVisibleKeysAndPadding) {
   c.keyPadding = {{300, 100}};
   c.keySplits = 6, c.splitKeys = 64;
   expectMatches<Narrow>(c);
+}
+
+TEST(FlashAttentionEmu, F16StorageMultipliesInF16) {
+  // f16 q, k and v: copied into shared memory as they are and multiplied
+  // as f16 (mma's f16 form), with a mask and i64 key padding; held to f16's
+  // tolerance, eight times bf16's.
+  AttentionCase c;
+  c.batch = 2, c.heads = 2, c.kvHeads = 1, c.querySeq = 65, c.keySeq = 150;
+  c.mask = AttentionCase::MaskPerBatch;
+  c.keyPadding = {{150, 100}};
+  c.keyPaddingBytes = 8;
+  expectMatches<MaskedF16>(c);
+  // Rows off their 16-byte boundaries: loaded element by element.
+  AttentionData data = testing::dataFor<MaskedF16>(c);
+  testing::expectCloseToReference(data,
+                                  runEmulated<MaskedF16>(data, Misaligned<MaskedF16>(data.c)));
+}
+
+TEST(FlashAttentionEmu, F16CausalGqaInBshdAndDecodingOverSplits) {
+  AttentionCase c;
+  c.heads = 4, c.kvHeads = 2, c.querySeq = 70, c.keySeq = 150, c.bshd = true;
+  expectMatches<CausalF16>(c);
+  AttentionCase d;
+  d.heads = 4, d.kvHeads = 1, d.querySeq = 2, d.keySeq = 700;
+  d.keySplits = 3, d.splitKeys = 256;
+  d.packedGroup = 4;
+  expectMatches<CausalF16>(d);
+}
+
+TEST(FlashAttentionEmu, F16RopeAndBucketedBiasTable) {
+  // RoPE rotates f16 rows element by element and rounds them to f16; T5's
+  // table is read in f16.
+  AttentionCase c;
+  c.heads = 2, c.kvHeads = 2, c.querySeq = 100, c.keySeq = 180, c.ropeOffset = 5;
+  c.bias = AttentionCase::BiasBuckets;
+  expectMatches<RopeBucketsF16>(c);
+}
+
+TEST(FlashAttentionEmu, F16RoundsToNearestEven) {
+  // The host's f16 conversion, which the emulated kernel and the reference
+  // use (the GPU's is cvt.rn): ties to even, the subnormals, overflow.
+  EXPECT_EQ(toF16BitsOnHost(1.0f), 0x3c00u);
+  EXPECT_EQ(toF16BitsOnHost(1.0f + 0x1p-11f), 0x3c00u); // tie: down to even
+  EXPECT_EQ(toF16BitsOnHost(1.0f + 0x3p-11f), 0x3c02u); // tie: up to even
+  EXPECT_EQ(toF16BitsOnHost(-65504.0f), 0xfbffu);
+  EXPECT_EQ(toF16BitsOnHost(65519.0f), 0x7bffu);
+  EXPECT_EQ(toF16BitsOnHost(65520.0f), 0x7c00u); // inf
+  EXPECT_EQ(toF16BitsOnHost(0x1p-24f), 0x0001u);
+  EXPECT_EQ(toF16BitsOnHost(0x1p-25f), 0x0000u); // tie: down to 0
+  EXPECT_EQ(toF16BitsOnHost(0x3p-25f), 0x0002u); // tie: up to even
+  EXPECT_EQ(toF16BitsOnHost(0x1.ffcp-15f), 0x0400u); // rounds up to 2^-14
+  EXPECT_EQ(toF16BitsOnHost(-0.0f), 0x8000u);
+  EXPECT_EQ(toF16BitsOnHost(NAN) & 0x7e00u, 0x7e00u);
+  for (u16 bits : {u16(0x0001), u16(0x03ff), u16(0x0400), u16(0x3555), u16(0x7bff),
+                   u16(0x8001), u16(0xc000)})
+    EXPECT_EQ(toF16BitsOnHost(toFloat(f16{bits})), bits) << bits;
 }
 
 } // namespace

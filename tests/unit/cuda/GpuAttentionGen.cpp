@@ -21,12 +21,14 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s OUT.fatbin [OUT.cu]\n", argv[0]);
     return 2;
   }
-  using attune::gpu::bf16;
+  using attune::gpu::bf16, attune::gpu::f16;
   std::vector<AttentionKernelSpec> specs;
 #define ATTUNE_GPU_ATTENTION(NAME, D, DV, CAUSAL, MASK, PADDING, BIAS, SOFTCAP, ROT, INTER, \
                              TYPE)                                                          \
   specs.push_back({#NAME, D, DV, CAUSAL, MASK, PADDING, BIAS, SOFTCAP, ROT, INTER,          \
-                   std::is_same_v<TYPE, float> ? ScalarType::F32 : ScalarType::BF16});
+                   std::is_same_v<TYPE, float>  ? ScalarType::F32                            \
+                   : std::is_same_v<TYPE, bf16> ? ScalarType::BF16                           \
+                                                : ScalarType::F16});
 #include "tests/unit/cuda/GpuAttentionKernels.h"
 #undef ATTUNE_GPU_ATTENTION
   for (const AttentionKernelSpec &spec : specs) {

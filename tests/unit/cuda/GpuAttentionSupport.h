@@ -31,16 +31,17 @@ struct AttentionKernel {
   int headDim, valueDim;
   bool causal;
   bool bias; // reads a bias table (AttentionParams::biasTable)
-  bool bf16; // storage of q, k, v and the result; f32 otherwise
+  bool half; // 16-bit storage (bf16, f16) of q, k, v and the result; f32 otherwise
+  bool f16;  // that storage is f16 (and so are the products)
 };
 
 inline const std::vector<AttentionKernel> &attentionKernels() {
-  using gpu::bf16; // a storage type of GpuAttentionKernels.h
+  using gpu::bf16, gpu::f16; // storage types of GpuAttentionKernels.h
   static const std::vector<AttentionKernel> kernels = {
 // clang-format off
 #define ATTUNE_GPU_ATTENTION(NAME, D, DV, CAUSAL, MASK, PADDING, BIAS, SOFTCAP, ROT, INTER, TYPE)  \
   {#NAME, "attune_attention_" #NAME, "attune_attention_" #NAME "_combine", D, DV, CAUSAL, BIAS,    \
-   !std::is_same_v<TYPE, float>},
+   !std::is_same_v<TYPE, float>, std::is_same_v<TYPE, f16>},
 #include "tests/unit/cuda/GpuAttentionKernels.h"
 #undef ATTUNE_GPU_ATTENTION
     // clang-format on

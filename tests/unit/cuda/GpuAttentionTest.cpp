@@ -3,13 +3,13 @@
 // The kernels of GpuAttentionKernels.h, compiled by nvcc into
 // gpu_attention.fatbin at build time, loaded with CudaModule and launched
 // with launchAttention on the first GPU, against the float64 reference of
-// AttentionReference.h: the emulated test's nine cases
+// AttentionReference.h: the emulated test's cases in bf16, f32 and f16
 // (FlashAttentionEmuTest.cpp: the same cases on the same configurations,
 // with the same tolerance, so the emulator and the hardware answer the same
 // question); the split over keys (the kernel over query tiles x splits,
 // then the combine kernel) for decoding, a causal block, and splits and
 // whole batches that see no key; and one larger case (B=1, H=4, S=1024,
-// bf16) per kernel the benchmark times, unsplit and with as many splits as
+// bf16 or f16) per kernel the benchmark times, unsplit and with as many splits as
 // the runtime picks for this GPU. Every array a case uses is uploaded; the
 // result buffer starts as NaN, so a row the kernel leaves unwritten shows.
 //
@@ -46,7 +46,8 @@ namespace kernels {
 #define ATTUNE_GPU_ATTENTION(NAME, D, DV, CAUSAL, MASK, PADDING, BIAS, SOFTCAP, ROT, INTER, TYPE)  \
   struct NAME {                                                                                    \
     using Config =                                                                                 \
-        AttentionConfig<D, DV, CAUSAL, MASK, PADDING, BIAS, SOFTCAP, ROT, INTER, TYPE, TYPE>;      \
+        AttentionConfig<D, DV, CAUSAL, MASK, PADDING, BIAS, SOFTCAP, ROT, INTER, TYPE, TYPE,       \
+                        false, typename ProductsFor<TYPE>::type>;                                  \
     static constexpr const char *kSymbol = "attune_attention_" #NAME;                              \
     static constexpr const char *kCombine = "attune_attention_" #NAME "_combine";                  \
   };
@@ -120,7 +121,7 @@ void runOnDevice(Device &device, AttentionData &data, std::vector<float> *got,
   ASSERT_TRUE(arrays.put(p.key, key * sizeof(In))) << statusMessage();
   ASSERT_TRUE(arrays.put(p.value, value * sizeof(In))) << statusMessage();
   ASSERT_TRUE(arrays.put(p.result, data.resultBytes().size())) << statusMessage();
-  ASSERT_TRUE(arrays.put(p.mask, data.mask.size() * sizeof(float))) << statusMessage();
+  ASSERT_TRUE(arrays.put(p.mask, data.mask.size() * sizeof(In))) << statusMessage();
   ASSERT_TRUE(arrays.put(p.keyPadding, data.keyPadding.size())) << statusMessage();
   ASSERT_TRUE(arrays.put(p.biasTable, data.bias.size() * sizeof(In))) << statusMessage();
   ASSERT_TRUE(arrays.put(p.biasRows, data.biasRows.size() * sizeof(int))) << statusMessage();
@@ -279,6 +280,35 @@ TEST(GpuAttention, ValueSizeBelowHeadSizeWithPadding) {
   expectMatches<kernels::narrow>(*device, c);
 }
 
+TEST(GpuAttention, F16StorageMultipliesInF16) {
+  REQUIRE_DEVICE(device);
+  AttentionCase c;
+  c.batch = 2, c.heads = 2, c.kvHeads = 1, c.querySeq = 65, c.keySeq = 150;
+  c.mask = AttentionCase::MaskPerBatch;
+  c.keyPadding = {{150, 100}};
+  c.keyPaddingBytes = 8;
+  expectMatches<kernels::masked128_f16>(*device, c);
+}
+
+TEST(GpuAttention, F16CausalGqaInBshdAndDecodingOverSplits) {
+  REQUIRE_DEVICE(device);
+  AttentionCase c;
+  c.heads = 4, c.kvHeads = 2, c.querySeq = 70, c.keySeq = 150, c.bshd = true;
+  expectMatches<kernels::causal64_f16>(*device, c);
+  AttentionCase d;
+  d.heads = 4, d.kvHeads = 1, d.querySeq = 2, d.keySeq = 700;
+  d.packedGroup = 4;
+  expectMatches<kernels::causal64_f16>(*device, d, 3);
+}
+
+TEST(GpuAttention, F16RopeAndBucketedBiasTable) {
+  REQUIRE_DEVICE(device);
+  AttentionCase c;
+  c.heads = 2, c.kvHeads = 2, c.querySeq = 100, c.keySeq = 180, c.ropeOffset = 5;
+  c.bias = AttentionCase::BiasBuckets;
+  expectMatches<kernels::rope_buckets64_f16>(*device, c);
+}
+
 // --- The split over keys.
 
 TEST(GpuAttention, DecodingSplitAsTheRuntimeSplitsIt) {
@@ -349,6 +379,12 @@ TEST(GpuAttention, LargeBench128) {
   REQUIRE_DEVICE(device);
   expectMatches<kernels::bench128>(*device, large());
   expectMatches<kernels::bench128>(*device, large(), kRuntimeSplits);
+}
+
+TEST(GpuAttention, LargeBench128F16) {
+  REQUIRE_DEVICE(device);
+  expectMatches<kernels::bench128_f16>(*device, large());
+  expectMatches<kernels::bench128_f16>(*device, large(), kRuntimeSplits);
 }
 
 TEST(GpuAttention, LargeBench128Causal) {

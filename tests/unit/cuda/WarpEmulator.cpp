@@ -76,7 +76,12 @@ Block &block() {
 
 Warp &warp() { return *block().warps[currentThread / 32]; }
 
-float bf16Value(u32 reg, int half) { return floatBits((half ? reg >> 16 : reg & 0xffffu) << 16); }
+/// Element `half` (0: the lower 16 bits) of a register of two 16-bit
+/// values, f16 or bf16.
+float halfValue(u32 reg, int half, bool f16) {
+  const u16 bits = u16(half ? reg >> 16 : reg & 0xffffu);
+  return f16 ? toFloat(gpu::f16{bits}) : toFloat(gpu::bf16{bits});
+}
 
 } // namespace
 
@@ -108,7 +113,7 @@ float shuffleXor(float value, int laneMask) {
   return other;
 }
 
-void mmaBf16(float c[4], const u32 a[4], const u32 b[2]) {
+void mma(float c[4], const u32 a[4], const u32 b[2], bool f16) {
   Warp &w = warp();
   int lane = currentThread % 32;
   std::memcpy(w.a[lane], a, sizeof w.a[lane]);
@@ -116,11 +121,12 @@ void mmaBf16(float c[4], const u32 a[4], const u32 b[2]) {
   w.barrier.arrive();
   // A[row][k] lives in lane (row % 8) * 4 + (k % 8) / 2, register
   // (row >= 8) + 2 * (k >= 8), half k % 2; B[k][n] in lane n * 4 +
-  // (k % 8) / 2, register k >= 8, half k % 2 (WarpOps.cuh's mmaBf16).
+  // (k % 8) / 2, register k >= 8, half k % 2 (WarpOps.cuh's mma). A
+  // product of two f16 or bf16 values is exact in f32.
   auto A = [&](int row, int k) {
-    return bf16Value(w.a[(row % 8) * 4 + (k % 8) / 2][(row >= 8) + 2 * (k >= 8)], k % 2);
+    return halfValue(w.a[(row % 8) * 4 + (k % 8) / 2][(row >= 8) + 2 * (k >= 8)], k % 2, f16);
   };
-  auto B = [&](int k, int n) { return bf16Value(w.b[n * 4 + (k % 8) / 2][k >= 8], k % 2); };
+  auto B = [&](int k, int n) { return halfValue(w.b[n * 4 + (k % 8) / 2][k >= 8], k % 2, f16); };
   int g = lane / 4, t = lane % 4;
   if (lane == 0)
     ++warpProducts;

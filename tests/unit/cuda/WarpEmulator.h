@@ -33,7 +33,7 @@ struct LaunchShape {
 /// not write sees garbage, as on a GPU.
 void launch(const LaunchShape &shape, const std::function<void()> &body);
 
-/// The warp-wide tensor-core products (mmaBf16 calls of a whole warp) every
+/// The warp-wide tensor-core products (mma calls of a whole warp) every
 /// launch has run so far: what a test counts to see that work was skipped.
 long long products();
 

@@ -69,9 +69,10 @@ std::string unsupportedReason(const AttentionKernelSpec &spec) {
   if (spec.rotaryDims < 0 || spec.rotaryDims % 4 != 0 || spec.rotaryDims > spec.headDim)
     return "rotary dimensions " + std::to_string(spec.rotaryDims) +
            " (the GPU attention kernel rotates a multiple of 4, at most the head size)";
-  if (spec.storage != ScalarType::F32 && spec.storage != ScalarType::BF16)
+  if (spec.storage != ScalarType::F32 && spec.storage != ScalarType::BF16 &&
+      spec.storage != ScalarType::F16)
     return std::string("storage type ") + scalarTypeName(spec.storage) +
-           " (the GPU attention kernel reads f32 or bf16)";
+           " (the GPU attention kernel reads f32, bf16 or f16)";
   return "";
 }
 
@@ -84,7 +85,8 @@ std::string attentionKernelSource(const std::vector<AttentionKernelSpec> &specs)
         "using namespace attune::gpu;\n";
   auto flag = [](bool b) { return b ? "true" : "false"; };
   for (const AttentionKernelSpec &spec : specs) {
-    const char *type = spec.storage == ScalarType::BF16 ? "bf16" : "float";
+    const char *type = spec.storage == ScalarType::F32 ? "float" : scalarTypeName(spec.storage);
+    const char *products = scalarTypeName(spec.products());
     os << "\n// head " << spec.headDim << ", value " << spec.valueDim
        << (spec.causal ? ", causal" : "") << (spec.mask ? ", additive mask" : "")
        << (spec.keyPadding ? ", key padding" : "") << (spec.bias ? ", bias table" : "")
@@ -92,12 +94,12 @@ std::string attentionKernelSource(const std::vector<AttentionKernelSpec> &specs)
     if (spec.rotaryDims)
       os << ", RoPE on " << spec.rotaryDims
          << (spec.ropeInterleaved ? " interleaved" : " half-split") << " dimensions";
-    os << ", " << type << " storage\n";
+    os << ", " << type << " storage, " << products << " products\n";
     os << "using Config_" << spec.name << " = AttentionConfig<" << spec.headDim << ", "
        << spec.valueDim << ", " << flag(spec.causal) << ", " << flag(spec.mask) << ", "
        << flag(spec.keyPadding) << ", " << flag(spec.bias) << ", " << flag(spec.softcap) << ", "
        << spec.rotaryDims << ", " << flag(spec.ropeInterleaved) << ", " << type << ", " << type
-       << ", " << flag(spec.linearBias) << ">;\n";
+       << ", " << flag(spec.linearBias) << ", " << products << ">;\n";
     const int blocks = gpu::attentionBlocksPerSm(spec.headDim, spec.valueDim);
     os << "extern \"C\" __global__ void __launch_bounds__(kAttentionThreads"
        << (blocks > 0 ? ", " + std::to_string(blocks) : std::string()) << ")\n"

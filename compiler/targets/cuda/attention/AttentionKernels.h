@@ -53,11 +53,18 @@ struct AttentionKernelSpec {
   /// RoPE on load: 0 for none, else the rotary dimensions (a multiple of 4).
   int rotaryDims = 0;
   bool ropeInterleaved = false;
-  /// q, k, v and the result: F32 or BF16. Products are bf16 either way.
+  /// q, k, v and the result: F32, BF16 or F16.
   ScalarType storage = ScalarType::F32;
   /// A per-head bias linear in the distance (ALiBi; AttentionParams::
   /// biasSlopes).
   bool linearBias = false;
+
+  /// The tensor cores' operand type: f16 for f16 storage (tfm.attention's
+  /// f16 operands multiply in f16), else bf16 (bf16 operands, or f32 ones
+  /// with `product_type = bf16`).
+  ScalarType products() const {
+    return storage == ScalarType::F16 ? ScalarType::F16 : ScalarType::BF16;
+  }
 
   /// The kernel's symbol, and that of the kernel that combines its key
   /// splits (AttentionParams::keySplits).
@@ -66,8 +73,8 @@ struct AttentionKernelSpec {
 };
 
 /// Why `spec` has no kernel ("" when it has one): head sizes that are not
-/// multiples of 16 or exceed 128, a storage type other than f32 and bf16, a
-/// bad name or rotary size.
+/// multiples of 16 or exceed 128, a storage type other than f32, bf16 and
+/// f16, a bad name or rotary size.
 std::string unsupportedReason(const AttentionKernelSpec &spec);
 
 /// The CUDA source that defines the kernels of `specs` (symbol() and

@@ -11,7 +11,8 @@
 // 16 a warp (kAttentionWarpTiles), and walks the key blocks (64 keys) the
 // rows can see. Per key block:
 //   1. the block's threads load K (rotated, when RoPE) and V into shared
-//      memory as bf16: bf16 rows that are 16-byte aligned with
+//      memory in the product type: rows already of it that are 16-byte
+//      aligned with
 //      asynchronous 16-byte copies (cp.async), V's while S is computed and
 //      the next block's K's while O += P.V is; otherwise element by element;
 //   2. each warp computes its 16 rows' scores S = Q.K^T, Q (loaded into
@@ -25,15 +26,16 @@
 //      touch only scales);
 //   4. online softmax: the running row maximum m and sum l are updated and
 //      the output accumulator rescaled, then P = exp2(S - m) (in the log2
-//      domain) is rounded to bf16 in place as the A operand of O += P.V.
+//      domain) is rounded to the product type as the A operand of O += P.V.
 // Finally O / l is written (0 for a row that saw no key), as the op defines.
 // When a few query rows meet many keys (decoding), the keys are split
 // between blocks, each writing its unnormalised O, m and l, and
 // attentionCombine merges them (FlashDecoding, Dao et al., 2023).
 //
-// Products are bf16 with f32 accumulation and f32 softmax statistics: the
-// meaning of tfm.attention's `product_type = bf16`, whatever the storage
-// type (f32 or bf16) of q, k, v and the result.
+// Products are 16-bit (Config::Product: bf16 or f16) with f32 accumulation
+// and f32 softmax statistics: what tfm.attention means by `product_type =
+// bf16` on f32 q, k and v, and by bf16 or f16 operands (which multiply in
+// their own type).
 //
 // Rows and keys past the sequence ends are computed on zeros and never
 // stored. Key blocks the rows cannot see (after the causal diagonal,
@@ -62,9 +64,10 @@ struct AttentionParams {
   float scale;
   /// c > 0: the scaled product becomes c * tanh(p / c) (Config::kSoftcap).
   float softcap;
-  /// Additive f32 mask, element (b, h, i, j) at b * maskStride[0] + ... +
-  /// j * maskStride[3]; a zero stride broadcasts (Config::kMask).
-  const float *mask;
+  /// Additive mask of the input type (tfm.attention's mask has q's),
+  /// element (b, h, i, j) at b * maskStride[0] + ... + j * maskStride[3]; a
+  /// zero stride broadcasts (Config::kMask).
+  const void *mask;
   i64 maskStride[4];
   /// [B, Sk] integers of keyPaddingBytes (1: bool or i8, 4: i32, 8: i64,
   /// as Hugging Face's attention_mask), nonzero: attend
@@ -140,7 +143,7 @@ constexpr int attentionBlocksPerSm(int headDim, int valueDim) {
   return headDim <= 64 && valueDim <= 64 ? 0 : 3;
 }
 
-/// Shared memory a configuration needs, in bytes: Q, K and V as bf16 rows
+/// Shared memory a configuration needs, in bytes: Q, K and V as 16-bit rows
 /// padded by 8 elements (so that the 8 rows an ldmatrix phase reads fall in
 /// distinct banks), the tile's bias row and its key mask.
 constexpr int attentionSharedBytes(int headDim, int valueDim) {
@@ -150,9 +153,10 @@ constexpr int attentionSharedBytes(int headDim, int valueDim) {
 }
 
 /// What an attention op compiles into its kernel (see flashAttention).
+/// ProductT is the tensor cores' operand type: bf16 or f16.
 template <int HeadDim, int ValueDim, bool Causal, bool Mask, bool KeyPadding, bool Bias,
           bool Softcap, int RotaryDims, bool RopeInterleaved, class InT, class OutT,
-          bool LinearBias = false>
+          bool LinearBias = false, class ProductT = bf16>
 struct AttentionConfig {
   static constexpr int kHeadDim = HeadDim, kValueDim = ValueDim;
   static constexpr bool kCausal = Causal, kMask = Mask, kKeyPadding = KeyPadding, kBias = Bias,
@@ -161,6 +165,17 @@ struct AttentionConfig {
   static constexpr bool kRopeInterleaved = RopeInterleaved;
   using In = InT;
   using Out = OutT;
+  using Product = ProductT;
+};
+
+/// The products' type the compiler pairs with a storage type
+/// (AttentionKernelSpec::products): f16 operands multiply in f16; bf16
+/// ones, and f32 ones with `product_type = bf16`, in bf16.
+template <class Storage> struct ProductsFor {
+  using type = bf16;
+};
+template <> struct ProductsFor<f16> {
+  using type = f16;
 };
 
 namespace detail {
@@ -184,8 +199,8 @@ ATTUNE_GPU_INLINE bool keyAttends(const AttentionParams &p, int b, int j) {
 
 /// Loads `count` rows of `cols` (even) elements, row r from rowAt(r,
 /// position) (null: a row of zeros) rotated by RoPE at `position` when
-/// `Config::kRotaryDims` and `rotate`, into shared memory as bf16, row r at
-/// to[r * ld].
+/// `Config::kRotaryDims` and `rotate`, into shared memory in
+/// Config::Product, row r at to[r * ld].
 template <class Config, class T, class RowAt>
 ATTUNE_GPU_INLINE void loadRows(u16 *to, int ld, int count, int cols, const AttentionParams &p,
                                 bool rotate, RowAt rowAt) {
@@ -221,7 +236,7 @@ ATTUNE_GPU_INLINE void loadRows(u16 *to, int ld, int count, int cols, const Atte
         }
       }
     }
-    *reinterpret_cast<u32 *>(to + r * ld + c) = packBf16x2(x0, x1);
+    *reinterpret_cast<u32 *>(to + r * ld + c) = packPair<typename Config::Product>(x0, x1);
   }
 }
 
@@ -245,9 +260,11 @@ template <class T> ATTUNE_GPU_INLINE bool rowsAligned(const void *base, const i6
          stride[1] * size % 16 == 0 && stride[2] * size % 16 == 0;
 }
 
-/// Whether such rows can be copied as they are (copyRows): bf16, aligned.
-template <class T> ATTUNE_GPU_INLINE bool copiesRows(const void *base, const i64 stride[3]) {
-  return sizeof(T) == 2 && rowsAligned<T>(base, stride);
+/// Whether such rows can be copied as they are (copyRows): of the product
+/// type P, aligned.
+template <class T, class P>
+ATTUNE_GPU_INLINE bool copiesRows(const void *base, const i64 stride[3]) {
+  return sizeof(T) == 2 && kIsF16<T> == kIsF16<P> && rowsAligned<T>(base, stride);
 }
 
 /// Whether they can be converted 4 elements at a time (convertRows): f32,
@@ -256,7 +273,7 @@ template <class T> ATTUNE_GPU_INLINE bool convertsRows(const void *base, const i
   return sizeof(T) == 4 && rowsAligned<T>(base, stride);
 }
 
-/// Starts copying 64 rows of Cols bf16 elements, row r from base + r *
+/// Starts copying 64 rows of Cols 16-bit elements, row r from base + r *
 /// rowStride (16-byte aligned: copiesRows) to to[r * ld], zeros for rows
 /// from validRows on; copyAsyncCommit closes the group.
 template <int Cols>
@@ -284,46 +301,46 @@ ATTUNE_GPU_INLINE void copyRows(u16 *to, int ld, const u16 *base, i64 rowStride,
   }
 }
 
-/// 16 bytes of f32 and the 8 bytes of bf16 they round to.
+/// 16 bytes of f32 and the 8 bytes of 16-bit values they round to.
 struct alignas(16) Float4 {
   float x[4];
 };
-struct alignas(8) Bf16x4 {
+struct alignas(8) Half4 {
   u32 pairs[2];
 };
 
 /// Loads 64 rows of Cols f32 elements, row r from base + r * rowStride
-/// (16-byte aligned: convertsRows), rounded to bf16 into to[r * ld], zeros
-/// for rows from validRows on: one 16-byte load and one 8-byte store for 4
+/// (16-byte aligned: convertsRows), rounded to P into to[r * ld], zeros for
+/// rows from validRows on: one 16-byte load and one 8-byte store for 4
 /// elements.
-template <int Cols>
+template <int Cols, class P>
 ATTUNE_GPU_INLINE void convertRows(u16 *to, int ld, const float *base, i64 rowStride,
                                    int validRows) {
   constexpr int chunks = Cols / 4;
   for (int c = threadIndex(); c < kAttentionBlockKeys * chunks; c += kAttentionThreads) {
     const int r = c / chunks, col = c % chunks * 4;
-    Bf16x4 packed = {{0u, 0u}};
+    Half4 packed = {{0u, 0u}};
     if (r < validRows) {
       expectAligned16(base + r * rowStride + col);
       const Float4 x = *reinterpret_cast<const Float4 *>(base + r * rowStride + col);
-      packed.pairs[0] = packBf16x2(x.x[0], x.x[1]);
-      packed.pairs[1] = packBf16x2(x.x[2], x.x[3]);
+      packed.pairs[0] = packPair<P>(x.x[0], x.x[1]);
+      packed.pairs[1] = packPair<P>(x.x[2], x.x[3]);
     }
-    *reinterpret_cast<Bf16x4 *>(to + r * ld + col) = packed;
+    *reinterpret_cast<Half4 *>(to + r * ld + col) = packed;
   }
 }
 
-/// Loads 64 rows into shared memory as bf16 the fastest way their type and
-/// alignment allow: copied (bf16: asynchronously, see copyRows),
-/// converted 4 at a time (f32), or element by element (loadTile; which
-/// also rotates for RoPE: `rotate`, never with the first two).
+/// Loads 64 rows into shared memory in the product type P the fastest way
+/// their type and alignment allow: copied (rows of P: asynchronously, see
+/// copyRows), converted 4 at a time (f32), or element by element (loadTile;
+/// which also rotates for RoPE: `rotate`, never with the first two).
 enum class RowLoad { Copy, Convert, Elements };
 
-template <class T>
+template <class T, class P>
 ATTUNE_GPU_INLINE RowLoad rowLoadFor(const void *base, const i64 stride[3], bool rotate) {
   if (rotate)
     return RowLoad::Elements;
-  if (copiesRows<T>(base, stride))
+  if (copiesRows<T, P>(base, stride))
     return RowLoad::Copy;
   return convertsRows<T>(base, stride) ? RowLoad::Convert : RowLoad::Elements;
 }
@@ -335,7 +352,8 @@ ATTUNE_GPU_INLINE void loadBlock(RowLoad how, u16 *to, int ld, const T *base, i6
   if (how == RowLoad::Copy)
     copyRows<Cols>(to, ld, reinterpret_cast<const u16 *>(base), rowStride, validRows);
   else if (how == RowLoad::Convert)
-    convertRows<Cols>(to, ld, reinterpret_cast<const float *>(base), rowStride, validRows);
+    convertRows<Cols, typename Config::Product>(to, ld, reinterpret_cast<const float *>(base),
+                                                rowStride, validRows);
   else
     loadTile<Config>(to, ld, base, rowStride, Cols, validRows, position0, p, rotate);
 }
@@ -343,8 +361,8 @@ ATTUNE_GPU_INLINE void loadBlock(RowLoad how, u16 *to, int ld, const T *base, i6
 /// c[m][n] += a[m] . B_n for the warp's row tiles m that `computes(m)` and
 /// the N column tiles n of B, whose fragments one ldmatrix.x4 (transposed
 /// or not) loads two at a time: tiles 2i and 2i + 1 from row + i *
-/// pairStep. S = Q.K^T and O += P.V are both this.
-template <bool Transpose, int M, int N, class Computes>
+/// pairStep, all of P. S = Q.K^T and O += P.V are both this.
+template <bool Transpose, class P, int M, int N, class Computes>
 ATTUNE_GPU_INLINE void tileProducts(float (&c)[M][N][4], const u32 (&a)[M][4], const u16 *row,
                                     int pairStep, Computes computes) {
   ATTUNE_UNROLL
@@ -354,7 +372,7 @@ ATTUNE_GPU_INLINE void tileProducts(float (&c)[M][N][4], const u32 (&a)[M][4], c
     ATTUNE_UNROLL
     for (int m = 0; m < M; ++m)
       if (computes(m))
-        mmaBf16Pair(c[m][n], c[m][n + 1], a[m], b);
+        mmaPair<P>(c[m][n], c[m][n + 1], a[m], b);
   }
 }
 
@@ -372,11 +390,12 @@ template <bool Value> struct Flag {
 ///
 /// Config: kHeadDim, kValueDim (multiples of 16, at most 128); kCausal;
 /// kMask, kKeyPadding, kBias, kSoftcap, kLinearBias (which AttentionParams
-/// fields are read); kRotaryDims (0: no RoPE) and kRopeInterleaved; In, Out (float or
-/// bf16) the storage types.
+/// fields are read); kRotaryDims (0: no RoPE) and kRopeInterleaved; In, Out (float,
+/// bf16 or f16) the storage types; Product (bf16 or f16) the products'.
 template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionParams &p) {
   using In = typename Config::In;
   using Out = typename Config::Out;
+  using Product = typename Config::Product;
   constexpr int D = Config::kHeadDim, Dv = Config::kValueDim;
   constexpr int BM = kAttentionBlockRows, BN = kAttentionBlockKeys;
   constexpr int M = kAttentionWarpTiles; // 16-row tiles per warp
@@ -385,6 +404,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
                 "head sizes are multiples of 16, at most 128");
   static_assert(Config::kRotaryDims % 4 == 0 && Config::kRotaryDims <= D,
                 "rotary dimensions are a multiple of 4, at most the head size");
+  static_assert(kIsBf16<Product> || kIsF16<Product>, "products are bf16 or f16");
 
   const int tid = threadIndex(), warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, t = lane % 4;
@@ -432,7 +452,8 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   // One head's rows (not packed, not rotated) 64 at a time as K's are, or
   // element by element.
   const In *q = static_cast<const In *>(p.query) + b * p.queryStride[0];
-  const detail::RowLoad loadQ = detail::rowLoadFor<In>(p.query, p.queryStride, Config::kRotaryDims > 0);
+  const detail::RowLoad loadQ =
+      detail::rowLoadFor<In, Product>(p.query, p.queryStride, Config::kRotaryDims > 0);
   if (pack == 1 && loadQ != detail::RowLoad::Elements) {
     for (int r0 = 0; r0 < BM; r0 += BN)
       detail::loadBlock<Config, D>(loadQ, qTile + r0 * ldK, ldK,
@@ -485,10 +506,11 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   const In *vBase =
       static_cast<const In *>(p.value) + b * p.valueStride[0] + kvh * p.valueStride[1];
   // K and V blocks are copied as they are (asynchronously) where they can
-  // be: bf16 rows, 16-byte aligned, K not rotated (detail::rowLoadFor).
+  // be: rows of the product type, 16-byte aligned, K not rotated
+  // (detail::rowLoadFor).
   const detail::RowLoad loadK =
-      detail::rowLoadFor<In>(p.key, p.keyStride, Config::kRotaryDims > 0);
-  const detail::RowLoad loadV = detail::rowLoadFor<In>(p.value, p.valueStride, false);
+      detail::rowLoadFor<In, Product>(p.key, p.keyStride, Config::kRotaryDims > 0);
+  const detail::RowLoad loadV = detail::rowLoadFor<In, Product>(p.value, p.valueStride, false);
   const bool copyK = loadK == detail::RowLoad::Copy;
   // Each starts one group of asynchronous copies (empty when converted).
   auto loadKeys = [&](int k0) {
@@ -576,7 +598,8 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
         for (int m = 0; m < M; ++m)
           if (tileComputes(m))
             loadMatrixX4<false>(qFrag[m], queryRow + 16 * m * ldK + kk * 16);
-        detail::tileProducts<false>(s, qFrag, keyRow + kk * 16, 16 * ldK, tileComputes);
+        detail::tileProducts<false, Product>(s, qFrag, keyRow + kk * 16, 16 * ldK,
+                                             tileComputes);
       }
 
       // 3. The score as the op defines it, in the log2 domain: times
@@ -610,8 +633,9 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
                 if (Config::kSoftcap)
                   v = p.softcap * tanhf(v / p.softcap);
                 if (Config::kMask && i < p.querySeq && j < p.keySeq)
-                  v += p.mask[b * p.maskStride[0] + headOfRow[m][r] * p.maskStride[1] +
-                              i * p.maskStride[2] + j * p.maskStride[3]];
+                  v += toFloat(static_cast<const In *>(
+                      p.mask)[b * p.maskStride[0] + headOfRow[m][r] * p.maskStride[1] +
+                              i * p.maskStride[2] + j * p.maskStride[3]]);
                 if (Config::kBias)
                   v += biasRow[x - (i - q0) + (BM - 1)];
                 if (Config::kLinearBias)
@@ -678,7 +702,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
       loadKeys(next);
 
     if (warpSees) {
-      // O += P.V: P rounded to bf16 as the A operand; one ldmatrix.trans
+      // O += P.V: P rounded to the product type as the A operand; one ldmatrix.trans
       // gives the fragments of value columns nd and nd + 1.
       const u16 *valueRow = vTile + ((matrix & 1) * 8 + matrixRow) * ldV + (matrix >> 1) * 8;
       ATTUNE_UNROLL
@@ -686,12 +710,13 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
         u32 pFrag[M][4];
         ATTUNE_UNROLL
         for (int m = 0; m < M; ++m) {
-          pFrag[m][0] = packBf16x2(s[m][2 * kk][0], s[m][2 * kk][1]);
-          pFrag[m][1] = packBf16x2(s[m][2 * kk][2], s[m][2 * kk][3]);
-          pFrag[m][2] = packBf16x2(s[m][2 * kk + 1][0], s[m][2 * kk + 1][1]);
-          pFrag[m][3] = packBf16x2(s[m][2 * kk + 1][2], s[m][2 * kk + 1][3]);
+          pFrag[m][0] = packPair<Product>(s[m][2 * kk][0], s[m][2 * kk][1]);
+          pFrag[m][1] = packPair<Product>(s[m][2 * kk][2], s[m][2 * kk][3]);
+          pFrag[m][2] = packPair<Product>(s[m][2 * kk + 1][0], s[m][2 * kk + 1][1]);
+          pFrag[m][3] = packPair<Product>(s[m][2 * kk + 1][2], s[m][2 * kk + 1][3]);
         }
-        detail::tileProducts<true>(acc, pFrag, valueRow + kk * 16 * ldV, 16, tileComputes);
+        detail::tileProducts<true, Product>(acc, pFrag, valueRow + kk * 16 * ldV, 16,
+                                            tileComputes);
       }
     }
     syncThreads(); // every warp is done with V

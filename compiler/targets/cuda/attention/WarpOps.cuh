@@ -2,8 +2,9 @@
 //
 // The few things attune's hand-structured CUDA kernels (FlashAttention.cuh)
 // do that plain C++ cannot express: the thread and block indices, barriers,
-// a lane shuffle, bf16 packing, the tensor-core product mma.sync.m16n8k16
-// (bf16 in, f32 accumulate; PTX ISA "Matrix Fragments for mma.m16n8k16"),
+// a lane shuffle, bf16 and f16 packing, the tensor-core product
+// mma.sync.m16n8k16 (bf16 or f16 in, f32 accumulate; PTX ISA "Matrix
+// Fragments for mma.m16n8k16"),
 // its operand loads from shared memory (ldmatrix) and the asynchronous
 // copy from global to shared memory (cp.async, sm_80). Compiled by nvcc
 // they are the PTX instructions. Compiled
@@ -53,6 +54,17 @@ struct bf16 {
   u16 bits;
 };
 
+/// An IEEE binary16 value as its bits.
+struct f16 {
+  u16 bits;
+};
+
+/// Whether T is f16, or bf16: the tensor-core products' operand types.
+template <class T> constexpr bool kIsF16 = false;
+template <> constexpr bool kIsF16<f16> = true;
+template <class T> constexpr bool kIsBf16 = false;
+template <> constexpr bool kIsBf16<bf16> = true;
+
 #if !defined(__CUDACC__)
 /// Implemented by the host emulator; see the top of this file.
 namespace emu {
@@ -62,7 +74,7 @@ unsigned char *sharedMemory();
 void syncThreads();
 bool syncThreadsOr(bool predicate);
 float shuffleXor(float value, int laneMask);
-void mmaBf16(float c[4], const u32 a[4], const u32 b[2]);
+void mma(float c[4], const u32 a[4], const u32 b[2], bool f16);
 void loadMatrices(u32 *r, int count, const u16 *row, bool transpose);
 } // namespace emu
 #endif
@@ -112,20 +124,27 @@ ATTUNE_GPU_INLINE float shuffleXor(float value, int laneMask) {
 #endif
 }
 
-/// c += a * b for one warp: a 16x16 bf16 tile (4 registers a lane, "row"),
-/// b 16x8 bf16 ("col"), c 16x8 f32, in the PTX ISA's fragment layouts. With
-/// g = lane / 4 and t = lane % 4: a[0] holds A[g][2t, 2t+1], a[1]
-/// A[g+8][2t, 2t+1], a[2] A[g][2t+8, 2t+9], a[3] A[g+8][2t+8, 2t+9];
-/// b[0] B[2t, 2t+1][g], b[1] B[2t+8, 2t+9][g]; c C[g][2t, 2t+1] then
-/// C[g+8][2t, 2t+1]. The lower element of a pair is in the lower 16 bits.
-ATTUNE_GPU_INLINE void mmaBf16(float c[4], const u32 a[4], const u32 b[2]) {
+/// c += a * b for one warp, a and b of P (bf16 or f16): a 16x16 tile (4
+/// registers a lane, "row"), b 16x8 ("col"), c 16x8 f32, in the PTX ISA's
+/// fragment layouts, which the two types share. With g = lane / 4 and t =
+/// lane % 4: a[0] holds A[g][2t, 2t+1], a[1] A[g+8][2t, 2t+1], a[2]
+/// A[g][2t+8, 2t+9], a[3] A[g+8][2t+8, 2t+9]; b[0] B[2t, 2t+1][g], b[1]
+/// B[2t+8, 2t+9][g]; c C[g][2t, 2t+1] then C[g+8][2t, 2t+1]. The lower
+/// element of a pair is in the lower 16 bits.
+template <class P> ATTUNE_GPU_INLINE void mma(float c[4], const u32 a[4], const u32 b[2]) {
 #if defined(__CUDACC__)
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  if constexpr (kIsF16<P>)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #else
-  emu::mmaBf16(c, a, b);
+  emu::mma(c, a, b, kIsF16<P>);
 #endif
 }
 
@@ -142,7 +161,7 @@ ATTUNE_GPU_INLINE void expectAligned16(const void *address) {
 }
 
 /// ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 for one warp: lanes
-/// 8m .. 8m + 7 give the addresses of rows 0 .. 7 of the 8x8 bf16 matrix m
+/// 8m .. 8m + 7 give the addresses of rows 0 .. 7 of the 8x8 16-bit matrix m
 /// (16-byte aligned); r[m] receives matrix m's elements (row lane / 4,
 /// columns 2 (lane % 4) and the next), or with Transpose elements
 /// (2 (lane % 4), lane / 4) and (2 (lane % 4) + 1, lane / 4): an mma
@@ -202,9 +221,10 @@ template <int Pending> ATTUNE_GPU_INLINE void copyAsyncWait() {
 
 /// c0 += a.b for b's first two registers, c1 += a.b for its last two: the
 /// two products one ldmatrix.x4 of B operands serves (loadMatrixX4).
-ATTUNE_GPU_INLINE void mmaBf16Pair(float c0[4], float c1[4], const u32 a[4], const u32 b[4]) {
-  mmaBf16(c0, a, b);
-  mmaBf16(c1, a, b + 2);
+template <class P>
+ATTUNE_GPU_INLINE void mmaPair(float c0[4], float c1[4], const u32 a[4], const u32 b[4]) {
+  mma<P>(c0, a, b);
+  mma<P>(c1, a, b + 2);
 }
 
 /// 2^x, approximately (ex2.approx: 2 ulp); 2^-inf = 0.
@@ -257,11 +277,71 @@ ATTUNE_GPU_INLINE u32 packBf16x2(float lo, float hi) {
 #endif
 }
 
+#if !defined(__CUDACC__)
+/// f32 to f16 bits, rounding to nearest even: from 65520 (65504 and half
+/// its ulp) to inf, below 2^-14 to the subnormals (NaN stays NaN). The
+/// host's; the device converts by cvt.rn.f16.f32.
+inline u32 toF16BitsOnHost(float f) {
+  const u32 all = bitsOf(f), sign = (all >> 16) & 0x8000u;
+  u32 x = all & 0x7fffffffu;
+  if (x >= (127u + 16u) << 23) // 2^16 and above: inf; NaN
+    return sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u);
+  if (x < 113u << 23) {
+    // Below 2^-14: adding 2^-1 leaves the value's multiple of 2^-24 (an
+    // f16 subnormal's unit) in the low mantissa bits, rounded to nearest
+    // even by the addition.
+    const u32 magic = 126u << 23;
+    return sign | (bitsOf(floatBits(x) + floatBits(magic)) - magic);
+  }
+  // Normal: rebias the exponent, round the 13 bits dropped to nearest even.
+  x += (u32(15 - 127) << 23) + 0xfffu + ((x >> 13) & 1u);
+  return sign | (x >> 13);
+}
+#endif
+
+/// {lo, hi} rounded to P (bf16 or f16) in one register, lo in the lower
+/// half.
+template <class P> ATTUNE_GPU_INLINE u32 packPair(float lo, float hi) {
+  if constexpr (kIsF16<P>) {
+#if defined(__CUDACC__)
+    u32 packed;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+    return packed;
+#else
+    return toF16BitsOnHost(lo) | (toF16BitsOnHost(hi) << 16);
+#endif
+  } else {
+    return packBf16x2(lo, hi);
+  }
+}
+
 ATTUNE_GPU_INLINE float toFloat(float x) { return x; }
 ATTUNE_GPU_INLINE float toFloat(bf16 x) { return floatBits(u32(x.bits) << 16); }
+ATTUNE_GPU_INLINE float toFloat(f16 x) {
+#if defined(__CUDACC__)
+  float y;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(y) : "h"(x.bits));
+  return y;
+#else
+  const u32 sign = u32(x.bits & 0x8000u) << 16, exponent = (x.bits >> 10) & 0x1fu,
+            mantissa = x.bits & 0x3ffu;
+  if (exponent == 0) // zero or subnormal: mantissa * 2^-24
+    return floatBits(sign | bitsOf(float(mantissa) * 5.9604644775390625e-8f));
+  if (exponent == 31)
+    return floatBits(sign | 0x7f800000u | mantissa << 13);
+  return floatBits(sign | (exponent + 112u) << 23 | mantissa << 13);
+#endif
+}
 
 ATTUNE_GPU_INLINE void store(float *to, float x) { *to = x; }
 ATTUNE_GPU_INLINE void store(bf16 *to, float x) { to->bits = u16(toBf16Bits(x)); }
+ATTUNE_GPU_INLINE void store(f16 *to, float x) {
+#if defined(__CUDACC__)
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(to->bits) : "f"(x));
+#else
+  to->bits = u16(toF16BitsOnHost(x));
+#endif
+}
 
 } // namespace attune::gpu
 
