@@ -241,7 +241,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   // Graph pipeline.
   pipeline::CompileOptions pipelineOptions;
   // A target without a fused attention kernel builds every model unfused.
-  std::string unfusedReason = target.unfusedAttentionReason();
+  std::string unfusedReason = target.unfusedAttentionReason(*module);
   pipelineOptions.fuseAttention = options.fuseAttention && unfusedReason.empty();
   if (options.fuseAttention && !unfusedReason.empty() && options.verbose)
     log << "attune-compile: attention unfused: " << unfusedReason << "\n";

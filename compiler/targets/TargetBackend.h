@@ -76,10 +76,12 @@ public:
   virtual std::string compileSupport(const std::string &directory,
                                      const std::string &objectPath) const = 0;
 
-  /// Why this target runs attention unfused, as matmuls, a softmax and the
-  /// ops between them (the graph pipeline then decomposes tfm.attention), or
-  /// "" when it has a fused attention kernel.
-  virtual std::string unfusedAttentionReason() const { return ""; }
+  /// Why this target runs every attention of `module` (the model, before the
+  /// graph pipeline) unfused, as matmuls, a softmax and the ops between them
+  /// (the graph pipeline then decomposes tfm.attention), or "" when it may
+  /// have a fused attention kernel for some (unfusedAttentionReasonFor then
+  /// says which).
+  virtual std::string unfusedAttentionReason(mlir::Operation *module) const { return ""; }
 
   /// Why this target has no fused kernel for the tfm.attention `attention`
   /// that the graph pipeline left ("" when it has one): the driver then

@@ -351,14 +351,14 @@ int32_t ModelDevice::attention(void *user, const attune_abi_attention_t *op,
 
 namespace {
 
-/// The storage type of an attention operand: 4 for f32, 2 for bf16, 0 for
-/// one the kernels do not read.
-int attentionElementBytes(const halide_type_t &type) {
-  if (type.code == halide_type_float && type.bits == 32)
-    return 4;
-  if (type.code == halide_type_bfloat && type.bits == 16)
-    return 2;
-  return 0;
+/// The storage type of an attention operand as the kernels read it, f32,
+/// bf16 or f16: its type's code and bits in one number (equal for the same
+/// type only), or 0 for a type the kernels do not read.
+int attentionStorage(const halide_type_t &type) {
+  const bool read = type.lanes == 1 &&
+                    ((type.code == halide_type_float && (type.bits == 32 || type.bits == 16)) ||
+                     (type.code == halide_type_bfloat && type.bits == 16));
+  return read ? type.code << 8 | type.bits : 0;
 }
 
 } // namespace
@@ -389,17 +389,17 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
                 "run",
                 abi_.name, numArgs, op.has_mask, op.has_key_padding, op.has_bias_table);
   const halide_buffer_t &q = *args[0], &k = *args[1], &v = *args[2], &y = *args[numArgs - 1];
-  const int bytes = attentionElementBytes(y.type);
+  const int storage = attentionStorage(y.type);
   const halide_buffer_t *tensors[] = {&q, &k, &v, &y};
   const int64_t innerSizes[] = {op.head_dim, op.head_dim, op.value_dim, op.value_dim};
   for (int i = 0; i < 4; ++i) {
     const halide_buffer_t &t = *tensors[i];
     if (t.dimensions != 4 || t.dim[0].stride != 1 || t.dim[0].extent != innerSizes[i] ||
-        attentionElementBytes(t.type) != bytes || bytes == 0)
+        attentionStorage(t.type) != storage || storage == 0)
       return fail(ATTUNE_INVALID_LIBRARY,
                   "model '%s': attention operand %d has %d dimensions, inner stride %d, head "
-                  "size %d and type code %d bits %d; expected 4, 1, %lld and f32 or bf16 like "
-                  "the result",
+                  "size %d and type code %d bits %d; expected 4, 1, %lld and f32, bf16 or f16 "
+                  "like the result",
                   abi_.name, i, t.dimensions, t.dimensions ? t.dim[0].stride : 0,
                   t.dimensions ? t.dim[0].extent : 0, t.type.code, t.type.bits,
                   static_cast<long long>(innerSizes[i]));
@@ -423,10 +423,10 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
   int next = 3;
   if (op.has_mask) {
     const halide_buffer_t &mask = *args[next++];
-    if (mask.dimensions != 4 || attentionElementBytes(mask.type) != 4)
-      return fail(ATTUNE_INVALID_LIBRARY, "model '%s': an attention mask is not 4-d f32",
-                  abi_.name);
-    p.mask = static_cast<const float *>(address(mask));
+    if (mask.dimensions != 4 || attentionStorage(mask.type) != storage)
+      return fail(ATTUNE_INVALID_LIBRARY,
+                  "model '%s': an attention mask is not 4-d of the result's type", abi_.name);
+    p.mask = address(mask);
     for (int d = 0; d < 4; ++d)
       p.maskStride[3 - d] = mask.dim[d].stride;
   }
@@ -447,7 +447,7 @@ attune_status_t ModelDevice::runAttention(const attune_abi_attention_t &op,
   if (op.has_bias_table) {
     // [H, R] innermost first (T5's [num_buckets, H] row-major), in q's type.
     const halide_buffer_t &table = *args[next++];
-    if (table.dimensions != 2 || attentionElementBytes(table.type) != bytes ||
+    if (table.dimensions != 2 || attentionStorage(table.type) != storage ||
         table.dim[0].extent != p.heads)
       return fail(ATTUNE_INVALID_LIBRARY,
                   "model '%s': an attention bias table is not [%d heads, rows] in q's type",

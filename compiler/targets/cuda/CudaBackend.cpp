@@ -23,6 +23,21 @@ std::string typeName(mlir::Type type) {
   return text;
 }
 
+/// Whether an op of `module` yields bf16 or f16 tensors.
+bool computesIn16Bits(mlir::Operation *module) {
+  bool found = false;
+  module->walk([&](mlir::Operation *op) {
+    for (mlir::Type type : op->getResultTypes())
+      if (auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type))
+        if (tensor.getElementType().isBF16() || tensor.getElementType().isF16()) {
+          found = true;
+          return mlir::WalkResult::interrupt();
+        }
+    return mlir::WalkResult::advance();
+  });
+  return found;
+}
+
 /// The FlashAttention.cuh configuration of an attention kernel spec, named
 /// after the spec's symbol.
 AttentionKernelSpec attentionKernelSpec(const codegen::KernelSpec &spec) {
@@ -134,8 +149,12 @@ public:
     return "";
   }
 
-  std::string unfusedAttentionReason() const override {
-    if (bf16)
+  std::string unfusedAttentionReason(mlir::Operation *module) const override {
+    // The kernel multiplies 16-bit values: f32 attentions with
+    // --precision=bf16's product_type, and those of a model computing in
+    // bf16 or f16, which multiply in their own type (the others of such a
+    // model are decomposed one by one: unfusedAttentionReasonFor).
+    if (bf16 || computesIn16Bits(module))
       return "";
     return "the CUDA target's fused attention computes bf16 products (build with "
            "--precision=bf16): in f32, attention runs as cuBLASLt batched matmuls around a "
@@ -180,9 +199,14 @@ std::string CudaBackend::unfusedAttentionReasonFor(mlir::Operation *op) const {
   auto attention = mlir::dyn_cast<tfm::AttentionOp>(op);
   if (!attention)
     return "not a tfm.attention";
-  if (!attention.getProductType() || !attention.getProductType()->isBF16())
-    return "its products are not bf16 (the GPU kernel's tensor cores multiply bf16)";
   auto query = mlir::cast<mlir::RankedTensorType>(attention.getQuery().getType());
+  // Products of bf16 or f16 operands are in their type (tfm.attention);
+  // f32 ones are bf16 with product_type = bf16 (--precision=bf16).
+  mlir::Type element = query.getElementType();
+  const bool bf16Products = attention.getProductType() && attention.getProductType()->isBF16();
+  if (!bf16Products && !element.isBF16() && !element.isF16())
+    return "its products are f32 (the GPU kernel's tensor cores multiply bf16 or f16: build "
+           "with --precision=bf16)";
   if (mlir::ArrayAttr list = attention.getModifiersAttr(); list && !list.empty()) {
     // The kernel evaluates a bias linear in the distance (ALiBi) or one
     // read from a table by the distance's bucket (T5), and a visible range
@@ -227,7 +251,6 @@ std::string CudaBackend::unfusedAttentionReasonFor(mlir::Operation *op) const {
   kernel.name = "check";
   kernel.headDim = query.isDynamicDim(3) ? -1 : int(query.getDimSize(3));
   kernel.valueDim = value.isDynamicDim(3) ? -1 : int(value.getDimSize(3));
-  mlir::Type element = query.getElementType();
   kernel.storage = element.isF32() ? ScalarType::F32
                    : element.isBF16() ? ScalarType::BF16
                                       : ScalarType::F16;
