@@ -2,7 +2,8 @@
 //
 // The bf16 kernels of tests/unit/cuda/GpuAttentionKernels.h (bench64,
 // bench128 and their causal forms, and bench128_t5, bench128 with T5's
-// bucketed bias table: what a modifier costs; FlashAttention.cuh compiled by nvcc into
+// bucketed bias table: what a modifier costs) and bench128_f16 (f16 in, f16
+// products; FlashAttention.cuh compiled by nvcc into
 // gpu_attention.fatbin at build time) launched through
 // runtime/cuda/FusedAttention.h on whatever NVIDIA GPU this runs on:
 //  - BM_FlashAttention/<kernel>/S:<S>: prefill, Sq = Sk = S from 512 to 16k,
@@ -27,7 +28,7 @@
 //    once.
 // Inputs are uniform in [-1, 1], bhsd. Before it is timed each row's
 // result is compared, on a few rows of the first and the last head, with a
-// float64 attention over the same bf16 inputs (|err| <= 1e-2: the emulated
+// float64 attention over the same bf16 (f16) inputs (|err| <= 1e-2: the emulated
 // and GPU tests' 8e-3·max|v| plus the result's bf16 rounding); a mismatch
 // skips the row with the error. Times come from CUDA events around
 // `kRepeats` back-to-back launches on the device's stream, per launch.
@@ -105,8 +106,9 @@ struct DeviceBuffer {
   ~DeviceBuffer() { gpu().device->free(pointer); } // free(0) is a no-op
 };
 
-/// A device array of bf16 values and its host copy (the bits).
-struct Bf16Array {
+/// A device array of 16-bit values (bf16 or f16) and its host copy (the
+/// bits).
+struct HalfArray {
   std::vector<uint16_t> host;
   DeviceBuffer device;
 };
@@ -116,20 +118,22 @@ struct Bf16Array {
 /// them and kept: every prefill row has the same B·H·S·D. The decode rows
 /// tile their q, K and V with these q, k and v. Empty `why` when ready.
 struct PrefillData {
-  Bf16Array q, k, v;
+  bool f16 = false; // f16 values, else bf16
+  HalfArray q, k, v;
   DeviceBuffer result;
   std::string why;
 };
 
-/// `n` bf16 values (their bits) uniform in [lo, hi), from a 64-bit LCG at
-/// `state`: fast enough for 100M values, and the same every run.
-void fillUniformBf16(std::vector<uint16_t> &bits, size_t n, float lo, float hi,
-                     uint64_t &state) {
+/// `n` bf16 (or f16) values (their bits) uniform in [lo, hi), from a
+/// 64-bit LCG at `state`: fast enough for 100M values, and the same every
+/// run.
+void fillUniform(std::vector<uint16_t> &bits, size_t n, float lo, float hi, uint64_t &state,
+                 bool f16 = false) {
   bits.resize(n);
   for (uint16_t &b : bits) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     float x = float(state >> 40) / float(1 << 24) * (hi - lo) + lo;
-    b = uint16_t(attune::gpu::toBf16Bits(x));
+    b = uint16_t(f16 ? attune::gpu::toF16BitsOnHost(x) : attune::gpu::toBf16Bits(x));
   }
 }
 
@@ -143,8 +147,8 @@ bool upload(DeviceBuffer &to, const void *host, size_t bytes) {
 
 void makePrefillData(PrefillData &d) {
   uint64_t state = 0x2545f4914f6cdd1dull;
-  for (Bf16Array *array : {&d.q, &d.k, &d.v}) {
-    fillUniformBf16(array->host, kPrefillElements, -1.0f, 1.0f, state);
+  for (HalfArray *array : {&d.q, &d.k, &d.v}) {
+    fillUniform(array->host, kPrefillElements, -1.0f, 1.0f, state, d.f16);
     if (!upload(array->device, array->host.data(), array->host.size() * 2)) {
       d.why = attune::runtime::statusMessage();
       return;
@@ -155,14 +159,23 @@ void makePrefillData(PrefillData &d) {
 }
 
 /// Made after gpu(), so destroyed before it closes the device.
-PrefillData &prefillData() {
-  static PrefillData data;
-  static const bool made = (makePrefillData(data), true);
-  (void)made;
-  return data;
+/// Of f16 values for an f16 kernel, else bf16.
+PrefillData &prefillData(bool f16) {
+  static PrefillData data[2];
+  static bool made[2] = {false, false};
+  if (!made[f16]) {
+    data[f16].f16 = f16;
+    makePrefillData(data[f16]);
+    made[f16] = true;
+  }
+  return data[f16];
 }
 
-float bf16Value(uint16_t bits) { return attune::gpu::floatBits(uint32_t(bits) << 16); }
+/// The value of 16-bit `bits`: f16 or bf16.
+float halfValue(uint16_t bits, bool f16) {
+  return f16 ? attune::gpu::toFloat(attune::gpu::f16{bits})
+             : attune::gpu::floatBits(uint32_t(bits) << 16);
+}
 
 /// One attention launch's shape, bhsd and contiguous, over device arrays.
 struct Shape {
@@ -189,7 +202,7 @@ struct BiasTable {
 
 void makeBiasTable(BiasTable &t, int heads) {
   uint64_t state = 0x9e3779b97f4a7c15ull;
-  fillUniformBf16(t.table, size_t(BiasTable::kBuckets) * heads, -2.0f, 2.0f, state);
+  fillUniform(t.table, size_t(BiasTable::kBuckets) * heads, -2.0f, 2.0f, state);
   t.rows = attune::gpu::testing::t5BucketRows(BiasTable::kBuckets, BiasTable::kMaxDistance);
   if (!upload(t.deviceTable, t.table.data(), t.table.size() * 2) ||
       !upload(t.deviceRows, t.rows.data(), t.rows.size() * sizeof(int)))
@@ -249,8 +262,8 @@ std::string checkRows(const Shape &s, const PrefillData &data, const BiasTable *
   }
   if (!launch() || device.synchronize() != ATTUNE_OK)
     return attune::runtime::statusMessage();
-  auto at = [](const std::vector<uint16_t> &host, size_t x) {
-    return double(bf16Value(host[x % host.size()]));
+  auto at = [&](const std::vector<uint16_t> &host, size_t x) {
+    return double(halfValue(host[x % host.size()], data.f16));
   };
   const int shift = s.keySeq - s.querySeq;
   const double scale = 1.0f / std::sqrt(float(s.dim)); // the kernel's f32 scale
@@ -284,7 +297,7 @@ std::string checkRows(const Shape &s, const PrefillData &data, const BiasTable *
         for (int d = 0; d < s.dim; ++d)
           want[d] += score[j] / sum * at(data.v.host, keys + size_t(j) * s.dim + d);
       for (int d = 0; d < s.dim; ++d) {
-        const double value = bf16Value(got[d]);
+        const double value = halfValue(got[d], data.f16);
         if (!(std::fabs(value - want[d]) <= 1e-2))
           return "head " + std::to_string(bh) + " row " + std::to_string(i) + " element " +
                  std::to_string(d) + ": got " + std::to_string(value) + ", want " +
@@ -365,7 +378,7 @@ void checkAndTime(benchmark::State &state, const AttentionKernel &kernel, const 
   state.counters["packed"] = params.packedGroup;
 }
 
-/// The kernel `name` of a row, with the GPU and prefillData() ready; null,
+/// The kernel `name` of a row, with the GPU and its prefillData ready; null,
 /// with the row skipped saying why, when one of them is not.
 const AttentionKernel *kernelForRow(benchmark::State &state, const std::string &name) {
   std::string why;
@@ -375,7 +388,7 @@ const AttentionKernel *kernelForRow(benchmark::State &state, const std::string &
   else if (!(kernel = findKernel(name)))
     why = "no kernel " + name + " in GpuAttentionKernels.h";
   else
-    why = prefillData().why;
+    why = prefillData(kernel->f16).why;
   if (why.empty())
     return kernel;
   state.SkipWithError(why.c_str());
@@ -386,7 +399,7 @@ void BM_FlashAttention(benchmark::State &state, std::string name) {
   const AttentionKernel *kernel = kernelForRow(state, name);
   if (!kernel)
     return;
-  PrefillData &data = prefillData();
+  PrefillData &data = prefillData(kernel->f16);
   const int seq = int(state.range(0));
   Shape shape{int(kTokens / seq), int(kWidth / kernel->headDim), seq, seq, kernel->headDim,
               kernel->causal};
@@ -404,7 +417,7 @@ void BM_FlashAttention(benchmark::State &state, std::string name) {
 
 /// `bytes` of `to` filled with copies of the `from.host.size() * 2` bytes
 /// of `from`, so that element x of `to` is from.host[x % from.host.size()].
-bool tile(api::CUdeviceptr to, size_t bytes, const Bf16Array &from) {
+bool tile(api::CUdeviceptr to, size_t bytes, const HalfArray &from) {
   const size_t chunk = from.host.size() * 2;
   for (size_t at = 0; at < bytes; at += chunk)
     if (gpu().device->copy(to + at, from.device.pointer, std::min(chunk, bytes - at)) != ATTUNE_OK)
@@ -417,7 +430,7 @@ void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int spli
   const AttentionKernel *kernel = kernelForRow(state, name);
   if (!kernel)
     return;
-  PrefillData &data = prefillData();
+  PrefillData &data = prefillData(kernel->f16);
   Shape shape{1, 32, 1, int(state.range(0)), kernel->headDim, false, kvHeads};
   const size_t rowBytes = size_t(shape.heads) * shape.dim * 2;
   const size_t kvBytes = size_t(shape.keySeq) * kvHeads * shape.dim * 2;
@@ -440,7 +453,7 @@ void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int spli
 
 void registerAll() {
   for (const char *name :
-       {"bench64", "bench64_causal", "bench128", "bench128_causal", "bench128_t5"})
+       {"bench64", "bench64_causal", "bench128", "bench128_causal", "bench128_t5", "bench128_f16"})
     benchmark::RegisterBenchmark((std::string("BM_FlashAttention/") + name).c_str(),
                                  BM_FlashAttention, std::string(name))
         ->ArgName("S")

@@ -5,7 +5,7 @@ PyTorch's scaled_dot_product_attention with each of its back-ends (cuDNN,
 flash, memory-efficient) forced in turn, bf16, non-causal and causal, at
 S = 512 ... 16k and D = 64 and 128, with batch x heads filling the GPU as
 FlashAttention's own benchmark does (batch = 16384 / S, heads = 2048 / D);
-then decode (one query against Sk = 8k ... 128k keys) beside the time to read
+the same in f16 at D = 128 (gpu_attention_benchmark's bench128_f16); then decode (one query against Sk = 8k ... 128k keys) beside the time to read
 K and V once at the bandwidth of a device copy measured in the same run.
 
 TFLOP/s counts 4·B·H·S²·D per forward (half when causal). Times are the
@@ -29,14 +29,14 @@ BACKENDS = [("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_AT
             ("efficient", SDPBackend.EFFICIENT_ATTENTION)]
 
 
-def prefill(lengths, dims):
-    print("prefill, bf16: TFLOP/s per back-end")
+def prefill(lengths, dims, dtype=torch.bfloat16):
+    print(f"prefill, {'f16' if dtype == torch.float16 else 'bf16'}: TFLOP/s per back-end")
     print(f"{'S':>6} {'D':>4} {'causal':>6} {'B':>4} {'H':>4} " +
           " ".join(f"{name:>10}" for name, _ in BACKENDS))
     for d in dims:
         for s in lengths:
             b, h = max(1, 16384 // s), 2048 // d
-            q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+            q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=dtype) for _ in range(3))
             for causal in (False, True):
                 flops = 4 * b * h * s * s * d / (2 if causal else 1)
                 cells = []
@@ -85,9 +85,11 @@ def main():
     print(f"torch {torch.__version__} on {torch.cuda.get_device_name(0)}")
     if args.quick:
         prefill([2048, 8192], [128])
+        prefill([8192], [128], torch.float16)
         decode([32768])
     else:
         prefill([512, 1024, 2048, 4096, 8192, 16384], [64, 128])
+        prefill([512, 1024, 2048, 4096, 8192, 16384], [128], torch.float16)
         decode([8192, 32768, 131072])
 
 
