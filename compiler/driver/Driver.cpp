@@ -354,13 +354,14 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   // Schedules from the tuning database; a kernel or level without an entry
   // keeps the builder's formula. They change the kernels' code, not the host
   // code, so they are applied after it and before the kernels are built.
-  if (target.readsTuningDatabase()) {
+  {
+    const std::vector<std::string> levels = target.tuningLevels();
     std::string report;
     for (codegen::KernelSpec &spec : host.kernels) {
       if (options.tuning)
-        options.tuning->apply(spec);
+        options.tuning->apply(spec, levels);
       report += spec.symbolName() + " " +
-                tuning::describeTuning(spec, options.tuning) + "\n";
+                tuning::describeTuning(spec, options.tuning, levels) + "\n";
     }
     if (options.verbose)
       for (llvm::StringRef line : llvm::split(llvm::StringRef(report).rtrim(), '\n'))

@@ -95,9 +95,10 @@ public:
   /// rather than storing the weights packed in bf16 (the CPU).
   virtual bool bf16ByRoundingProducts() const { return false; }
 
-  /// Whether the tuning database (keyed by CPU ISA level) chooses this
-  /// target's schedules.
-  virtual bool readsTuningDatabase() const { return true; }
+  /// The tuning database's levels this target's kernels look up their
+  /// entries at (TuningDatabase::apply): empty, the CPU's ISA levels (the
+  /// default); the CUDA target's GPU architectures ("sm_80", "sm_90").
+  virtual std::vector<std::string> tuningLevels() const { return {}; }
 
   /// The activations a linear may fold in (tfm-fuse-epilogues); empty: all
   /// of them.

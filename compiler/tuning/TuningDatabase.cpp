@@ -130,10 +130,10 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value,
   if (!isa)
     return fileError(file, where + " has no string 'isa'");
   attune_isa_t level;
-  if (attune_isa_from_name(isa->str().c_str(), &level) != ATTUNE_OK)
+  if (attune_isa_from_name(isa->str().c_str(), &level) != ATTUNE_OK && !isGpuLevel(*isa))
     return fileError(file, where + " has unknown isa '" + *isa +
                                "' (expected baseline, avx2, avx512, "
-                               "avx512_zen4 or avx512_spr)");
+                               "avx512_zen4, avx512_spr or a GPU's sm_<NN>)");
   entry.isa = isa->str();
   std::optional<llvm::StringRef> kernel = object->getString("kernel");
   if (!kernel || kernel->empty())
@@ -368,9 +368,16 @@ std::vector<std::string> TuningDatabase::levelsFor(const KernelSpec &spec) const
   return out;
 }
 
-std::vector<std::string> TuningDatabase::apply(KernelSpec &spec) const {
+bool isGpuLevel(llvm::StringRef name) {
+  unsigned capability = 0;
+  return name.consume_front("sm_") && !name.getAsInteger(10, capability) && capability >= 50 &&
+         capability < 1000;
+}
+
+std::vector<std::string> TuningDatabase::apply(KernelSpec &spec,
+                                               llvm::ArrayRef<std::string> levels) const {
   std::vector<std::string> applied;
-  for (const std::string &isa : levelsFor(spec))
+  for (const std::string &isa : levels.empty() ? levelsFor(spec) : levels.vec())
     if (const TuningEntry *entry = find(isa, spec)) {
       spec.schedules[isa] = entry->params;
       applied.push_back(isa);
@@ -434,9 +441,12 @@ llvm::Error TuningDatabase::save(llvm::StringRef path) const {
 
 std::string defaultTuningDatabasePath() { return ATTUNE_DEFAULT_TUNING_DATABASE; }
 
-std::string describeTuning(const KernelSpec &spec, const TuningDatabase *db) {
+std::string describeTuning(const KernelSpec &spec, const TuningDatabase *db,
+                           llvm::ArrayRef<std::string> targetLevels) {
   std::string key = tuningKey(spec);
-  std::vector<std::string> levels = db ? db->levelsFor(spec) : std::vector<std::string>{};
+  std::vector<std::string> levels = !db                    ? std::vector<std::string>{}
+                                    : targetLevels.empty() ? db->levelsFor(spec)
+                                                           : targetLevels.vec();
   if (levels.empty())
     return key + ": formula";
   std::string line = key + ":";

@@ -9,10 +9,13 @@
 //                 "params": {"key_block": 64, "query_tile": 48},
 //                 "measured": {...}}]}
 //
-// "isa" is an attune_isa_name() ("avx2", "avx512", ...), "kernel" a
-// tuningKey(), "params" the ScheduleParams (integers) the builder reads and
-// "measured" free-form information (shape, GFLOP/s, machine) that the
-// compiler ignores. Halide-free, so the MLIR-side driver can use it.
+// "isa" is an attune_isa_name() ("avx2", "avx512", ...) or, for the CUDA
+// target's kernels, a GPU architecture "sm_<NN>" (its compute capability:
+// "sm_80", "sm_90"); "kernel" a tuningKey(), "params" the ScheduleParams
+// (integers) the builder (or, for the GPU's fused attention, the kernel
+// generator: AttentionKernels.h) reads and "measured" free-form information
+// (shape, GFLOP/s, machine) that the compiler ignores. Halide-free, so the
+// MLIR-side driver can use it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,10 +103,12 @@ public:
   /// multiply bf16).
   std::vector<std::string> levelsFor(const codegen::KernelSpec &spec) const;
 
-  /// Sets spec.schedules[isa] for every level find() finds an entry for,
-  /// leaving the others as they were. Returns the levels it set, lowest
-  /// first.
-  std::vector<std::string> apply(codegen::KernelSpec &spec) const;
+  /// Sets spec.schedules[isa] for every level of `levels` (default: the CPU
+  /// levelsFor(spec); the CUDA target passes its architectures, "sm_80",
+  /// "sm_90") find() finds an entry for, leaving the others as they were.
+  /// Returns the levels it set, in the order given.
+  std::vector<std::string> apply(codegen::KernelSpec &spec,
+                                 llvm::ArrayRef<std::string> levels = {}) const;
 
   /// Adds `entry`, replacing one with the same (isa, kernel).
   void insert(TuningEntry entry);
@@ -126,6 +131,9 @@ private:
   std::map<std::pair<std::string, std::string>, TuningEntry> byKey;
 };
 
+/// Whether `name` is a GPU architecture level, "sm_<NN>" (NN from 50).
+bool isGpuLevel(llvm::StringRef name);
+
 /// The database shipped with attune (compiler/tuning/default.json), by the
 /// absolute path of the source tree baked in at build time: it works from any
 /// build tree of a clone, which is how attune is used today (no install).
@@ -137,8 +145,10 @@ std::string defaultTuningDatabasePath();
 /// entry borrowed from a lower level or another key says so ("{...} from
 /// avx512", "{...} from attention_f32_d32", "{...} from avx512
 /// attention_f32_d32").
+/// `levels`: the target's, as apply() takes them (empty: the CPU's).
 std::string describeTuning(const codegen::KernelSpec &spec,
-                           const TuningDatabase *db);
+                           const TuningDatabase *db,
+                           llvm::ArrayRef<std::string> levels = {});
 
 } // namespace attune::tuning
 

@@ -38,10 +38,28 @@ bool computesIn16Bits(mlir::Operation *module) {
   return found;
 }
 
+/// The tuning database's level for GPU architecture `arch`: "sm_90".
+std::string architectureLevel(int arch) { return "sm_" + std::to_string(arch); }
+
 /// The FlashAttention.cuh configuration of an attention kernel spec, named
-/// after the spec's symbol.
-AttentionKernelSpec attentionKernelSpec(const codegen::KernelSpec &spec) {
+/// after the spec's symbol, for the architectures of `capability`'s
+/// fatbin; `error` says when a tuning entry holds a parameter the kernel
+/// does not read.
+AttentionKernelSpec attentionKernelSpec(const codegen::KernelSpec &spec, int capability,
+                                        std::string &error) {
   AttentionKernelSpec kernel;
+  for (int arch : attentionArchitectures(capability)) {
+    auto schedule = spec.schedules.find(architectureLevel(arch));
+    if (schedule == spec.schedules.end())
+      continue;
+    std::optional<int> blocks = blocksPerSmParam(schedule->second, error);
+    if (!error.empty()) {
+      error = "its tuning entry for " + schedule->first + ": " + error;
+      return kernel;
+    }
+    if (blocks)
+      kernel.blocksPerSm[arch] = *blocks;
+  }
   std::string symbol = spec.symbolName(), prefix = "attune_attention_";
   kernel.name = symbol.rfind(prefix, 0) == 0 ? symbol.substr(prefix.size()) : symbol;
   kernel.headDim = int(spec.headDim);
@@ -70,17 +88,15 @@ AttentionKernelSpec attentionKernelSpec(const codegen::KernelSpec &spec) {
 /// (attune_abi_attention_t).
 std::string compileAttentionObject(const codegen::KernelSpec &spec, int capability,
                                    const std::string &objectPath) {
-  AttentionKernelSpec kernel = attentionKernelSpec(spec);
+  std::string error;
+  AttentionKernelSpec kernel = attentionKernelSpec(spec, capability, error);
+  if (!error.empty())
+    return error;
   if (std::string reason = unsupportedReason(kernel); !reason.empty())
     return "no GPU attention kernel for it: " + reason;
-  // SASS for the architecture asked for and for sm_90 (the H100), PTX of
-  // the newest for later GPUs.
-  std::vector<int> architectures = {capability};
-  if (capability < 90)
-    architectures.push_back(90);
   std::vector<char> fatbin;
-  std::string error;
-  if (!compileFatbin(attentionKernelSource({kernel}), architectures, fatbin, error))
+  if (!compileFatbin(attentionKernelSource({kernel}), attentionArchitectures(capability),
+                     fatbin, error))
     return error;
   codegen::ScratchDir scratch;
   if (scratch.path.empty())
@@ -169,10 +185,15 @@ public:
     return true;
   }
 
-  bool readsTuningDatabase() const override {
-    // Its entries are per CPU ISA level; the GPU schedules are one formula
-    // (see BuilderSupport.h's kGpuThreads).
-    return false;
+  std::vector<std::string> tuningLevels() const override {
+    // The architectures of the fatbin: the fused attention's launch bounds
+    // per architecture (AttentionKernelSpec::blocksPerSm). The Halide
+    // kernels' GPU schedules are one formula (BuilderSupport.h's
+    // kGpuThreads), which no entry changes.
+    std::vector<std::string> levels;
+    for (int arch : attentionArchitectures(options.capability))
+      levels.push_back(architectureLevel(arch));
+    return levels;
   }
 
   std::vector<std::string> epilogueActivations() const override {

@@ -124,6 +124,47 @@ TEST(AttentionKernels, NvccBuildsSm80AndSm90) {
   }
 }
 
+/// The registers ptxas reports for `kernel` on `arch` ("sm_90"), or -1.
+int registersOf(const std::string &report, const std::string &kernel, const std::string &arch) {
+  size_t at = report.find("Compiling entry function '" + kernel + "' for '" + arch + "'");
+  if (at == std::string::npos || (at = report.find("Used ", at)) == std::string::npos)
+    return -1;
+  return std::stoi(report.substr(at + 5));
+}
+
+TEST(AttentionKernels, TunedBlocksPerSmBoundEachArchitecture) {
+  // The tuning database's blocks_per_sm is per architecture: held to 4
+  // blocks on sm_90 (65536 / (4 x 128) = 128 registers) the D = 128 kernel
+  // fits 128 registers there, while sm_80 keeps attentionBlocksPerSm's 3
+  // (at most 168, more than 128). Out of range is refused.
+  AttentionKernelSpec s = spec("tuned");
+  s.headDim = s.valueDim = 128, s.storage = ScalarType::BF16;
+  s.blocksPerSm = {{90, 4}};
+  ASSERT_EQ(unsupportedReason(s), "");
+  std::string source = attentionKernelSource({s});
+  EXPECT_THAT(source, HasSubstr("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900\n"
+                                "#define ATTUNE_BOUNDS_tuned __launch_bounds__(kAttentionThreads, "
+                                "4) // tuned\n#else\n#define ATTUNE_BOUNDS_tuned "
+                                "__launch_bounds__(kAttentionThreads, 3)\n#endif\n"));
+  EXPECT_THAT(source, HasSubstr("__global__ void ATTUNE_BOUNDS_tuned\nattune_attention_tuned("));
+  std::vector<char> fatbin;
+  std::string error, report;
+  ASSERT_TRUE(compileFatbin(source, {80, 90}, fatbin, error, &report)) << error;
+  EXPECT_LE(registersOf(report, "attune_attention_tuned", "sm_90"), 128) << report;
+  const int sm80 = registersOf(report, "attune_attention_tuned", "sm_80");
+  EXPECT_GT(sm80, 128) << report;
+  EXPECT_LE(sm80, 168) << report;
+
+  s.blocksPerSm = {{90, 17}};
+  EXPECT_THAT(unsupportedReason(s), HasSubstr("blocks per SM 17 for sm_90"));
+  std::string unknown;
+  EXPECT_EQ(blocksPerSmParam({{"blocks_per_sm", 2}}, unknown), 2);
+  EXPECT_EQ(unknown, "");
+  EXPECT_EQ(blocksPerSmParam({}, unknown), std::nullopt);
+  EXPECT_EQ(blocksPerSmParam({{"query_tile", 48}}, unknown), std::nullopt);
+  EXPECT_THAT(unknown, HasSubstr("unknown tuning parameter 'query_tile'"));
+}
+
 TEST(AttentionKernels, NvccErrorsAreQuoted) {
   std::vector<char> fatbin;
   std::string error;

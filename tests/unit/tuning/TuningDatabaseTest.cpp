@@ -177,6 +177,33 @@ TEST(TuningDatabase, LookupAndApply) {
             "formula, avx512_spr formula");
 }
 
+TEST(TuningDatabase, GpuLevelsAreTheTargetsToAsk) {
+  // A GPU architecture's entries apply where the target asks for its
+  // levels (the CUDA target: its fatbin's architectures), never at the CPU
+  // levels; a CPU entry never at a GPU level.
+  auto db = TuningDatabase::parse(
+      R"({"format": "attune-tuning", "version": 1, "entries": [
+          {"isa": "sm_90", "kernel": "attention_f32_d64_causal", "params": {"blocks_per_sm": 3}},
+          {"isa": "avx2", "kernel": "attention_f32_d64_causal", "params": {"key_block": 64}}]})",
+      "db.json");
+  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+  EXPECT_EQ(db->isas(), (std::vector<std::string>{"avx2", "sm_90"}));
+  EXPECT_EQ(db->levels(), (std::vector<std::string>{"avx2"}));
+  KernelSpec cpu = attention(64, true);
+  EXPECT_EQ(db->apply(cpu), (std::vector<std::string>{"avx2"}));
+  EXPECT_EQ(cpu.schedules.count("sm_90"), 0u);
+  KernelSpec gpu = attention(64, true);
+  const std::vector<std::string> levels = {"sm_80", "sm_90"};
+  EXPECT_EQ(db->apply(gpu, levels), (std::vector<std::string>{"sm_90"}));
+  ASSERT_EQ(gpu.schedules.size(), 1u);
+  EXPECT_EQ(gpu.schedules["sm_90"], (attune::codegen::ScheduleParams{{"blocks_per_sm", 3}}));
+  EXPECT_EQ(describeTuning(attention(64, true), &*db, levels),
+            "attention_f32_d64_causal: sm_80 formula, sm_90 {blocks_per_sm=3}");
+  EXPECT_TRUE(isGpuLevel("sm_80") && isGpuLevel("sm_100"));
+  for (const char *name : {"sm_", "sm_x", "sm_-90", "sm_9", "gpu", "avx2", "SM_90"})
+    EXPECT_FALSE(isGpuLevel(name)) << name;
+}
+
 TEST(TuningDatabase, SaveIsDeterministicAndRoundTrips) {
   auto db = TuningDatabase::parse(kGood, "db.json");
   ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
@@ -299,6 +326,13 @@ TEST(TuningDatabaseErrors, UnknownIsa) {
       R"({"format": "attune-tuning", "version": 1, "entries": [
           {"isa": "avx3", "kernel": "linear_f32_bias", "params": {}}]})");
   EXPECT_NE(message.find("'db.json': entries[0] has unknown isa 'avx3'"),
+            std::string::npos)
+      << message;
+  message = parseError(
+      R"({"format": "attune-tuning", "version": 1, "entries": [
+          {"isa": "sm_ninety", "kernel": "attention_bf16_d128", "params": {}}]})");
+  EXPECT_NE(message.find("entries[0] has unknown isa 'sm_ninety' (expected baseline, avx2, "
+                         "avx512, avx512_zen4, avx512_spr or a GPU's sm_<NN>)"),
             std::string::npos)
       << message;
 }

@@ -11,6 +11,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -69,6 +70,10 @@ std::string unsupportedReason(const AttentionKernelSpec &spec) {
   if (spec.rotaryDims < 0 || spec.rotaryDims % 4 != 0 || spec.rotaryDims > spec.headDim)
     return "rotary dimensions " + std::to_string(spec.rotaryDims) +
            " (the GPU attention kernel rotates a multiple of 4, at most the head size)";
+  for (const auto &[arch, blocks] : spec.blocksPerSm)
+    if (blocks < 0 || blocks > 16)
+      return "blocks per SM " + std::to_string(blocks) + " for sm_" + std::to_string(arch) +
+             " (0, ptxas's choice, to 16: 16 blocks of 128 threads fill an SM)";
   if (spec.storage != ScalarType::F32 && spec.storage != ScalarType::BF16 &&
       spec.storage != ScalarType::F16)
     return std::string("storage type ") + scalarTypeName(spec.storage) +
@@ -100,9 +105,25 @@ std::string attentionKernelSource(const std::vector<AttentionKernelSpec> &specs)
        << flag(spec.keyPadding) << ", " << flag(spec.bias) << ", " << flag(spec.softcap) << ", "
        << spec.rotaryDims << ", " << flag(spec.ropeInterleaved) << ", " << type << ", " << type
        << ", " << flag(spec.linearBias) << ", " << products << ">;\n";
-    const int blocks = gpu::attentionBlocksPerSm(spec.headDim, spec.valueDim);
-    os << "extern \"C\" __global__ void __launch_bounds__(kAttentionThreads"
-       << (blocks > 0 ? ", " + std::to_string(blocks) : std::string()) << ")\n"
+    auto bounds = [](int blocks) {
+      return "__launch_bounds__(kAttentionThreads" +
+             (blocks > 0 ? ", " + std::to_string(blocks) : std::string()) + ")";
+    };
+    const std::string formula = bounds(gpu::attentionBlocksPerSm(spec.headDim, spec.valueDim));
+    std::string launchBounds = formula;
+    if (!spec.blocksPerSm.empty()) {
+      // The tuning database's, per architecture (nvcc compiles the source
+      // once per architecture, __CUDA_ARCH__ = 10 x its number).
+      launchBounds = "ATTUNE_BOUNDS_" + spec.name;
+      const char *keyword = "#if";
+      for (const auto &[arch, blocks] : spec.blocksPerSm) {
+        os << keyword << " defined(__CUDA_ARCH__) && __CUDA_ARCH__ == " << arch * 10 << "\n"
+           << "#define " << launchBounds << " " << bounds(blocks) << " // tuned\n";
+        keyword = "#elif";
+      }
+      os << "#else\n#define " << launchBounds << " " << formula << "\n#endif\n";
+    }
+    os << "extern \"C\" __global__ void " << launchBounds << "\n"
        << spec.symbol() << "(const AttentionParams params) {\n"
        << "  flashAttention<Config_" << spec.name << ">(params);\n"
        << "}\n"
@@ -131,6 +152,26 @@ std::string findNvcc() {
   if (auto found = llvm::sys::findProgramByName("nvcc"))
     return *found;
   return "";
+}
+
+std::vector<int> attentionArchitectures(int capability) {
+  if (capability < 90)
+    return {capability, 90};
+  return {capability};
+}
+
+std::optional<int> blocksPerSmParam(const std::map<std::string, int64_t> &params,
+                                    std::string &error) {
+  std::optional<int> blocks;
+  for (const auto &[name, value] : params) {
+    if (name != "blocks_per_sm") {
+      error = "unknown tuning parameter '" + name +
+              "' (the GPU attention kernel reads blocks_per_sm)";
+      return std::nullopt;
+    }
+    blocks = int(std::clamp<int64_t>(value, -1, 1000));
+  }
+  return blocks;
 }
 
 bool compileFatbin(const std::string &source, const std::vector<int> &architectures,

@@ -35,6 +35,9 @@
 
 #include "compiler/support/ScalarType.h"
 
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +61,11 @@ struct AttentionKernelSpec {
   /// A per-head bias linear in the distance (ALiBi; AttentionParams::
   /// biasSlopes).
   bool linearBias = false;
+  /// Per GPU architecture (80 for sm_80, ...), the blocks an SM must hold
+  /// at once (__launch_bounds__'s second argument; 0: ptxas's choice), from
+  /// the tuning database's `blocks_per_sm`; an architecture without one
+  /// gets FlashAttention.cuh's attentionBlocksPerSm.
+  std::map<int, int> blocksPerSm;
 
   /// The tensor cores' operand type: f16 for f16 storage (tfm.attention's
   /// f16 operands multiply in f16), else bf16 (bf16 operands, or f32 ones
@@ -74,7 +82,7 @@ struct AttentionKernelSpec {
 
 /// Why `spec` has no kernel ("" when it has one): head sizes that are not
 /// multiples of 16 or exceed 128, a storage type other than f32, bf16 and
-/// f16, a bad name or rotary size.
+/// f16, a bad name or rotary size, blocks per SM outside [0, 16].
 std::string unsupportedReason(const AttentionKernelSpec &spec);
 
 /// The CUDA source that defines the kernels of `specs` (symbol() and
@@ -89,6 +97,18 @@ std::vector<std::pair<std::string, std::string>> attentionKernelHeaders();
 /// Where nvcc is: $ATTUNE_NVCC, else $CUDA_HOME/bin/nvcc, else
 /// /usr/local/cuda/bin/nvcc, else `nvcc` on PATH; "" when none exists.
 std::string findNvcc();
+
+/// The GPU architectures a library for compute capability `capability`
+/// carries SASS for: its own and sm_90 (the H100), whose PTX the driver
+/// compiles for later GPUs (compileFatbin).
+std::vector<int> attentionArchitectures(int capability);
+
+/// The tuning parameter a kernel reads from `params` (a tuning database
+/// entry for one architecture): "blocks_per_sm", clamped to [-1, 1000]
+/// (unsupportedReason refuses what lies outside [0, 16]); none when not
+/// given, and then `error` names a parameter it does not know, if any.
+std::optional<int> blocksPerSmParam(const std::map<std::string, int64_t> &params,
+                                    std::string &error);
 
 /// Compiles `source` with nvcc (and the kernel headers beside it) into a
 /// fatbin with SASS for each of `architectures` (80 for sm_80, 90 for

@@ -131,7 +131,10 @@ constexpr int kAttentionBlockRows = kAttentionThreads / 32 * 16 * kAttentionWarp
 constexpr int kAttentionBlockKeys = 64;
 
 /// The blocks an SM must hold at once (__launch_bounds__'s second
-/// argument): ptxas keeps a kernel under the registers that leaves (65536 /
+/// argument) when the tuning database has no `blocks_per_sm` for the
+/// architecture (AttentionKernelSpec::blocksPerSm; compiler/tuning/
+/// default.json's sm_90 entries hold the measurements below): ptxas keeps
+/// a kernel under the registers that leaves (65536 /
 /// (128 x blocks): 168 a thread for 3), spilling a few words where it must.
 /// Left to itself it used 170 for D = 128, which fits 2 blocks: on an H200
 /// bench128 ran at 192 TFLOP/s (S = 4096) that way and at 223 held to 3.
