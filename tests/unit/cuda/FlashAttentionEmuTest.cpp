@@ -29,6 +29,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 namespace attune::gpu {
 namespace {
@@ -364,6 +366,30 @@ TEST(FlashAttentionEmu, F16RopeAndBucketedBiasTable) {
   c.heads = 2, c.kvHeads = 2, c.querySeq = 100, c.keySeq = 180, c.ropeOffset = 5;
   c.bias = AttentionCase::BiasBuckets;
   expectMatches<RopeBucketsF16>(c);
+}
+
+TEST(FlashAttentionEmu, AThreadThatThrowsFailsTheLaunch) {
+  // One thread throws (as a 16-byte access off its boundary does) while
+  // the others of its warp wait in a shuffle and the rest of the block at a
+  // barrier: they give up, and launch rethrows the first exception, so a
+  // test fails instead of the binary aborting or hanging.
+  emu::LaunchShape shape;
+  shape.grid[0] = 2, shape.threads = 64;
+  for (int thrower : {3, 37}) {
+    try {
+      emu::launch(shape, [thrower] {
+        if (blockIndex(0) == 1 && threadIndex() == thrower)
+          throw std::logic_error("thread " + std::to_string(thrower));
+        shuffleXor(1.0f, 1);
+        syncThreads();
+      });
+      ADD_FAILURE() << "launch did not throw";
+    } catch (const std::logic_error &error) {
+      EXPECT_EQ(error.what(), "thread " + std::to_string(thrower));
+    }
+  }
+  // The emulator works after a failed launch.
+  emu::launch(shape, [] { EXPECT_EQ(shuffleXor(float(threadIndex()), 1), threadIndex() ^ 1); });
 }
 
 TEST(FlashAttentionEmu, F16RoundsToNearestEven) {

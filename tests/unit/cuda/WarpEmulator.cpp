@@ -8,6 +8,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -18,12 +19,21 @@
 namespace attune::gpu::emu {
 namespace {
 
-/// A reusable barrier for `count` threads.
+/// Thrown in the threads of a block one of whose threads threw, at their
+/// next barrier (or while waiting at one), so that every thread unwinds and
+/// launch rethrows the first exception instead of the others waiting for
+/// ever.
+struct Abandoned {};
+
+/// A reusable barrier for `count` threads, given up when `failed` is set
+/// (abandon() wakes those waiting).
 class Barrier {
 public:
-  explicit Barrier(int count) : count_(count) {}
+  Barrier(int count, const std::atomic<bool> &failed) : count_(count), failed_(failed) {}
   void arrive() {
     std::unique_lock<std::mutex> lock(mutex_);
+    if (failed_)
+      throw Abandoned{};
     unsigned long generation = generation_;
     if (++waiting_ == count_) {
       waiting_ = 0;
@@ -31,7 +41,14 @@ public:
       released_.notify_all();
       return;
     }
-    released_.wait(lock, [&] { return generation_ != generation; });
+    released_.wait(lock, [&] { return generation_ != generation || failed_; });
+    if (generation_ == generation)
+      throw Abandoned{};
+  }
+  /// Wakes the waiting threads after `failed` was set.
+  void abandon() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    released_.notify_all();
   }
 
 private:
@@ -39,11 +56,13 @@ private:
   std::condition_variable released_;
   int count_, waiting_ = 0;
   unsigned long generation_ = 0;
+  const std::atomic<bool> &failed_;
 };
 
 /// What the lanes of one warp exchange in a collective.
 struct Warp {
-  Barrier barrier{32};
+  explicit Warp(const std::atomic<bool> &failed) : barrier(32, failed) {}
+  Barrier barrier;
   u32 a[32][4];
   u32 b[32][2];
   float value[32];
@@ -57,6 +76,25 @@ struct Block {
   std::atomic<bool> any{false}; // syncThreadsOr's
 
   std::vector<std::unique_ptr<Warp>> warps;
+
+  /// Set when a thread threw; `error` is the first thread's exception.
+  std::atomic<bool> failed{false};
+  std::mutex errorMutex;
+  std::exception_ptr error;
+
+  /// Records the current exception (the first one wins) and gives up the
+  /// block's barriers, so that its other threads unwind too.
+  void fail() {
+    {
+      std::lock_guard<std::mutex> lock(errorMutex);
+      if (!error)
+        error = std::current_exception();
+    }
+    failed = true;
+    barrier->abandon();
+    for (auto &warp : warps)
+      warp->barrier.abandon();
+  }
 };
 
 std::atomic<long long> warpProducts{0};
@@ -172,20 +210,28 @@ void launch(const LaunchShape &shape, const std::function<void()> &body) {
         // Past the block's shared memory: a guard that a kernel writing
         // beyond what it asked for overwrites.
         state.shared.assign(size_t(shape.sharedBytes) + sharedGuard(shape.sharedBytes), 0xcd);
-        state.barrier = std::make_unique<Barrier>(shape.threads);
+        state.barrier = std::make_unique<Barrier>(shape.threads, state.failed);
         for (int i = 0; i < shape.threads / 32; ++i)
-          state.warps.push_back(std::make_unique<Warp>());
+          state.warps.push_back(std::make_unique<Warp>(state.failed));
         std::vector<std::thread> threads;
         for (int tid = 0; tid < shape.threads; ++tid) {
           threads.emplace_back([&state, &body, tid] {
             currentBlock = &state;
             currentThread = tid;
-            body();
+            try {
+              body();
+            } catch (const Abandoned &) {
+              // another thread of the block threw first
+            } catch (...) {
+              state.fail();
+            }
             currentBlock = nullptr;
           });
         }
         for (std::thread &thread : threads)
           thread.join();
+        if (state.error)
+          std::rethrow_exception(state.error);
         for (size_t i = shape.sharedBytes; i < state.shared.size(); ++i)
           if (state.shared[i] != 0xcd)
             throw std::logic_error("emu::launch: the kernel wrote past its " +

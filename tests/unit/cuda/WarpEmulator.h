@@ -30,7 +30,10 @@ struct LaunchShape {
 
 /// Runs `body` as every thread of every block of `shape`. Shared memory is
 /// filled with 0xcd before each block, so that a kernel reading what it did
-/// not write sees garbage, as on a GPU.
+/// not write sees garbage, as on a GPU. An exception in a thread (a 16-byte
+/// access off its boundary, say) makes the block's other threads give up at
+/// their next barrier, and launch rethrows it: a test fails, the binary
+/// does not abort or hang.
 void launch(const LaunchShape &shape, const std::function<void()> &body);
 
 /// The warp-wide tensor-core products (mma calls of a whole warp) every
