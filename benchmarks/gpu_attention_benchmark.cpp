@@ -1,8 +1,8 @@
 //===- gpu_attention_benchmark.cpp - the GPU's fused attention, timed -----===//
 //
 // The bf16 kernels of tests/unit/cuda/GpuAttentionKernels.h (bench64,
-// bench128 and their causal forms, and bench128_t5, bench128 with T5's
-// bucketed bias table: what a modifier costs) and bench128_f16 (f16 in, f16
+// bench128 and their causal forms, and bench64_t5 and bench128_t5, with
+// T5's bucketed bias table: what a modifier costs) and bench128_f16 (f16 in, f16
 // products; FlashAttention.cuh compiled by nvcc into
 // gpu_attention.fatbin at build time) launched through
 // runtime/cuda/FusedAttention.h on whatever NVIDIA GPU this runs on:
@@ -453,7 +453,8 @@ void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int spli
 
 void registerAll() {
   for (const char *name :
-       {"bench64", "bench64_causal", "bench128", "bench128_causal", "bench128_t5", "bench128_f16"})
+       {"bench64", "bench64_causal", "bench64_t5", "bench128", "bench128_causal", "bench128_t5",
+        "bench128_f16"})
     benchmark::RegisterBenchmark((std::string("BM_FlashAttention/") + name).c_str(),
                                  BM_FlashAttention, std::string(name))
         ->ArgName("S")

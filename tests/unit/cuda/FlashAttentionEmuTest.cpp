@@ -90,6 +90,8 @@ using Narrow = AttentionConfig<64, 32, false, false, true, false, false, 0, fals
 using Linear64 =
     AttentionConfig<64, 64, false, false, false, false, false, 0, false, float, float, true>;
 using Buckets64 = AttentionConfig<64, 64, false, true, false, true, false, 0, false, bf16, bf16>;
+using BucketsAlone64 =
+    AttentionConfig<64, 64, false, false, false, true, false, 0, false, float, float>;
 using MaskedF16 =
     AttentionConfig<128, 128, false, true, true, false, false, 0, false, f16, f16, false, f16>;
 using CausalF16 =
@@ -222,6 +224,20 @@ TEST(FlashAttentionEmu, BucketedBiasTableWithAMaskInBf16) {
   c.bias = AttentionCase::BiasBuckets;
   c.mask = AttentionCase::MaskPerBatch;
   expectMatches<Buckets64>(c);
+}
+
+TEST(FlashAttentionEmu, BucketedBiasTableAloneFarFromTheDiagonal) {
+  // T5's table and nothing else (bench128_t5's form), 400 queries and keys:
+  // key blocks more than max_distance (128) from a query block on either
+  // side read one edge bucket (flatBias) and take the plain path with it,
+  // the others the per-score lookup; a last partial block and Sq != Sk
+  // too.
+  AttentionCase c;
+  c.heads = 2, c.kvHeads = 2, c.querySeq = 400, c.keySeq = 400;
+  c.bias = AttentionCase::BiasBuckets;
+  expectMatches<BucketsAlone64>(c);
+  c.querySeq = 130, c.keySeq = 450;
+  expectMatches<BucketsAlone64>(c);
 }
 
 TEST(FlashAttentionEmu, BucketedBiasTableDecodingOverSplits) {

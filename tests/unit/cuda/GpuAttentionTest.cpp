@@ -387,6 +387,16 @@ TEST(GpuAttention, LargeBench128F16) {
   expectMatches<kernels::bench128_f16>(*device, large(), kRuntimeSplits);
 }
 
+TEST(GpuAttention, LargeBench128T5) {
+  // T5's buckets: most key blocks lie past max_distance (one edge bucket).
+  REQUIRE_DEVICE(device);
+  AttentionCase c = large();
+  c.bias = AttentionCase::BiasBuckets;
+  expectMatches<kernels::bench128_t5>(*device, c);
+  expectMatches<kernels::bench128_t5>(*device, c, kRuntimeSplits);
+  expectMatches<kernels::bench64_t5>(*device, c);
+}
+
 TEST(GpuAttention, LargeBench128Causal) {
   REQUIRE_DEVICE(device);
   expectMatches<kernels::bench128_causal>(*device, large());

@@ -559,14 +559,31 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     loadKeys(k0);
   while (k0 < keyEnd) {
     loadValues(k0);
-    if (Config::kBias) {
-      // biasRow[x] = bias_h(delta) for delta = (k0 - q0 - shift) - (BM - 1) + x
+    // The bias table's values for the block's distances. A block whose
+    // every distance lies past the table's rows on one side (T5's beyond
+    // max_distance: most blocks of a long sequence) reads one edge row: one
+    // value for the block (flatBias), added without a per-score lookup
+    // (step 3) or, with no other modifier, with the scale (step 4).
+    bool flatBias = false;
+    float blockBias = 0.0f;
+    if constexpr (Config::kBias) {
       // One head's: a bias table is never packed (y is the head).
       const In *table = static_cast<const In *>(p.biasTable) + y * p.biasHeadStride;
-      for (int x = tid; x < BM + BN - 1; x += kAttentionThreads) {
-        long long at = (long long)k0 - q0 - shift - (BM - 1) + x - p.biasRowLow;
-        at = at < 0 ? 0 : at >= p.biasRowCount ? p.biasRowCount - 1 : at;
-        biasRow[x] = toFloat(table[p.biasRows[at] * p.biasRowStride]);
+      const long long lowest = (long long)k0 - q0 - shift - (BM - 1); // biasRow[0]'s delta
+      const long long highest = lowest + BM + BN - 2;
+      const int edge = highest <= p.biasRowLow                             ? 0
+                       : lowest >= (long long)p.biasRowLow + p.biasRowCount - 1 ? p.biasRowCount - 1
+                                                                          : -1;
+      if (edge >= 0) {
+        flatBias = true;
+        blockBias = toFloat(table[p.biasRows[edge] * p.biasRowStride]);
+      } else {
+        // biasRow[x] = bias_h(delta) for delta = lowest + x
+        for (int x = tid; x < BM + BN - 1; x += kAttentionThreads) {
+          long long at = lowest + x - p.biasRowLow;
+          at = at < 0 ? 0 : at >= p.biasRowCount ? p.biasRowCount - 1 : at;
+          biasRow[x] = toFloat(table[p.biasRows[at] * p.biasRowStride]);
+        }
       }
     }
     copyAsyncWait<1>(); // this block's K has landed; its V may not have
@@ -611,13 +628,19 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
       // needs no per-score test; without modifiers (and a positive scale,
       // which keeps the maximum where it is) it needs nothing here: the
       // scale is applied with the maximum's subtraction in one multiply-add.
+      // So does a bias table alone whose block reads one value (flatBias),
+      // added in the same multiply-add (biasLog2).
       const bool inside = !Config::kKeyPadding && k0 + BN <= p.keySeq &&
                           (long long)k0 - warpLastQuery - shift >= p.deltaLow &&
                           (long long)k0 + BN - 1 - warpFirstQuery - shift <= deltaHigh;
       constexpr bool kModifiers =
           Config::kSoftcap || Config::kMask || Config::kBias || Config::kLinearBias;
-      const bool scaleInExp = !kModifiers && inside && p.scale > 0.0f;
+      constexpr bool kBiasAlone =
+          Config::kBias && !Config::kSoftcap && !Config::kMask && !Config::kLinearBias;
+      const bool scaleInExp =
+          (!kModifiers || (kBiasAlone && flatBias)) && inside && p.scale > 0.0f;
       const float toLog2 = scaleInExp ? scaleLog2 : 1.0f;
+      const float biasLog2 = kBiasAlone && scaleInExp ? blockBias * detail::kLog2e : 0.0f;
       auto scores = [&](auto edge) {
         ATTUNE_UNROLL
         for (int m = 0; m < M; ++m) {
@@ -640,7 +663,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
                       p.mask)[b * p.maskStride[0] + headOfRow[m][r] * p.maskStride[1] +
                               i * p.maskStride[2] + j * p.maskStride[3]]);
                 if (Config::kBias)
-                  v += biasRow[x - (i - q0) + (BM - 1)];
+                  v += flatBias ? blockBias : biasRow[x - (i - q0) + (BM - 1)];
                 if (Config::kLinearBias)
                   v += p.biasSlopes[headOfRow[m][r]] *
                        float(p.biasAbsolute && delta < 0 ? -delta : delta);
@@ -661,7 +684,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
       else if (!scaleInExp)
         scores(detail::Flag<false>{});
 
-      // 4. Online softmax: P = exp2(S toLog2 - m), in place.
+      // 4. Online softmax: P = exp2(S toLog2 (+ biasLog2) - m), in place.
       ATTUNE_UNROLL
       for (int m = 0; m < M; ++m) {
         ATTUNE_UNROLL
@@ -672,11 +695,13 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
             blockMax = fmaxf(blockMax, fmaxf(s[m][nt][2 * r], s[m][nt][2 * r + 1]));
           blockMax = fmaxf(blockMax, shuffleXor(blockMax, 1));
           blockMax = fmaxf(blockMax, shuffleXor(blockMax, 2));
-          float newMax = fmaxf(rowMax[m][r], blockMax * toLog2);
+          float newMax =
+              fmaxf(rowMax[m][r], kBiasAlone ? blockMax * toLog2 + biasLog2 : blockMax * toLog2);
           // A row that has seen only -inf subtracts 0, so that exp2(-inf -
           // m) is 0 and never NaN.
           float base = newMax == detail::kNegInf ? 0.0f : newMax;
           float rescale = exp2Approx(rowMax[m][r] - base);
+          const float offset = kBiasAlone ? biasLog2 - base : -base;
           rowMax[m][r] = newMax;
           rowSum[m][r] *= rescale;
           ATTUNE_UNROLL
@@ -688,7 +713,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
           for (int nt = 0; nt < BN / 8; ++nt) {
             ATTUNE_UNROLL
             for (int e = 2 * r; e < 2 * r + 2; ++e) {
-              s[m][nt][e] = exp2Approx(fmaf(s[m][nt][e], toLog2, -base));
+              s[m][nt][e] = exp2Approx(fmaf(s[m][nt][e], toLog2, offset));
               rowSum[m][r] += s[m][nt][e];
             }
           }
