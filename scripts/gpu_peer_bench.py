@@ -71,11 +71,11 @@ def main():
     block_latency(dev)
 
 
-def gpt2_block(dev, dtype, vocab=1000, width=768, heads=12):
+def gpt2_block(dev, dtype, vocab=500, width=768, heads=12):
     """examples/gpt2-block in PyTorch: returns f(ids) -> hidden states."""
     F = torch.nn.functional
     r = lambda *shape: (torch.randn(*shape, device=dev) * 0.02).to(dtype)
-    wte, wpe = r(vocab, width), r(1024, width)
+    wte, wpe = r(vocab, width), r(2048, width)
     ones, zeros = torch.ones(width, device=dev, dtype=dtype), torch.zeros(width, device=dev, dtype=dtype)
     wq, wk, wv, wo = (r(width, width) for _ in range(4))
     bq, bk, bv, bo = (r(width) for _ in range(4))
@@ -101,8 +101,8 @@ def block_latency(dev):
     torch.backends.cudnn.allow_tf32 = False
     for dtype, label in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
         block = gpt2_block(dev, dtype)
-        for seq in (128, 512, 1024):
-            ids = torch.randint(0, 1000, (1, seq), device=dev)
+        for seq in (128, 512, 1024, 2048):
+            ids = torch.randint(0, 500, (1, seq), device=dev)
             with torch.no_grad():
                 ms = time_ms(lambda: block(ids), repeats=10)
             print(f"gpt2_block/{label}/seq:{seq}  {ms:8.3f} ms  {seq / ms * 1e3:10.0f} tokens/s")
