@@ -130,33 +130,33 @@ attune_status_t run(attune_model_t *library, Inputs &in, const Model &model) {
   attune_tensor_t padding = {in.padding.data(), ATTUNE_DTYPE_BOOL, 2, {2, in.keys}};
   if (model.paddingI64)
     padding = {in.padding64.data(), ATTUNE_DTYPE_I64, 2, {2, in.keys}};
-  if (!model.f16) {
-    attune_tensor_t inputs[5] = {{in.q.data(), ATTUNE_DTYPE_F32, 4, {2, 4, in.seq, 32}},
-                                 {in.k.data(), ATTUNE_DTYPE_F32, 4, {2, 2, in.keys, 32}},
-                                 {in.v.data(), ATTUNE_DTYPE_F32, 4, {2, 2, in.keys, 32}},
-                                 {in.mask.data(), ATTUNE_DTYPE_F32, 4, {2, 1, in.seq, in.keys}},
-                                 padding};
-    attune_tensor_t output = {in.out.data(), ATTUNE_DTYPE_F32, 4, {2, 4, in.seq, 32}};
-    return attune_model_run(library, inputs, 5, &output, 1);
+  void *q = in.q.data(), *k = in.k.data(), *v = in.v.data(), *mask = in.mask.data();
+  void *out = in.out.data();
+  if (model.f16) {
+    auto toF16 = [](std::vector<float> &from, std::vector<uint16_t> &to) {
+      to.resize(from.size());
+      for (size_t i = 0; i < from.size(); ++i) {
+        to[i] = uint16_t(toF16BitsOnHost(from[i]));
+        from[i] = toFloat(f16{to[i]});
+      }
+      return to.data();
+    };
+    q = toF16(in.q, in.q16), k = toF16(in.k, in.k16), v = toF16(in.v, in.v16);
+    mask = toF16(in.mask, in.mask16);
+    in.out16.assign(in.out.size(), 0x7e00); // NaN
+    out = in.out16.data();
   }
-  auto toF16 = [](std::vector<float> &from, std::vector<uint16_t> &to) {
-    to.resize(from.size());
-    for (size_t i = 0; i < from.size(); ++i) {
-      to[i] = uint16_t(toF16BitsOnHost(from[i]));
-      from[i] = toFloat(f16{to[i]});
-    }
-  };
-  toF16(in.q, in.q16), toF16(in.k, in.k16), toF16(in.v, in.v16), toF16(in.mask, in.mask16);
-  in.out16.assign(in.out.size(), 0x7e00); // NaN
-  attune_tensor_t inputs[5] = {{in.q16.data(), ATTUNE_DTYPE_F16, 4, {2, 4, in.seq, 32}},
-                               {in.k16.data(), ATTUNE_DTYPE_F16, 4, {2, 2, in.keys, 32}},
-                               {in.v16.data(), ATTUNE_DTYPE_F16, 4, {2, 2, in.keys, 32}},
-                               {in.mask16.data(), ATTUNE_DTYPE_F16, 4, {2, 1, in.seq, in.keys}},
+  const attune_dtype_t type = model.f16 ? ATTUNE_DTYPE_F16 : ATTUNE_DTYPE_F32;
+  attune_tensor_t inputs[5] = {{q, type, 4, {2, 4, in.seq, 32}},
+                               {k, type, 4, {2, 2, in.keys, 32}},
+                               {v, type, 4, {2, 2, in.keys, 32}},
+                               {mask, type, 4, {2, 1, in.seq, in.keys}},
                                padding};
-  attune_tensor_t output = {in.out16.data(), ATTUNE_DTYPE_F16, 4, {2, 4, in.seq, 32}};
+  attune_tensor_t output = {out, type, 4, {2, 4, in.seq, 32}};
   attune_status_t status = attune_model_run(library, inputs, 5, &output, 1);
-  for (size_t i = 0; i < in.out.size(); ++i)
-    in.out[i] = toFloat(f16{in.out16[i]});
+  if (model.f16)
+    for (size_t i = 0; i < in.out.size(); ++i)
+      in.out[i] = toFloat(f16{in.out16[i]});
   return status;
 }
 

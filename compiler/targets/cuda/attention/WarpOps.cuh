@@ -266,17 +266,6 @@ ATTUNE_GPU_INLINE u32 toBf16Bits(float f) {
   return (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
 }
 
-/// {lo, hi} rounded to bf16 in one register, lo in the lower half.
-ATTUNE_GPU_INLINE u32 packBf16x2(float lo, float hi) {
-#if defined(__CUDACC__)
-  u32 packed;
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
-  return packed;
-#else
-  return toBf16Bits(lo) | (toBf16Bits(hi) << 16);
-#endif
-}
-
 #if !defined(__CUDACC__)
 /// f32 to f16 bits, rounding to nearest even: from 65520 (65504 and half
 /// its ulp) to inf, below 2^-14 to the subnormals (NaN stays NaN). The
@@ -302,17 +291,19 @@ inline u32 toF16BitsOnHost(float f) {
 /// {lo, hi} rounded to P (bf16 or f16) in one register, lo in the lower
 /// half.
 template <class P> ATTUNE_GPU_INLINE u32 packPair(float lo, float hi) {
-  if constexpr (kIsF16<P>) {
 #if defined(__CUDACC__)
-    u32 packed;
+  u32 packed;
+  if constexpr (kIsF16<P>)
     asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
-    return packed;
+  else
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(packed) : "f"(hi), "f"(lo));
+  return packed;
 #else
+  if constexpr (kIsF16<P>)
     return toF16BitsOnHost(lo) | (toF16BitsOnHost(hi) << 16);
+  else
+    return toBf16Bits(lo) | (toBf16Bits(hi) << 16);
 #endif
-  } else {
-    return packBf16x2(lo, hi);
-  }
 }
 
 ATTUNE_GPU_INLINE float toFloat(float x) { return x; }
