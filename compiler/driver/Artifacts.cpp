@@ -289,6 +289,11 @@ std::string buildKernelObjects(const std::vector<codegen::KernelSpec> &kernels,
                    : i == supportItem ? std::string("the model support code")
                                       : "kernel '" + name + "'") +
                   ": " + error;
+      // A compiler that crashes on a kernel the target knows it cannot take
+      // gets the target's word on why and what to do instead.
+      if (i < kernels.size() && error.rfind("the compiling process died", 0) == 0)
+        if (std::string why = target.knownCompilerCrash(kernels[i]); !why.empty())
+          errors[i] += "\n" + why;
       return;
     }
     paths[i] = object;

@@ -83,6 +83,13 @@ public:
   /// says which).
   virtual std::string unfusedAttentionReason(mlir::Operation *module) const { return ""; }
 
+  /// Why the code generator is known to crash on `kernel` for this target,
+  /// and what to do instead ("" when it is not): added to the error of a
+  /// kernel whose compiling process died.
+  virtual std::string knownCompilerCrash(const codegen::KernelSpec &kernel) const {
+    return "";
+  }
+
   /// Why this target has no fused kernel for the tfm.attention `attention`
   /// that the graph pipeline left ("" when it has one): the driver then
   /// decomposes that op alone, and --verbose says why. Default: "".

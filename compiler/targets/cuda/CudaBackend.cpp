@@ -149,6 +149,15 @@ public:
     return codegen::compileCudaKernelObject(spec, options, objectPath);
   }
 
+  std::string knownCompilerCrash(const codegen::KernelSpec &kernel) const override {
+    if (kernel.elementType != ScalarType::BF16)
+      return "";
+    // Seen on layer norm, softmax, GELU and add; copies and gathers build.
+    return "note: Halide 21's CUDA back end aborts on bf16 arithmetic (an LLVM 'Invalid cast' "
+           "assertion in its PTX code generation); build the model in f32, with "
+           "--precision=bf16 for bf16 products on the tensor cores, or in f16";
+  }
+
   std::string compileRuntime(const std::string &objectPath) const override {
     return codegen::compileCudaHalideRuntime(options, objectPath);
   }
