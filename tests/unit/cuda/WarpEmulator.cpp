@@ -73,7 +73,7 @@ struct Block {
   int index[3];
   std::vector<unsigned char> shared;
   std::unique_ptr<Barrier> barrier;
-  std::atomic<bool> any{false}; // syncThreadsOr's
+  std::atomic<int> count{0}; // syncThreadsCount's
 
   std::vector<std::unique_ptr<Warp>> warps;
 
@@ -128,17 +128,17 @@ int blockIndex(int axis) { return block().index[axis]; }
 unsigned char *sharedMemory() { return block().shared.data(); }
 void syncThreads() { block().barrier->arrive(); }
 
-bool syncThreadsOr(bool predicate) {
+int syncThreadsCount(bool predicate) {
   Block &b = block();
   if (predicate)
-    b.any = true;
+    ++b.count;
   b.barrier->arrive(); // every predicate is in
-  bool any = b.any;
+  int count = b.count;
   b.barrier->arrive(); // every thread has read it
   if (currentThread == 0)
-    b.any = false;
+    b.count = 0;
   b.barrier->arrive(); // reset before the next call
-  return any;
+  return count;
 }
 
 float shuffleXor(float value, int laneMask) {

@@ -526,25 +526,32 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
                                   p.valueStride[2], p.keySeq - k0, k0, p, false);
     copyAsyncCommit();
   };
-  // Writes the key mask of block k0 and says whether the block has a key
-  // any row attends to. A block of padding only (the end of a shorter
-  // sequence in a batch of several lengths) adds nothing to any row: it is
-  // skipped before its K and V are read. Every thread calls it.
-  auto blockAttends = [&](int k0) {
-    bool anyKey = false;
-    for (int x = tid; x < BN; x += kAttentionThreads) {
-      int j = k0 + x;
-      bool attend = j < p.keySeq;
-      if (Config::kKeyPadding && attend)
-        attend = detail::keyAttends(p, b, j);
-      keyMask[x] = attend ? 0.0f : detail::kNegInf;
-      anyKey = anyKey || attend;
+  // Writes the key mask of block k0 and returns how many of its keys exist
+  // and are not padding (one a thread: BN <= the block's threads). Every
+  // thread calls it.
+  static_assert(BN <= kAttentionThreads, "a thread masks one key of a block");
+  auto attendedKeys = [&](int k0) {
+    bool attend = false;
+    if (tid < BN) {
+      const int j = k0 + tid;
+      attend = j < p.keySeq && (!Config::kKeyPadding || detail::keyAttends(p, b, j));
+      keyMask[tid] = attend ? 0.0f : detail::kNegInf;
     }
-    return !Config::kKeyPadding || syncThreadsOr(anyKey);
+    if constexpr (Config::kKeyPadding)
+      return syncThreadsCount(attend);
+    else
+      return k0 + BN <= p.keySeq ? BN : p.keySeq - k0;
   };
-  auto nextBlock = [&](int k0) {
-    while (k0 < keyEnd && !blockAttends(k0))
-      k0 += BN;
+  // The first block from k0 with a key some row attends to, `full` when
+  // every key of it is one (no key mask to add). A block of padding only
+  // (the end of a shorter sequence in a batch of several lengths) adds
+  // nothing to any row: it is skipped before its K and V are read.
+  auto nextBlock = [&](int k0, bool &full) {
+    for (; k0 < keyEnd; k0 += BN)
+      if (const int attended = attendedKeys(k0); attended > 0) {
+        full = attended == BN;
+        break;
+      }
     return k0;
   };
 
@@ -554,7 +561,8 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
 
   // The pipeline: K of a block is copied while the previous block's P.V is
   // computed, its V while its S is (where they are copied, not converted).
-  int k0 = nextBlock(keyBegin);
+  bool full = false;
+  int k0 = nextBlock(keyBegin, full);
   if (k0 < keyEnd)
     loadKeys(k0);
   while (k0 < keyEnd) {
@@ -623,15 +631,14 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
       }
 
       // 3. The score as the op defines it, in the log2 domain: times
-      // `toLog2` in step 4. A block whose keys all exist and lie within the
-      // visible distances of every row of the warp (and no key padding)
+      // `toLog2` in step 4. A block whose keys all exist, are not padding
+      // (full) and lie within the visible distances of every row of the warp
       // needs no per-score test; without modifiers (and a positive scale,
       // which keeps the maximum where it is) it needs nothing here: the
       // scale is applied with the maximum's subtraction in one multiply-add.
       // So does a bias table alone whose block reads one value (flatBias),
       // added in the same multiply-add (biasLog2).
-      const bool inside = !Config::kKeyPadding && k0 + BN <= p.keySeq &&
-                          (long long)k0 - warpLastQuery - shift >= p.deltaLow &&
+      const bool inside = full && (long long)k0 - warpLastQuery - shift >= p.deltaLow &&
                           (long long)k0 + BN - 1 - warpFirstQuery - shift <= deltaHigh;
       constexpr bool kModifiers =
           Config::kSoftcap || Config::kMask || Config::kBias || Config::kLinearBias;
@@ -725,7 +732,8 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
 
     // The next block's K: copied while P.V is computed, or (converted,
     // rotated) after it, when P no longer holds registers.
-    const int next = nextBlock(k0 + BN);
+    bool nextFull = false;
+    const int next = nextBlock(k0 + BN, nextFull);
     if (copyK && next < keyEnd)
       loadKeys(next);
 
@@ -751,6 +759,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     if (!copyK && next < keyEnd)
       loadKeys(next);
     k0 = next;
+    full = nextFull;
   }
   copyAsyncWait<0>(); // Q's copies, when the rows saw no key block
 

@@ -72,7 +72,7 @@ int threadIndex();
 int blockIndex(int axis);
 unsigned char *sharedMemory();
 void syncThreads();
-bool syncThreadsOr(bool predicate);
+int syncThreadsCount(bool predicate);
 float shuffleXor(float value, int laneMask);
 void mma(float c[4], const u32 a[4], const u32 b[2], bool f16);
 void loadMatrices(u32 *r, int count, const u16 *row, bool transpose);
@@ -104,13 +104,13 @@ ATTUNE_GPU_INLINE void syncThreads() {
 #endif
 }
 
-/// A barrier that also tells every thread whether `predicate` held for any
-/// thread of the block (__syncthreads_or).
-ATTUNE_GPU_INLINE bool syncThreadsOr(bool predicate) {
+/// A barrier that also tells every thread for how many threads of the
+/// block `predicate` held (__syncthreads_count).
+ATTUNE_GPU_INLINE int syncThreadsCount(bool predicate) {
 #if defined(__CUDACC__)
-  return __syncthreads_or(predicate) != 0;
+  return __syncthreads_count(predicate);
 #else
-  return emu::syncThreadsOr(predicate);
+  return emu::syncThreadsCount(predicate);
 #endif
 }
 
