@@ -2,15 +2,18 @@
 //
 // The bf16 kernels of tests/unit/cuda/GpuAttentionKernels.h (bench64,
 // bench128 and their causal forms, and bench64_t5 and bench128_t5, with
-// T5's bucketed bias table: what a modifier costs) and bench128_f16 (f16 in, f16
-// products; FlashAttention.cuh compiled by nvcc into
+// T5's bucketed bias table: what a modifier costs; bench128_padded, with the
+// last quarter of every sequence's keys padded, as a batch of several
+// lengths is) and bench128_f16 (f16 in, f16 products; FlashAttention.cuh
+// compiled by nvcc into
 // gpu_attention.fatbin at build time) launched through
 // runtime/cuda/FusedAttention.h on whatever NVIDIA GPU this runs on:
 //  - BM_FlashAttention/<kernel>/S:<S>: prefill, Sq = Sk = S from 512 to 16k,
 //    with batch = 16384 / S and heads = 2048 / D, the grid of
 //    scripts/gpu_attention_peers.py (and of FlashAttention's own benchmark),
 //    so that every row does the same B·H·S·D and fills the GPU. TFLOP/s
-//    counts 4·B·H·S²·D per launch (half when causal): the useful work, so
+//    counts 4·B·H·S²·D per launch (half when causal; the attended keys
+//    instead of S once with key padding): the useful work, so
 //    skipping masked key blocks is not credited as work done. `of_peak` is
 //    that over 989 TFLOP/s. Keys are split as the runtime would split them
 //    (attentionKeySplits; these grids fill the GPU, so not at all).
@@ -182,6 +185,9 @@ struct Shape {
   int batch, heads, querySeq, keySeq, dim;
   bool causal;
   int kvHeads = 0; // 0: heads (no GQA)
+  /// Keys each sequence attends to, from the first (the rest are key
+  /// padding); 0: every key, no key padding.
+  int attended = 0;
   int keyValueHeads() const { return kvHeads > 0 ? kvHeads : heads; }
 };
 
@@ -279,7 +285,9 @@ std::string checkRows(const Shape &s, const PrefillData &data, const BiasTable *
       std::vector<uint16_t> got(s.dim);
       if (device.download(got.data(), result + row * 2, s.dim * 2) != ATTUNE_OK)
         return attune::runtime::statusMessage();
-      const int visible = s.causal ? std::min(s.keySeq, i + shift + 1) : s.keySeq;
+      int visible = s.causal ? std::min(s.keySeq, i + shift + 1) : s.keySeq;
+      if (s.attended > 0)
+        visible = std::min(visible, s.attended);
       std::vector<double> score(visible), want(s.dim, 0.0);
       double maximum = -INFINITY, sum = 0.0;
       for (int j = 0; j < visible; ++j) {
@@ -350,6 +358,17 @@ void checkAndTime(benchmark::State &state, const AttentionKernel &kernel, const 
     params.biasRowLow = -BiasTable::kMaxDistance;
     params.biasRowCount = int(bias->rows.size());
   }
+  DeviceBuffer padding;
+  if (kernel.keyPadding) {
+    // [B, Sk] bools: each sequence's first shape.attended keys attend.
+    std::vector<unsigned char> attends(size_t(shape.batch) * shape.keySeq);
+    for (size_t x = 0; x < attends.size(); ++x)
+      attends[x] = int(x % shape.keySeq) < shape.attended;
+    if (!upload(padding, attends.data(), attends.size()))
+      return state.SkipWithError(attune::runtime::statusMessage());
+    params.keyPadding = reinterpret_cast<const void *>(padding.pointer);
+    params.keyPaddingStride = shape.keySeq, params.keyPaddingBytes = 1;
+  }
   params.packedGroup = pack ? attentionPackedGroup(params) : 1;
   params.keySplits = splits == kRuntimeSplits
                          ? attentionKeySplits(params, gpu().device->multiprocessors())
@@ -403,10 +422,14 @@ void BM_FlashAttention(benchmark::State &state, std::string name) {
   const int seq = int(state.range(0));
   Shape shape{int(kTokens / seq), int(kWidth / kernel->headDim), seq, seq, kernel->headDim,
               kernel->causal};
+  if (kernel->keyPadding)
+    shape.attended = seq - seq / 4;
   checkAndTime(state, *kernel, shape, data, data.q.device.pointer, data.k.device.pointer,
                data.v.device.pointer, data.result.pointer, kRuntimeSplits);
+  // The useful work: the keys each query attends to.
+  const double keys = kernel->keyPadding ? shape.attended : seq;
   const double flops =
-      4.0 * shape.batch * shape.heads * double(seq) * seq * shape.dim / (kernel->causal ? 2 : 1);
+      4.0 * shape.batch * shape.heads * double(seq) * keys * shape.dim / (kernel->causal ? 2 : 1);
   state.counters["B"] = shape.batch;
   state.counters["H"] = shape.heads;
   state.counters["TFLOP/s"] =
@@ -454,7 +477,7 @@ void BM_FlashAttentionDecode(benchmark::State &state, std::string name, int spli
 void registerAll() {
   for (const char *name :
        {"bench64", "bench64_causal", "bench64_t5", "bench128", "bench128_causal", "bench128_t5",
-        "bench128_f16"})
+        "bench128_padded", "bench128_f16"})
     benchmark::RegisterBenchmark((std::string("BM_FlashAttention/") + name).c_str(),
                                  BM_FlashAttention, std::string(name))
         ->ArgName("S")

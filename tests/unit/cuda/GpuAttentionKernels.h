@@ -13,7 +13,8 @@
 // f16 ones but bench128_f16 are the emulated test's configurations
 // (FlashAttentionEmuTest.cpp); the bf16 ones at D = 64 and 128 are the
 // benchmark's (bench128_t5, bench64_t5: with T5's bias table, what the
-// modifier costs),
+// modifier costs; bench128_padded: with key padding, a batch padded at the
+// end as Hugging Face's attention_mask pads it),
 // and bench128_f16 (f16 storage multiplies in f16: ProductsFor).
 //
 //===----------------------------------------------------------------------===//
@@ -33,6 +34,7 @@ ATTUNE_GPU_ATTENTION(bench128,      128, 128, false, false, false, false, false,
 ATTUNE_GPU_ATTENTION(bench128_causal, 128, 128, true, false, false, false, false, 0, false, bf16)
 ATTUNE_GPU_ATTENTION(bench128_t5,   128, 128, false, false, false, true,  false,  0, false, bf16)
 ATTUNE_GPU_ATTENTION(bench64_t5,     64,  64, false, false, false, true,  false,  0, false, bf16)
+ATTUNE_GPU_ATTENTION(bench128_padded, 128, 128, false, false, true, false, false, 0, false, bf16)
 ATTUNE_GPU_ATTENTION(masked128_f16, 128, 128, false, true,  true,  false, false,  0, false, f16)
 ATTUNE_GPU_ATTENTION(causal64_f16,   64,  64, true,  false, false, false, false,  0, false, f16)
 ATTUNE_GPU_ATTENTION(rope_buckets64_f16, 64, 64, true, false, false, true, false, 32, false, f16)

@@ -30,7 +30,8 @@ struct AttentionKernel {
   const char *combine; // attune_attention_<name>_combine: merges key splits
   int headDim, valueDim;
   bool causal;
-  bool bias; // reads a bias table (AttentionParams::biasTable)
+  bool keyPadding; // reads a key padding mask (AttentionParams::keyPadding)
+  bool bias;       // reads a bias table (AttentionParams::biasTable)
   bool half; // 16-bit storage (bf16, f16) of q, k, v and the result; f32 otherwise
   bool f16;  // that storage is f16 (and so are the products)
 };
@@ -40,7 +41,8 @@ inline const std::vector<AttentionKernel> &attentionKernels() {
   static const std::vector<AttentionKernel> kernels = {
 // clang-format off
 #define ATTUNE_GPU_ATTENTION(NAME, D, DV, CAUSAL, MASK, PADDING, BIAS, SOFTCAP, ROT, INTER, TYPE)  \
-  {#NAME, "attune_attention_" #NAME, "attune_attention_" #NAME "_combine", D, DV, CAUSAL, BIAS,    \
+  {#NAME, "attune_attention_" #NAME, "attune_attention_" #NAME "_combine", D, DV, CAUSAL, PADDING, \
+   BIAS,                                                                                           \
    !std::is_same_v<TYPE, float>, std::is_same_v<TYPE, f16>},
 #include "tests/unit/cuda/GpuAttentionKernels.h"
 #undef ATTUNE_GPU_ATTENTION

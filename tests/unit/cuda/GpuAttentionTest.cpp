@@ -397,6 +397,16 @@ TEST(GpuAttention, LargeBench128T5) {
   expectMatches<kernels::bench64_t5>(*device, c);
 }
 
+TEST(GpuAttention, LargeBench128Padded) {
+  // The last quarter of the keys padded: full blocks, one partly padded,
+  // and padding-only blocks, which are skipped.
+  REQUIRE_DEVICE(device);
+  AttentionCase c = large();
+  c.keyPadding = {c.keySeq - c.keySeq / 4 - 8};
+  expectMatches<kernels::bench128_padded>(*device, c);
+  expectMatches<kernels::bench128_padded>(*device, c, kRuntimeSplits);
+}
+
 TEST(GpuAttention, LargeBench128Causal) {
   REQUIRE_DEVICE(device);
   expectMatches<kernels::bench128_causal>(*device, large());
