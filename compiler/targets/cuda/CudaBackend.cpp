@@ -80,6 +80,7 @@ AttentionKernelSpec attentionKernelSpec(const codegen::KernelSpec &spec, int cap
     kernel.ropeInterleaved = spec.rope.interleaved;
   }
   kernel.storage = spec.elementType;
+  kernel.bf16Products = spec.bf16Products;
   return kernel;
 }
 

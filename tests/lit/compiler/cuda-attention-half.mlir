@@ -2,6 +2,8 @@
 // RUN: attune-compile %s --target=cuda --emit=host-mlir | FileCheck %s
 // RUN: sed 's/f16>/bf16>/g' %s > %t.bf16.mlir
 // RUN: attune-compile %t.bf16.mlir --target=cuda --emit=host-mlir | FileCheck %s --check-prefix=BF16
+// RUN: sed 's/causal = true}/causal = true, product_type = bf16}/' %s > %t.pb.mlir
+// RUN: attune-compile %t.pb.mlir --target=cuda --emit=host-mlir | FileCheck %s --check-prefix=PRODUCTS
 // RUN: attune-compile %s --target=cuda --no-kernel-cache -o %t.so --fusion-report=%t.json
 // RUN: FileCheck %s --input-file=%t.json --check-prefix=REPORT
 
@@ -24,6 +26,9 @@
 // CHECK-DAG: llvm.mlir.global external hidden constant @attune_{{attention}}_f16_d64_{{.*}}_causal_image()
 // CHECK-DAG: llvm.mlir.global private constant @__attune_str_{{[0-9]+}}("attune_{{attention}}_f16_d64_{{.*}}_causal_combine\00")
 // BF16-DAG: llvm.mlir.global external hidden constant @attune_{{attention}}_bf16_d64_{{.*}}_causal_image()
+/// product_type = bf16 on f16 operands: their own kernel, which rounds them
+/// to bf16.
+// PRODUCTS-DAG: llvm.mlir.global external hidden constant @attune_{{attention}}_f16_d64_{{.*}}_causal_bf16products_image()
 
 // REPORT-DAG: "fused": 1,
 // REPORT-DAG: "not_fused": 1,

@@ -70,6 +70,11 @@ TEST(AttentionKernels, SourceConfiguresEachKernel) {
   EXPECT_THAT(source, HasSubstr("// head 128, value 64, causal, key padding, linear bias, RoPE "
                                 "on 64 half-split dimensions, bf16 storage, bf16 products"));
   EXPECT_THAT(source, HasSubstr("// head 64, value 64, f16 storage, f16 products"));
+  // product_type = bf16 on f16 operands.
+  c.bf16Products = true;
+  EXPECT_THAT(attentionKernelSource({c}),
+              HasSubstr("AttentionConfig<64, 64, false, false, false, false, false, 0, "
+                        "false, f16, f16, false, bf16>"));
 }
 
 TEST(AttentionKernels, HeadersAreCarried) {

@@ -98,6 +98,9 @@ using CausalF16 =
     AttentionConfig<64, 64, true, false, false, false, false, 0, false, f16, f16, false, f16>;
 using RopeBucketsF16 =
     AttentionConfig<64, 64, true, false, false, true, false, 32, false, f16, f16, false, f16>;
+/// f16 operands with `product_type = bf16`: rounded to bf16 as they load.
+using F16InBf16Out =
+    AttentionConfig<64, 64, false, false, true, false, false, 0, false, f16, f16, false, bf16>;
 
 TEST(FlashAttentionEmu, PlainWithPartialBlocks) {
   AttentionCase c;
@@ -373,6 +376,16 @@ TEST(FlashAttentionEmu, F16CausalGqaInBshdAndDecodingOverSplits) {
   d.keySplits = 3, d.splitKeys = 256;
   d.packedGroup = 4;
   expectMatches<CausalF16>(d);
+}
+
+TEST(FlashAttentionEmu, F16OperandsWithBf16Products) {
+  // tfm.attention's product_type = bf16 on f16 q, k and v: f16 rows are not
+  // the product type, so they are converted as they load (never copied),
+  // and held to bf16's tolerance.
+  AttentionCase c;
+  c.batch = 2, c.querySeq = 70, c.keySeq = 130;
+  c.keyPadding = {{130, 100}};
+  expectMatches<F16InBf16Out>(c);
 }
 
 TEST(FlashAttentionEmu, F16RopeAndBucketedBiasTable) {

@@ -67,11 +67,15 @@ struct AttentionKernelSpec {
   /// gets FlashAttention.cuh's attentionBlocksPerSm.
   std::map<int, int> blocksPerSm;
 
+  /// tfm.attention's `product_type = bf16` on operands that are not bf16:
+  /// f32 ones (--precision=bf16) or f16 ones, then rounded to bf16.
+  bool bf16Products = false;
+
   /// The tensor cores' operand type: f16 for f16 storage (tfm.attention's
-  /// f16 operands multiply in f16), else bf16 (bf16 operands, or f32 ones
-  /// with `product_type = bf16`).
+  /// f16 operands multiply in f16) unless bf16Products, else bf16 (bf16
+  /// operands, or f32 ones with `product_type = bf16`).
   ScalarType products() const {
-    return storage == ScalarType::F16 ? ScalarType::F16 : ScalarType::BF16;
+    return storage == ScalarType::F16 && !bf16Products ? ScalarType::F16 : ScalarType::BF16;
   }
 
   /// The kernel's symbol, and that of the kernel that combines its key
