@@ -368,6 +368,11 @@ std::vector<std::string> TuningDatabase::levelsFor(const KernelSpec &spec) const
   return out;
 }
 
+std::vector<std::string>
+TuningDatabase::levelsFor(const KernelSpec &spec, llvm::ArrayRef<std::string> targetLevels) const {
+  return targetLevels.empty() ? levelsFor(spec) : targetLevels.vec();
+}
+
 bool isGpuLevel(llvm::StringRef name) {
   unsigned capability = 0;
   return name.consume_front("sm_") && !name.getAsInteger(10, capability) && capability >= 50 &&
@@ -377,7 +382,7 @@ bool isGpuLevel(llvm::StringRef name) {
 std::vector<std::string> TuningDatabase::apply(KernelSpec &spec,
                                                llvm::ArrayRef<std::string> levels) const {
   std::vector<std::string> applied;
-  for (const std::string &isa : levels.empty() ? levelsFor(spec) : levels.vec())
+  for (const std::string &isa : levelsFor(spec, levels))
     if (const TuningEntry *entry = find(isa, spec)) {
       spec.schedules[isa] = entry->params;
       applied.push_back(isa);
@@ -444,9 +449,8 @@ std::string defaultTuningDatabasePath() { return ATTUNE_DEFAULT_TUNING_DATABASE;
 std::string describeTuning(const KernelSpec &spec, const TuningDatabase *db,
                            llvm::ArrayRef<std::string> targetLevels) {
   std::string key = tuningKey(spec);
-  std::vector<std::string> levels = !db                    ? std::vector<std::string>{}
-                                    : targetLevels.empty() ? db->levelsFor(spec)
-                                                           : targetLevels.vec();
+  std::vector<std::string> levels =
+      db ? db->levelsFor(spec, targetLevels) : std::vector<std::string>{};
   if (levels.empty())
     return key + ": formula";
   std::string line = key + ":";

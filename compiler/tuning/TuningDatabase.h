@@ -102,6 +102,10 @@ public:
   /// levels() that `spec` is built for (avx512_zen4 only for kernels that
   /// multiply bf16).
   std::vector<std::string> levelsFor(const codegen::KernelSpec &spec) const;
+  /// The levels a target asks `spec` at: `targetLevels` (the CUDA target's
+  /// architectures), or when empty the CPU's levelsFor(spec).
+  std::vector<std::string> levelsFor(const codegen::KernelSpec &spec,
+                                     llvm::ArrayRef<std::string> targetLevels) const;
 
   /// Sets spec.schedules[isa] for every level of `levels` (default: the CPU
   /// levelsFor(spec); the CUDA target passes its architectures, "sm_80",

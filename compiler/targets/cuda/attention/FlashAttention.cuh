@@ -171,9 +171,10 @@ struct AttentionConfig {
   using Product = ProductT;
 };
 
-/// The products' type the compiler pairs with a storage type
-/// (AttentionKernelSpec::products): f16 operands multiply in f16; bf16
-/// ones, and f32 ones with `product_type = bf16`, in bf16.
+/// The products' type the compiler pairs with a storage type when the op
+/// has no `product_type` of its own (AttentionKernelSpec::products): f16
+/// operands multiply in f16, bf16 ones in bf16. (f32 ones, and f16 ones with
+/// `product_type = bf16`, multiply in bf16.)
 template <class Storage> struct ProductsFor {
   using type = bf16;
 };
