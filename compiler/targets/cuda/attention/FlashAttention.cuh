@@ -380,6 +380,14 @@ ATTUNE_GPU_INLINE void tileProducts(float (&c)[M][N][4], const u32 (&a)[M][4], c
   }
 }
 
+/// The sum of `x` over the 4 lanes of a quad (lanes 4g .. 4g + 3, which
+/// hold one row's values in an mma fragment); every lane of the warp must
+/// call it.
+ATTUNE_GPU_INLINE float quadSum(float x) {
+  x += shuffleXor(x, 1);
+  return x + shuffleXor(x, 2);
+}
+
 /// A compile-time flag for a generic lambda's argument.
 template <bool Value> struct Flag {
   static constexpr bool value = Value;
@@ -770,9 +778,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
     for (int m = 0; m < M; ++m) {
       ATTUNE_UNROLL
       for (int r = 0; r < 2; ++r) {
-        float sum = rowSum[m][r];
-        sum += shuffleXor(sum, 1);
-        sum += shuffleXor(sum, 2);
+        const float sum = detail::quadSum(rowSum[m][r]);
         int i = rowOf[m][r];
         if (i >= p.querySeq)
           continue;
@@ -797,9 +803,7 @@ template <class Config> ATTUNE_GPU_INLINE void flashAttention(const AttentionPar
   for (int m = 0; m < M; ++m) {
     ATTUNE_UNROLL
     for (int r = 0; r < 2; ++r) {
-      float sum = rowSum[m][r];
-      sum += shuffleXor(sum, 1);
-      sum += shuffleXor(sum, 2);
+      const float sum = detail::quadSum(rowSum[m][r]);
       float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
       int i = rowOf[m][r];
       if (i >= p.querySeq)
