@@ -131,6 +131,12 @@ static void runLoopTasks(struct loop *l, int part) {
 static void *workerMain(void *arg) {
   struct worker *w = (struct worker *)arg;
   onWorker = 1;
+#ifdef ATTUNE_SCRATCH_CACHE
+  /* Its scratch blocks are freed as it stops (below), not by a thread-exit
+   * destructor, which would keep the library loaded, and only unloading it
+   * stops the pool (scratch_cache.c's localSlots). */
+  scratchWorkerStarts();
+#endif
   uint64_t idleSince = nowNs();
   for (unsigned spins = 0;; ++spins) {
     struct loop *l = __atomic_load_n(&w->mailbox, __ATOMIC_ACQUIRE);
@@ -144,8 +150,12 @@ static void *workerMain(void *arg) {
       idleSince = nowNs();
       continue;
     }
-    if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
+    if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+#ifdef ATTUNE_SCRATCH_CACHE
+      scratchWorkerStops();
+#endif
       return NULL;
+    }
     cpuRelax();
     if (spins % 64 != 0 || nowNs() - idleSince < kSpinNs)
       continue;

@@ -41,6 +41,12 @@ typedef void (*halide_free_t)(void *, void *);
 /* From the Halide runtime linked into the same library. */
 extern halide_malloc_t halide_set_custom_malloc(halide_malloc_t user_malloc);
 extern halide_free_t halide_set_custom_free(halide_free_t user_free);
+/* glibc's registration of a destructor run when the calling thread exits,
+ * on behalf of the shared object `dso` (what C++ thread_local uses). While
+ * a living thread has one pending, dlclose keeps that object loaded
+ * (l_tls_dtor_count), so the destructor never runs in an unmapped library. */
+extern int __cxa_thread_atexit_impl(void (*func)(void *), void *obj, void *dso);
+extern void *__dso_handle; /* this shared object (crtbeginS.o) */
 
 enum { kAlign = 64, kHeader = 64, kSlots = 16, kLocalSlots = 4 };
 static const size_t kMaxBytes = (size_t)64 << 20; /* 64 MiB cached at most */
@@ -60,15 +66,17 @@ static struct slot slots[kSlots];
  * pending stores; the fused attention allocates and frees a few blocks per
  * key block of every tile, and the lock took 1.9% of its time on one thread
  * and 5.5% on two (S=2048, Intel Xeon). A thread's blocks are freed when it
- * exits (threadKey's destructor) or, for the thread that unloads the
- * library, then; other threads' are left to the process when the library
- * is unloaded while they live (at most kLocalSlots blocks of at most
- * kLocalMaxBytes each). */
+ * exits, by a thread-exit destructor registered with glibc on behalf of
+ * this library (registerThread), which keeps the library loaded until it
+ * has run. A pthread key's destructor, used before, gave no such guarantee:
+ * a thread exiting while another thread's dlclose unloaded the library could
+ * call it after its code was unmapped (tests/tsan's OpenAndCloseConcurrently
+ * crashed so about one run in five). The pool's workers, which only the
+ * library's unloading stops, free their blocks as they stop instead
+ * (par_for.c's workerMain). */
 static __thread struct slot localSlots[kLocalSlots];
-static __thread int localRegistered;
-static pthread_key_t threadKey;
-static int threadKeyMade; /* set once, under the shared lock */
-static int unloading;     /* atomic: the library's destructor ran; no caching */
+static __thread int localRegistered; /* this thread's blocks will be freed */
+static int unloading; /* atomic: the library's destructor ran; no caching */
 static size_t cachedBytes;
 
 /* A spin lock rather than a mutex: the cache is held for a scan of kSlots
@@ -139,17 +147,19 @@ static void freeLocal(void *unused) {
   }
 }
 
+/* For par_for.c's workers, in the same translation unit (model_support.c):
+ * a worker frees its blocks as it stops, not with a thread-exit destructor
+ * (see localSlots). */
+#define ATTUNE_SCRATCH_CACHE 1
+static void scratchWorkerStarts(void) { localRegistered = 1; }
+static void scratchWorkerStops(void) { freeLocal(NULL); }
+
 /* Arranges for this thread's blocks to be freed when it exits. 0 when it
- * cannot (no key): the thread then keeps no blocks of its own. */
+ * cannot: the thread then keeps no blocks of its own. */
 static int registerThread(void) {
   if (localRegistered)
     return 1;
-  lockCache();
-  if (!threadKeyMade && pthread_key_create(&threadKey, freeLocal) == 0)
-    threadKeyMade = 1;
-  int made = threadKeyMade;
-  unlockCache();
-  if (!made || pthread_setspecific(threadKey, (void *)1) != 0)
+  if (__cxa_thread_atexit_impl(freeLocal, NULL, &__dso_handle) != 0)
     return 0;
   localRegistered = 1;
   return 1;
@@ -216,12 +226,9 @@ __attribute__((constructor)) static void installScratchCache(void) {
 
 __attribute__((destructor)) static void releaseScratchCache(void) {
   /* From here on blocks are freed, not kept (Halide's own destructors may
-   * still free some), and threads that exit later must not call into the
-   * unloaded library. */
+   * still free some). No living thread has a destructor of this library
+   * pending (glibc would not unload it), so none holds blocks of its own. */
   __atomic_store_n(&unloading, 1, __ATOMIC_RELAXED);
-  if (threadKeyMade)
-    pthread_key_delete(threadKey);
-  freeLocal(NULL);
   lockCache();
   for (int i = 0; i < kSlots; ++i) {
     free(slots[i].base);
