@@ -98,14 +98,20 @@ constexpr uintptr_t kImportStackReserve = 4u << 20;
 struct Const {
   int onnxType = 0;
   llvm::SmallVector<int64_t> shape;
-  std::vector<float> f;   ///< FLOAT (and FLOAT16/BFLOAT16 widened)
+  std::vector<float> f;   ///< FLOAT, and FLOAT16/BFLOAT16 widened exactly
   std::vector<int64_t> i; ///< INT64, INT32, BOOL
   /// The initializer this is (or the transpose of, with `transposed`);
   /// empty for folded values.
   std::string init;
   bool transposed = false;
 
-  bool isFloat() const { return onnxType == onnx::TensorProto::FLOAT; }
+  bool isFloat() const {
+    return onnxType == onnx::TensorProto::FLOAT || is16BitFloat();
+  }
+  bool is16BitFloat() const {
+    return onnxType == onnx::TensorProto::FLOAT16 ||
+           onnxType == onnx::TensorProto::BFLOAT16;
+  }
   /// The element count: -1 when a dim is negative (dynamic), INT64_MAX when
   /// the count overflows; neither passes a check.
   int64_t numel() const {
@@ -207,6 +213,23 @@ llvm::StringRef onnxTypeName(int t) {
   if (onnx::TensorProto::DataType_IsValid(t))
     return onnx::TensorProto::DataType_Name(onnx::TensorProto::DataType(t));
   return "unknown";
+}
+
+/// ONNX's 16-bit float formats: FLOAT16 (IEEE half) and BFLOAT16. Constants
+/// hold them widened to float, which is exact, and narrow them back when
+/// they are stored.
+const llvm::fltSemantics &semantics16(int onnxType) {
+  return onnxType == onnx::TensorProto::BFLOAT16 ? APFloat::BFloat()
+                                                 : APFloat::IEEEhalf();
+}
+float widen16(int onnxType, uint16_t bits) {
+  return APFloat(semantics16(onnxType), APInt(16, bits)).convertToFloat();
+}
+APFloat narrow16(int onnxType, float value) {
+  APFloat v(value);
+  bool losesInfo;
+  v.convert(semantics16(onnxType), APFloat::rmNearestTiesToEven, &losesInfo);
+  return v;
 }
 
 //===----------------------------------------------------------------------===//
@@ -346,15 +369,16 @@ private:
         DenseElementsAttr::get(type, APInt(element.getIntOrFloatBitWidth(),
                                            int64_t(value), true)));
   }
-  /// An exact all-ones f32 tensor, 1 on every axis but those in `axes`, where
-  /// it is as long as that axis of `like` (dynamic or not): each factor is
-  /// `arange == arange`, which is true for every integer.
   LogicalResult trilu(const onnx::NodeProto &n);
   FailureOr<Value> positions(const onnx::NodeProto &n, Value like, int64_t axis,
                              llvm::ArrayRef<int64_t> shape);
   LogicalResult attention(const onnx::NodeProto &n);
   LogicalResult rotaryEmbedding(const onnx::NodeProto &n);
   LogicalResult expand(const onnx::NodeProto &n);
+  /// An exact all-ones tensor of like's float type (f32 when like is not a
+  /// float), 1 on every axis but those in `axes`, where it is as long as
+  /// that axis of `like` (dynamic or not): each factor is
+  /// `arange == arange`, which is true for every integer.
   FailureOr<Value> onesLike(const onnx::NodeProto &n, Value like,
                             llvm::ArrayRef<int64_t> axes, int64_t rank);
   /// Makes a rank-5 tensor lazy at m (reshaping it to rank 4).
@@ -401,9 +425,19 @@ private:
     const onnx::NodeProto *p = producerOf(name);
     return p && p->op_type() == type ? p : nullptr;
   }
+  /// Whether `name` is a one-element constant equal to `value` within
+  /// `tolerance` (relative, absolute below 1) or, in a FLOAT16 or BFLOAT16
+  /// constant, to `value` rounded to that format: an fp16 export of
+  /// GELU's 0.044715 holds 0.04471.
   bool isScalar(const std::string &name, double value, double tolerance = 1e-6) {
     std::optional<double> s = scalarOf(name);
-    return s && std::abs(*s - value) <= tolerance * std::max(1.0, std::abs(value));
+    if (!s)
+      return false;
+    if (std::abs(*s - value) <= tolerance * std::max(1.0, std::abs(value)))
+      return true;
+    FailureOr<Val> v = get(name);
+    return succeeded(v) && v->c->is16BitFloat() &&
+           *s == narrow16(v->c->onnxType, float(value)).convertToDouble();
   }
   /// Binary node `p` with one input `x` and the other the scalar `value`:
   /// returns x's name (or "" when it does not match).
@@ -520,17 +554,20 @@ FailureOr<std::shared_ptr<Const>> Importer::readTensor(const onnx::TensorProto &
   case onnx::TensorProto::INT64:
     elementBytes = 8;
     break;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    elementBytes = 2;
+    break;
   case onnx::TensorProto::BOOL:
     elementBytes = 1;
     break;
   default:
     return fail(what + ": data type " + onnxTypeName(type) +
-                " is not supported (FLOAT, INT64, INT32, BOOL)"),
+                " is not supported (FLOAT, FLOAT16, BFLOAT16, INT64, INT32, "
+                "BOOL)"),
            failure();
   }
-  c->onnxType = type == onnx::TensorProto::FLOAT ? type : onnx::TensorProto::INT64;
-  if (type == onnx::TensorProto::BOOL || type == onnx::TensorProto::INT32)
-    c->onnxType = type;
+  c->onnxType = type;
   uint64_t numel = 1;
   for (int64_t d : t.dims()) {
     if (d < 0 || d > (int64_t(1) << 40) || (d && numel > (uint64_t(1) << 40) / d))
@@ -567,13 +604,33 @@ FailureOr<std::shared_ptr<Const>> Importer::readTensor(const onnx::TensorProto &
            failure();
   };
   // The typed fields' counts are checked before anything is allocated: the
-  // dims alone may ask for 2^40 elements.
+  // dims alone may ask for 2^40 elements. FLOAT16 and BFLOAT16 keep their
+  // bits in int32_data, one value each.
   if (!haveRaw) {
     int got = type == onnx::TensorProto::FLOAT   ? t.float_data_size()
               : type == onnx::TensorProto::INT64 ? t.int64_data_size()
                                                  : t.int32_data_size();
     if (uint64_t(got) != numel)
       return countMismatch(got);
+  }
+  if (c->is16BitFloat()) {
+    c->f.resize(numel);
+    for (uint64_t k = 0; k < numel; ++k) {
+      uint16_t bits;
+      if (haveRaw) {
+        std::memcpy(&bits, raw.data() + 2 * k, 2);
+      } else {
+        int32_t v = t.int32_data(int(k));
+        if (v < 0 || v > 0xffff)
+          return fail(llvm::formatv("{0}: value {1} holds {2}, which is not "
+                                    "16 bits of {3}",
+                                    what, k, v, onnxTypeName(type))),
+                 failure();
+        bits = uint16_t(v);
+      }
+      c->f[k] = widen16(type, bits);
+    }
+    return c;
   }
   if (type == onnx::TensorProto::FLOAT) {
     c->f.resize(numel);
@@ -649,7 +706,16 @@ FailureOr<Value> Importer::weight(const Const &c, const onnx::NodeProto &n) {
     t.shape.assign(c.shape.begin(), c.shape.end());
     if (c.transposed)
       std::reverse(t.shape.begin(), t.shape.end());
-    if (c.isFloat()) {
+    if (c.is16BitFloat()) {
+      t.dtype = c.onnxType == onnx::TensorProto::FLOAT16 ? ScalarType::F16
+                                                         : ScalarType::BF16;
+      t.bytes.resize(c.f.size() * 2);
+      for (size_t k = 0; k < c.f.size(); ++k) {
+        uint16_t bits = uint16_t(
+            narrow16(c.onnxType, c.f[k]).bitcastToAPInt().getZExtValue());
+        std::memcpy(t.bytes.data() + 2 * k, &bits, 2);
+      }
+    } else if (c.isFloat()) {
       t.dtype = ScalarType::F32;
       t.bytes.resize(c.f.size() * 4);
       if (!t.bytes.empty())
@@ -689,7 +755,13 @@ FailureOr<Value> Importer::constant(const Const &c, const onnx::NodeProto &n) {
     return weight(c, n);
   auto type = RankedTensorType::get(c.shape, element);
   DenseElementsAttr attr;
-  if (c.isFloat())
+  if (c.is16BitFloat()) {
+    llvm::SmallVector<APFloat> values;
+    values.reserve(c.f.size());
+    for (float v : c.f)
+      values.push_back(narrow16(c.onnxType, v));
+    attr = DenseElementsAttr::get(type, values);
+  } else if (c.isFloat())
     attr = DenseElementsAttr::get(type, llvm::ArrayRef<float>(c.f));
   else if (c.onnxType == onnx::TensorProto::BOOL) {
     llvm::SmallVector<bool> bits;
@@ -2510,7 +2582,10 @@ LogicalResult Importer::expand(const onnx::NodeProto &n) {
 FailureOr<Value> Importer::onesLike(const onnx::NodeProto &n, Value like,
                                     llvm::ArrayRef<int64_t> axes, int64_t rank) {
   Value ones;
-  Type f32 = b.getF32Type();
+  // In like's type when it is a float (an fp16 graph's sums stay fp16).
+  Type element = cast<RankedTensorType>(like.getType()).getElementType();
+  if (!isa<FloatType>(element))
+    element = b.getF32Type();
   for (int64_t axis : axes) {
     auto type = RankedTensorType::get({shapeOf(like)[axis]}, b.getI64Type());
     FailureOr<Value> r = checked(
@@ -2520,7 +2595,7 @@ FailureOr<Value> Importer::onesLike(const onnx::NodeProto &n, Value like,
     FailureOr<Value> eq = create<tfm::CompareOp>(n, *r, *r, tfm::ComparePredicateKind::eq);
     if (failed(eq))
       return failure();
-    FailureOr<Value> f = castTo(n, *eq, f32);
+    FailureOr<Value> f = castTo(n, *eq, element);
     if (failed(f))
       return failure();
     llvm::SmallVector<int64_t> shape(rank, 1);
@@ -2747,7 +2822,7 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &n) {
   if (op == "Cast") {
     int to = attrInt(n, "to", 0);
     Type element = elementTypeOf(b, to);
-    if (!element || to == onnx::TensorProto::FLOAT16 || to == onnx::TensorProto::BFLOAT16)
+    if (!element)
       return fail(n, "cast to " + onnxTypeName(to) + " is not supported");
     FailureOr<Val> in = getInput(n, 0);
     if (failed(in))

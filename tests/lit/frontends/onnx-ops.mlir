@@ -168,3 +168,23 @@
 // RUN: attune-run %t/attention_step.so --input=q=@%S/Inputs/onnx-ops/attention_step/inputs/q.npy --input=k=@%S/Inputs/onnx-ops/attention_step/inputs/k.npy --input=v=@%S/Inputs/onnx-ops/attention_step/inputs/v.npy --input=past_key=@%S/Inputs/onnx-ops/attention_step/inputs/past_key.npy --input=past_value=@%S/Inputs/onnx-ops/attention_step/inputs/past_value.npy --output=%t/attention_step
 // RUN: python3 %attune_src_root/scripts/compare_npy.py %t/attention_step %S/Inputs/onnx-ops/attention_step/reference | FileCheck %s --check-prefix=OK3
 // OK3: 3 passed, 0 failed
+
+/// 16-bit floats: FLOAT16 initializers in raw_data and in int32_data, a
+/// BFLOAT16 one, Casts to and from FLOAT16, and a tanh GELU recognised from
+/// fp16 constants (0.044715 is 0.04471 in fp16). Against ORT with fp16's
+/// tolerance: |attune - ort| <= 4e-3 + 4e-3 |ort| (outputs up to 15).
+// RUN: attune-compile %S/Inputs/onnx-ops/half_types.onnx --emit=input | FileCheck %s --check-prefix=HALF
+// RUN: attune-compile %S/Inputs/onnx-ops/half_types.onnx -o %t/half_types.so
+// RUN: attune-run %t/half_types.so --input=x=@%S/Inputs/onnx-ops/half_types/inputs/x.npy --output=%t/half_types
+// RUN: python3 %attune_src_root/scripts/compare_npy.py %t/half_types %S/Inputs/onnx-ops/half_types/reference --rtol 4e-3 --atol 4e-3 | FileCheck %s --check-prefix=OK
+// HALF-DAG: tfm.weight "w2" : tensor<8x8xbf16>
+// HALF-DAG: tfm.weight "bias" : tensor<8xf16>
+// HALF-DAG: tfm.weight "w" : tensor<16x8xf16>
+// HALF: tfm.cast %arg0 : tensor<?x16xf32> -> tensor<?x16xf16>
+// HALF: tfm.linear {{.+}} : tensor<?x16xf16>, tensor<16x8xf16> -> tensor<?x8xf16>
+// HALF: tfm.gelu {{.+}} {approximate = #tfm.gelu_approx<tanh>} : tensor<?x8xf16>
+// HALF: tfm.cast {{.+}} : tensor<?x8xf16> -> tensor<?x8xf32>
+// HALF: tfm.cast {{.+}} : tensor<8x8xbf16> -> tensor<8x8xf32>
+
+// RUN: not attune-compile %S/Inputs/onnx-ops/half_bad_bits.onnx --emit=input 2>&1 | FileCheck %s --check-prefix=HALF-BITS
+// HALF-BITS: error: cannot import '{{.*}}half_bad_bits.onnx': initializer 'w': value 1 holds 70000, which is not 16 bits of FLOAT16

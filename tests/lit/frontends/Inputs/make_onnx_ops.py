@@ -38,6 +38,9 @@ GRAPH/reference/NAME.npy (ONNX Runtime 1.32, CPU, all optimisations):
                       that hides every key of one query row
   einsum_attention    attention written with two Einsums (bhqd,bhkd->bhqk
                       and bhqk,bhkd->bhqd), a scale and a Softmax
+  half_types          FLOAT16 and BFLOAT16 initializers (raw_data and
+                      int32_data), Casts to and from FLOAT16 and a tanh GELU
+                      in fp16 around f32 inputs and outputs
   einsum              Einsum's other forms, one output each: x W with W an
                       initializer (as stored and transposed), a batched
                       product in another order, "..." dims, two contracted
@@ -360,8 +363,56 @@ def attention_softcap():
         onnx.save(model, os.path.join(HERE, name + ".onnx"))
 
 
+def half_types():
+    """16-bit float initializers and casts, as an fp16 export writes them."""
+    rng = np.random.default_rng(1601)
+    info = helper.make_tensor_value_info
+    # f32 in and out around an fp16 body (onnxconverter-common's
+    # keep_io_types): Cast to FLOAT16, a MatMul by an FLOAT16 initializer
+    # held in int32_data (as onnx.helper.make_tensor stores it), a bias in
+    # raw_data, a tanh GELU whose constants are fp16 (0.044715 is 0.04471
+    # there), and a BFLOAT16 initializer cast to FLOAT before its MatMul.
+    x = info("x", TensorProto.FLOAT, ["n", 16])
+    y = info("y", TensorProto.FLOAT, ["n", 8])
+    w = helper.make_tensor("w", TensorProto.FLOAT16, [16, 8],
+                           rng.standard_normal((16, 8)).astype(np.float16))
+    bias = numpy_helper.from_array(rng.standard_normal(8).astype(np.float16), "bias")
+    w2 = helper.make_tensor("w2", TensorProto.BFLOAT16, [8, 8],
+                            rng.standard_normal(64).astype(np.float32).tolist())
+    consts = {"half": 0.5, "one": 1.0, "three": 3.0, "k": 0.044715,
+              "root": float(np.sqrt(2 / np.pi))}
+    inits = [w, bias, w2] + [numpy_helper.from_array(np.array(v, np.float16), name)
+                             for name, v in consts.items()]
+    nodes = [helper.make_node("Cast", ["x"], ["x16"], to=TensorProto.FLOAT16),
+             helper.make_node("MatMul", ["x16", "w"], ["xw"]),
+             helper.make_node("Add", ["xw", "bias"], ["h"]),
+             helper.make_node("Pow", ["h", "three"], ["h3"]),
+             helper.make_node("Mul", ["h3", "k"], ["h3k"]),
+             helper.make_node("Add", ["h", "h3k"], ["inner"]),
+             helper.make_node("Mul", ["inner", "root"], ["scaled"]),
+             helper.make_node("Tanh", ["scaled"], ["t"]),
+             helper.make_node("Add", ["t", "one"], ["t1"]),
+             helper.make_node("Mul", ["h", "half"], ["hh"]),
+             helper.make_node("Mul", ["hh", "t1"], ["gelu"]),
+             helper.make_node("Cast", ["gelu"], ["g32"], to=TensorProto.FLOAT),
+             helper.make_node("Cast", ["w2"], ["w2f"], to=TensorProto.FLOAT),
+             helper.make_node("MatMul", ["g32", "w2f"], ["y"])]
+    save("half_types", helper.make_graph(nodes, "half_types", [x], [y], inits), 17,
+         {"x": rng.standard_normal((5, 16)).astype(np.float32)})
+    # An error: FLOAT16 bits that do not fit in 16 bits.
+    bad = helper.make_tensor("w", TensorProto.FLOAT16, [2], [0.5, 1.0])
+    bad.int32_data[1] = 70000
+    x = info("x", TensorProto.FLOAT16, [2])
+    y = info("y", TensorProto.FLOAT16, [2])
+    model = helper.make_model(
+        helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add_w")],
+                          "half_bad_bits", [x], [y], [bad]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(model, os.path.join(HERE, "half_bad_bits.onnx"))
+
+
 GENERATORS = ["rmsnorm", "trilu", "causal_mask", "expand", "attention", "rope", "einsum",
-              "attention_past", "errors", "attention_softcap"]
+              "attention_past", "errors", "attention_softcap", "half_types"]
 
 if __name__ == "__main__" and len(sys.argv) > 1:
     for name in sys.argv[1:]:
@@ -369,13 +420,5 @@ if __name__ == "__main__" and len(sys.argv) > 1:
             sys.exit("unknown generator %r; expected one of %s" % (name, ", ".join(GENERATORS)))
         globals()[name]()
 elif __name__ == "__main__":
-    rmsnorm()
-    trilu()
-    causal_mask()
-    expand()
-    attention()
-    rope()
-    einsum()
-    attention_past()
-    errors()
-    attention_softcap()
+    for name in GENERATORS:
+        globals()[name]()
