@@ -16,6 +16,14 @@
 // IR: tfm.attention {{.+}} -> tensor<?x?x4x16xf16>
 // IR: tfm.gelu {{.+}} {approximate = #tfm.gelu_approx<tanh>} : tensor<{{.+}}xf16>
 
+/// The same fp16 graph builds for the GPU with its attentions fused (the
+/// CUDA target fuses a 16-bit model's attentions without --precision); it
+/// runs only where a GPU is, so here it is built, not run.
+// RUN: attune-compile %S/Inputs/onnx-f16/gpt2-tiny.onnx --target=cuda -o %t/gpt2-cuda.so --fusion-report=%t/gpt2-cuda.json 2>/dev/null
+// RUN: FileCheck %s --input-file=%t/gpt2-cuda.json --check-prefix=CUDA
+// CUDA: "fused": 2,
+// CUDA: "not_fused": 0,
+
 // CHECK: bert-tiny fused: 2 of 2 attention sites fused
 // CHECK: last_hidden_state.npy{{ +}}ok
 // CHECK: sentence_embedding.npy{{ +}}ok
