@@ -14,11 +14,13 @@ Unsqueeze and Concat, a padding mask through Equal, ConstantOfShape, Where),
 opset 20's Gelu, RoPE through Slice, Gemm, the logical ops, every Constant
 attribute and initializer storage (raw_data, float_data, int64_data,
 int32_data, BOOL), an initializer held as external data, opset 23, a FLOAT16
-input. Each invalid seed breaks one rule the importer checks: a truncated
+input, FLOAT16 and BFLOAT16 initializers with Casts to and from FLOAT16. Each
+invalid seed breaks one rule the importer checks: a truncated
 file, an empty one, a cycle, an unknown op, the opset-23 Attention,
 RotaryEmbedding and RMSNormalization and the Trilu/Expand causal mask (which
 the importer does not support), opset 16, external data outside the folder
-or past the end of its file, raw_data too short, a graph input without a
+or past the end of its file, raw_data too short (FLOAT and FLOAT16), FLOAT16
+bits in int32_data beyond 16 bits, a graph input without a
 shape, a STRING initializer, an output defined twice, an input nothing
 produces, a graph without outputs, dims of 2^40. Last, the inputs that
 crashed the importer before it was fixed, as the fuzz target found them: a
@@ -344,9 +346,28 @@ def opset23():
                  [i64("lead", [6]), i64("ax0", [0])], opset=23, name="opset23")
 
 
+def half_initializers():
+    """An fp16 graph as exporters write one: FLOAT16 initializers in raw_data and in
+    int32_data, a BFLOAT16 one, Casts to FLOAT16 and back, a FLOAT16 Constant."""
+    rng = np.random.default_rng(90)
+    w = helper.make_tensor("w", TP.FLOAT16, [4, 3], rng.standard_normal((4, 3)).astype(np.float16))
+    b = numpy_helper.from_array(rng.standard_normal(3).astype(np.float16), "b")
+    w2 = helper.make_tensor("w2", TP.BFLOAT16, [3, 3], rng.standard_normal(9).tolist())
+    nodes = [node("Cast", ["x"], ["x16"], to=TP.FLOAT16),
+             node("MatMul", ["x16", "w"], ["xw"]),
+             node("Constant", [], ["half"], value=numpy_helper.from_array(
+                 np.array(0.5, np.float16), "half")),
+             node("Mul", ["xw", "half"], ["h"]),
+             node("Add", ["h", "b"], ["hb"]),
+             node("Cast", ["hb"], ["h32"], to=TP.FLOAT),
+             node("Cast", ["w2"], ["w2f"], to=TP.FLOAT),
+             node("MatMul", ["h32", "w2f"], ["y"])]
+    return model(nodes, [vi("x", TP.FLOAT, [2, 4])], [vi("y", TP.FLOAT, [2, 3])], [w, b, w2],
+                 name="half")
+
+
 def f16_input():
-    """FLOAT16 graph inputs (an initializer may not be FLOAT16): LayerNormalization without
-    a bias, then Relu."""
+    """FLOAT16 graph inputs: LayerNormalization without a bias, then Relu."""
     nodes = [node("LayerNormalization", ["x", "g"], ["n"], axis=-1),
              node("Relu", ["n"], ["y"])]
     return model(nodes, [vi("x", TP.FLOAT16, [2, 4]), vi("g", TP.FLOAT16, [4])],
@@ -416,6 +437,7 @@ def main(out):
     put("valid_external_data", external())
     put("valid_opset23", opset23())
     put("valid_f16_input", f16_input())
+    put("valid_half_initializers", half_initializers())
 
     seeds["invalid_truncated"] = seeds["valid_llama_gqa_rope"][:len(seeds["valid_llama_gqa_rope"]) // 2]
     seeds["invalid_empty"] = b""
@@ -432,6 +454,17 @@ def main(out):
     put("invalid_raw_data_short", model([node("MatMul", ["x", "w"], ["y"])],
                                         [vi("x", TP.FLOAT, [2, 4])], [vi("y", TP.FLOAT, [2, 4])],
                                         [short], name="short", check=False))
+    short16 = numpy_helper.from_array(np.ones((4, 4), np.float16), "w")
+    short16.raw_data = short16.raw_data[:20]
+    put("invalid_f16_raw_data_short", model([node("MatMul", ["x", "w"], ["y"])],
+                                            [vi("x", TP.FLOAT16, [2, 4])],
+                                            [vi("y", TP.FLOAT16, [2, 4])], [short16],
+                                            name="short16", check=False))
+    bits = helper.make_tensor("w", TP.FLOAT16, [2], [0.5, 1.0])
+    bits.int32_data[1] = 70000
+    put("invalid_f16_bits", model([node("Add", ["x", "w"], ["y"])], [vi("x", TP.FLOAT16, [2])],
+                                  [vi("y", TP.FLOAT16, [2])], [bits], name="bits16",
+                                  check=False))
     no_shape = helper.make_tensor_value_info("x", TP.FLOAT, None)
     put("invalid_input_no_shape", model([node("Relu", ["x"], ["y"])], [no_shape],
                                         [vi("y", TP.FLOAT, [4])], name="no_shape", check=False))
