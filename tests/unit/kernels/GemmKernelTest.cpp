@@ -164,6 +164,7 @@ TEST(GemmLinearKernel, ReadsPrePackedPanels) {
   }
   checkLinear(33, 40, 100, true, 32);  // a narrower layout
   checkLinear(33, 40, 100, true, 192); // a wider one
+  checkLinear(19, 24, 170, false, 80); // five AVX-512 vectors: read whole
   // The panels must cover the output's columns.
   KernelSpec spec;
   spec.kind = KernelKind::Linear;
