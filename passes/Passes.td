@@ -358,19 +358,20 @@ def PropagateLayouts : Pass<"tfm-propagate-layouts"> {
   ];
 }
 
-def Bf16Attention : Pass<"tfm-bf16-attention"> {
-  let summary = "Multiply the attentions of an f32 model in bf16";
+def AttentionProducts : Pass<"tfm-attention-products"> {
+  let summary = "Multiply the attentions of an f32 model in bf16 or f16";
   let description = [{
-    Gives every `tfm.attention` on f32 operands `product_type = bf16`: its
-    q.k and p.v products take bf16-rounded operands, with f32 sums and f32
-    softmax statistics (see tfm.attention). `attune-compile
-    --precision=bf16` runs it beside `tfm-pack-weights{bf16}`, which does
-    the same for the linears' weights. On a CPU with AMX the kernel then
-    multiplies on AMX tiles (runtime/model/amx_kernels.c): at S=2048,
-    D=128, one thread of an Intel Xeon with AMX, 3.8x the f32 kernel
-    (benchmarks/README.md). Elsewhere it computes in f32. Attentions that
-    carry an additive mask, score modifiers or RoPE are marked too and keep
-    the f32 kernel for now (key padding runs on AMX).
+    Gives every `tfm.attention` on f32 operands `product_type = bf16` (or
+    `f16` with `type=f16`): its q.k and p.v products take operands rounded
+    to that type, with f32 sums and f32 softmax statistics (see
+    tfm.attention). `attune-compile --precision=bf16` runs it beside
+    `tfm-pack-weights{bf16}`, which does the same for the linears' weights,
+    and `--precision=bf16` or `f16` on the CUDA target, whose tensor cores
+    multiply either. On a CPU with AMX a bf16 attention then multiplies on
+    AMX tiles (runtime/model/amx_kernels.c): at S=2048, D=128, one thread
+    of an Intel Xeon with AMX, 3.8x the f32 kernel (benchmarks/
+    README.md). Elsewhere on the CPU it computes in f32. Attentions that
+    carry an additive mask, score modifiers or RoPE are marked too.
 
     ```mlir
     %o = tfm.attention %q, %k, %v {scale = 0.125 : f64}
@@ -386,6 +387,10 @@ def Bf16Attention : Pass<"tfm-bf16-attention"> {
         -> tensor<1x12x?x64xf32>
     ```
   }];
+  let options = [
+    Option<"productType", "type", "std::string", /*default=*/"\"bf16\"",
+           "The products' type: bf16 or f16">,
+  ];
   let dependentDialects = ["::attune::tfm::TfmDialect"];
 }
 

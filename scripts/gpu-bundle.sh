@@ -49,8 +49,9 @@ cp -L "$(ldd "$build/bin/gpu_benchmark" | awk '/libbenchmark/ {print $3}')" "$ou
 # bundle and those files fit in 62 MiB.
 models=$build/tests/unit/cuda/models
 mkdir -p "$out/models"
-# The GPT-2 block's --precision=bf16 build, which reads its f32 weights.
-cp "$models/gpt2_block_cuda_bf16.so" "$out/models/"
+# The GPT-2 block's --precision=bf16 and f16 builds, which read its f32
+# weights.
+cp "$models/gpt2_block_cuda_bf16.so" "$models/gpt2_block_cuda_f16.so" "$out/models/"
 # What the device call carries besides the bundle: the files git tracks and
 # the untracked ones it does not ignore.
 tracked=$(cd "$root" && git ls-files -z --cached --others --exclude-standard |
@@ -126,7 +127,7 @@ if [ "$steps" != attention ]; then
   record gpu_kernel_test $?
   export ATTUNE_CUDA_MODELS=$here/models
   # BM_Model's libraries, f32 and bf16, both reading the one weights file.
-  export ATTUNE_CUDA_MODEL=$here/models/gpt2_block_cuda.so,$here/models/gpt2_block_cuda_bf16.so
+  export ATTUNE_CUDA_MODEL=$here/models/gpt2_block_cuda.so,$here/models/gpt2_block_cuda_bf16.so,$here/models/gpt2_block_cuda_f16.so
   export ATTUNE_WEIGHTS_PATH=$here/models/gpt2_block_cuda.safetensors
   step cuda_model_test
   ATTUNE_REQUIRE_GPU=1 timeout 120 stdbuf -oL "$here/cuda_model_test"

@@ -256,8 +256,13 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   // On the CPU, bf16 lives in the packed panels (PanelLayout.h): without
   // them there is nothing to store it in. A target that rounds the
   // products' operands as it computes them (CUDA) stores nothing in bf16.
-  const bool bf16Products = options.bf16 && target.bf16ByRoundingProducts();
-  if (options.bf16 && !bf16Products && pipelineOptions.weightPanelWidth == 0)
+  const bool bf16 = options.precision == ScalarType::BF16;
+  const bool roundedProducts = options.precision != ScalarType::F32 && target.roundsProducts();
+  if (options.precision == ScalarType::F16 && !roundedProducts)
+    return fail("--precision=f16 rounds the products' operands to f16 on tensor cores: it is "
+                "for --target=cuda; --target=" +
+                target.name() + " takes --precision=f32 or bf16");
+  if (bf16 && !roundedProducts && pipelineOptions.weightPanelWidth == 0)
     return fail(options.packWeights
                     ? "--precision=bf16 needs packed weights, which --target=" +
                           target.name() +
@@ -265,8 +270,8 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
                           "AVX-512 variant)"
                     : "--precision=bf16 stores linear weights packed: it cannot "
                       "be combined with --no-pack-weights");
-  pipelineOptions.bf16Weights = options.bf16 && !bf16Products;
-  pipelineOptions.bf16AttentionProducts = bf16Products;
+  pipelineOptions.bf16Weights = bf16 && !roundedProducts;
+  pipelineOptions.attentionProducts = roundedProducts ? options.precision : ScalarType::F32;
   pipelineOptions.fusionReportPath =
       pipelineOptions.fuseAttention ? options.fusionReportPath : std::string();
   PassManager pm(&context, ModuleOp::getOperationName());
@@ -343,7 +348,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   hostOptions.sourceIR = sourceIR;
   if (std::string error = target.configureHost(hostOptions); !error.empty())
     return fail(error);
-  hostOptions.bf16Products = bf16Products;
+  hostOptions.matmulProducts = roundedProducts ? options.precision : ScalarType::F32;
   codegen::HostLoweringResult host;
   if (failed(codegen::lowerModelToHost(*module, hostOptions, host)))
     return fail("cannot generate host code for '" + inputFile + "'");

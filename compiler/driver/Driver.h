@@ -67,9 +67,12 @@ struct DriverOptions {
   /// --no-pack-weights turns it off; on, the target's weightPanelWidth()
   /// decides (CompileOptions::weightPanelWidth).
   bool packWeights = true;
-  /// --precision=bf16: linear weights stored as bf16 and multiplied in bf16
-  /// with f32 accumulation; everything else stays f32. Needs packWeights.
-  bool bf16 = false;
+  /// --precision: F32 (the default), BF16 (on the CPU: linear weights
+  /// stored as bf16 and multiplied in bf16 with f32 accumulation, which
+  /// needs packWeights; on a target that roundsProducts(): the linears' and
+  /// attentions' operands rounded to bf16), or F16 (only on such a target:
+  /// rounded to f16). Data and everything else stay f32.
+  ScalarType precision = ScalarType::F32;
   /// --fusion-report: every attention site as JSON ("" for none).
   std::string fusionReportPath;
   /// --dump-phases-to: one numbered file per phase ("" for none).

@@ -69,10 +69,16 @@ void buildGraphPipeline(OpPassManager &pm, const CompileOptions &options) {
     packOptions.bf16 = options.bf16Weights;
     pm.addPass(createPackWeights(packOptions));
   }
-  // --precision=bf16 for the attentions (fused ones; unfused ones are
-  // matmuls, which stay f32).
-  if ((options.bf16Weights || options.bf16AttentionProducts) && options.fuseAttention)
-    pm.addPass(createBf16Attention());
+  // --precision for the attentions (fused ones; unfused ones are matmuls,
+  // which stay f32 on the CPU and follow HostLoweringOptions::
+  // matmulProducts on the GPU).
+  if ((options.bf16Weights || options.attentionProducts != ScalarType::F32) &&
+      options.fuseAttention) {
+    AttentionProductsOptions productOptions;
+    productOptions.productType =
+        options.attentionProducts == ScalarType::F16 ? "f16" : "bf16";
+    pm.addPass(createAttentionProducts(productOptions));
+  }
 
   // Fusion and decomposition both leave duplicate constants and shared
   // reshapes behind; CSE removes them before the host code plans memory.

@@ -9,6 +9,7 @@
 #ifndef ATTUNE_COMPILER_PIPELINE_PIPELINE_H
 #define ATTUNE_COMPILER_PIPELINE_PIPELINE_H
 
+#include "compiler/support/ScalarType.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <map>
@@ -61,10 +62,11 @@ struct CompileOptions {
   /// Store those panels as bf16 pairs (tfm-pack-weights' bf16 option): the
   /// linears then multiply in bf16 with f32 accumulation (--precision=bf16).
   bool bf16Weights = false;
-  /// Mark the fused attentions' products bf16 (tfm-bf16-attention) without
-  /// storing weights in bf16: --precision=bf16 on a target that rounds the
-  /// products' operands as it computes them (CUDA).
-  bool bf16AttentionProducts = false;
+  /// Mark the fused attentions' products BF16 or F16 (tfm-attention-
+  /// products) without storing weights in bf16: --precision=bf16 or f16 on
+  /// a target that rounds the products' operands as it computes them
+  /// (CUDA). F32: none (bf16Weights marks them bf16).
+  ScalarType attentionProducts = ScalarType::F32;
   /// Where the fuse pass writes its JSON report of every softmax site; empty
   /// writes none. Ignored when fuseAttention is false (see
   /// writeFusionDisabledReport).

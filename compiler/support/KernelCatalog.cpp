@@ -346,6 +346,8 @@ std::string KernelSpec::symbolName() const {
     name += ropeSuffix(rope);
     if (bf16Products)
       name += "_bf16products";
+    if (f16Products)
+      name += "_f16products";
     if (softcap > 0)
       name += "_softcap" + exactDouble(softcap);
     break;

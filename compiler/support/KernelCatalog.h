@@ -259,6 +259,10 @@ struct KernelSpec {
   /// product_type = bf16, from --precision=bf16). Runs on AMX where the
   /// target has it; other variants compute in f32.
   bool bf16Products = false;
+  /// Attention: the same with f16 (product_type = f16, from --precision=f16
+  /// on the CUDA target, whose tensor cores multiply f16). The CPU variants
+  /// compute in f32.
+  bool f16Products = false;
   /// Attention: tfm.attention's softcap c (scores c * tanh(s / c)); 0 for
   /// none.
   double softcap = 0;

@@ -39,8 +39,9 @@ struct TargetOptions {
   /// CUDA: the compute capability the device code is for (--cuda-arch=sm_80
   /// gives 80).
   int cudaCapability = 80;
-  /// --precision=bf16.
-  bool bf16 = false;
+  /// --precision: F32, BF16 or F16 (the type the products' operands are
+  /// rounded to; F16 only where roundsProducts()).
+  ScalarType precision = ScalarType::F32;
 };
 
 class TargetBackend {
@@ -97,10 +98,11 @@ public:
     return "";
   }
 
-  /// Whether --precision=bf16 rounds the products' operands as it computes
-  /// them (the CUDA target's tensor cores, HostLoweringOptions::bf16Products)
-  /// rather than storing the weights packed in bf16 (the CPU).
-  virtual bool bf16ByRoundingProducts() const { return false; }
+  /// Whether --precision (bf16 or f16) rounds the products' operands as it
+  /// computes them (the CUDA target's tensor cores, HostLoweringOptions::
+  /// matmulProducts) rather than storing the weights packed in bf16 (the
+  /// CPU, which has no --precision=f16).
+  virtual bool roundsProducts() const { return false; }
 
   /// The tuning database's levels this target's kernels look up their
   /// entries at (TuningDatabase::apply): empty, the CPU's ISA levels (the

@@ -1187,8 +1187,9 @@ static FailureOr<RankedTensorType> inferAttention(AttentionOp::Adaptor op,
       failed(
           checkElementType(emitError, "value", *value, "query", elementType)))
     return failure();
-  if (TypeAttr products = op.getProductTypeAttr(); products && !products.getValue().isBF16())
-    return emitError() << "expected 'product_type' to be bf16 (the only product type "
+  if (TypeAttr products = op.getProductTypeAttr();
+      products && !products.getValue().isBF16() && !products.getValue().isF16())
+    return emitError() << "expected 'product_type' to be bf16 or f16 (the product types "
                           "besides the operands' own), got "
                        << products.getValue();
 

@@ -961,12 +961,14 @@ def Tfm_AttentionOp : Tfm_PureOp<"attention", [AttrSizedOperandSegments]> {
     above, so that a masked score stays -inf. Not with content modifiers
     (`shaw`, `xl`, `deberta`), whose terms are part of the product.
 
-    Products: with `product_type = bf16` (set by `tfm-bf16-attention`, which
-    `attune-compile --precision=bf16` runs) q, k and v are rounded to bf16
-    and so are the probabilities before they multiply v; the sums and the
-    softmax statistics stay f32, and the result has the operands' type. A
-    CPU with AMX runs such an attention on its tiles; elsewhere it is
-    computed in f32, which the rounding bounds anyway. The reference
+    Products: with `product_type = bf16` (set by `tfm-attention-products`,
+    which `attune-compile --precision=bf16` runs) q, k and v are rounded to
+    bf16 and so are the probabilities before they multiply v; the sums and
+    the softmax statistics stay f32, and the result has the operands' type.
+    `product_type = f16` is the same with f16 (--precision=f16 on the CUDA
+    target). A CPU with AMX runs a bf16 one on its tiles; elsewhere on the
+    CPU it is computed in f32, which the rounding bounds anyway; the GPU
+    kernel multiplies in the product type on its tensor cores. The reference
     evaluator computes the definition above exactly: check such a model by
     a relative error (attune-run's L2 check).
 

@@ -230,11 +230,14 @@ attune_status_t LinearPlan::create(CublasLt &lt, const LinearShape &shape,
   if (s.ldY < 0)
     s.ldY = s.n;
   const CublasLt::Functions &f = *lt.f_;
-  if (shape.bf16Products && shape.type != MatmulType::F32)
-    return fail(ATTUNE_INVALID_ARGUMENT, "bf16 products are for f32 data, not %s",
-                matmulTypeName(shape.type));
+  if ((shape.bf16Products || shape.f16Products) && shape.type != MatmulType::F32)
+    return fail(ATTUNE_INVALID_ARGUMENT, "%s products are for f32 data, not %s",
+                shape.bf16Products ? "bf16" : "f16", matmulTypeName(shape.type));
+  if (shape.bf16Products && shape.f16Products)
+    return fail(ATTUNE_INVALID_ARGUMENT, "products are bf16 or f16, not both");
   const int compute = shape.type == MatmulType::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
                       : shape.bf16Products           ? CUBLAS_COMPUTE_32F_FAST_16BF
+                      : shape.f16Products            ? CUBLAS_COMPUTE_32F_FAST_16F
                                                      : CUBLAS_COMPUTE_32F;
   const int type = dataType(shape.type);
   if (attune_status_t status = lt.check(f.cublasLtMatmulDescCreate(&plan->desc_, compute, CUDA_R_32F),

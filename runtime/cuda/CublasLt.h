@@ -86,6 +86,8 @@ struct LinearShape {
   /// tensor cores, accumulating in f32 (CUBLAS_COMPUTE_32F_FAST_16BF):
   /// --precision=bf16 on the GPU.
   bool bf16Products = false;
+  /// The same with f16 (CUBLAS_COMPUTE_32F_FAST_16F): --precision=f16.
+  bool f16Products = false;
   /// Row strides (elements) of x, w and y as stored; -1: dense (the stored
   /// row length).
   int64_t ldX = -1, ldW = -1, ldY = -1;

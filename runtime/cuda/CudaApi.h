@@ -115,6 +115,7 @@ constexpr int CUDA_R_16F = 2;
 constexpr int CUDA_R_16BF = 14;
 // cublasComputeType_t
 constexpr int CUBLAS_COMPUTE_32F = 68;
+constexpr int CUBLAS_COMPUTE_32F_FAST_16F = 74;
 constexpr int CUBLAS_COMPUTE_32F_FAST_16BF = 75;
 constexpr int CUBLAS_COMPUTE_32F_FAST_TF32 = 77;
 // cublasOperation_t

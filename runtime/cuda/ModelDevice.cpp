@@ -292,10 +292,12 @@ attune_status_t ModelDevice::runMatmul(const attune_abi_matmul_t &op, halide_buf
                 "model '%s' asked for a matmul with activation %d on type code %d bits %d, which "
                 "cuBLASLt is not given here",
                 abi_.name, op.activation, y.type.code, y.type.bits);
-  if (op.products != ATTUNE_ABI_PRODUCTS_F32 && op.products != ATTUNE_ABI_PRODUCTS_BF16)
+  if (op.products != ATTUNE_ABI_PRODUCTS_F32 && op.products != ATTUNE_ABI_PRODUCTS_BF16 &&
+      op.products != ATTUNE_ABI_PRODUCTS_F16)
     return fail(ATTUNE_INVALID_LIBRARY, "model '%s' asked for products of kind %d", abi_.name,
                 op.products);
   shape.bf16Products = op.products == ATTUNE_ABI_PRODUCTS_BF16;
+  shape.f16Products = op.products == ATTUNE_ABI_PRODUCTS_F16;
   shape.inputTransposed = op.transpose_a;
   shape.weightTransposed = op.transpose_b;
   shape.m = y.dim[1].extent;

@@ -169,7 +169,7 @@ LogicalResult lowerModelToHost(ModuleOp module, const HostLoweringOptions &optio
   }
   emit.isaDispatch = options.isaDispatch;
   emit.cuda = options.cuda;
-  emit.bf16Products = options.bf16Products;
+  emit.matmulProducts = options.matmulProducts;
   result.kernels.clear();
   if (failed(host::emitHostCode(module, func, shapes, program, plan, emit,
                                 result.kernels)))

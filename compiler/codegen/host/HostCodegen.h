@@ -65,9 +65,11 @@ struct HostLoweringOptions {
   /// copied to the device workspace, and the support code of
   /// runtime/model/cuda_support.c.
   bool cuda = false;
-  /// CUDA: the runtime may round the products' operands to bf16 on tensor
-  /// cores (ATTUNE_ABI_PRODUCTS_BF16, --precision=bf16).
-  bool bf16Products = false;
+  /// CUDA: the type the runtime may round the linears' and batched
+  /// matmuls' operands to on tensor cores: BF16 (ATTUNE_ABI_PRODUCTS_BF16,
+  /// --precision=bf16) or F16 (ATTUNE_ABI_PRODUCTS_F16, --precision=f16);
+  /// F32: exact.
+  ScalarType matmulProducts = ScalarType::F32;
 };
 
 struct HostLoweringResult {

@@ -243,9 +243,9 @@ struct EmitOptions {
   uint64_t externalWeightsHash = 0;
   /// See HostLoweringOptions::isaDispatch.
   IsaDispatchTable isaDispatch;
-  /// See HostLoweringOptions::cuda and bf16Products.
+  /// See HostLoweringOptions::cuda and matmulProducts.
   bool cuda = false;
-  bool bf16Products = false;
+  ScalarType matmulProducts = ScalarType::F32;
 };
 
 /// Step 4: adds the host functions, the kernel declarations and the

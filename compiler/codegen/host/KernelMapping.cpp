@@ -863,6 +863,7 @@ LogicalResult KernelMapper::mapOp(Operation *op) {
         spec.scale = a.getScale().convertToDouble();
         spec.causal = a.getCausal();
         spec.bf16Products = a.getProductType() && a.getProductType()->isBF16();
+        spec.f16Products = a.getProductType() && a.getProductType()->isF16();
         if (FloatAttr softcap = a.getSoftcapAttr())
           spec.softcap = softcap.getValueAsDouble();
         spec.headDim = q[3].factor;

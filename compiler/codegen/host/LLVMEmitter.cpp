@@ -287,7 +287,9 @@ FailureOr<LLVM::GlobalOp> Emitter::matmulOp(const KernelCall &call) {
                       spec.transposeB,
                       linear && spec.hasBias,
                       activation,
-                      options.bf16Products ? ATTUNE_ABI_PRODUCTS_BF16 : ATTUNE_ABI_PRODUCTS_F32};
+                      options.matmulProducts == ScalarType::BF16  ? ATTUNE_ABI_PRODUCTS_BF16
+                      : options.matmulProducts == ScalarType::F16 ? ATTUNE_ABI_PRODUCTS_F16
+                                                                  : ATTUNE_ABI_PRODUCTS_F32};
   std::string key;
   for (int32_t field : fields)
     key += std::to_string(field) + ",";

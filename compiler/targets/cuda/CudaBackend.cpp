@@ -81,6 +81,7 @@ AttentionKernelSpec attentionKernelSpec(const codegen::KernelSpec &spec, int cap
   }
   kernel.storage = spec.elementType;
   kernel.bf16Products = spec.bf16Products;
+  kernel.f16Products = spec.f16Products;
   return kernel;
 }
 
@@ -124,7 +125,8 @@ std::string compileAttentionObject(const codegen::KernelSpec &spec, int capabili
 
 class CudaBackend final : public TargetBackend {
 public:
-  CudaBackend(codegen::CudaTargetOptions options, bool bf16) : options(options), bf16(bf16) {}
+  CudaBackend(codegen::CudaTargetOptions options, ScalarType precision)
+      : options(options), precision(precision) {}
 
   std::string name() const override { return "cuda"; }
 
@@ -169,7 +171,7 @@ public:
   }
 
   std::string configureHost(codegen::HostLoweringOptions &host) const override {
-    // One variant: nothing for ATTUNE_CPU to cap. (bf16Products is the
+    // One variant: nothing for ATTUNE_CPU to cap. (matmulProducts is the
     // driver's to set, from --precision.)
     host.cuda = true;
     return "";
@@ -180,18 +182,19 @@ public:
     // --precision=bf16's product_type, and those of a model computing in
     // bf16 or f16, which multiply in their own type (the others of such a
     // model are decomposed one by one: unfusedAttentionReasonFor).
-    if (bf16 || computesIn16Bits(module))
+    if (precision != ScalarType::F32 || computesIn16Bits(module))
       return "";
-    return "the CUDA target's fused attention computes bf16 products (build with "
-           "--precision=bf16): in f32, attention runs as cuBLASLt batched matmuls around a "
-           "Halide softmax";
+    return "the CUDA target's fused attention computes bf16 or f16 products (build with "
+           "--precision=bf16 or --precision=f16): in f32, attention runs as cuBLASLt batched "
+           "matmuls around a Halide softmax";
   }
 
   std::string unfusedAttentionReasonFor(mlir::Operation *op) const override;
 
-  bool bf16ByRoundingProducts() const override {
-    // cuBLASLt's CUBLAS_COMPUTE_32F_FAST_16BF: f32 data in and out, the
-    // operands rounded to bf16 (or TF32) for the tensor cores.
+  bool roundsProducts() const override {
+    // cuBLASLt's CUBLAS_COMPUTE_32F_FAST_16BF and _16F: f32 data in and
+    // out, the operands rounded to bf16 (or TF32) or to f16 for the tensor
+    // cores.
     return true;
   }
 
@@ -223,7 +226,7 @@ public:
 
 private:
   codegen::CudaTargetOptions options;
-  bool bf16;
+  ScalarType precision;
 };
 
 std::string CudaBackend::unfusedAttentionReasonFor(mlir::Operation *op) const {
@@ -232,12 +235,12 @@ std::string CudaBackend::unfusedAttentionReasonFor(mlir::Operation *op) const {
     return "not a tfm.attention";
   auto query = mlir::cast<mlir::RankedTensorType>(attention.getQuery().getType());
   // Products of bf16 or f16 operands are in their type (tfm.attention);
-  // f32 ones are bf16 with product_type = bf16 (--precision=bf16).
+  // f32 ones are bf16 or f16 with product_type (--precision=bf16 or f16).
   mlir::Type element = query.getElementType();
-  const bool bf16Products = attention.getProductType() && attention.getProductType()->isBF16();
-  if (!bf16Products && !element.isBF16() && !element.isF16())
+  const bool roundedProducts = attention.getProductType().has_value();
+  if (!roundedProducts && !element.isBF16() && !element.isF16())
     return "its products are f32 (the GPU kernel's tensor cores multiply bf16 or f16: build "
-           "with --precision=bf16)";
+           "with --precision=bf16 or --precision=f16)";
   if (mlir::ArrayAttr list = attention.getModifiersAttr(); list && !list.empty()) {
     // The kernel evaluates a bias linear in the distance (ALiBi) or one
     // read from a table by the distance's bucket (T5), and a visible range
@@ -317,7 +320,7 @@ std::unique_ptr<TargetBackend> createCudaBackend(const TargetOptions &targetOpti
     error = "invalid --cuda-arch: " + problem;
     return nullptr;
   }
-  return std::make_unique<CudaBackend>(options, targetOptions.bf16);
+  return std::make_unique<CudaBackend>(options, targetOptions.precision);
 }
 
 } // namespace attune::targets::cuda

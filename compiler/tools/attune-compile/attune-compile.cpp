@@ -123,14 +123,31 @@ static cl::opt<bool> noPackWeights(
     cl::desc("Store linear weights as the model has them instead of in the "
              "GEMM's panel layout (tfm-pack-weights)"),
     cl::cat(compileCategory));
-enum class Precision { F32, BF16 };
+enum class Precision { F32, BF16, F16 };
 static cl::opt<Precision> precision(
     "precision",
-    cl::desc("Arithmetic of the linear layers (the rest is f32)"),
+    cl::desc("Arithmetic of the linear layers and fused attentions (the rest is f32)"),
     cl::values(clEnumValN(Precision::F32, "f32", "f32 weights and products (default)"),
                clEnumValN(Precision::BF16, "bf16",
-                          "bf16 weights, inputs rounded to bf16, f32 accumulation")),
+                          "bf16 weights, inputs rounded to bf16, f32 accumulation"),
+               clEnumValN(Precision::F16, "f16",
+                          "--target=cuda: the linears' and attentions' operands rounded "
+                          "to f16 for the tensor cores, f32 accumulation")),
     cl::init(Precision::F32), cl::cat(compileCategory));
+
+/// --precision as the products' type.
+static attune::ScalarType precisionType() {
+  switch (precision) {
+  case Precision::BF16:
+    return attune::ScalarType::BF16;
+  case Precision::F16:
+    return attune::ScalarType::F16;
+  case Precision::F32:
+    break;
+  }
+  return attune::ScalarType::F32;
+}
+
 static cl::opt<std::string>
     fusionReport("fusion-report",
                  cl::desc("Write every attention site, fused or not and why, "
@@ -287,7 +304,7 @@ int validateOptions(ValidatedOptions &valid) {
       return fail("invalid --cuda-arch '" + cudaArch + "', expected sm_80 or sm_86");
     targetOptions.cudaCapability = capability;
   }
-  targetOptions.bf16 = precision == Precision::BF16;
+  targetOptions.precision = precisionType();
   std::string targetError;
   valid.target = attune::targets::createTargetBackend(targetName, targetOptions,
                                                       targetError);
@@ -316,7 +333,7 @@ int validateOptions(ValidatedOptions &valid) {
   d.raiseEncodings = !noRaiseEncodings;
   d.fuseEpilogues = fuseEpilogues;
   d.packWeights = !noPackWeights;
-  d.bf16 = precision == Precision::BF16;
+  d.precision = precisionType();
   d.propagateLayouts = !noPropagateLayouts;
   d.mergeProjections = mergeProjections;
   d.fuseResidualNorms = !noFuseResidualNorms;

@@ -356,12 +356,14 @@ enum {
   ATTUNE_ABI_ACTIVATION_RELU = 1,
   ATTUNE_ABI_ACTIVATION_GELU_TANH = 2,
 };
-/* How the products of f32 operands may be computed: exactly in f32, or
- * with the operands rounded to bf16 (or TF32, the library's choice) on
- * tensor cores, accumulating in f32 (--precision=bf16). */
+/* How the products of f32 operands may be computed: exactly in f32, with
+ * the operands rounded to bf16 (or TF32, the library's choice) on tensor
+ * cores, accumulating in f32 (--precision=bf16), or rounded to f16 the same
+ * way (--precision=f16). */
 enum {
   ATTUNE_ABI_PRODUCTS_F32 = 0,
   ATTUNE_ABI_PRODUCTS_BF16 = 1,
+  ATTUNE_ABI_PRODUCTS_F16 = 2,
 };
 typedef struct attune_abi_matmul {
   int32_t kind; /* ATTUNE_ABI_MATMUL_* */

@@ -2,6 +2,9 @@
 // RUN: attune-compile %s --target=cuda --precision=bf16 --emit=mlir --verbose 2>&1 | FileCheck %s --check-prefix=GRAPH
 // RUN: attune-compile %s --target=cuda --emit=mlir 2>&1 | FileCheck %s --check-prefix=F32
 // RUN: attune-compile %s --target=cuda --precision=bf16 --emit=mlir -o %t.mlir --fusion-report=%t.json && FileCheck %s --input-file=%t.json --check-prefix=REPORT
+// RUN: attune-compile %s --target=cuda --precision=f16 --emit=host-mlir | FileCheck %s --check-prefix=F16
+// RUN: attune-compile %s --target=cuda --precision=f16 --emit=mlir 2>&1 | FileCheck %s --check-prefix=F16-GRAPH
+// RUN: not attune-compile %s --target=cpu --precision=f16 --emit=mlir 2>&1 | FileCheck %s --check-prefix=F16-CPU
 // RUN: env ATTUNE_NVCC=/nonexistent/nvcc not attune-compile %s --target=cuda --precision=bf16 --no-kernel-cache -o %t.so 2>&1 | FileCheck %s --check-prefix=NONVCC
 
 /// --target=cuda --precision=bf16: the attentions the GPU kernel takes
@@ -34,6 +37,14 @@
 // GRAPH-NOT: tfm.attention
 
 // F32-NOT: tfm.attention
+
+/// --precision=f16: the same, with f16 products (kernels of their own).
+// F16-DAG: llvm.mlir.global external hidden constant @attune_{{attention}}_f32_d64_{{.*}}_causal_f16products_image()
+// F16-DAG: llvm.mlir.global external hidden constant @attune_{{attention}}_f32_d64_{{.*}}_t5_{{.*}}_f16products_image()
+// F16-NOT: llvm.mlir.global external hidden constant @attune_{{attention}}_{{.*}}bf16products_image
+// F16-GRAPH: tfm.attention {{.*}}causal = true{{.*}}product_type = f16
+// F16-GRAPH: tfm.attention {{.*}}kind = "t5"{{.*}}product_type = f16
+// F16-CPU: error: --precision=f16 rounds the products' operands to f16 on tensor cores: it is for --target=cuda; --target=cpu takes --precision=f32 or bf16
 
 /// The fusion report says which attention the target decomposed after the
 /// fuse pass, and why.

@@ -27,7 +27,7 @@
 /// cuBLASLt has no erf GELU epilogue: the activation stays an op and says why.
 // GRAPH: tfm.gelu %{{.*}} {tfm.unfused_epilogue = "the target's matmul has no gelu epilogue (it has relu, gelu_tanh)"}
 
-// VERBOSE: attune-compile: attention unfused: the CUDA target's fused attention computes bf16 products (build with --precision=bf16)
+// VERBOSE: attune-compile: attention unfused: the CUDA target's fused attention computes bf16 or f16 products (build with --precision=bf16 or --precision=f16)
 // VERBOSE: remark: activation left unfused: the target's matmul has no gelu epilogue
 // VERBOSE-NOT: tfm.attention
 func.func @block(%x: tensor<1x?x64xf32>) -> tensor<1x?x64xf32> {

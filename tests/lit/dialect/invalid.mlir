@@ -1485,9 +1485,9 @@ func.func @negative_panels_width() {
 
 // -----
 
-func.func @attention_product_type_not_bf16(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
-  // expected-error @+1 {{expected 'product_type' to be bf16 (the only product type besides the operands' own), got 'f16'}}
-  %0 = tfm.attention %q, %k, %v {product_type = f16, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
+func.func @attention_product_type_not_16_bits(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>) -> tensor<1x12x?x64xf32> {
+  // expected-error @+1 {{expected 'product_type' to be bf16 or f16 (the product types besides the operands' own), got 'f64'}}
+  %0 = tfm.attention %q, %k, %v {product_type = f64, scale = 0.125 : f64} : tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32>, tensor<1x12x?x64xf32> -> tensor<1x12x?x64xf32>
   return %0 : tensor<1x12x?x64xf32>
 }
 

@@ -82,9 +82,10 @@ protected:
   }
 
   /// The dispatch table lower() passes on (none by default).
-  /// Lower for --target=cuda (HostLoweringOptions::cuda), with bf16
-  /// products (--precision=bf16).
-  bool cuda = false, bf16Products = false;
+  /// Lower for --target=cuda (HostLoweringOptions::cuda), with products
+  /// rounded to bf16 or f16 (--precision=bf16 or f16).
+  bool cuda = false;
+  ScalarType matmulProducts = ScalarType::F32;
   IsaDispatchTable isaDispatch;
 
   /// Lowers `source`; on failure returns false with the diagnostics in
@@ -107,7 +108,7 @@ protected:
     options.sourceIR = source;
     options.isaDispatch = isaDispatch;
     options.cuda = cuda;
-    options.bf16Products = bf16Products;
+    options.matmulProducts = matmulProducts;
     return succeeded(lowerModelToHost(*module, options, result));
   }
 
@@ -1749,34 +1750,40 @@ TEST_F(HostCodegenTest, RunsCudaHostCodeAgainstStandIns) {
   EXPECT_EQ(matmulOps[0].products, ATTUNE_ABI_PRODUCTS_F32);
 }
 
-/// --precision=bf16 on CUDA: every product may round its operands to bf16.
-TEST_F(HostCodegenTest, CudaBf16ProductsReachTheRuntime) {
-  cuda = bf16Products = true;
-  OwningOpRef<ModuleOp> module;
-  HostLoweringResult result;
-  ASSERT_TRUE(lower(kCudaProducts, module, result)) << errors;
-  auto llvmContext = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> llvmModule = translate(*module, *llvmContext);
-  ASSERT_TRUE(llvmModule);
-  JitLibrary library =
-      cudaStandInLibrary(std::move(llvmModule), std::move(llvmContext), result);
-  ASSERT_TRUE(library.abi);
-  const attune_model_abi_t *abi = library.abi;
-  int64_t symbols[1] = {2};
-  std::vector<float> workspaceData(abi->workspace_size(symbols) / sizeof(float) + 16);
-  auto *workspace = reinterpret_cast<unsigned char *>(
-      (reinterpret_cast<uintptr_t>(workspaceData.data()) + 63) / 64 * 64);
-  std::memcpy(workspace, abi->constants, abi->constants_size);
-  std::vector<float> x(8, 1.f), v(6, 1.f), out(4);
-  void *inputs[2] = {x.data(), v.data()};
-  void *outputs[1] = {out.data()};
-  int context = 0, stream = 0;
-  attune_abi_device_t device = {&context, &stream, &fakeMatmul, &matmulOps, &fakeMark};
-  matmulOps.clear();
-  ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, nullptr, &device), 0);
-  ASSERT_EQ(matmulOps.size(), 2u);
-  for (const attune_abi_matmul_t &op : matmulOps)
-    EXPECT_EQ(op.products, ATTUNE_ABI_PRODUCTS_BF16);
+/// --precision=bf16 or f16 on CUDA: every product may round its operands
+/// to that type, and the library says which.
+TEST_F(HostCodegenTest, CudaRoundedProductsReachTheRuntime) {
+  for (auto [type, abiProducts] : {std::pair{ScalarType::BF16, ATTUNE_ABI_PRODUCTS_BF16},
+                                   std::pair{ScalarType::F16, ATTUNE_ABI_PRODUCTS_F16}}) {
+    SCOPED_TRACE(scalarTypeName(type));
+    cuda = true;
+    matmulProducts = type;
+    OwningOpRef<ModuleOp> module;
+    HostLoweringResult result;
+    ASSERT_TRUE(lower(kCudaProducts, module, result)) << errors;
+    auto llvmContext = std::make_unique<llvm::LLVMContext>();
+    std::unique_ptr<llvm::Module> llvmModule = translate(*module, *llvmContext);
+    ASSERT_TRUE(llvmModule);
+    JitLibrary library =
+        cudaStandInLibrary(std::move(llvmModule), std::move(llvmContext), result);
+    ASSERT_TRUE(library.abi);
+    const attune_model_abi_t *abi = library.abi;
+    int64_t symbols[1] = {2};
+    std::vector<float> workspaceData(abi->workspace_size(symbols) / sizeof(float) + 16);
+    auto *workspace = reinterpret_cast<unsigned char *>(
+        (reinterpret_cast<uintptr_t>(workspaceData.data()) + 63) / 64 * 64);
+    std::memcpy(workspace, abi->constants, abi->constants_size);
+    std::vector<float> x(8, 1.f), v(6, 1.f), out(4);
+    void *inputs[2] = {x.data(), v.data()};
+    void *outputs[1] = {out.data()};
+    int context = 0, stream = 0;
+    attune_abi_device_t device = {&context, &stream, &fakeMatmul, &matmulOps, &fakeMark};
+    matmulOps.clear();
+    ASSERT_EQ(abi->run(inputs, outputs, symbols, workspace, nullptr, &device), 0);
+    ASSERT_EQ(matmulOps.size(), 2u);
+    for (const attune_abi_matmul_t &op : matmulOps)
+      EXPECT_EQ(op.products, abiProducts);
+  }
 }
 
 } // namespace

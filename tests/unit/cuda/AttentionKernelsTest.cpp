@@ -75,6 +75,15 @@ TEST(AttentionKernels, SourceConfiguresEachKernel) {
   EXPECT_THAT(attentionKernelSource({c}),
               HasSubstr("AttentionConfig<64, 64, false, false, false, false, false, 0, "
                         "false, f16, f16, false, bf16>"));
+  // product_type = f16 on f32 operands (--precision=f16).
+  c.bf16Products = false;
+  c.f16Products = true;
+  c.storage = ScalarType::F32;
+  EXPECT_THAT(attentionKernelSource({c}),
+              HasSubstr("AttentionConfig<64, 64, false, false, false, false, false, 0, "
+                        "false, float, float, false, f16>"));
+  c.bf16Products = true;
+  EXPECT_THAT(unsupportedReason(c), HasSubstr("both bf16 and f16 products"));
 }
 
 TEST(AttentionKernels, HeadersAreCarried) {

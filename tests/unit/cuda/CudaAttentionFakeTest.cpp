@@ -18,7 +18,8 @@
 // 5e-3. attention_f16.mlir is attention_only.mlir in f16, compiled with
 // --target=cuda alone: its kernel multiplies in f16, and is held to 2e-3 *
 // max|v| and 1e-3 (the f16 result's own rounding is 2^-11 of it; bf16
-// products would not meet them). Also with the keys split (a decode-shaped
+// products would not meet them); so is attention_only.mlir compiled with
+// --precision=f16 (f32 data, f16 products). Also with the keys split (a decode-shaped
 // call), which adds the combine kernel's launch. The models' ALiBi, window and T5 buckets check
 // the slopes, visible range and bias rows the compiler derives from the
 // modifiers, and the table the runtime passes.
@@ -52,6 +53,11 @@ using AlibiConfig = AttentionConfig<32, 32, /*causal=*/true, /*mask=*/true, /*ke
 using T5Config = AttentionConfig<32, 32, /*causal=*/false, /*mask=*/true, /*keyPadding=*/true,
                                  /*bias=*/true, /*softcap=*/false, /*rotaryDims=*/0,
                                  /*interleaved=*/false, float, float>;
+/// attention_only.mlir with --precision=f16: f32 data, f16 products.
+using AlibiF16ProductsConfig =
+    AttentionConfig<32, 32, /*causal=*/true, /*mask=*/true, /*keyPadding=*/true,
+                    /*bias=*/false, /*softcap=*/false, /*rotaryDims=*/16,
+                    /*interleaved=*/false, float, float, /*linearBias=*/true, /*Product=*/f16>;
 using AlibiF16Config =
     AttentionConfig<32, 32, /*causal=*/true, /*mask=*/true, /*keyPadding=*/true,
                     /*bias=*/false, /*softcap=*/false, /*rotaryDims=*/16,
@@ -67,6 +73,8 @@ struct Model {
   bool paddingI64 = false;
   /// q, k, v, the mask and the result in f16 (else f32).
   bool f16 = false;
+  /// f32 data multiplied in f16 (--precision=f16): f16's tolerance.
+  bool f16Products = false;
 };
 
 int emulatedLaunches = 0;
@@ -175,6 +183,9 @@ const Model kT5 = {ATTUNE_ATTENTION_T5_CUDA_BF16, ATTUNE_ATTENTION_T5_CPU, "_mas
 const Model kAlibiF16 = {ATTUNE_ATTENTION_F16_CUDA, ATTUNE_ATTENTION_F16_CPU,
                          "attention_f16_d32_", &runLaunch<AlibiF16Config>,
                          /*paddingI64=*/false, /*f16=*/true};
+const Model kAlibiF16Products = {ATTUNE_ATTENTION_ONLY_CUDA_F16, ATTUNE_ATTENTION_ONLY_CPU,
+                                 "_alibi_", &runLaunch<AlibiF16ProductsConfig>,
+                                 /*paddingI64=*/false, /*f16=*/false, /*f16Products=*/true};
 
 void expectMatchesCpu(const Model &model, int64_t seq, int64_t keys, int expectedLaunches) {
   attune_model_t *gpu = nullptr, *cpu = nullptr;
@@ -213,8 +224,9 @@ void expectMatchesCpu(const Model &model, int64_t seq, int64_t keys, int expecte
     refSquares += double(onCpu.out[i]) * onCpu.out[i];
   }
   const double relL2 = std::sqrt(errSquares / refSquares);
-  EXPECT_LE(worst, (model.f16 ? 2e-3 : 1e-2) * maxV);
-  EXPECT_LT(relL2, model.f16 ? 1e-3 : 5e-3);
+  const bool f16Tolerance = model.f16 || model.f16Products;
+  EXPECT_LE(worst, (f16Tolerance ? 2e-3 : 1e-2) * maxV);
+  EXPECT_LT(relL2, f16Tolerance ? 1e-3 : 5e-3);
   if (std::getenv("ATTUNE_PRINT_ERRORS"))
     std::printf("max abs err %.3g of max|v| %.3g, rel L2 %.3g\n", worst, maxV, relL2);
   attune_model_close(gpu);
@@ -228,6 +240,13 @@ TEST_F(CudaAttentionFake, PrefillMatchesTheCpuBuild) {
 
 TEST_F(CudaAttentionFake, F16MultipliesInF16AndMatchesTheCpuBuild) {
   expectMatchesCpu(kAlibiF16, /*seq=*/130, /*keys=*/150, /*expectedLaunches=*/1);
+}
+
+TEST_F(CudaAttentionFake, F16PrecisionMultipliesF32InF16AndMatchesTheCpuBuild) {
+  // --precision=f16: the kernel is the f16-products one, and its result is
+  // within f16's tolerance of the f32 CPU build (bf16 products are not).
+  expectMatchesCpu(kAlibiF16Products, /*seq=*/130, /*keys=*/150, /*expectedLaunches=*/1);
+  EXPECT_NE(launchedKernels.find("_f16products"), std::string::npos) << launchedKernels;
 }
 
 TEST_F(CudaAttentionFake, T5BucketsMatchTheCpuBuild) {

@@ -10,7 +10,7 @@
 // and the encoder-decoder of the original Transformer.
 //
 // The libraries are found in one folder, <model>_cuda.so, <model>_cpu.so,
-// <model>_cuda_bf16.so for some (--precision=bf16) and
+// <model>_cuda_bf16.so and _cuda_f16.so for some (--precision=bf16, f16) and
 // <model>_cuda.safetensors (the weights all read: tests/unit/cuda/
 // CMakeLists.txt compiles them with --no-pack-weights, so the files are the
 // same): the one this build writes, or ATTUNE_CUDA_MODELS where
@@ -264,20 +264,14 @@ TEST_P(CudaModel, RunsOnDeviceBuffers) {
     device->free(pointer);
 }
 
-/// --precision=bf16 (<model>_cuda_bf16.so): the products round their
-/// operands to bf16 (or TF32, cuBLASLt's choice) on tensor cores. Against
-/// the f32 CPU build each output's relative L2 error must stay within 3e-2:
-/// a block's products each round both operands (2^-9 relative), and the
-/// errors of its dozen products add up; the f32 GPU build is 1e-5 away.
-class CudaModelBf16 : public testing::TestWithParam<std::string> {};
-
-TEST_P(CudaModelBf16, StaysWithinBf16OfTheF32Build) {
-  REQUIRE_DEVICE(device);
-  Opened gpu(GetParam(), "cuda_bf16"), cpu(GetParam(), "cpu");
+/// `variant` (<model>_cuda_bf16.so or _cuda_f16.so) against the f32 CPU
+/// build: each output's relative L2 error below `bound`.
+void expectWithinOfF32(const std::string &model, const char *variant, double bound) {
+  Opened gpu(model, variant), cpu(model, "cpu");
   ASSERT_TRUE(gpu.model && cpu.model);
   const std::pair<int64_t, int64_t> sizes[] = {{1, 7}, {2, 33}, {1, 128}};
   for (auto [batch, seq] : sizes) {
-    std::string what = GetParam() + " bf16 batch " + std::to_string(batch) + " seq " +
+    std::string what = model + " " + variant + " batch " + std::to_string(batch) + " seq " +
                        std::to_string(seq);
     Tensors onGpu, onCpu;
     ASSERT_TRUE(runBoth(gpu.model, cpu.model, batch, seq, 3 * seq + batch, onGpu, onCpu, what));
@@ -291,11 +285,32 @@ TEST_P(CudaModelBf16, StaysWithinBf16OfTheF32Build) {
         norm += double(c[i]) * c[i];
       }
       const double relative = std::sqrt(error / norm);
-      EXPECT_LT(relative, 3e-2) << what << " output " << o;
+      EXPECT_LT(relative, bound) << what << " output " << o;
       std::printf("%s output %zu: relative L2 error %.3g against f32\n", what.c_str(), o,
                   relative);
     }
   }
+}
+
+/// --precision=bf16 (<model>_cuda_bf16.so): the products round their
+/// operands to bf16 (or TF32, cuBLASLt's choice) on tensor cores. Against
+/// the f32 CPU build each output's relative L2 error must stay within 3e-2:
+/// a block's products each round both operands (2^-9 relative), and the
+/// errors of its dozen products add up; the f32 GPU build is 1e-5 away.
+class CudaModelBf16 : public testing::TestWithParam<std::string> {};
+
+TEST_P(CudaModelBf16, StaysWithinBf16OfTheF32Build) {
+  REQUIRE_DEVICE(device);
+  expectWithinOfF32(GetParam(), "cuda_bf16", 3e-2);
+}
+
+/// --precision=f16 (<model>_cuda_f16.so): the same with f16 operands
+/// (2^-12 relative), within 1e-2.
+class CudaModelF16 : public testing::TestWithParam<std::string> {};
+
+TEST_P(CudaModelF16, StaysWithinF16OfTheF32Build) {
+  REQUIRE_DEVICE(device);
+  expectWithinOfF32(GetParam(), "cuda_f16", 1e-2);
 }
 
 std::string testName(const testing::TestParamInfo<std::string> &info) {
@@ -306,9 +321,12 @@ std::string testName(const testing::TestParamInfo<std::string> &info) {
 INSTANTIATE_TEST_SUITE_P(Examples, CudaModel, testing::ValuesIn(models()), testName);
 INSTANTIATE_TEST_SUITE_P(Examples, CudaModelBf16, testing::ValuesIn(models("_cuda_bf16.so")),
                          testName);
+INSTANTIATE_TEST_SUITE_P(Examples, CudaModelF16, testing::ValuesIn(models("_cuda_f16.so")),
+                         testName);
 // A build or bundle without the libraries finds no model: say so.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CudaModel);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CudaModelBf16);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CudaModelF16);
 TEST(CudaModels, AreThere) {
   EXPECT_FALSE(models().empty()) << "no <model>_cuda.so in " << modelsDir();
 }

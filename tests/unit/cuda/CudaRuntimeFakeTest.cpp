@@ -121,25 +121,42 @@ TEST_F(CudaRuntimeOnFakes, ProfileNamesEveryCall) {
   EXPECT_NE(printed.find("1.0  cublasLt batched matmul"), std::string::npos) << printed;
 }
 
+/// The relative L2 distance of `library`'s output from the f32 CPU build's.
+double relativeToCpu(const char *library) {
+  Opened rounded(library), cpu(ATTUNE_MATMUL_ONLY_CPU);
+  EXPECT_TRUE(rounded.model && cpu.model);
+  if (!rounded.model || !cpu.model)
+    return -1;
+  std::vector<float> x = randomInput(32, 7);
+  std::vector<float> got = run(rounded.model, x), want = run(cpu.model, x);
+  double error = 0, norm = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    error += (got[i] - want[i]) * double(got[i] - want[i]);
+    norm += want[i] * double(want[i]);
+  }
+  return std::sqrt(error / norm);
+}
+
 /// --precision=bf16: the products round their operands to bf16 (the fake
 /// cuBLASLt does what CUBLAS_COMPUTE_32F_FAST_16BF allows), so the output
 /// moves from the f32 one by bf16's error and no more: relative L2 within
 /// 2e-2 (each of the three products rounds both operands, 2^-9 relative
 /// each), and above 1e-5, so that f32 products would fail it.
 TEST_F(CudaRuntimeOnFakes, Bf16ProductsRoundTheOperands) {
-  Opened bf16(ATTUNE_MATMUL_ONLY_CUDA_BF16), cpu(ATTUNE_MATMUL_ONLY_CPU);
-  ASSERT_TRUE(bf16.model && cpu.model);
-  std::vector<float> x = randomInput(32, 7);
-  std::vector<float> got = run(bf16.model, x), want = run(cpu.model, x);
-  double error = 0, norm = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    error += (got[i] - want[i]) * double(got[i] - want[i]);
-    norm += want[i] * double(want[i]);
-  }
-  const double relative = std::sqrt(error / norm);
+  const double relative = relativeToCpu(ATTUNE_MATMUL_ONLY_CUDA_BF16);
   EXPECT_LT(relative, 2e-2);
   EXPECT_GT(relative, 1e-5) << "the products did not round to bf16";
   std::printf("bf16 products: relative L2 error %.3g against f32\n", relative);
+}
+
+/// --precision=f16: the same with f16 (CUBLAS_COMPUTE_32F_FAST_16F): 2^-12
+/// relative each, so within 3e-3, which bf16 products would not meet,
+/// and above 1e-6.
+TEST_F(CudaRuntimeOnFakes, F16ProductsRoundTheOperands) {
+  const double relative = relativeToCpu(ATTUNE_MATMUL_ONLY_CUDA_F16);
+  EXPECT_LT(relative, 3e-3);
+  EXPECT_GT(relative, 1e-6) << "the products did not round to f16";
+  std::printf("f16 products: relative L2 error %.3g against f32\n", relative);
 }
 
 /// A library's kernels live in the device's shared context, so they are

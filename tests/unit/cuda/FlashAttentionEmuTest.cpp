@@ -102,6 +102,15 @@ using RopeBucketsF16 =
 using F16InBf16Out =
     AttentionConfig<64, 64, false, false, true, false, false, 0, false, f16, f16, false, bf16>;
 
+/// f32 operands with `product_type = f16` (--precision=f16 on the CUDA
+/// target): rounded to f16 as they load; with RoPE, which rotates the f32
+/// rows before rounding.
+using F32InF16Products =
+    AttentionConfig<64, 64, true, true, true, false, false, 0, false, float, float, false, f16>;
+using RopeF32InF16Products =
+    AttentionConfig<128, 128, false, false, false, false, false, 64, false, float, float, false,
+                    f16>;
+
 TEST(FlashAttentionEmu, PlainWithPartialBlocks) {
   AttentionCase c;
   c.batch = 2, c.heads = 2, c.kvHeads = 2, c.querySeq = 100, c.keySeq = 100;
@@ -386,6 +395,18 @@ TEST(FlashAttentionEmu, F16OperandsWithBf16Products) {
   c.batch = 2, c.querySeq = 70, c.keySeq = 130;
   c.keyPadding = {{130, 100}};
   expectMatches<F16InBf16Out>(c);
+}
+
+TEST(FlashAttentionEmu, F32OperandsWithF16Products) {
+  // Held to f16's tolerance: the products are f16, the data f32.
+  AttentionCase c;
+  c.batch = 2, c.heads = 4, c.kvHeads = 2, c.querySeq = 70, c.keySeq = 150;
+  c.mask = AttentionCase::MaskPerBatch;
+  c.keyPadding = {{150, 120}};
+  expectMatches<F32InF16Products>(c);
+  AttentionCase r;
+  r.heads = 2, r.kvHeads = 2, r.querySeq = 90, r.keySeq = 90, r.ropeOffset = 3;
+  expectMatches<RopeF32InF16Products>(r);
 }
 
 TEST(FlashAttentionEmu, F16RopeAndBucketedBiasTable) {

@@ -14,7 +14,8 @@
  * offset; the epilogue adds the bias (one value per row of D) and applies
  * ReLU or tanh GELU. Any other type is CUBLAS_STATUS_NOT_SUPPORTED. With
  * CUBLAS_COMPUTE_32F_FAST_16BF the operands are rounded to bf16 (nearest
- * even) before they are multiplied, as tensor cores would.
+ * even) before they are multiplied, as tensor cores would, and with
+ * CUBLAS_COMPUTE_32F_FAST_16F to f16.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -32,7 +33,7 @@ enum {
   kNotSupported = 15,
 };
 enum { kR32F = 0 };                          /* cudaDataType_t */
-enum { kComputeFast16BF = 75 };              /* cublasComputeType_t */
+enum { kComputeFast16F = 74, kComputeFast16BF = 75 }; /* cublasComputeType_t */
 enum { kOpN = 0, kOpT = 1 };                 /* cublasOperation_t */
 enum {                                       /* cublasLtMatmulDescAttributes_t */
   kTransA = 3,
@@ -52,7 +53,7 @@ enum {                                       /* cublasLtEpilogue_t */
 enum { kBatchCount = 5, kBatchOffset = 6 };  /* cublasLtMatrixLayoutAttribute_t */
 
 typedef struct {
-  int transA, transB, epilogue, bf16;
+  int transA, transB, epilogue, bf16, f16;
   const float *bias;
 } Desc;
 typedef struct {
@@ -96,6 +97,7 @@ cublasStatus_t cublasLtMatmulDescCreate(Desc **desc, int computeType, int scaleT
     return kAllocFailed;
   (*desc)->epilogue = kDefault;
   (*desc)->bf16 = computeType == kComputeFast16BF;
+  (*desc)->f16 = computeType == kComputeFast16F;
   return kSuccess;
 }
 cublasStatus_t cublasLtMatmulDescDestroy(Desc *desc) {
@@ -214,6 +216,14 @@ static float bf16(float v) {
   return v;
 }
 
+/* `v` rounded to f16, to nearest even (the compiler's _Float16). */
+static float f16(float v) { return (float)(_Float16)v; }
+
+/* An operand as the compute type multiplies it. */
+static double operand(const Desc *desc, float v) {
+  return desc->bf16 ? bf16(v) : desc->f16 ? f16(v) : v;
+}
+
 cublasStatus_t cublasLtMatmul(void *handle, Desc *desc, const void *alpha, const void *a,
                               Layout *aLayout, const void *b, Layout *bLayout, const void *beta,
                               const void *c, Layout *cLayout, void *d, Layout *dLayout,
@@ -236,7 +246,7 @@ cublasStatus_t cublasLtMatmul(void *handle, Desc *desc, const void *alpha, const
         for (uint64_t p = 0; p < k; ++p) {
           float x = at(a, aLayout, t, i, p, desc->transA == kOpT);
           float y = at(b, bLayout, t, p, j, desc->transB == kOpT);
-          sum += desc->bf16 ? (double)bf16(x) * bf16(y) : (double)x * y;
+          sum += operand(desc, x) * operand(desc, y);
         }
         double v = al * sum;
         if (be != 0)

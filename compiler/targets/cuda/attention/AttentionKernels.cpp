@@ -67,6 +67,8 @@ std::string unsupportedReason(const AttentionKernelSpec &spec) {
     if (size <= 0 || size % 16 != 0 || size > 128)
       return "head size " + std::to_string(size) +
              " (the GPU attention kernel takes multiples of 16 up to 128)";
+  if (spec.bf16Products && spec.f16Products)
+    return "both bf16 and f16 products";
   if (spec.rotaryDims < 0 || spec.rotaryDims % 4 != 0 || spec.rotaryDims > spec.headDim)
     return "rotary dimensions " + std::to_string(spec.rotaryDims) +
            " (the GPU attention kernel rotates a multiple of 4, at most the head size)";

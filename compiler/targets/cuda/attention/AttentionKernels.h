@@ -70,11 +70,17 @@ struct AttentionKernelSpec {
   /// tfm.attention's `product_type = bf16` on operands that are not bf16:
   /// f32 ones (--precision=bf16) or f16 ones, then rounded to bf16.
   bool bf16Products = false;
+  /// tfm.attention's `product_type = f16` on f32 operands (--precision=f16),
+  /// then rounded to f16.
+  bool f16Products = false;
 
   /// The tensor cores' operand type: f16 for f16 storage (tfm.attention's
-  /// f16 operands multiply in f16) unless bf16Products, else bf16 (bf16
-  /// operands, or f32 ones with `product_type = bf16`).
+  /// f16 operands multiply in f16) unless bf16Products, and with
+  /// f16Products; else bf16 (bf16 operands, or f32 ones with
+  /// `product_type = bf16`).
   ScalarType products() const {
+    if (f16Products)
+      return ScalarType::F16;
     return storage == ScalarType::F16 && !bf16Products ? ScalarType::F16 : ScalarType::BF16;
   }
 

@@ -1,4 +1,9 @@
-// RUN: attune-opt %s -split-input-file -tfm-bf16-attention | FileCheck %s
+// RUN: attune-opt %s -split-input-file -tfm-attention-products | FileCheck %s
+// RUN: attune-opt %s -split-input-file -tfm-attention-products=type=f16 | FileCheck %s --check-prefix=F16
+// RUN: not attune-opt %s -split-input-file -tfm-attention-products=type=f8 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: tfm-attention-products: type must be bf16 or f16, got 'f8'
+// F16: tfm.attention %arg0, %arg1, %arg2 {causal = true, product_type = f16, scale = 1.250000e-01 : f64}
+// F16: tfm.attention %arg0, %arg1, %arg2 mask(%arg3 : tensor<1x1x1x?xf32>) {product_type = f16, scale = 1.250000e-01 : f64}
 
 /// An attention on f32 tensors gets bf16 products, whatever else it carries
 /// (the kernel decides what runs on AMX); one on bf16 tensors multiplies in
