@@ -258,6 +258,8 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   // products' operands as it computes them (CUDA) stores nothing in bf16.
   const bool bf16 = options.precision == ScalarType::BF16;
   const bool roundedProducts = options.precision != ScalarType::F32 && target.roundsProducts();
+  // What the products round their operands to where the target does so.
+  const ScalarType roundedTo = roundedProducts ? options.precision : ScalarType::F32;
   if (options.precision == ScalarType::F16 && !roundedProducts)
     return fail("--precision=f16 rounds the products' operands to f16 on tensor cores: it is "
                 "for --target=cuda; --target=" +
@@ -271,7 +273,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
                     : "--precision=bf16 stores linear weights packed: it cannot "
                       "be combined with --no-pack-weights");
   pipelineOptions.bf16Weights = bf16 && !roundedProducts;
-  pipelineOptions.attentionProducts = roundedProducts ? options.precision : ScalarType::F32;
+  pipelineOptions.attentionProducts = roundedTo;
   pipelineOptions.fusionReportPath =
       pipelineOptions.fuseAttention ? options.fusionReportPath : std::string();
   PassManager pm(&context, ModuleOp::getOperationName());
@@ -348,7 +350,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   hostOptions.sourceIR = sourceIR;
   if (std::string error = target.configureHost(hostOptions); !error.empty())
     return fail(error);
-  hostOptions.matmulProducts = roundedProducts ? options.precision : ScalarType::F32;
+  hostOptions.matmulProducts = roundedTo;
   codegen::HostLoweringResult host;
   if (failed(codegen::lowerModelToHost(*module, hostOptions, host)))
     return fail("cannot generate host code for '" + inputFile + "'");
