@@ -7,8 +7,9 @@ around 20 back-to-back launches after warm-up; the median of 5 such rounds.
 Prints one line per row: TFLOP/s for the linears, GB/s of bytes read plus
 written for the rest, and the latency of a GPT-2 block (embedding, learned
 positions, pre-norm attention with SDPA, GELU-tanh MLP, final norm: what
-examples/gpt2-block computes) at batch 1 in f32 (TF32 off, as attune's f32)
-and bf16, beside gpu_benchmark's BM_Model.
+examples/gpt2-block computes) at batch 1 in f32 (TF32 off, as attune's f32),
+bf16 and f16, beside gpu_benchmark's BM_Model (whose GPT-2 block libraries
+are the f32 build and the --precision=bf16 and f16 ones).
 """
 import statistics
 
@@ -99,7 +100,8 @@ def gpt2_block(dev, dtype, vocab=500, width=768, heads=12):
 def block_latency(dev):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    for dtype, label in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+    for dtype, label in ((torch.float32, "f32"), (torch.bfloat16, "bf16"),
+                         (torch.float16, "f16")):
         block = gpt2_block(dev, dtype)
         for seq in (128, 512, 1024, 2048):
             ids = torch.randint(0, 500, (1, seq), device=dev)
