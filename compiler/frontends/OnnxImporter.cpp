@@ -308,7 +308,13 @@ private:
   FailureOr<Value> constant(const Const &c, const onnx::NodeProto &n);
   /// A constant input's data (initializer, Constant, folded shape).
   FailureOr<std::shared_ptr<Const>> constInput(const onnx::NodeProto &n, int k);
-  std::optional<double> scalarOf(const std::string &name);
+  /// The one-element constant `name` holds (an initializer or a Constant
+  /// node's), or null.
+  std::shared_ptr<Const> scalarConstOf(const std::string &name);
+  std::optional<double> scalarOf(const std::string &name) {
+    std::shared_ptr<Const> c = scalarConstOf(name);
+    return c ? std::optional<double>(c->at(0)) : std::nullopt;
+  }
   std::optional<std::vector<int64_t>> intsOf(const onnx::NodeProto &n, int k);
   FailureOr<llvm::SmallVector<int64_t>> axesOf(const onnx::NodeProto &n, int input,
                                                int64_t rank, bool required);
@@ -430,14 +436,13 @@ private:
   /// constant, to `value` rounded to that format: an fp16 export of
   /// GELU's 0.044715 holds 0.04471.
   bool isScalar(const std::string &name, double value, double tolerance = 1e-6) {
-    std::optional<double> s = scalarOf(name);
-    if (!s)
+    std::shared_ptr<Const> c = scalarConstOf(name);
+    if (!c)
       return false;
-    if (std::abs(*s - value) <= tolerance * std::max(1.0, std::abs(value)))
+    const double s = c->at(0);
+    if (std::abs(s - value) <= tolerance * std::max(1.0, std::abs(value)))
       return true;
-    FailureOr<Val> v = get(name);
-    return succeeded(v) && v->c->is16BitFloat() &&
-           *s == narrow16(v->c->onnxType, float(value)).convertToDouble();
+    return c->is16BitFloat() && s == narrow16(c->onnxType, float(value)).convertToDouble();
   }
   /// Binary node `p` with one input `x` and the other the scalar `value`:
   /// returns x's name (or "" when it does not match).
@@ -830,19 +835,19 @@ FailureOr<std::shared_ptr<Const>> Importer::constInput(const onnx::NodeProto &n,
          failure();
 }
 
-std::optional<double> Importer::scalarOf(const std::string &name) {
+std::shared_ptr<Const> Importer::scalarConstOf(const std::string &name) {
   const onnx::TensorProto *t = initializers.lookup(name);
   if (!t) {
     const onnx::NodeProto *p = producerIs(name, "Constant");
     if (!p)
-      return std::nullopt;
+      return nullptr;
   } else if (!llvm::all_of(t->dims(), [](int64_t d) { return d == 1; })) {
-    return std::nullopt;
+    return nullptr;
   }
   FailureOr<Val> v = get(name);
   if (failed(v) || v->kind != Val::Constant || v->c->numel() != 1)
-    return std::nullopt;
-  return v->c->at(0);
+    return nullptr;
+  return v->c;
 }
 
 std::optional<std::vector<int64_t>> Importer::intsOf(const onnx::NodeProto &n, int k) {
