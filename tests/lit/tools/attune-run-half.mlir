@@ -1,4 +1,7 @@
 // RUN: attune-compile %s -o %t.so
+// Compiled afresh, without Halide's "(b)float16 type operation is emulated"
+// warning: one line per variant of b_relu's kernel before, none now.
+// RUN: attune-compile %s -o %t.fresh.so --no-kernel-cache 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
 // RUN: attune-run %t.so --random-inputs --dim n=5 --check-reference | FileCheck %s
 // RUN: rm -rf %t.d && mkdir -p %t.d
 // RUN: python3 -c "import numpy as np, sys; d = sys.argv[1] + '/'; \
@@ -12,6 +15,8 @@
 
 /// attune-run makes, prints and checks f16 and bf16 tensors: random inputs
 /// rounded to the type, outputs read exactly.
+
+// QUIET-NOT: emulated
 
 // CHECK: input 'h' f16[2x5]
 // CHECK: input 'b' bf16[2x5]
