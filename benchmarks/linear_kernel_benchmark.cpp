@@ -15,15 +15,17 @@
 //   BM_LinearBf16/M:<M>/K:<K>/N:<N>/T:<T>
 //
 // the same shapes with --precision=bf16's kernel: w in bf16 pair panels of
-// 96 columns (PanelLayout.h), x rounded to bf16, f32 accumulation, at
+// 96 columns (PanelLayout.h's kBf16PanelWidth), x rounded to bf16, f32
+// accumulation, at
 // jitTarget(spec) (avx512_zen4's vdpbf16ps where the CPU has AVX512-BF16).
 // Its peak_fraction is still against the f32 FMA peak, so it can pass 1.
 //
 //   BM_LinearPanels/M:<M>/K:<K>/N:<N>/T:<T>
 //
-// the f32 kernel over w packed into panels of 96 columns, the layout
-// attune-compile stores constant weights in (--no-pack-weights keeps them
-// row-major): what a compiled model's linears run. BM_Linear's row-major w
+// the f32 kernel over w packed into panels of 16 columns (PanelLayout.h's
+// kF32PanelWidth), the layout attune-compile stores constant weights in
+// (--no-pack-weights keeps them row-major): what a compiled model's
+// linears run. BM_Linear's row-major w
 // is copied into panels inside the kernel, from 768 strided rows per panel.
 //
 // Each shape's output is checked against a double-precision loop on a sample
@@ -63,7 +65,8 @@ int gThreads = 1;
 bool gFailed = false;
 
 /// Columns of the weight panels: attune-compile's width.
-constexpr int kPanel = 96;
+constexpr int kPanel = static_cast<int>(attune::kF32PanelWidth);
+constexpr int kBf16Panel = static_cast<int>(attune::kBf16PanelWidth);
 
 /// How the benchmark stores w[K,N].
 enum class Weights { RowMajor, Panels, Bf16Panels };
@@ -77,7 +80,7 @@ struct LinearJit {
     KernelSpec s;
     s.kind = KernelKind::Linear;
     if (form != Weights::RowMajor)
-      s.weightPanel = kPanel;
+      s.weightPanel = form == Weights::Bf16Panels ? kBf16Panel : kPanel;
     if (form == Weights::Bf16Panels)
       s.weightType = attune::ScalarType::BF16;
     return s;
@@ -111,12 +114,12 @@ Halide::Buffer<> weightsFor(Halide::Buffer<float> &w, Weights form) {
                        sizeof(float));
     return packed;
   }
-  std::vector<int64_t> shape = attune::pairPanelStorageShape(K, N, kPanel);
+  std::vector<int64_t> shape = attune::pairPanelStorageShape(K, N, kBf16Panel);
   Halide::Buffer<> packed(Halide::BFloat(16),
-                          {2, kPanel, static_cast<int>(shape[1]),
+                          {2, kBf16Panel, static_cast<int>(shape[1]),
                            static_cast<int>(shape[0])});
   attune::packPairPanelsBf16(w.data(), reinterpret_cast<uint16_t *>(packed.data()), K, N,
-                             kPanel);
+                             kBf16Panel);
   return packed;
 }
 

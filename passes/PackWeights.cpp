@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/support/PanelLayout.h"
 #include "dialects/tfm/TfmOps.h"
 #include "passes/Passes.h"
 
@@ -26,12 +27,15 @@ struct PackWeights final : attune::impl::PackWeightsBase<PackWeights> {
   using PackWeightsBase::PackWeightsBase;
 
   void runOnOperation() override {
-    if (panelWidth < 1 || panelWidth > 1024) {
+    if (panelWidth < 0 || panelWidth > 1024) {
       getOperation()->emitError("tfm-pack-weights: panel-width must be in "
-                                "[1, 1024], got ")
+                                "[1, 1024] (0: the CPU's), got ")
           << static_cast<int64_t>(panelWidth);
       return signalPassFailure();
     }
+    const int64_t width =
+        panelWidth > 0 ? static_cast<int64_t>(panelWidth)
+                       : (bf16 ? attune::kBf16PanelWidth : attune::kF32PanelWidth);
     SmallVector<tfm::LinearOp> linears;
     getOperation()->walk([&](tfm::LinearOp op) { linears.push_back(op); });
     // One packed twin per weight op, shared by all its linears.
@@ -50,7 +54,7 @@ struct PackWeights final : attune::impl::PackWeightsBase<PackWeights> {
         builder.setInsertionPointAfter(weight);
         auto packedType = RankedTensorType::get(
             type.getShape(), type.getElementType(),
-            tfm::PanelsAttr::get(&getContext(), panelWidth,
+            tfm::PanelsAttr::get(&getContext(), width,
                                  bf16 ? Type(BFloat16Type::get(&getContext()))
                                       : Type()));
         auto clone = cast<tfm::WeightOp>(builder.clone(*weight));

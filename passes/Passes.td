@@ -489,13 +489,14 @@ def PackWeights : Pass<"tfm-pack-weights"> {
     arithmetic, which was 13% of the Linear kernel's time in
     all-MiniLM-L6-v2 at 128 tokens (AMD EPYC Zen 5).
 
-    `W` (`panel-width`, default 96; attune-compile asks the target) is
-    the panel the AVX-512 kernel reads in place (6 vectors of 16 floats, 4
-    rows). The AVX2 and baseline variants of the same library copy their
-    24- and 12-float slices of each stored row per call, as they copy rows
-    of a plain matrix, so one copy of the weights serves every dispatched
-    variant. 96 divides the widths of BERT, GPT-2 and MiniLM layers (384,
-    768, 1536, 2304, 3072); other widths pad their last panel with zeros.
+    `W` (`panel-width`; attune-compile asks the target, and 0, the
+    default, takes the CPU's: 16 for f32, 96 for bf16, see
+    compiler/support/PanelLayout.h) is the panel the kernels read in place:
+    the AVX-512 linear (runtime/model/linear_f32.c) three panels of 16
+    floats side by side, one contiguous stream each, and the Halide GEMM's
+    tiles of the AVX2 and baseline variants their vectors from the same
+    panels, so one copy of the weights serves every dispatched variant.
+    Widths that are no multiple of W pad their last panel with zeros.
     Only f32 weights of static shape are packed; a weight with another user
     is given a packed twin for its linears and kept as it is for the others
     (the library then holds both).
@@ -518,17 +519,18 @@ def PackWeights : Pass<"tfm-pack-weights"> {
     After:
 
     ```mlir
-    %w = tfm.weight "fc.weight" {transpose} : tensor<384x1536xf32, #tfm.panels<96>>
+    %w = tfm.weight "fc.weight" {transpose} : tensor<384x1536xf32, #tfm.panels<16>>
     %y = tfm.linear %x, %w, %b
-        : tensor<?x?x384xf32>, tensor<384x1536xf32, #tfm.panels<96>>, tensor<1536xf32>
+        : tensor<?x?x384xf32>, tensor<384x1536xf32, #tfm.panels<16>>, tensor<1536xf32>
         -> tensor<?x?x1536xf32>
     ```
   }];
   let dependentDialects = ["::attune::tfm::TfmDialect"];
   let options = [
-    Option<"panelWidth", "panel-width", "int64_t", /*default=*/"96",
-           "Columns per panel (the driver asks the target: 96 when it builds "
-           "an AVX-512 variant, else the pass does not run)">,
+    Option<"panelWidth", "panel-width", "int64_t", /*default=*/"0",
+           "Columns per panel; 0: the CPU's, 16 for f32 and 96 for bf16 (the "
+           "driver asks the target, which packs when it builds an AVX-512 "
+           "variant)">,
     Option<"bf16", "bf16", "bool", /*default=*/"false",
            "Store the packed weights as bf16 pair panels (#tfm.panels<W, bf16>)">,
   ];

@@ -252,7 +252,9 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipelineOptions.mergeProjections = options.mergeProjections;
   pipelineOptions.fuseResidualNorms = options.fuseResidualNorms;
   pipelineOptions.weightPanelWidth =
-      options.packWeights ? target.weightPanelWidth() : 0;
+      options.packWeights
+          ? target.weightPanelWidth(options.precision == ScalarType::BF16 && !target.roundsProducts())
+          : 0;
   // On the CPU, bf16 lives in the packed panels (PanelLayout.h): without
   // them there is nothing to store it in. A target that rounds the
   // products' operands as it computes them (CUDA) stores nothing in bf16.

@@ -28,6 +28,17 @@
 
 namespace attune {
 
+/// The panel widths attune-compile packs in for the CPU (CpuBackend's
+/// weightPanelWidth, tfm-pack-weights' default):
+///  - f32: 16 columns. The AVX-512 linear (runtime/model/linear_f32.c,
+///    whose kF32LinearPanel is this number) reads three panels side by side
+///    in place, one contiguous stream each; the Halide GEMM's tiles read
+///    them in place too (AVX2's 4 x 3 vectors of 8 span one and a half).
+///  - bf16 pair panels: 96 columns, a multiple of AMX's 32-column B tiles
+///    and of vdpbf16ps's 2 x 16-float tile.
+inline constexpr int64_t kF32PanelWidth = 16;
+inline constexpr int64_t kBf16PanelWidth = 96;
+
 /// A packed matrix's entry in a weights blob is its plain entry's name,
 /// this marker, the width, ",bf16" for bf16 pair panels, and '>':
 /// "fc.weight^T@panels<96>", "fc.weight^T@panels<96,bf16>".

@@ -119,9 +119,10 @@ public:
   virtual std::string configureHost(codegen::HostLoweringOptions &options) const = 0;
 
   /// The panel width (columns) in which this target's GEMMs read a linear's
-  /// weight in place (tfm-pack-weights' panel-width), or 0 when storing
-  /// weights packed does not pay for the variants it builds.
-  virtual int64_t weightPanelWidth() const = 0;
+  /// weight in place (tfm-pack-weights' panel-width), f32 or, with `bf16`,
+  /// bf16 pair panels (--precision=bf16), or 0 when storing weights packed
+  /// does not pay for the variants it builds.
+  virtual int64_t weightPanelWidth(bool bf16) const = 0;
 
   /// Libraries a generated shared library links ("-lpthread", ...).
   virtual std::vector<std::string> linkLibraries() const = 0;

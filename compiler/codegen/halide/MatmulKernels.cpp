@@ -45,6 +45,7 @@
 #include "compiler/codegen/halide/BuilderSupport.h"
 #include "compiler/codegen/halide/KernelBuilders.h"
 #include "compiler/codegen/halide/ModelSupport.h"
+#include "compiler/support/PanelLayout.h"
 #include "compiler/targets/cpu/CpuTarget.h"
 
 #include <functional>
@@ -105,9 +106,10 @@ GemmTiles chooseGemmTiles(const KernelSpec &spec, const Target &target) {
 /// operands in that logical order from whatever layout the caller has.
 struct GemmPipeline {
   bool batched = true;
-  /// B comes pre-packed in panels of the tile's width (KernelSpec::
-  /// weightPanel): the panel is read in place, not copied. (Panels of a
-  /// multiple of the tile's width are still copied, from contiguous rows.)
+  /// B comes pre-packed in panels no wider than the tile (KernelSpec::
+  /// weightPanel; each vector of the tile within one panel): the panels are
+  /// read in place, not copied. (Panels wider than the tile are still
+  /// copied, from contiguous rows.)
   bool prePacked = false;
   /// True when B is contiguous along n, so packing is a plain vector copy.
   Expr bDenseN = Internal::const_true();
@@ -135,7 +137,7 @@ GemmPipeline defineGemm(const KernelSpec &spec, const std::string &name,
   // zeros there.
   if (prePackedAt) {
     g.packedB(g.ni, g.k, g.no, g.bt) = cast<float>(prePackedAt(g.ni, g.k, g.no));
-    g.prePacked = static_cast<int64_t>(NT) == spec.weightPanel;
+    g.prePacked = spec.weightPanel > 0 && NT >= spec.weightPanel;
   } else {
     g.packedB(g.ni, g.k, g.no, g.bt) =
         cast<float>(bAt(min(g.no * NT + g.ni, N - 1), g.k, g.bt));
@@ -253,6 +255,30 @@ GemmTiles prePackedTiles(GemmTiles t, int64_t width, const Target &target) {
     return std::min((registers - 1) / vectors - 1, 8);
   };
   const int whole = static_cast<int>(width / t.vec);
+  // Panels narrower than 3 vectors (kF32PanelWidth's 16 floats): the tile
+  // spans adjacent panels, each vector read in place from its panel. With
+  // 16 registers (AVX2) the tuned or formula tile, 4 x 3 (one and a half
+  // panels): on a GPT-2 block at 128 tokens 6 x 2 over one panel was 7%
+  // slower. With 32, the most accumulators at 6 rows or more (the more rows
+  // on a tie): 8 x 3 over three panels.
+  if (whole < 3 && registers < 32)
+    return t;
+  if (whole < 3) {
+    int best = 0;
+    for (int vectors = whole; vectors <= 16; vectors += whole) {
+      const int rows = rowsFor(vectors);
+      if (rows < 6)
+        break;
+      if (best == 0 || rows * vectors > rowsFor(best) * best ||
+          (rows * vectors == rowsFor(best) * best && rows > rowsFor(best)))
+        best = vectors;
+    }
+    if (best > 0) {
+      t.panel = best * t.vec;
+      t.rows = rowsFor(best);
+      return t;
+    }
+  }
   if (rowsFor(whole) >= 6) {
     t.panel = static_cast<int>(width);
     t.rows = rowsFor(whole);
@@ -492,9 +518,19 @@ BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
   // ALGORITHM
   // Pre-packed: tile panel `no` (t.panel columns, dividing W) is part
   // no % (W / t.panel) of stored panel no / (W / t.panel), so its element
-  // ni is read at a constant offset plus ni: a dense vector load.
+  // ni is read at a constant offset plus ni: a dense vector load. A tile
+  // spanning panels (wider than W, which vectors divide) reads column no *
+  // t.panel + ni of panel (no * t.panel + ni) / W: a dense load per vector,
+  // each within one panel; a last
+  // tile's panels past the stored ones read the last (their columns are
+  // past N, never stored).
   std::function<Expr(Expr, Expr, Expr)> prePackedAt;
-  if (W > 0) {
+  if (W > 0 && t.panel > W) {
+    prePackedAt = [&, W](Expr ni, Expr kk, Expr no) {
+      Expr column = no * t.panel + ni;
+      return w(column % W, kk, min(column / W, w.dim(2).extent() - 1));
+    };
+  } else if (W > 0) {
     const int parts = W / t.panel;
     prePackedAt = [&, parts](Expr ni, Expr kk, Expr no) {
       return w((no % parts) * t.panel + ni, kk, no / parts);
@@ -513,10 +549,15 @@ BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
 
   OutputImageParam o = out.output_buffer();
   if (W > 0) {
-    // Dense panels; bounds inference checks the output fits the panels.
+    // Dense panels; bounds inference checks the output fits the panels,
+    // except for a tile spanning panels, whose last panels are clamped:
+    // there the panels are exactly the output's (as tfm-pack-weights
+    // stores them).
     w.dim(0).set_bounds(0, W).set_stride(1);
     w.dim(1).set_extent(K).set_stride(W);
     w.dim(2).set_stride(K * W);
+    if (t.panel > W)
+      w.dim(2).set_extent((o.dim(0).extent() + W - 1) / W);
   } else {
     w.dim(1).set_extent(K);
     o.dim(0).set_bounds(0, N);

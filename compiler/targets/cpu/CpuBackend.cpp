@@ -5,6 +5,7 @@
 #include "compiler/codegen/halide/ModelSupport.h"
 #include "compiler/codegen/host/HostCodegen.h"
 #include "compiler/targets/cpu/CpuTarget.h"
+#include "compiler/support/PanelLayout.h"
 
 #include "attune/runtime.h"
 
@@ -62,14 +63,18 @@ public:
     return codegen::computeIsaDispatch(options, host.isaDispatch);
   }
 
-  int64_t weightPanelWidth() const override {
-    // 96 floats: the AVX-512 kernel reads the panels in place with a 6 x 4
-    // vector tile; AVX2 and baseline copy 24- and 12-float slices of them
-    // per call as they copy rows of a plain matrix. Measured on
-    // all-MiniLM-L6-v2 at 128 tokens (AMD EPYC Zen 5): AVX-512 15.8 ->
-    // 14.2 ms, the AVX2 variant of the same library 28.4 -> 27.3. Without
-    // an AVX-512 variant nothing reads them in place, so nothing is packed.
-    return buildsAvx512() ? 96 : 0;
+  int64_t weightPanelWidth(bool bf16) const override {
+    // f32: kF32PanelWidth (16 floats), which the AVX-512 linear
+    // (runtime/model/linear_f32.c) streams 8 columns at a time and the
+    // Halide tiles read in place (AVX2 one panel, AVX-512 three); bf16 pair
+    // panels: kBf16PanelWidth (96), read by AMX and vdpbf16ps. Packing
+    // first measured on all-MiniLM-L6-v2 at 128 tokens (AMD EPYC Zen 5, 96
+    // floats then): AVX-512 15.8 -> 14.2 ms, the AVX2 variant of the same
+    // library 28.4 -> 27.3. Without an AVX-512 variant, nothing is packed
+    // (the AVX2 tile reads a plain matrix as well).
+    if (!buildsAvx512())
+      return 0;
+    return bf16 ? attune::kBf16PanelWidth : attune::kF32PanelWidth;
   }
 
   std::vector<std::string> linkLibraries() const override {

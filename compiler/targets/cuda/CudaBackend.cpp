@@ -214,7 +214,7 @@ public:
     return {"relu", "gelu_tanh"};
   }
 
-  int64_t weightPanelWidth() const override {
+  int64_t weightPanelWidth(bool) const override {
     // cuBLASLt reads the row-major [K, N] weight as it is.
     return 0;
   }

@@ -29,7 +29,7 @@
 /// whose parameters it finds inside the merged entries. A Hugging Face BERT checkpoint's q, k
 /// and v (nn.Linear weights, transposed as they are read) merge per layer.
 
-// CHECK-DAG: tfm.weight "wq|wk|wv" {part_sizes = array<i64: 96, 32, 32>, transpose} : tensor<96x160xf32, #tfm.panels<96>>
+// CHECK-DAG: tfm.weight "wq|wk|wv" {part_sizes = array<i64: 96, 32, 32>, transpose} : tensor<96x160xf32, #tfm.panels<16>>
 // CHECK-DAG: tfm.weight "bq|bk|bv" {part_sizes = array<i64: 96, 32, 32>, std = 5.000000e-01 : f64} : tensor<160xf32>
 // CHECK-COUNT-3: tfm.slice
 // CHECK: tfm.attention {{.+}} {layout = #tfm.head_layout<bshd>

@@ -38,7 +38,7 @@
 
 /// The file holds exactly the blob an embedded library carries, so it is
 /// itself a weights file the compiler reads: compiling from it gives the same
-/// bytes (the packed `w@panels<96>` binds back to `w`). Writing the output
+/// bytes (the packed `w@panels<16>` binds back to `w`). Writing the output
 /// over that input would destroy it, so it is refused.
 // RUN: attune-compile %s --weights=%t/libtiny.safetensors -o %t/again/libtiny.so --weights-storage=external
 // RUN: python3 -c "import sys; print('same bytes' if open(sys.argv[1], 'rb').read() == open(sys.argv[2], 'rb').read() else 'differ')" \
@@ -61,7 +61,7 @@
 /// expect of the mapped base, and nothing after the last tensor. The linear's
 /// weight is stored in the GEMM's panels (tfm-pack-weights), under its own
 /// key.
-// BLOB: ['w@panels<96>', 'wpe', 'wte']
+// BLOB: ['w@panels<16>', 'wpe', 'wte']
 // BLOB-NEXT: aligned ends at [[END:[0-9]+]] of [[END]]
 
 // CHECKED-NOT: error

@@ -123,11 +123,13 @@ Buffer<float> stridedView(Buffer<float> &storage, const std::vector<int> &shape,
 /// x[M,K] w[K,N] (+ bias) by the Linear kernel, compared with a double
 /// loop. `width` > 0 hands w to the kernel pre-packed into panels of that
 /// width (KernelSpec::weightPanel, as tfm-pack-weights stores it).
-void checkLinear(int M, int K, int N, bool hasBias, int width = 0) {
+void checkLinear(int M, int K, int N, bool hasBias, int width = 0,
+                 std::optional<UnaryKind> activation = std::nullopt) {
   KernelSpec spec;
   spec.kind = KernelKind::Linear;
   spec.hasBias = hasBias;
   spec.weightPanel = width;
+  spec.activation = activation;
   Kernel kernel(spec);
   Buffer<float> x = uniform({K, M}), w = uniform({N, K}), bias = uniform({N});
   Buffer<float> weight = w;
@@ -149,6 +151,10 @@ void checkLinear(int M, int K, int N, bool hasBias, int width = 0) {
         want += double(x(k, m)) * w(n, k);
         mag += std::fabs(double(x(k, m)) * w(n, k));
       }
+      if (activation) {
+        ASSERT_EQ(*activation, UnaryKind::Relu) << "checkLinear's reference has relu only";
+        want = std::max(want, 0.0);
+      }
       ASSERT_TRUE(closeGemm(out(n, m), want, mag))
           << "panels " << width << ": M=" << M << " K=" << K << " N=" << N
           << " at m=" << m << " n=" << n;
@@ -157,20 +163,35 @@ void checkLinear(int M, int K, int N, bool hasBias, int width = 0) {
 
 /// N not a multiple of the width, so the last panel is padded.
 TEST(GemmLinearKernel, ReadsPrePackedPanels) {
+  const int f32Panel = static_cast<int>(attune::kF32PanelWidth);
   for (bool bias : {false, true}) {
     checkLinear(7, 13, 70, bias, 64);   // two panels, the last padded
-    checkLinear(129, 65, 200, bias, 96); // the layout attune-compile uses
+    checkLinear(129, 65, 200, bias, 96); // the layout before kF32PanelWidth
     checkLinear(5, 9, 16, bias, 64);    // one panel, mostly padding
+    // The layout attune-compile uses: panels narrower than the tile, read
+    // in place; rows and columns that leave partial tiles.
+    checkLinear(129, 65, 200, bias, f32Panel);
+    checkLinear(1, 1, 1, bias, f32Panel);
+    checkLinear(17, 33, 24, bias, f32Panel);
+    checkLinear(96, 16, 400, bias, f32Panel);
+    // With an activation the Halide tile reads three panels side by side
+    // (AVX-512) or one (AVX2).
+    checkLinear(50, 37, 70, bias, f32Panel, UnaryKind::Relu);
   }
   checkLinear(33, 40, 100, true, 32);  // a narrower layout
   checkLinear(33, 40, 100, true, 192); // a wider one
   checkLinear(19, 24, 170, false, 80); // five AVX-512 vectors: read whole
-  // The panels must cover the output's columns.
-  KernelSpec spec;
-  spec.kind = KernelKind::Linear;
-  spec.weightPanel = 64;
-  Buffer<float> x = uniform({8, 4}), packed(64, 8, 1), out(65, 4);
-  EXPECT_THROW(Kernel(spec).run({x, packed}, out), Halide::RuntimeError);
+  // The panels must cover the output's columns (a Halide tile over panels
+  // of 16, spanning them, needs exactly the output's).
+  for (int width : {64, f32Panel}) {
+    KernelSpec spec;
+    spec.kind = KernelKind::Linear;
+    spec.weightPanel = width;
+    Buffer<float> x = uniform({8, 4}), packed(width, 8, 1), out(width + 1, 4);
+    EXPECT_THROW(Kernel(spec).run({x, packed}, out), Halide::RuntimeError) << width;
+    spec.activation = UnaryKind::Relu;
+    EXPECT_THROW(Kernel(spec).run({x, packed}, out), Halide::RuntimeError) << width;
+  }
 }
 
 /// Linear over bf16 pair panels of `width` (KernelSpec::weightType), checked
