@@ -25,7 +25,7 @@
 // the f32 kernel over w packed into panels of 16 columns (PanelLayout.h's
 // kF32PanelWidth), the layout attune-compile stores constant weights in
 // (--no-pack-weights keeps them row-major): what a compiled model's
-// linears run. BM_Linear's row-major w
+// linears run (on the AVX-512 levels runtime/model/linear_f32.c). BM_Linear's row-major w
 // is copied into panels inside the kernel, from 768 strided rows per panel.
 //
 // Each shape's output is checked against a double-precision loop on a sample

@@ -37,6 +37,10 @@ ATTUNE_FLASH_ENTRY(attune_attention_f32_avx2)
 #undef ATTUNE_FLASH_ENTRY
 extern "C" int attune_linear_bf16_amx_bias(halide_buffer_t *x, halide_buffer_t *w,
                                            halide_buffer_t *bias, halide_buffer_t *out);
+extern "C" int attune_linear_f32_avx512(halide_buffer_t *x, halide_buffer_t *w,
+                                        halide_buffer_t *out);
+extern "C" int attune_linear_f32_avx512_bias(halide_buffer_t *x, halide_buffer_t *w,
+                                             halide_buffer_t *bias, halide_buffer_t *out);
 
 namespace attune::codegen {
 namespace {
@@ -109,7 +113,10 @@ Halide::Pipeline &BuiltKernel::jit() {
          {kFlashAttentionAvx2Symbol, jitExtern(&attune_attention_f32_avx2, flashArgs)},
          {kAmxLinearSymbol, jitExtern(&attune_linear_bf16_amx, {buffer, buffer, buffer})},
          {kAmxLinearBiasSymbol,
-          jitExtern(&attune_linear_bf16_amx_bias, {buffer, buffer, buffer, buffer})}});
+          jitExtern(&attune_linear_bf16_amx_bias, {buffer, buffer, buffer, buffer})},
+         {kLinearF32Avx512Symbol, jitExtern(&attune_linear_f32_avx512, {buffer, buffer, buffer})},
+         {kLinearF32Avx512BiasSymbol,
+          jitExtern(&attune_linear_f32_avx512_bias, {buffer, buffer, buffer, buffer})}});
   }
   return *jitPipeline;
 }

@@ -483,12 +483,55 @@ BuiltKernel buildBf16LinearKernel(const KernelSpec &spec, const Target &target) 
   return {inputs, out};
 }
 
+/// The f32 linear as an extern stage (runtime/model/linear_f32.c): for the
+/// AVX-512 variants of a linear over f32 panels of kF32PanelWidth columns
+/// without an activation (one with an activation stays in the Halide
+/// kernel, whose epilogue applies it; the extern computes the products and
+/// the bias only). 0.79-0.93 against 0.70-0.79 of the FMA peak at the
+/// shapes of BERT, GPT-2 and MiniLM layers (Intel Xeon, one thread):
+/// benchmarks/README.md.
+bool linearRunsF32Extern(const KernelSpec &spec, const Target &target) {
+  return targets::cpu::isaOf(target) >= ATTUNE_ISA_AVX512 &&
+         spec.weightType == ScalarType::F32 && spec.elementType == ScalarType::F32 &&
+         spec.weightPanel == attune::kF32PanelWidth && !spec.activation;
+}
+
+BuiltKernel buildF32LinearExtern(const KernelSpec &spec) {
+  const int W = static_cast<int>(spec.weightPanel);
+  ImageParam x = makeInput(ScalarType::F32, 2, "x", false),
+             w = makeInput(ScalarType::F32, 3, "w", false);
+  std::vector<ImageParam> inputs = {x, w};
+  std::vector<ExternFuncArgument> args = {x, w};
+  Func out("linear_f32");
+  ImageParam bias;
+  if (spec.hasBias) {
+    bias = makeInput(ScalarType::F32, 1, "bias", false);
+    inputs.push_back(bias);
+    args.push_back(bias);
+  }
+  out.define_extern(spec.hasBias ? kLinearF32Avx512BiasSymbol : kLinearF32Avx512Symbol, args,
+                    Float(32), 2, NameMangling::C);
+  // Dense panels from 0, as tfm-pack-weights stores them; the output's
+  // columns from 0 (the extern takes a region starting on a panel).
+  w.dim(0).set_bounds(0, W).set_stride(1);
+  w.dim(1).set_bounds(0, x.dim(0).extent()).set_stride(W);
+  w.dim(2).set_min(0).set_stride(W * x.dim(0).extent());
+  OutputImageParam o = out.output_buffer();
+  if (spec.hasBias)
+    bias.dim(0).set_bounds(0, o.dim(0).extent());
+  o.dim(0).set_min(0);
+  o.dim(1).set_bounds(0, x.dim(1).extent());
+  return {inputs, out};
+}
+
 } // namespace
 
 BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
   requireFloatElement(spec, "linear");
   if (spec.weightType == ScalarType::BF16)
     return buildBf16LinearKernel(spec, target);
+  if (linearRunsF32Extern(spec, target))
+    return buildF32LinearExtern(spec);
   // Any strides: A is read as scalars and B through the packed panel.
   const ScalarType e = spec.elementType;
   const int W = static_cast<int>(spec.weightPanel);

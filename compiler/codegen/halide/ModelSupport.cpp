@@ -32,11 +32,13 @@ std::string compileModelSupport(const std::string &directory, const std::string 
       {"attention_f32_isa.inc", kAttentionF32IsaSource},
       {"attention_f32_tile.inc", kAttentionF32TileSource},
       {"attention_f32.c", kAttentionF32Source},
+      {"linear_f32.c", kLinearF32Source},
       {"model_support.c", "#define _GNU_SOURCE\n"
                           "#include \"scratch_cache.c\"\n"
                           "#include \"par_for.c\"\n"
                           "#include \"amx_kernels.c\"\n"
-                          "#include \"attention_f32.c\"\n"}};
+                          "#include \"attention_f32.c\"\n"
+                          "#include \"linear_f32.c\"\n"}};
   const char *withCuda = "#include \"model_support.c\"\n"
                          "#include \"cuda_support.c\"\n";
   for (const auto &[name, text] : files)

@@ -168,10 +168,13 @@ TEST(GemmLinearKernel, ReadsPrePackedPanels) {
     checkLinear(7, 13, 70, bias, 64);   // two panels, the last padded
     checkLinear(129, 65, 200, bias, 96); // the layout before kF32PanelWidth
     checkLinear(5, 9, 16, bias, 64);    // one panel, mostly padding
-    // The layout attune-compile uses: panels narrower than the tile, read
-    // in place; rows and columns that leave partial tiles.
+    // The layout attune-compile uses: on AVX-512 the extern stage
+    // (linear_f32.c), with tiles of 8 rows by three panels partial in rows
+    // and in columns (the last panels from a zero-padded copy), 96-column
+    // tasks split into row blocks when there are few, and K of 1.
     checkLinear(129, 65, 200, bias, f32Panel);
     checkLinear(1, 1, 1, bias, f32Panel);
+    checkLinear(9, 1, 50, bias, f32Panel);
     checkLinear(17, 33, 24, bias, f32Panel);
     checkLinear(96, 16, 400, bias, f32Panel);
     // With an activation the Halide tile reads three panels side by side
@@ -181,8 +184,9 @@ TEST(GemmLinearKernel, ReadsPrePackedPanels) {
   checkLinear(33, 40, 100, true, 32);  // a narrower layout
   checkLinear(33, 40, 100, true, 192); // a wider one
   checkLinear(19, 24, 170, false, 80); // five AVX-512 vectors: read whole
-  // The panels must cover the output's columns (a Halide tile over panels
-  // of 16, spanning them, needs exactly the output's).
+  // The panels must cover the output's columns: in the Halide tile and in
+  // the extern stage (on AVX-512; elsewhere a Halide tile over panels of
+  // 16 with an activation, whose panels must be the output's).
   for (int width : {64, f32Panel}) {
     KernelSpec spec;
     spec.kind = KernelKind::Linear;
@@ -192,6 +196,55 @@ TEST(GemmLinearKernel, ReadsPrePackedPanels) {
     spec.activation = UnaryKind::Relu;
     EXPECT_THROW(Kernel(spec).run({x, packed}, out), Halide::RuntimeError) << width;
   }
+}
+
+/// Which linears run the f32 extern stage (runtime/model/linear_f32.c):
+/// the AVX-512 levels' f32 linears over kF32PanelWidth panels without an
+/// activation; everything else is the Halide GEMM.
+TEST(GemmLinearKernel, F32ExternStageWhereItApplies) {
+  auto runsOn = [](const KernelSpec &spec, attune_isa_t isa) {
+    detail::BuiltKernel built = detail::buildKernel(spec, attune::targets::cpu::halideTarget(isa));
+    return built.output.is_extern() ? built.output.extern_function_name() : std::string();
+  };
+  KernelSpec plain;
+  plain.kind = KernelKind::Linear;
+  plain.weightPanel = attune::kF32PanelWidth;
+  KernelSpec biased = plain, activated = plain, rowMajor = plain, wide = plain;
+  biased.hasBias = true;
+  activated.activation = UnaryKind::GeluTanh;
+  rowMajor.weightPanel = 0;
+  wide.weightPanel = 96;
+  for (attune_isa_t isa : {ATTUNE_ISA_AVX512, ATTUNE_ISA_AVX512_SPR}) {
+    EXPECT_EQ(runsOn(plain, isa), kLinearF32Avx512Symbol);
+    EXPECT_EQ(runsOn(biased, isa), kLinearF32Avx512BiasSymbol);
+    for (const KernelSpec *spec : {&activated, &rowMajor, &wide})
+      EXPECT_EQ(runsOn(*spec, isa), "") << spec->symbolName();
+  }
+  EXPECT_EQ(runsOn(plain, ATTUNE_ISA_AVX2), "");
+  EXPECT_EQ(runsOn(plain, ATTUNE_ISA_BASELINE), "");
+}
+
+/// The extern stage's tasks (row tiles by column ranges) on the JIT
+/// threads give the output of one thread: each task writes its own block.
+TEST(GemmLinearKernel, F32ExternStageTasksOnJitThreads) {
+  KernelSpec spec;
+  spec.kind = KernelKind::Linear;
+  spec.hasBias = true;
+  spec.weightPanel = attune::kF32PanelWidth;
+  JitKernel kernel(spec, attune::targets::cpu::jitTarget(spec));
+  const int M = 150, K = 64, N = 400, W = static_cast<int>(spec.weightPanel);
+  Buffer<float> x = uniform({K, M}), w = uniform({N, K}), bias = uniform({N});
+  Buffer<float> packed(W, K, static_cast<int>(attune::panelCount(N, W)));
+  attune::packPanels(reinterpret_cast<const uint8_t *>(w.data()),
+                     reinterpret_cast<uint8_t *>(packed.data()), K, N, W, sizeof(float));
+  Buffer<float> one(N, M), two(N, M);
+  kernel.run({x, packed, bias}, one, /*singleThread=*/true);
+  const int before = Halide::Internal::JITSharedRuntime::set_num_threads(2);
+  kernel.run({x, packed, bias}, two, /*singleThread=*/false);
+  Halide::Internal::JITSharedRuntime::set_num_threads(before);
+  one.for_each_element([&](int n, int m) {
+    ASSERT_EQ(one(n, m), two(n, m)) << "at m=" << m << " n=" << n;
+  });
 }
 
 /// Linear over bf16 pair panels of `width` (KernelSpec::weightType), checked
