@@ -329,28 +329,45 @@ bool linearRunsOnAmx(const KernelSpec &spec, const Target &target) {
          !spec.activation && spec.weightPanel % 32 == 0;
 }
 
-BuiltKernel buildAmxLinear(const KernelSpec &spec) {
-  const int W = static_cast<int>(spec.weightPanel);
-  ImageParam x = makeInput(ScalarType::F32, 2, "x", false),
-             w = makeInput(ScalarType::BF16, 4, "w", true);
-  std::vector<ImageParam> inputs = {x, w};
-  std::vector<ExternFuncArgument> args = {x, w};
-  Func out("linear_amx");
-  ImageParam bias;
+/// A linear that is one extern stage of the f32 output: x (f32, [K, M]),
+/// w (`weightType`, `weightDims` dimensions, dense or not) and, with a bias,
+/// bias (f32, [N]) passed to `symbol`, or to `biasSymbol` with a bias. The
+/// output's columns start at 0, its rows are x's, the bias covers its
+/// columns; the caller constrains w's layout.
+struct LinearExtern {
+  ImageParam x, w, bias;
+  std::vector<ImageParam> inputs;
+  Func out;
+};
+
+LinearExtern defineLinearExtern(const KernelSpec &spec, ScalarType weightType, int weightDims,
+                                bool weightDense, const std::string &name, const char *symbol,
+                                const char *biasSymbol) {
+  LinearExtern e;
+  e.x = makeInput(ScalarType::F32, 2, "x", false);
+  e.w = makeInput(weightType, weightDims, "w", weightDense);
+  e.inputs = {e.x, e.w};
+  std::vector<ExternFuncArgument> args = {e.x, e.w};
   if (spec.hasBias) {
-    bias = makeInput(ScalarType::F32, 1, "bias", false);
-    inputs.push_back(bias);
-    args.push_back(bias);
+    e.bias = makeInput(ScalarType::F32, 1, "bias", false);
+    e.inputs.push_back(e.bias);
+    args.push_back(e.bias);
   }
-  out.define_extern(spec.hasBias ? kAmxLinearBiasSymbol : kAmxLinearSymbol, args, Float(32), 2,
-                    NameMangling::C);
-  constrainPairPanels(w, W, (x.dim(0).extent() + 1) / 2);
-  OutputImageParam o = out.output_buffer();
+  e.out = Func(name);
+  e.out.define_extern(spec.hasBias ? biasSymbol : symbol, args, Float(32), 2, NameMangling::C);
+  OutputImageParam o = e.out.output_buffer();
   if (spec.hasBias)
-    bias.dim(0).set_bounds(0, o.dim(0).extent());
+    e.bias.dim(0).set_bounds(0, o.dim(0).extent());
   o.dim(0).set_min(0);
-  o.dim(1).set_bounds(0, x.dim(1).extent());
-  return {inputs, out};
+  o.dim(1).set_bounds(0, e.x.dim(1).extent());
+  return e;
+}
+
+BuiltKernel buildAmxLinear(const KernelSpec &spec) {
+  LinearExtern e = defineLinearExtern(spec, ScalarType::BF16, 4, true, "linear_amx",
+                                      kAmxLinearSymbol, kAmxLinearBiasSymbol);
+  constrainPairPanels(e.w, static_cast<int>(spec.weightPanel), (e.x.dim(0).extent() + 1) / 2);
+  return {e.inputs, e.out};
 }
 
 /// Linear over bf16 pair panels [ceil(N/W), ceil(K/2), W, 2]; see the top
@@ -498,30 +515,14 @@ bool linearRunsF32Extern(const KernelSpec &spec, const Target &target) {
 
 BuiltKernel buildF32LinearExtern(const KernelSpec &spec) {
   const int W = static_cast<int>(spec.weightPanel);
-  ImageParam x = makeInput(ScalarType::F32, 2, "x", false),
-             w = makeInput(ScalarType::F32, 3, "w", false);
-  std::vector<ImageParam> inputs = {x, w};
-  std::vector<ExternFuncArgument> args = {x, w};
-  Func out("linear_f32");
-  ImageParam bias;
-  if (spec.hasBias) {
-    bias = makeInput(ScalarType::F32, 1, "bias", false);
-    inputs.push_back(bias);
-    args.push_back(bias);
-  }
-  out.define_extern(spec.hasBias ? kLinearF32Avx512BiasSymbol : kLinearF32Avx512Symbol, args,
-                    Float(32), 2, NameMangling::C);
-  // Dense panels from 0, as tfm-pack-weights stores them; the output's
-  // columns from 0 (the extern takes a region starting on a panel).
-  w.dim(0).set_bounds(0, W).set_stride(1);
-  w.dim(1).set_bounds(0, x.dim(0).extent()).set_stride(W);
-  w.dim(2).set_min(0).set_stride(W * x.dim(0).extent());
-  OutputImageParam o = out.output_buffer();
-  if (spec.hasBias)
-    bias.dim(0).set_bounds(0, o.dim(0).extent());
-  o.dim(0).set_min(0);
-  o.dim(1).set_bounds(0, x.dim(1).extent());
-  return {inputs, out};
+  LinearExtern e = defineLinearExtern(spec, ScalarType::F32, 3, false, "linear_f32",
+                                      kLinearF32Avx512Symbol, kLinearF32Avx512BiasSymbol);
+  // Dense panels from 0, as tfm-pack-weights stores them (the extern takes
+  // an output region starting on a panel: the output's columns start at 0).
+  e.w.dim(0).set_bounds(0, W).set_stride(1);
+  e.w.dim(1).set_bounds(0, e.x.dim(0).extent()).set_stride(W);
+  e.w.dim(2).set_min(0).set_stride(W * e.x.dim(0).extent());
+  return {e.inputs, e.out};
 }
 
 } // namespace
