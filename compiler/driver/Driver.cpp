@@ -251,22 +251,21 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
   pipelineOptions.propagateLayouts = options.propagateLayouts;
   pipelineOptions.mergeProjections = options.mergeProjections;
   pipelineOptions.fuseResidualNorms = options.fuseResidualNorms;
-  pipelineOptions.weightPanelWidth =
-      options.packWeights
-          ? target.weightPanelWidth(options.precision == ScalarType::BF16 && !target.roundsProducts())
-          : 0;
   // On the CPU, bf16 lives in the packed panels (PanelLayout.h): without
   // them there is nothing to store it in. A target that rounds the
   // products' operands as it computes them (CUDA) stores nothing in bf16.
   const bool bf16 = options.precision == ScalarType::BF16;
   const bool roundedProducts = options.precision != ScalarType::F32 && target.roundsProducts();
+  const bool bf16Weights = bf16 && !roundedProducts;
   // What the products round their operands to where the target does so.
   const ScalarType roundedTo = roundedProducts ? options.precision : ScalarType::F32;
+  pipelineOptions.weightPanelWidth =
+      options.packWeights ? target.weightPanelWidth(bf16Weights) : 0;
   if (options.precision == ScalarType::F16 && !roundedProducts)
     return fail("--precision=f16 rounds the products' operands to f16 on tensor cores: it is "
                 "for --target=cuda; --target=" +
                 target.name() + " takes --precision=f32 or bf16");
-  if (bf16 && !roundedProducts && pipelineOptions.weightPanelWidth == 0)
+  if (bf16Weights && pipelineOptions.weightPanelWidth == 0)
     return fail(options.packWeights
                     ? "--precision=bf16 needs packed weights, which --target=" +
                           target.name() +
@@ -274,7 +273,7 @@ std::string compileModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
                           "AVX-512 variant)"
                     : "--precision=bf16 stores linear weights packed: it cannot "
                       "be combined with --no-pack-weights");
-  pipelineOptions.bf16Weights = bf16 && !roundedProducts;
+  pipelineOptions.bf16Weights = bf16Weights;
   pipelineOptions.attentionProducts = roundedTo;
   pipelineOptions.fusionReportPath =
       pipelineOptions.fuseAttention ? options.fusionReportPath : std::string();
