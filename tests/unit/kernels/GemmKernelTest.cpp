@@ -1246,7 +1246,7 @@ TEST(FusedAttentionKernel, Bf16OnAmxMatchesLoops) {
       Kernel(spec).run(inputs, out);
       got = f32Of(out);
     }
-    const int group = c.H / c.Hkv, diag = c.Sk - c.Sq;
+    const int diag = c.Sk - c.Sq;
     if (c.ropeDims) {
       // Row `row` of x rotated at position `pos` in f32, then rounded to
       // bf16, as the kernel does.
