@@ -367,11 +367,6 @@ ATTUNE_AMX_TARGET static inline void rescaleRow(float *acc, int Dv, float alpha)
     _mm512_storeu_ps(acc + d, _mm512_mul_ps(_mm512_loadu_ps(acc + d), va));
 }
 
-/* Keys [j, j + 16) of a block that fall in its first n: a lane mask. */
-static inline __mmask16 prefixMask(int n, int j) {
-  return n - j >= 16 ? 0xFFFF : n - j <= 0 ? 0 : (__mmask16)((1u << (n - j)) - 1);
-}
-
 /* One block's softmax for one row: scores[0, n) are visible (n may be 0)
  * where `attend` (one mask per 16 keys of the block; NULL: all) has their
  * bit, the rest of the block's `length` keys give probability 0. Rescales

@@ -54,6 +54,12 @@ extern int attune_jit_par_for(int (*task)(void *user_context, int index, uint8_t
                               int count, uint8_t *closure) __attribute__((weak));
 
 /* Element (0, x1, x2, x3) of a 4-d buffer of 2- or 4-byte elements. */
+/* Elements [j, j + 16) of a row's first n (keys of a block, columns of an
+ * output): a lane mask. */
+static inline __mmask16 prefixMask(int n, int j) {
+  return n - j >= 16 ? 0xFFFF : n - j <= 0 ? 0 : (__mmask16)((1u << (n - j)) - 1);
+}
+
 static inline void *element(const attune_hl_buffer_t *buf, int x1, int x2, int x3) {
   const attune_hl_dim_t *d = buf->dim;
   return buf->host + (buf->type.bits / 8) * ((int64_t)(x1 - d[1].min) * d[1].stride +

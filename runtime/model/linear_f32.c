@@ -90,7 +90,7 @@ f32LinearTile(const int R, const attune_linear_f32_t *c, const float *const *xr,
   const int columns = c->N - n;
   for (int j = 0; j < kF32LinearTilePanels && 16 * j < columns; ++j) {
     const int left = columns - 16 * j;
-    const __mmask16 lanes = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
+    const __mmask16 lanes = prefixMask(columns, 16 * j);
     float values[16] = {0};
     if (c->bias) {
       const attune_hl_dim_t *bd = c->bias->dim;
