@@ -65,10 +65,12 @@ typedef struct {
 /* Rows [m, m + R) (R <= 8) by the 48 columns from n of the region: panels
  * w0, w0 + K 16 and w0 + 2 K 16 (row k of a panel at + 16 k), x's rows at
  * xr[r] (element k at + k xs), out's at orow[r] (column n first). The
- * accumulators, plus the bias, go to the columns the region has. */
+ * accumulators, plus bias[0, 48) (read after the k loop: 3 vectors held
+ * through it would spill accumulators, at half the speed), go to the
+ * columns the region has. */
 F32_LINEAR_TGT static inline __attribute__((always_inline)) void
 f32LinearTile(const int R, const attune_linear_f32_t *c, const float *const *xr,
-              const float *w0, int n, float *const *orow) {
+              const float *w0, int n, const float *bias, float *const *orow) {
   const int K = c->K;
   const int64_t xs = c->x->dim[0].stride, panel = (int64_t)K * kF32LinearPanel;
   __m512 acc[kF32LinearRows][kF32LinearTilePanels];
@@ -91,19 +93,12 @@ f32LinearTile(const int R, const attune_linear_f32_t *c, const float *const *xr,
   for (int j = 0; j < kF32LinearTilePanels && 16 * j < columns; ++j) {
     const int left = columns - 16 * j;
     const __mmask16 lanes = prefixMask(columns, 16 * j);
-    float values[16] = {0};
-    if (c->bias) {
-      const attune_hl_dim_t *bd = c->bias->dim;
-      const float *b = (const float *)c->bias->host;
-      for (int t = 0; t < 16 && t < left; ++t)
-        values[t] = b[(int64_t)(c->n0 + n + 16 * j + t - bd[0].min) * bd[0].stride];
-    }
-    const __m512 bias = _mm512_loadu_ps(values);
     _Pragma("GCC unroll 8") for (int r = 0; r < R; ++r) {
-      const __m512 v = _mm512_add_ps(acc[r][j], bias);
+      const __m512 v = _mm512_add_ps(acc[r][j], _mm512_loadu_ps(bias + 16 * j));
       if (od[0].stride == 1) {
         _mm512_mask_storeu_ps(orow[r] + 16 * j, lanes, v);
       } else {
+        float values[16];
         _mm512_storeu_ps(values, v);
         for (int t = 0; t < 16 && t < left; ++t)
           orow[r][(int64_t)(16 * j + t) * od[0].stride] = values[t];
@@ -147,6 +142,12 @@ F32_LINEAR_TGT static int f32LinearTask(void *uc, int index, uint8_t *closure) {
       }
       w0 = tail;
     }
+    /* The bias of the tile's columns (0 past N, or without one), once for
+     * all its rows. */
+    float bias[16 * kF32LinearTilePanels] = {0};
+    for (int t = 0; c->bias && t < 16 * kF32LinearTilePanels && n + t < c->N; ++t)
+      bias[t] = ((const float *)c->bias->host)[(int64_t)(c->n0 + n + t - c->bias->dim[0].min) *
+                                               c->bias->dim[0].stride];
     for (int m = firstRow; m < lastRow; m += kF32LinearRows) {
       const int R = lastRow - m < kF32LinearRows ? lastRow - m : kF32LinearRows;
       const float *xr[kF32LinearRows];
@@ -158,9 +159,9 @@ F32_LINEAR_TGT static int f32LinearTask(void *uc, int index, uint8_t *closure) {
                   (int64_t)(c->n0 + n - od[0].min) * od[0].stride;
       }
       if (R == kF32LinearRows)
-        f32LinearTile(kF32LinearRows, c, xr, w0, n, orow);
+        f32LinearTile(kF32LinearRows, c, xr, w0, n, bias, orow);
       else
-        f32LinearTile(R, c, xr, w0, n, orow);
+        f32LinearTile(R, c, xr, w0, n, bias, orow);
     }
   }
   free(tail);
