@@ -1,9 +1,9 @@
 /* Part of every model library attune-compile links and of every kernel
  * library attune-tune times, like attention_f32.c (see
  * compiler/codegen/halide/ModelSupport.h): the f32 linear over packed
- * weights for CPUs with AVX-512, the extern stage the avx512, avx512_zen4
- * and avx512_spr variants of a linear without an activation call
- * (MatmulKernels.cpp says which linears).
+ * weights for CPUs with AVX-512 or AVX2 + FMA, the extern stage the avx512,
+ * avx512_zen4, avx512_spr and avx2 variants of a linear without an
+ * activation call (MatmulKernels.cpp says which linears).
  *
  * What. out[n, m] = sum_k x[k, m] w[k, n] (+ bias[n]) over the region of
  * out Halide asks for (its columns from a multiple of 16), w stored in the
@@ -11,23 +11,30 @@
  * kF32LinearPanel = 16 columns: [ceil(N/16), K, 16], zeros past N. All
  * arithmetic is f32, one FMA per product, summed over k in order.
  *
- * How. A register tile is 8 output rows by 48 columns (three panels side by
- * side): each k step loads the three panels' row k in place (three
- * contiguous streams, 64 bytes each) and broadcasts x's 8 values, 24 FMAs.
- * A task takes kF32LinearTaskColumns columns for every row (or for a block
- * of rows, when a layer has fewer than kF32LinearMinTasks such ranges), 8
- * rows at a time, so that its panels stay in L2 while x's rows stream past.
- * The columns of a last, partial group of panels are read from a
- * zero-padded copy.
+ * How. A register tile is a few output rows by a few vectors of columns:
+ * each k step loads the tile's vectors of w's row k in place, each within
+ * one panel (contiguous streams, 16 floats apart from one k to the next),
+ * and broadcasts x's values, one per row. AVX-512: 8 rows by 48 columns
+ * (three panels side by side), 24 FMAs a step. AVX2: 4 rows by 24 columns
+ * (a panel and a half), 12 FMAs a step, the 12 accumulators, 3 w vectors
+ * and the broadcast in its 16 registers. A task takes
+ * kF32LinearTaskColumns columns for every row (or for a block of rows, when
+ * a layer has fewer than kF32LinearMinTasks such ranges), a tile's rows at
+ * a time, so that its panels stay in L2 while x's rows stream past. The
+ * columns of a last, partial group of panels are read from a zero-padded
+ * copy (AVX-512) or from the last panel again (AVX2; those columns are past
+ * N and never stored).
  *
- * Why not the Halide GEMM, whose tile this is (MatmulKernels.cpp). Over
+ * Why not the Halide GEMM, whose tiles these are (MatmulKernels.cpp). Over
  * 96-column panels its 8 x 3 tiles took 48-column slices copied per call
  * into contiguous panels; over 16-column panels it reads them in place, and
  * whole models ran as fast either way. This loop reached 0.79-0.93 of the
  * FMA peak at the shapes of BERT, GPT-2 and MiniLM layers on one thread,
  * against 0.70-0.79 for the Halide kernel, and whole models ran up to 13%
- * faster (Intel Xeon, avx512_spr; benchmarks/README.md). Why the C
- * compiler's loop beats Halide's for the same tile was not looked into.
+ * faster (Intel Xeon, avx512_spr; benchmarks/README.md). On AVX2 the same
+ * 4 x 3 tile in C reached 0.86-0.95 where Halide's reached 0.60-0.85 (AMD
+ * EPYC Zen 3). Why the C compiler's loop beats Halide's for the same tile
+ * was not looked into.
  * A first try with the rows along the vector (x transposed once per call,
  * 8 weight columns broadcast per k step, as attention_f32.c's products) was
  * 9% faster on all-MiniLM-L6-v2 at 128 tokens and 5% slower at 512, where
@@ -45,11 +52,14 @@
 #include "extern_stage.h"
 
 #define F32_LINEAR_TGT __attribute__((target("avx512f,avx512dq,fma")))
+#define F32_LINEAR_AVX2_TGT __attribute__((target("avx2,fma")))
 
 enum {
   kF32LinearPanel = 16,        /* columns per stored panel (PanelLayout.h's kF32PanelWidth) */
-  kF32LinearRows = 8,          /* rows per register tile */
-  kF32LinearTilePanels = 3,    /* panels (16-column vectors) per register tile */
+  kF32LinearRows = 8,          /* rows per register tile (AVX-512) */
+  kF32LinearTilePanels = 3,    /* panels (16-column vectors) per register tile (AVX-512) */
+  kF32LinearAvx2Rows = 4,      /* rows per register tile (AVX2) */
+  kF32LinearAvx2Vectors = 3,   /* 8-column vectors per register tile (AVX2) */
   kF32LinearTaskColumns = 96,  /* columns per task */
   kF32LinearMinTasks = 8       /* tasks a call is split into at least, where it can */
 };
@@ -107,22 +117,50 @@ f32LinearTile(const int R, const attune_linear_f32_t *c, const float *const *xr,
   }
 }
 
-/* Task `index`: the region's columns [range T, (range + 1) T), T =
- * kF32LinearTaskColumns, for the rows of block `block` (every row unless
- * there are few column ranges), 8 rows at a time. */
+/* Task `index`'s part of the region: columns [begin, end), a range of
+ * kF32LinearTaskColumns, for rows [firstRow, lastRow), block `block` of the
+ * range (every row unless there are few column ranges). */
+static void taskRegion(const attune_linear_f32_t *c, int index, int *firstRow, int *lastRow,
+                       int *begin, int *end) {
+  const int range = index / c->rowBlocks, block = index % c->rowBlocks;
+  *firstRow = block * c->blockRows;
+  *lastRow = *firstRow + c->blockRows < c->M ? *firstRow + c->blockRows : c->M;
+  *begin = range * kF32LinearTaskColumns;
+  *end = *begin + kF32LinearTaskColumns < c->N ? *begin + kF32LinearTaskColumns : c->N;
+}
+
+/* The bias of the `count` columns from n of the region (0 past N, or
+ * without one), once for all the rows of a tile. */
+static void tileBias(const attune_linear_f32_t *c, int n, int count, float *bias) {
+  for (int t = 0; t < count; ++t)
+    bias[t] = c->bias && n + t < c->N
+                  ? ((const float *)c->bias->host)[(int64_t)(c->n0 + n + t - c->bias->dim[0].min) *
+                                                   c->bias->dim[0].stride]
+                  : 0.0f;
+}
+
+/* Rows [m, m + R) of the region: x's rows at xr[r] (element k at + k xs)
+ * and out's at orow[r], from the region's column n. */
+static inline __attribute__((always_inline)) void tileRows(const attune_linear_f32_t *c, int m, int R, int n, const float **xr,
+                     float **orow) {
+  const attune_hl_dim_t *xd = c->x->dim, *od = c->out->dim;
+  for (int r = 0; r < R; ++r) {
+    xr[r] = (const float *)c->x->host + (int64_t)(c->m0 + m + r - xd[1].min) * xd[1].stride -
+            (int64_t)xd[0].min * xd[0].stride;
+    orow[r] = (float *)c->out->host + (int64_t)(c->m0 + m + r - od[1].min) * od[1].stride +
+              (int64_t)(c->n0 + n - od[0].min) * od[0].stride;
+  }
+}
+
+/* Task `index` on AVX-512 (taskRegion), 8 rows at a time. */
 F32_LINEAR_TGT static int f32LinearTask(void *uc, int index, uint8_t *closure) {
   (void)uc;
   const attune_linear_f32_t *c = (const attune_linear_f32_t *)closure;
-  const attune_hl_dim_t *xd = c->x->dim, *od = c->out->dim;
-  const float *x = (const float *)c->x->host, *w = (const float *)c->w->host;
-  float *out = (float *)c->out->host;
+  const float *w = (const float *)c->w->host;
   const int64_t panelStride = c->w->dim[2].stride;
   const int panels = c->w->dim[2].extent;
-  const int range = index / c->rowBlocks, block = index % c->rowBlocks;
-  const int firstRow = block * c->blockRows;
-  const int lastRow = firstRow + c->blockRows < c->M ? firstRow + c->blockRows : c->M;
-  const int begin = range * kF32LinearTaskColumns;
-  const int end = begin + kF32LinearTaskColumns < c->N ? begin + kF32LinearTaskColumns : c->N;
+  int firstRow, lastRow, begin, end;
+  taskRegion(c, index, &firstRow, &lastRow, &begin, &end);
   /* The last tile's panels when fewer than three are stored from it: copied
    * after zeros, so that the tile reads three (their columns past N are
    * not stored). */
@@ -142,22 +180,13 @@ F32_LINEAR_TGT static int f32LinearTask(void *uc, int index, uint8_t *closure) {
       }
       w0 = tail;
     }
-    /* The bias of the tile's columns (0 past N, or without one), once for
-     * all its rows. */
-    float bias[16 * kF32LinearTilePanels] = {0};
-    for (int t = 0; c->bias && t < 16 * kF32LinearTilePanels && n + t < c->N; ++t)
-      bias[t] = ((const float *)c->bias->host)[(int64_t)(c->n0 + n + t - c->bias->dim[0].min) *
-                                               c->bias->dim[0].stride];
+    float bias[16 * kF32LinearTilePanels];
+    tileBias(c, n, 16 * kF32LinearTilePanels, bias);
     for (int m = firstRow; m < lastRow; m += kF32LinearRows) {
       const int R = lastRow - m < kF32LinearRows ? lastRow - m : kF32LinearRows;
       const float *xr[kF32LinearRows];
       float *orow[kF32LinearRows];
-      for (int r = 0; r < R; ++r) {
-        xr[r] = x + (int64_t)(c->m0 + m + r - xd[1].min) * xd[1].stride -
-                (int64_t)xd[0].min * xd[0].stride;
-        orow[r] = out + (int64_t)(c->m0 + m + r - od[1].min) * od[1].stride +
-                  (int64_t)(c->n0 + n - od[0].min) * od[0].stride;
-      }
+      tileRows(c, m, R, n, xr, orow);
       if (R == kF32LinearRows)
         f32LinearTile(kF32LinearRows, c, xr, w0, n, bias, orow);
       else
@@ -168,14 +197,100 @@ F32_LINEAR_TGT static int f32LinearTask(void *uc, int index, uint8_t *closure) {
   return kOk;
 }
 
+/* The AVX2 tile, as f32LinearTile: rows [m, m + R) (R <= 4) by the 24
+ * columns from n of the region, vector v's 8 columns at wv[v] (row k of its
+ * panel at + 16 k), bias[0, 24) added after the k loop. */
+F32_LINEAR_AVX2_TGT static inline __attribute__((always_inline)) void
+f32LinearTileAvx2(const int R, const attune_linear_f32_t *c, const float *const *xr,
+                  const float *const *wv, int n, const float *bias, float *const *orow) {
+  const int K = c->K;
+  const int64_t xs = c->x->dim[0].stride;
+  const float *w0 = wv[0], *w1 = wv[1], *w2 = wv[2];
+  __m256 acc[kF32LinearAvx2Rows][kF32LinearAvx2Vectors];
+  /* Every row, so that GCC sees none read before it is set. */
+  _Pragma("GCC unroll 4") for (int r = 0; r < kF32LinearAvx2Rows; ++r)
+      _Pragma("GCC unroll 3") for (int v = 0; v < kF32LinearAvx2Vectors; ++v) acc[r][v] =
+          _mm256_setzero_ps();
+  _Pragma("GCC unroll 2") for (int k = 0; k < K; ++k) {
+    const int64_t at = (int64_t)k * kF32LinearPanel;
+    const __m256 b0 = _mm256_loadu_ps(w0 + at), b1 = _mm256_loadu_ps(w1 + at),
+                 b2 = _mm256_loadu_ps(w2 + at);
+    _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r) {
+      const __m256 a = _mm256_broadcast_ss(xr[r] + (int64_t)k * xs);
+      acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+      acc[r][2] = _mm256_fmadd_ps(a, b2, acc[r][2]);
+    }
+  }
+  /* Unrolled, so that acc is never indexed by a variable: GCC then kept a
+   * copy of it in memory, stored every k step (0.30 of the peak). */
+  const attune_hl_dim_t *od = c->out->dim;
+  const int columns = c->N - n;
+  _Pragma("GCC unroll 3") for (int v = 0; v < kF32LinearAvx2Vectors; ++v) {
+    const int left = columns - 8 * v;
+    if (left <= 0)
+      break;
+    /* Lanes l < left: all ones. */
+    const __m256i lanes =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(left), _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+    _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r) {
+      const __m256 value = _mm256_add_ps(acc[r][v], _mm256_loadu_ps(bias + 8 * v));
+      if (od[0].stride == 1 && left >= 8) {
+        _mm256_storeu_ps(orow[r] + 8 * v, value);
+      } else if (od[0].stride == 1) {
+        _mm256_maskstore_ps(orow[r] + 8 * v, lanes, value);
+      } else {
+        float values[8];
+        _mm256_storeu_ps(values, value);
+        for (int t = 0; t < 8 && t < left; ++t)
+          orow[r][(int64_t)(8 * v + t) * od[0].stride] = values[t];
+      }
+    }
+  }
+}
+
+/* Task `index` on AVX2 (taskRegion), 4 rows at a time. A vector past the
+ * stored panels reads the last one: its columns are past N, never stored. */
+F32_LINEAR_AVX2_TGT static int f32LinearTaskAvx2(void *uc, int index, uint8_t *closure) {
+  (void)uc;
+  const attune_linear_f32_t *c = (const attune_linear_f32_t *)closure;
+  const float *w = (const float *)c->w->host;
+  const int64_t panelStride = c->w->dim[2].stride;
+  const int panels = c->w->dim[2].extent;
+  int firstRow, lastRow, begin, end;
+  taskRegion(c, index, &firstRow, &lastRow, &begin, &end);
+  for (int n = begin; n < end; n += 8 * kF32LinearAvx2Vectors) {
+    const float *wv[kF32LinearAvx2Vectors];
+    for (int v = 0; v < kF32LinearAvx2Vectors; ++v) {
+      const int column = c->n0 + n + 8 * v, p = column / kF32LinearPanel;
+      wv[v] = w + (int64_t)(p < panels ? p : panels - 1) * panelStride + column % kF32LinearPanel;
+    }
+    float bias[8 * kF32LinearAvx2Vectors];
+    tileBias(c, n, 8 * kF32LinearAvx2Vectors, bias);
+    for (int m = firstRow; m < lastRow; m += kF32LinearAvx2Rows) {
+      const int R = lastRow - m < kF32LinearAvx2Rows ? lastRow - m : kF32LinearAvx2Rows;
+      const float *xr[kF32LinearAvx2Rows];
+      float *orow[kF32LinearAvx2Rows];
+      tileRows(c, m, R, n, xr, orow);
+      if (R == kF32LinearAvx2Rows)
+        f32LinearTileAvx2(kF32LinearAvx2Rows, c, xr, wv, n, bias, orow);
+      else
+        f32LinearTileAvx2(R, c, xr, wv, n, bias, orow);
+    }
+  }
+  return kOk;
+}
+
 /* Whether `buf` is a 2-d f32 buffer. */
 static int isF32Matrix(const attune_hl_buffer_t *buf) {
   return buf->type.code == kHlTypeFloat && buf->type.bits == 32 && buf->type.lanes == 1 &&
          buf->dimensions == 2;
 }
 
+/* The linear on `task` (f32LinearTask or f32LinearTaskAvx2), whose register
+ * tiles are `rows` tall. */
 static int linearF32(attune_hl_buffer_t *x, attune_hl_buffer_t *w, attune_hl_buffer_t *bias,
-                     attune_hl_buffer_t *out) {
+                     attune_hl_buffer_t *out, int (*task)(void *, int, uint8_t *), int rows) {
   if (!x->host || !w->host || (bias && !bias->host) || !out->host)
     return kOk; /* bounds query: the inputs are the buffers' whole extents */
   const attune_hl_dim_t *wd = w->dim;
@@ -206,15 +321,15 @@ static int linearF32(attune_hl_buffer_t *x, attune_hl_buffer_t *w, attune_hl_buf
   if (call.M == 0 || call.N == 0)
     return kOk;
   /* Few column ranges (narrow layers): each split into row blocks of a
-   * multiple of 8 rows, until there are kF32LinearMinTasks tasks for the
+   * multiple of the tile's rows, until there are kF32LinearMinTasks tasks for the
    * threads to share; a range's blocks are consecutive tasks. */
   const int ranges = (call.N + kF32LinearTaskColumns - 1) / kF32LinearTaskColumns;
-  const int rowTiles = (call.M + kF32LinearRows - 1) / kF32LinearRows;
+  const int rowTiles = (call.M + rows - 1) / rows;
   int blocks = (kF32LinearMinTasks + ranges - 1) / ranges;
   blocks = blocks < rowTiles ? blocks : rowTiles;
-  call.blockRows = (rowTiles + blocks - 1) / blocks * kF32LinearRows;
+  call.blockRows = (rowTiles + blocks - 1) / blocks * rows;
   call.rowBlocks = (call.M + call.blockRows - 1) / call.blockRows;
-  return runTasks(f32LinearTask, ranges * call.rowBlocks, &call);
+  return runTasks(task, ranges * call.rowBlocks, &call);
 }
 
 /* The extern stages: x[K, M] f32, w[16, K, panels] f32 (dense, from 0),
@@ -223,10 +338,19 @@ static int linearF32(attune_hl_buffer_t *x, attune_hl_buffer_t *w, attune_hl_buf
  * reports as the stage's error. */
 int attune_linear_f32_avx512(attune_hl_buffer_t *x, attune_hl_buffer_t *w,
                              attune_hl_buffer_t *out) {
-  return linearF32(x, w, NULL, out);
+  return linearF32(x, w, NULL, out, f32LinearTask, kF32LinearRows);
 }
 
 int attune_linear_f32_avx512_bias(attune_hl_buffer_t *x, attune_hl_buffer_t *w,
                                   attune_hl_buffer_t *bias, attune_hl_buffer_t *out) {
-  return linearF32(x, w, bias, out);
+  return linearF32(x, w, bias, out, f32LinearTask, kF32LinearRows);
+}
+
+int attune_linear_f32_avx2(attune_hl_buffer_t *x, attune_hl_buffer_t *w, attune_hl_buffer_t *out) {
+  return linearF32(x, w, NULL, out, f32LinearTaskAvx2, kF32LinearAvx2Rows);
+}
+
+int attune_linear_f32_avx2_bias(attune_hl_buffer_t *x, attune_hl_buffer_t *w,
+                                attune_hl_buffer_t *bias, attune_hl_buffer_t *out) {
+  return linearF32(x, w, bias, out, f32LinearTaskAvx2, kF32LinearAvx2Rows);
 }

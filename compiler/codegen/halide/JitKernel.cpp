@@ -41,6 +41,10 @@ extern "C" int attune_linear_f32_avx512(halide_buffer_t *x, halide_buffer_t *w,
                                         halide_buffer_t *out);
 extern "C" int attune_linear_f32_avx512_bias(halide_buffer_t *x, halide_buffer_t *w,
                                              halide_buffer_t *bias, halide_buffer_t *out);
+extern "C" int attune_linear_f32_avx2(halide_buffer_t *x, halide_buffer_t *w,
+                                      halide_buffer_t *out);
+extern "C" int attune_linear_f32_avx2_bias(halide_buffer_t *x, halide_buffer_t *w,
+                                           halide_buffer_t *bias, halide_buffer_t *out);
 
 namespace attune::codegen {
 namespace {
@@ -116,7 +120,10 @@ Halide::Pipeline &BuiltKernel::jit() {
           jitExtern(&attune_linear_bf16_amx_bias, {buffer, buffer, buffer, buffer})},
          {kLinearF32Avx512Symbol, jitExtern(&attune_linear_f32_avx512, {buffer, buffer, buffer})},
          {kLinearF32Avx512BiasSymbol,
-          jitExtern(&attune_linear_f32_avx512_bias, {buffer, buffer, buffer, buffer})}});
+          jitExtern(&attune_linear_f32_avx512_bias, {buffer, buffer, buffer, buffer})},
+         {kLinearF32Avx2Symbol, jitExtern(&attune_linear_f32_avx2, {buffer, buffer, buffer})},
+         {kLinearF32Avx2BiasSymbol,
+          jitExtern(&attune_linear_f32_avx2_bias, {buffer, buffer, buffer, buffer})}});
   }
   return *jitPipeline;
 }

@@ -501,22 +501,26 @@ BuiltKernel buildBf16LinearKernel(const KernelSpec &spec, const Target &target) 
 }
 
 /// The f32 linear as an extern stage (runtime/model/linear_f32.c): for the
-/// AVX-512 variants of a linear over f32 panels of kF32PanelWidth columns
-/// without an activation (one with an activation stays in the Halide
-/// kernel, whose epilogue applies it; the extern computes the products and
-/// the bias only). 0.79-0.93 against 0.70-0.79 of the FMA peak at the
-/// shapes of BERT, GPT-2 and MiniLM layers (Intel Xeon, one thread):
-/// benchmarks/README.md.
+/// AVX-512 and AVX2 variants of a linear over f32 panels of kF32PanelWidth
+/// columns without an activation (one with an activation stays in the
+/// Halide kernel, whose epilogue applies it; the extern computes the
+/// products and the bias only). One thread, fraction of the FMA peak at the
+/// shapes of BERT, GPT-2 and MiniLM layers: 0.79-0.93 against 0.70-0.79 for
+/// the Halide GEMM (Intel Xeon, AVX-512), 0.86-0.95 against 0.60-0.85 (AMD
+/// EPYC Zen 3, AVX2): benchmarks/README.md.
 bool linearRunsF32Extern(const KernelSpec &spec, const Target &target) {
-  return targets::cpu::isaOf(target) >= ATTUNE_ISA_AVX512 &&
+  return targets::cpu::isaOf(target) >= ATTUNE_ISA_AVX2 &&
          spec.weightType == ScalarType::F32 && spec.elementType == ScalarType::F32 &&
          spec.weightPanel == attune::kF32PanelWidth && !spec.activation;
 }
 
-BuiltKernel buildF32LinearExtern(const KernelSpec &spec) {
+BuiltKernel buildF32LinearExtern(const KernelSpec &spec, const Target &target) {
   const int W = static_cast<int>(spec.weightPanel);
-  LinearExtern e = defineLinearExtern(spec, ScalarType::F32, 3, false, "linear_f32",
-                                      kLinearF32Avx512Symbol, kLinearF32Avx512BiasSymbol);
+  const bool avx512 = targets::cpu::isaOf(target) >= ATTUNE_ISA_AVX512;
+  LinearExtern e = defineLinearExtern(
+      spec, ScalarType::F32, 3, false, "linear_f32",
+      avx512 ? kLinearF32Avx512Symbol : kLinearF32Avx2Symbol,
+      avx512 ? kLinearF32Avx512BiasSymbol : kLinearF32Avx2BiasSymbol);
   // Dense panels from 0, as tfm-pack-weights stores them (the extern takes
   // an output region starting on a panel: the output's columns start at 0).
   e.w.dim(0).set_bounds(0, W).set_stride(1);
@@ -532,7 +536,7 @@ BuiltKernel buildLinearKernel(const KernelSpec &spec, const Target &target) {
   if (spec.weightType == ScalarType::BF16)
     return buildBf16LinearKernel(spec, target);
   if (linearRunsF32Extern(spec, target))
-    return buildF32LinearExtern(spec);
+    return buildF32LinearExtern(spec, target);
   // Any strides: A is read as scalars and B through the packed panel.
   const ScalarType e = spec.elementType;
   const int W = static_cast<int>(spec.weightPanel);

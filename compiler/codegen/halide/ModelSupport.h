@@ -45,10 +45,12 @@ inline constexpr const char *kFlashAttentionAvx2Symbol = "attune_attention_f32_a
 /// The AMX linear over bf16 pair panels, without and with a bias.
 inline constexpr const char *kAmxLinearSymbol = "attune_linear_bf16_amx";
 inline constexpr const char *kAmxLinearBiasSymbol = "attune_linear_bf16_amx_bias";
-/// The f32 linear over 16-wide panels for AVX-512 (runtime/model/
-/// linear_f32.c), without and with a bias.
+/// The f32 linear over 16-wide panels for AVX-512 and for AVX2 + FMA
+/// (runtime/model/linear_f32.c), without and with a bias.
 inline constexpr const char *kLinearF32Avx512Symbol = "attune_linear_f32_avx512";
 inline constexpr const char *kLinearF32Avx512BiasSymbol = "attune_linear_f32_avx512_bias";
+inline constexpr const char *kLinearF32Avx2Symbol = "attune_linear_f32_avx2";
+inline constexpr const char *kLinearF32Avx2BiasSymbol = "attune_linear_f32_avx2_bias";
 
 /// Writes the sources into `directory` and compiles them with the system's
 /// `cc` into one position-independent `object`; with `cuda`, for a library

@@ -168,10 +168,11 @@ TEST(GemmLinearKernel, ReadsPrePackedPanels) {
     checkLinear(7, 13, 70, bias, 64);   // two panels, the last padded
     checkLinear(129, 65, 200, bias, 96); // the layout before kF32PanelWidth
     checkLinear(5, 9, 16, bias, 64);    // one panel, mostly padding
-    // The layout attune-compile uses: on AVX-512 the extern stage
-    // (linear_f32.c), with tiles of 8 rows by three panels partial in rows
-    // and in columns (the last panels from a zero-padded copy), 96-column
-    // tasks split into row blocks when there are few, and K of 1.
+    // The layout attune-compile uses: on AVX-512 and AVX2 the extern stage
+    // (linear_f32.c), with tiles (8 rows by three panels; 4 rows by a panel
+    // and a half) partial in rows and in columns (the last panels from a
+    // zero-padded copy; read again past the last), 96-column tasks split
+    // into row blocks when there are few, and K of 1.
     checkLinear(129, 65, 200, bias, f32Panel);
     checkLinear(1, 1, 1, bias, f32Panel);
     checkLinear(9, 1, 50, bias, f32Panel);
@@ -199,8 +200,9 @@ TEST(GemmLinearKernel, ReadsPrePackedPanels) {
 }
 
 /// Which linears run the f32 extern stage (runtime/model/linear_f32.c):
-/// the AVX-512 levels' f32 linears over kF32PanelWidth panels without an
-/// activation; everything else is the Halide GEMM.
+/// the AVX2 and AVX-512 levels' f32 linears over kF32PanelWidth panels
+/// without an activation, each level its own tile; everything else is the
+/// Halide GEMM.
 TEST(GemmLinearKernel, F32ExternStageWhereItApplies) {
   auto runsOn = [](const KernelSpec &spec, attune_isa_t isa) {
     detail::BuiltKernel built = detail::buildKernel(spec, attune::targets::cpu::halideTarget(isa));
@@ -220,7 +222,10 @@ TEST(GemmLinearKernel, F32ExternStageWhereItApplies) {
     for (const KernelSpec *spec : {&activated, &rowMajor, &wide})
       EXPECT_EQ(runsOn(*spec, isa), "") << spec->symbolName();
   }
-  EXPECT_EQ(runsOn(plain, ATTUNE_ISA_AVX2), "");
+  EXPECT_EQ(runsOn(plain, ATTUNE_ISA_AVX2), kLinearF32Avx2Symbol);
+  EXPECT_EQ(runsOn(biased, ATTUNE_ISA_AVX2), kLinearF32Avx2BiasSymbol);
+  for (const KernelSpec *spec : {&activated, &rowMajor, &wide})
+    EXPECT_EQ(runsOn(*spec, ATTUNE_ISA_AVX2), "") << spec->symbolName();
   EXPECT_EQ(runsOn(plain, ATTUNE_ISA_BASELINE), "");
 }
 
