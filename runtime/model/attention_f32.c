@@ -222,7 +222,13 @@ typedef struct {
 #define VSELECTEQ(a, b, x, y) _mm256_blendv_ps((y), (x), _mm256_cmp_ps((a), (b), _CMP_EQ_OQ))
 #define VANYNE(a, b) (_mm256_movemask_ps(_mm256_cmp_ps((a), (b), _CMP_NEQ_UQ)) != 0)
 #define VTRANSPOSE(x) transpose8x8((__m256i *)(x))
-#define VSTORENK(p, x) _mm256_maskstore_ps((p), _mm256_set_epi32(0, 0, -1, -1, -1, -1, -1, -1), (x))
+/* Four lanes and two: a masked store (vmaskmovps) took 5% of the time of
+ * S=512 D=64 on an AMD EPYC Zen 3, in packKeysTask. */
+#define VSTORENK(p, x)                                                                        \
+  do {                                                                                        \
+    _mm_storeu_ps((p), _mm256_castps256_ps128(x));                                            \
+    _mm_storel_pi((__m64 *)((p) + 4), _mm256_extractf128_ps((x), 1));                         \
+  } while (0)
 #define VDUPPAIRS(p)                                                                          \
   _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)),                          \
                            _mm256_set_epi32(3, 3, 2, 2, 1, 1, 0, 0))
