@@ -32,9 +32,9 @@
  * FMA peak at the shapes of BERT, GPT-2 and MiniLM layers on one thread,
  * against 0.70-0.79 for the Halide kernel, and whole models ran up to 13%
  * faster (Intel Xeon, avx512_spr; benchmarks/README.md). On AVX2 the same
- * 4 x 3 tile in C reached 0.86-0.95 where Halide's reached 0.60-0.85 (AMD
- * EPYC Zen 3). Why the C compiler's loop beats Halide's for the same tile
- * was not looked into.
+ * 4 x 3 tile in C ran 5-15% faster than Halide's in alternated runs, and
+ * all-MiniLM-L6-v2 5-6% faster (AMD EPYC Zen 3). Why the C compiler's loop
+ * beats Halide's for the same tile was not looked into.
  * A first try with the rows along the vector (x transposed once per call,
  * 8 weight columns broadcast per k step, as attention_f32.c's products) was
  * 9% faster on all-MiniLM-L6-v2 at 128 tokens and 5% slower at 512, where

@@ -506,8 +506,8 @@ BuiltKernel buildBf16LinearKernel(const KernelSpec &spec, const Target &target) 
 /// Halide kernel, whose epilogue applies it; the extern computes the
 /// products and the bias only). One thread, fraction of the FMA peak at the
 /// shapes of BERT, GPT-2 and MiniLM layers: 0.79-0.93 against 0.70-0.79 for
-/// the Halide GEMM (Intel Xeon, AVX-512), 0.86-0.95 against 0.60-0.85 (AMD
-/// EPYC Zen 3, AVX2): benchmarks/README.md.
+/// the Halide GEMM (Intel Xeon, AVX-512); 5-15% faster than it in
+/// alternated runs (AMD EPYC Zen 3, AVX2): benchmarks/README.md.
 bool linearRunsF32Extern(const KernelSpec &spec, const Target &target) {
   return targets::cpu::isaOf(target) >= ATTUNE_ISA_AVX2 &&
          spec.weightType == ScalarType::F32 && spec.elementType == ScalarType::F32 &&
