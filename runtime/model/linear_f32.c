@@ -141,8 +141,8 @@ static void tileBias(const attune_linear_f32_t *c, int n, int count, float *bias
 
 /* Rows [m, m + R) of the region: x's rows at xr[r] (element k at + k xs)
  * and out's at orow[r], from the region's column n. */
-static inline __attribute__((always_inline)) void tileRows(const attune_linear_f32_t *c, int m, int R, int n, const float **xr,
-                     float **orow) {
+static inline __attribute__((always_inline)) void
+tileRows(const attune_linear_f32_t *c, int m, int R, int n, const float **xr, float **orow) {
   const attune_hl_dim_t *xd = c->x->dim, *od = c->out->dim;
   for (int r = 0; r < R; ++r) {
     xr[r] = (const float *)c->x->host + (int64_t)(c->m0 + m + r - xd[1].min) * xd[1].stride -
