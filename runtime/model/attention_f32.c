@@ -35,8 +35,8 @@
  * register tile, RV row vectors times a broadcast:
  *   GEMM #1  s[j][:] = sum_d Q^T[d][:] k[j][d]    NK keys at a time,
  *   GEMM #2  O^T[c][:] += sum_j s[j][:] v[j][c]   NC value columns at a time,
- * reading v in place and k in place or packed once per call (see
- * packKeysFrom). GEMM #1's stores add the masks and biases and take the
+ * reading k and v in place or packed once per call (see packKeysFrom and
+ * packValuesFrom). GEMM #1's stores add the masks and biases and take the
  * block's row maxima; the softmax moves the running max, turns the scores
  * into probabilities in place and rescales the accumulator by 2^(old max -
  * new max) when it grew (FlashAttention's online softmax); GEMM #2 loads,
@@ -119,6 +119,9 @@ typedef struct {
   /* k packed once per call for GEMM #1 (packKeysTask), or NULL: GEMM #1
    * reads k's rows in place. */
   float *packedK;
+  /* v packed once per call for GEMM #2 (packValuesTask), or NULL: GEMM #2
+   * reads v's rows in place. */
+  float *packedV;
   const struct attune_flash_isa *isa;
 } attune_flash_call_t;
 
@@ -323,6 +326,7 @@ typedef struct {
 typedef struct attune_flash_isa {
   int width;                    /* W, floats per vector */
   int keyGroup;                 /* NK */
+  int valueColumns;             /* NC */
   attune_flash_tile_t tiles[3]; /* by row vectors - 1 */
   int rowVectors;               /* the tallest tile's */
   int (*packKeysTask)(void *, int, uint8_t *);
@@ -333,6 +337,17 @@ typedef struct attune_flash_isa {
    * 99 -> 106 GFLOP/s at S=2048, 93 -> 95 at 512, equal at 256, 96 -> 92 at
    * 128; AVX-512 no faster at S=2048 and 8% slower at 128 (never). */
   int packKeysFrom;
+  int (*packValuesTask)(void *, int, uint8_t *);
+  int (*valueGroups)(const attune_flash_call_t *);
+  /* From how many query rows GEMM #2 reads v packed (packValuesTask): a
+   * tile's pass over a key block then reads its column group's values in a
+   * line instead of NC floats from each of the block's rows. Measured (AVX2,
+   * AMD EPYC Zen 3 with 512 KiB of L2, one thread, H=12, D=64, medians of 5
+   * alternated runs): 0.73 -> 0.81 of the FMA peak at S=2048, where a
+   * head's k and v (1 MiB) stream from L3 for every tile; equal at 512 and
+   * 128 (0.72 -> 0.74, 0.72 -> 0.70 at D=128). AVX-512 was not measured
+   * (NC = 8 floats are half a line; never). */
+  int packValuesFrom;
 } attune_flash_isa_t;
 
 /* Up to this many tiles of a head share a task, which walks the keys once
@@ -566,7 +581,7 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     if (status)
       return status;
   }
-  float *keyBias = NULL, *biasSum = NULL;
+  float *keyBias = NULL, *biasSum = NULL, *packBlock = NULL;
   int status = kOk;
   if (a->hasKeyPadding && call.dims.Sk > 0) {
     keyBias = malloc((size_t)call.dims.B * call.dims.Sk * sizeof(float));
@@ -599,15 +614,31 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
           memset(element(out, i, h, b), 0, (size_t)call.dims.Dv * sizeof(float));
     goto done;
   }
-  if (call.dims.Sq >= isa->packKeysFrom || call.rope.dims) {
-    const size_t groups = isa->packedKeyGroups(&call) * call.dims.B * call.dims.Hkv;
-    call.packedK =
-        (float *)takePackBlock(groups * call.dims.D * isa->keyGroup * sizeof(float));
-    if (!call.packedK) {
+  {
+    /* k and v packed in one block: floats of each. */
+    const size_t heads = (size_t)call.dims.B * call.dims.Hkv;
+    const size_t keyFloats = call.dims.Sq >= isa->packKeysFrom || call.rope.dims
+                                 ? isa->packedKeyGroups(&call) * heads * call.dims.D *
+                                       isa->keyGroup
+                                 : 0;
+    const size_t valueFloats = call.dims.Sq >= isa->packValuesFrom
+                                   ? (size_t)isa->valueGroups(&call) * heads * call.dims.Sk *
+                                         isa->valueColumns
+                                   : 0;
+    float *packed =
+        keyFloats + valueFloats ? (float *)takePackBlock((keyFloats + valueFloats) * sizeof(float))
+                                : NULL;
+    if (keyFloats + valueFloats && !packed) {
       status = kErrMemory;
       goto done;
     }
-    status = runTasks(isa->packKeysTask, call.dims.B * call.dims.Hkv, &call);
+    packBlock = packed;
+    call.packedK = keyFloats ? packed : NULL;
+    call.packedV = valueFloats ? packed + keyFloats : NULL;
+    if (call.packedK)
+      status = runTasks(isa->packKeysTask, (int)heads, &call);
+    if (status == kOk && call.packedV)
+      status = runTasks(isa->packValuesTask, (int)heads, &call);
   }
   if (status == kOk && a->keyVectors) {
     attune_key_terms_t terms = {&call, keyVectors};
@@ -619,8 +650,8 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
     status = runTasks(flashTask, flashTasks(&call), &call);
 done:
   free(call.keyTerms);
-  if (call.packedK)
-    givePackBlock((uint8_t *)call.packedK);
+  if (packBlock)
+    givePackBlock((uint8_t *)packBlock);
   free(call.rope.cos);
   free(keyBias);
   free(biasSum);
@@ -665,14 +696,19 @@ done:
 #define ATTUNE_FLASH_TILE(suffix) {tileBegin##suffix, tileBlock##suffix, tileEnd##suffix}
 static const attune_flash_isa_t kFlashAvx512 = {16,
                                                 8,
+                                                8,
                                                 {ATTUNE_FLASH_TILE(_avx512_r1),
                                                  ATTUNE_FLASH_TILE(_avx512_r2),
                                                  ATTUNE_FLASH_TILE(_avx512_r3)},
                                                 3,
                                                 packKeysTask_avx512,
                                                 packedKeyGroups_avx512,
+                                                INT_MAX,
+                                                packValuesTask_avx512,
+                                                valueGroups_avx512,
                                                 INT_MAX};
 static const attune_flash_isa_t kFlashAvx2 = {8,
+                                              6,
                                               6,
                                               {ATTUNE_FLASH_TILE(_avx2_r1),
                                                ATTUNE_FLASH_TILE(_avx2_r2),
@@ -680,6 +716,9 @@ static const attune_flash_isa_t kFlashAvx2 = {8,
                                               2,
                                               packKeysTask_avx2,
                                               packedKeyGroups_avx2,
+                                              256,
+                                              packValuesTask_avx2,
+                                              valueGroups_avx2,
                                               256};
 #undef ATTUNE_FLASH_TILE
 ATTUNE_FLASH_ENTRY(attune_attention_f32_avx512, kFlashAvx512)
