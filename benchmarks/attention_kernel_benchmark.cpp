@@ -363,7 +363,7 @@ void registerAll() {
   for (int threads : {1, 2})
     for (int causal : {0, 1})
       for (int S : {128, 256, 512, 1024, 2048, 4096})
-        for (int D : {64}) {
+        for (int D : {32, 64}) {
           const std::string suffix = "/S:" + std::to_string(S) +
                                      "/D:" + std::to_string(D) +
                                      "/causal:" + std::to_string(causal) +
