@@ -326,7 +326,6 @@ typedef struct {
 typedef struct attune_flash_isa {
   int width;                    /* W, floats per vector */
   int keyGroup;                 /* NK */
-  int valueColumns;             /* NC */
   attune_flash_tile_t tiles[3]; /* by row vectors - 1 */
   int rowVectors;               /* the tallest tile's */
   int (*packKeysTask)(void *, int, uint8_t *);
@@ -338,7 +337,7 @@ typedef struct attune_flash_isa {
    * 128; AVX-512 no faster at S=2048 and 8% slower at 128 (never). */
   int packKeysFrom;
   int (*packValuesTask)(void *, int, uint8_t *);
-  int (*valueGroups)(const attune_flash_call_t *);
+  size_t (*packedValueFloats)(const attune_flash_call_t *);
   /* From how many query rows GEMM #2 reads v packed (packValuesTask): a
    * tile's pass over a key block then reads its column group's values in a
    * line instead of NC floats from each of the block's rows. Measured (AVX2,
@@ -621,10 +620,8 @@ static int attentionF32(attune_hl_buffer_t *q, attune_hl_buffer_t *k, attune_hl_
                                  ? isa->packedKeyGroups(&call) * heads * call.dims.D *
                                        isa->keyGroup
                                  : 0;
-    const size_t valueFloats = call.dims.Sq >= isa->packValuesFrom
-                                   ? (size_t)isa->valueGroups(&call) * heads * call.dims.Sk *
-                                         isa->valueColumns
-                                   : 0;
+    const size_t valueFloats =
+        call.dims.Sq >= isa->packValuesFrom ? isa->packedValueFloats(&call) * heads : 0;
     float *packed =
         keyFloats + valueFloats ? (float *)takePackBlock((keyFloats + valueFloats) * sizeof(float))
                                 : NULL;
@@ -696,7 +693,6 @@ done:
 #define ATTUNE_FLASH_TILE(suffix) {tileBegin##suffix, tileBlock##suffix, tileEnd##suffix}
 static const attune_flash_isa_t kFlashAvx512 = {16,
                                                 8,
-                                                8,
                                                 {ATTUNE_FLASH_TILE(_avx512_r1),
                                                  ATTUNE_FLASH_TILE(_avx512_r2),
                                                  ATTUNE_FLASH_TILE(_avx512_r3)},
@@ -705,10 +701,9 @@ static const attune_flash_isa_t kFlashAvx512 = {16,
                                                 packedKeyGroups_avx512,
                                                 INT_MAX,
                                                 packValuesTask_avx512,
-                                                valueGroups_avx512,
+                                                packedValueFloats_avx512,
                                                 INT_MAX};
 static const attune_flash_isa_t kFlashAvx2 = {8,
-                                              6,
                                               6,
                                               {ATTUNE_FLASH_TILE(_avx2_r1),
                                                ATTUNE_FLASH_TILE(_avx2_r2),
@@ -718,7 +713,7 @@ static const attune_flash_isa_t kFlashAvx2 = {8,
                                               packedKeyGroups_avx2,
                                               256,
                                               packValuesTask_avx2,
-                                              valueGroups_avx2,
+                                              packedValueFloats_avx2,
                                               256};
 #undef ATTUNE_FLASH_TILE
 ATTUNE_FLASH_ENTRY(attune_attention_f32_avx512, kFlashAvx512)
