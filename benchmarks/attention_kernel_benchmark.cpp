@@ -17,10 +17,10 @@
 //       --benchmark_out=attn.json --benchmark_out_format=json
 //
 // Schedule candidates side by side: ATTUNE_BENCH_SCHEDULES="a:rows=4,
-// panel_vectors=3;b:query_tile=32" adds, per label, rows named
-// ".../fused@a/..." and ".../linear@a/..." whose kernels carry those
-// parameters for the JIT target's ISA (a parameter a kernel kind does not
-// know is ignored by it). Add --benchmark_enable_random_interleaving=true
+// panel_vectors=3;b:query_tile=32" adds, per label, fused rows named
+// ".../fused@a/..." (S = 128, 512 and 2048, D = 32 and 64, causal and not,
+// one thread) whose kernels carry those parameters for the JIT target's ISA
+// (a parameter a kernel kind does not know is ignored by it). Add --benchmark_enable_random_interleaving=true
 // and --benchmark_repetitions to interleave them on a noisy machine.
 //
 // ATTUNE_BENCH_DUMP=DIR writes each kernel's assembly and
@@ -349,16 +349,18 @@ void registerAll() {
     if (v.label.empty())
       continue;
     for (int causal : {0, 1})
-      for (int S : {512, 2048}) {
-        const std::string name = "BM_AttentionKernel/fused" + at +
-                                 "/S:" + std::to_string(S) +
-                                 "/D:64/causal:" + std::to_string(causal) +
-                                 "/T:1";
-        benchmark::RegisterBenchmark(name.c_str(), BM_Fused, S, 64,
-                                     causal != 0, 1, v.params)
-            ->UseRealTime()
-            ->Unit(benchmark::kMillisecond);
-      }
+      for (int S : {128, 512, 2048})
+        for (int D : {32, 64}) {
+          const std::string name = "BM_AttentionKernel/fused" + at +
+                                   "/S:" + std::to_string(S) +
+                                   "/D:" + std::to_string(D) +
+                                   "/causal:" + std::to_string(causal) +
+                                   "/T:1";
+          benchmark::RegisterBenchmark(name.c_str(), BM_Fused, S, D,
+                                       causal != 0, 1, v.params)
+              ->UseRealTime()
+              ->Unit(benchmark::kMillisecond);
+        }
   }
   for (int threads : {1, 2})
     for (int causal : {0, 1})
