@@ -58,7 +58,8 @@ using namespace attune::codegen;
 namespace {
 
 /// Threads for the benchmark being run: T=1 runs parallel loops serially on
-/// the calling thread (JitKernel), T>1 uses Halide's pool.
+/// the calling thread (JitKernel), T>1 uses Halide's pool (the f32 extern
+/// stage's tasks: JitKernel's pool of as many threads).
 int gThreads = 1;
 
 /// Set when a check fails: main then exits non-zero.

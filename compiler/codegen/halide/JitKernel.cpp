@@ -6,6 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 // runtime/model/amx_kernels.c and attention_f32.c, linked into this library.
@@ -56,24 +60,139 @@ std::atomic<int> gExternThreads{1};
 } // namespace
 } // namespace attune::codegen
 
+namespace attune::codegen {
+namespace {
+
+/// The workers attune_jit_par_for runs extern stages' tasks on, kept for
+/// the process as the model libraries' pool is (runtime/model/par_for.c):
+/// starting a thread per loop, as it first did, cost about as much as the
+/// loop at the sizes of all-MiniLM-L6-v2's linears (128 x 384 x 384 took
+/// 0.69 ms on two threads against 0.55 on one; AMD EPYC Zen 3), so the
+/// kernel benchmarks' two-thread rows measured thread starts.
+///
+/// One loop at a time: the caller publishes it under the mutex with a new
+/// generation, the first `helpers` workers each take tasks from its counter
+/// until none are left, and the caller, having done the same, waits until
+/// all of them are done. A worker spins for kSpin after a loop before it
+/// sleeps, so that back-to-back loops (a benchmark's runs) do not wait for
+/// a woken thread. Workers are started as loops first need them and live
+/// until the process exits (the pool is never destroyed: no exit-time
+/// join of a blocked worker).
+class ExternPool {
+public:
+  using Task = int (*)(void *, int, uint8_t *);
+
+  /// Runs task(0 .. count - 1) on the caller and `threads` - 1 workers;
+  /// false, running nothing, when another loop holds the pool (a second
+  /// caller, or a loop started from one of its tasks).
+  bool run(int threads, Task task, int count, uint8_t *closure, int &status) {
+    if (busy.exchange(true, std::memory_order_acquire))
+      return false;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      while (static_cast<int>(workers.size()) < threads - 1) {
+        const int index = static_cast<int>(workers.size());
+        workers.emplace_back([this, index] { workerMain(index); });
+      }
+      loop = {task, count, closure};
+      next.store(0);
+      failed.store(0);
+      finished = 0;
+      helpers = threads - 1;
+      generation.fetch_add(1, std::memory_order_release);
+    }
+    wake.notify_all();
+    drain();
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return finished == helpers; });
+    status = failed.load();
+    busy.store(false, std::memory_order_release);
+    return true;
+  }
+
+private:
+  struct Loop {
+    Task task = nullptr;
+    int count = 0;
+    uint8_t *closure = nullptr;
+  };
+  static constexpr std::chrono::microseconds kSpin{200};
+
+  void drain() {
+    for (int i; (i = next.fetch_add(1)) < loop.count;)
+      if (int code = loop.task(nullptr, i, loop.closure))
+        failed.store(code);
+  }
+
+  void workerMain(int index) {
+    uint64_t seen = 0;
+    for (;;) {
+      const auto until = std::chrono::steady_clock::now() + kSpin;
+      while (generation.load(std::memory_order_acquire) == seen &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      std::unique_lock<std::mutex> lock(mutex);
+      wake.wait(lock, [&] { return generation.load() != seen; });
+      seen = generation.load();
+      if (index >= helpers)
+        continue; // not needed for this loop
+      lock.unlock();
+      drain();
+      lock.lock();
+      if (++finished == helpers)
+        done.notify_one();
+    }
+  }
+
+  std::atomic<bool> busy{false};
+  std::mutex mutex;
+  std::condition_variable wake, done;
+  std::vector<std::thread> workers;
+  std::atomic<uint64_t> generation{0};
+  // The current loop: written under `mutex` before its generation, read by
+  // its helpers after they have seen that generation.
+  Loop loop;
+  std::atomic<int> next{0}, failed{0};
+  int finished = 0, helpers = 0; // guarded by `mutex`
+};
+
+} // namespace
+
+int detail::runExternTasks(int threads, int (*task)(void *, int, uint8_t *),
+                           int count, uint8_t *closure) {
+  threads = std::max(1, std::min(threads, count));
+  if (threads == 1) {
+    for (int i = 0; i < count; ++i)
+      if (int status = task(nullptr, i, closure))
+        return status;
+    return 0;
+  }
+  static ExternPool *pool = new ExternPool; // never destroyed, see ExternPool
+  int status = 0;
+  if (pool->run(threads, task, count, closure, status))
+    return status;
+  // The pool is busy: threads started for this loop.
+  std::atomic<int> next{0}, failed{0};
+  runOnThreads(static_cast<unsigned>(threads), [&] {
+    for (int i; (i = next.fetch_add(1)) < count;)
+      if (int code = task(nullptr, i, closure))
+        failed.store(code);
+  });
+  return failed.load();
+}
+
+} // namespace attune::codegen
+
 /// The parallel loop of the extern stages in runtime/model (extern_stage.h's
 /// runTasks) in a process that JIT-compiles kernels, where the Halide
 /// runtime's pool is not a symbol they can call: task(0 .. count-1) on the
-/// caller and gExternThreads - 1 threads started for the loop (a few
-/// microseconds each, nothing beside the kernels it runs). Without it a
-/// JIT benchmark's two-thread rows ran the extern stages on one thread.
+/// caller and gExternThreads - 1 workers of ExternPool. Without it a JIT
+/// benchmark's two-thread rows ran the extern stages on one thread.
 /// Returns 0 or a failed task's code.
-extern "C" int attune_jit_par_for(int (*task)(void *, int, uint8_t *), int count,
-                                  uint8_t *closure) {
-  const int threads = std::min(attune::codegen::gExternThreads.load(), count);
-  std::atomic<int> next{0}, failed{0};
-  auto work = [&] {
-    for (int i; (i = next.fetch_add(1)) < count;)
-      if (int status = task(nullptr, i, closure))
-        failed.store(status);
-  };
-  attune::runOnThreads(static_cast<unsigned>(std::max(threads, 0)), work);
-  return failed.load();
+extern "C" int attune_jit_par_for(int (*task)(void *, int, uint8_t *),
+                                  int count, uint8_t *closure) {
+  return attune::codegen::detail::runExternTasks(
+      attune::codegen::gExternThreads.load(), task, count, closure);
 }
 
 namespace attune::codegen {

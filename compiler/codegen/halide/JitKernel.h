@@ -2,7 +2,8 @@
 //
 // For the code that runs kernels without building a library: the tuner, the
 // kernel benchmarks. One kernel JIT-compiled once for a target, rebound to
-// new buffers on every run, on one thread or on Halide's thread pool.
+// new buffers on every run, on one thread or on Halide's thread pool (and
+// the extern stages' tasks on a pool of as many threads: runExternTasks).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,9 +14,20 @@
 
 #include "Halide.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace attune::codegen {
+
+namespace detail {
+/// Runs task(nullptr, i, closure) for i in [0, count) on the calling thread
+/// and up to `threads` - 1 workers kept for the process (threads started
+/// for the loop when another loop is using them); 0, or a failed task's
+/// code. What runtime/model's extern stages run their tasks on in a
+/// process that JIT-compiles kernels (attune_jit_par_for).
+int runExternTasks(int threads, int (*task)(void *, int, uint8_t *), int count,
+                   uint8_t *closure);
+} // namespace detail
 
 class JitKernel {
 public:
