@@ -63,6 +63,18 @@ std::atomic<int> gExternThreads{1};
 namespace attune::codegen {
 namespace {
 
+using ExternTask = int (*)(void *, int, uint8_t *);
+
+/// Runs task(nullptr, i, closure) for each index i < `count` taken from
+/// `next`, on however many threads call it; a failed task's code goes to
+/// `failed` and the other tasks still run.
+void takeTasks(ExternTask task, int count, uint8_t *closure,
+               std::atomic<int> &next, std::atomic<int> &failed) {
+  for (int i; (i = next.fetch_add(1)) < count;)
+    if (int code = task(nullptr, i, closure))
+      failed.store(code);
+}
+
 /// The workers attune_jit_par_for runs extern stages' tasks on, kept for
 /// the process as the model libraries' pool is (runtime/model/par_for.c):
 /// starting a thread per loop, as it first did, cost about as much as the
@@ -80,12 +92,11 @@ namespace {
 /// join of a blocked worker).
 class ExternPool {
 public:
-  using Task = int (*)(void *, int, uint8_t *);
-
   /// Runs task(0 .. count - 1) on the caller and `threads` - 1 workers;
   /// false, running nothing, when another loop holds the pool (a second
   /// caller, or a loop started from one of its tasks).
-  bool run(int threads, Task task, int count, uint8_t *closure, int &status) {
+  bool run(int threads, ExternTask task, int count, uint8_t *closure,
+           int &status) {
     if (busy.exchange(true, std::memory_order_acquire))
       return false;
     {
@@ -112,17 +123,13 @@ public:
 
 private:
   struct Loop {
-    Task task = nullptr;
+    ExternTask task = nullptr;
     int count = 0;
     uint8_t *closure = nullptr;
   };
   static constexpr std::chrono::microseconds kSpin{200};
 
-  void drain() {
-    for (int i; (i = next.fetch_add(1)) < loop.count;)
-      if (int code = loop.task(nullptr, i, loop.closure))
-        failed.store(code);
-  }
+  void drain() { takeTasks(loop.task, loop.count, loop.closure, next, failed); }
 
   void workerMain(int index) {
     uint64_t seen = 0;
@@ -158,26 +165,17 @@ private:
 
 } // namespace
 
-int detail::runExternTasks(int threads, int (*task)(void *, int, uint8_t *),
-                           int count, uint8_t *closure) {
+int detail::runExternTasks(int threads, ExternTask task, int count,
+                           uint8_t *closure) {
   threads = std::max(1, std::min(threads, count));
-  if (threads == 1) {
-    for (int i = 0; i < count; ++i)
-      if (int status = task(nullptr, i, closure))
-        return status;
-    return 0;
-  }
   static ExternPool *pool = new ExternPool; // never destroyed, see ExternPool
   int status = 0;
-  if (pool->run(threads, task, count, closure, status))
+  if (threads > 1 && pool->run(threads, task, count, closure, status))
     return status;
-  // The pool is busy: threads started for this loop.
+  // On the caller alone, or (the pool busy) with threads started for it.
   std::atomic<int> next{0}, failed{0};
-  runOnThreads(static_cast<unsigned>(threads), [&] {
-    for (int i; (i = next.fetch_add(1)) < count;)
-      if (int code = task(nullptr, i, closure))
-        failed.store(code);
-  });
+  runOnThreads(static_cast<unsigned>(threads),
+               [&] { takeTasks(task, count, closure, next, failed); });
   return failed.load();
 }
 
