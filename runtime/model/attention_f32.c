@@ -194,14 +194,25 @@ typedef struct {
 #define RV_MAX 3
 #include "attention_f32_isa.inc"
 
-/* AVX2: 16 registers; tiles of up to 2 x 6 accumulators, with their
- * operands 15. */
+/* AVX2: 16 registers; tiles of up to 3 x 4 accumulators, with their
+ * operands 16 (24 query rows, keys and value columns 4 at a time). Against
+ * 2 x 6 (16 rows, 6 keys and columns, the last value group overlapping the
+ * one before unless 6 divides Dv), alternated on an AMD EPYC Zen 3:
+ * attention_kernel_benchmark's causal rows at S=512 and 2048 1.03-1.16
+ * times as fast (D=32 and 64, one thread, medians of 5 rounds; probably
+ * because smaller key groups leave fewer masked scores on the diagonal),
+ * its non-causal rows and those at S=128 within 3%; attention_benchmark's
+ * libraries (S=512 and 2048, D=64 and 128, causal or not, 1 and 2 threads)
+ * 1.03-1.06 times as fast on average over two runs, rows from 0.92 to 1.20
+ * on a noisy host. A
+ * microbenchmark of either tile with its operands in L1 reached 0.97 of the
+ * peak. */
 #define ISA _avx2
 #define TGT __attribute__((target("avx2,fma")))
 #define VF __m256
 #define W 8
-#define NK 6
-#define NC 6
+#define NK 4
+#define NC 4
 #define VSET1 _mm256_set1_ps
 #define VZERO _mm256_setzero_ps
 #define VADD _mm256_add_ps
@@ -227,11 +238,7 @@ typedef struct {
 #define VTRANSPOSE(x) transpose8x8((__m256i *)(x))
 /* Four lanes and two: a masked store (vmaskmovps) took 5% of the time of
  * S=512 D=64 on an AMD EPYC Zen 3, in packKeysTask. */
-#define VSTORENK(p, x)                                                                        \
-  do {                                                                                        \
-    _mm_storeu_ps((p), _mm256_castps256_ps128(x));                                            \
-    _mm_storel_pi((__m64 *)((p) + 4), _mm256_extractf128_ps((x), 1));                         \
-  } while (0)
+#define VSTORENK(p, x) _mm_storeu_ps((p), _mm256_castps256_ps128(x))
 #define VDUPPAIRS(p)                                                                          \
   _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)),                          \
                            _mm256_set_epi32(3, 3, 2, 2, 1, 1, 0, 0))
@@ -252,7 +259,7 @@ typedef struct {
       _mm256_castsi256_ps(_mm256_and_si256(_mm256_cmpgt_epi32(VLANEIDS, VSET1I((lo) - 1)),   \
                                            _mm256_cmpgt_epi32(VSET1I(hi), VLANEIDS))),        \
       4)
-#define RV_MAX 2
+#define RV_MAX 3
 #include "attention_f32_isa.inc"
 
 /* The smallest value head dim the tiles take (GEMM #2's last group of NC
@@ -691,24 +698,24 @@ done:
                         valueTable, &a, out, &isa);                                           \
   }
 #define ATTUNE_FLASH_TILE(suffix) {tileBegin##suffix, tileBlock##suffix, tileEnd##suffix}
-static const attune_flash_isa_t kFlashAvx512 = {16,
-                                                8,
+static const attune_flash_isa_t kFlashAvx512 = {kFlashWidth_avx512,
+                                                kFlashKeyGroup_avx512,
                                                 {ATTUNE_FLASH_TILE(_avx512_r1),
                                                  ATTUNE_FLASH_TILE(_avx512_r2),
                                                  ATTUNE_FLASH_TILE(_avx512_r3)},
-                                                3,
+                                                kFlashRowVectors_avx512,
                                                 packKeysTask_avx512,
                                                 packedKeyGroups_avx512,
                                                 INT_MAX,
                                                 packValuesTask_avx512,
                                                 packedValueFloats_avx512,
                                                 INT_MAX};
-static const attune_flash_isa_t kFlashAvx2 = {8,
-                                              6,
+static const attune_flash_isa_t kFlashAvx2 = {kFlashWidth_avx2,
+                                              kFlashKeyGroup_avx2,
                                               {ATTUNE_FLASH_TILE(_avx2_r1),
                                                ATTUNE_FLASH_TILE(_avx2_r2),
-                                               {NULL, NULL, NULL}},
-                                              2,
+                                               ATTUNE_FLASH_TILE(_avx2_r3)},
+                                              kFlashRowVectors_avx2,
                                               packKeysTask_avx2,
                                               packedKeyGroups_avx2,
                                               256,

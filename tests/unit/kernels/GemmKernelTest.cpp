@@ -1376,7 +1376,8 @@ TEST(FusedAttentionKernel, F32ExternStageTasksOnJitThreads) {
 
 /// The f32 extern stage against attention by its definition: odd head
 /// dims, Dv != D (a last group of value columns that overlaps the one
-/// before), GQA and MQA, causal with Sq < Sk and Sq > Sk (rows that see no
+/// before: Dv = 20 and 42 with AVX-512's 8 columns a group, 42 with AVX2's
+/// 4, also over packed values), GQA and MQA, causal with Sq < Sk and Sq > Sk (rows that see no
 /// key), key padding with a batch padded entirely, heads of a few tiles
 /// (one task walking the keys for all of them) and one head of a few
 /// (a task each), ALiBi, T5 buckets and
@@ -1400,6 +1401,7 @@ TEST(FusedAttentionKernel, F32ExternStageMatchesLoops) {
   for (const Case &c :
        {Case{1, 2, 2, 17, 17, 64, 64, false, false, ""}, Case{1, 2, 2, 16, 40, 64, 64, true, false, ""},
         Case{2, 6, 2, 260, 300, 33, 40, true, true, ""},
+        Case{1, 2, 1, 270, 301, 36, 42, false, true, ""},
         Case{1, 4, 1, 300, 129, 80, 80, true, false, ""},
         Case{1, 1, 1, 100, 300, 64, 64, true, false, ""},
         Case{2, 3, 3, 70, 300, 64, 20, false, true, "alibi"},
