@@ -41,8 +41,8 @@
  * the transposed x of its 1536-wide layer no longer fit in L2. Blocking k
  * as GotoBLAS does (AVX2: 256 k steps a block, the sums through out between
  * blocks, so that a 24-column slab of w stays in L1 while x streams from
- * L2) was 8-25% slower at every shape of this file's benchmark, the more so
- * the shorter the block (AMD EPYC Zen 3): each k step of a slab touches a
+ * L2) was 7-13% slower at every shape of this file's benchmark, and 20-34%
+ * with 64-step blocks (AMD EPYC Zen 3): each k step of a slab touches a
  * whole line of one panel and half a line of the next, so 256 steps fill
  * all 32 KiB of L1, and w streamed from L2 keeps up with the tile. */
 
