@@ -204,9 +204,8 @@ typedef struct {
  * its non-causal rows and those at S=128 within 3%; attention_benchmark's
  * libraries (S=512 and 2048, D=64 and 128, causal or not, 1 and 2 threads)
  * 1.03-1.06 times as fast on average over two runs, rows from 0.92 to 1.20
- * on a noisy host. A
- * microbenchmark of either tile with its operands in L1 reached 0.97 of the
- * peak. */
+ * on a noisy host. A microbenchmark of either tile with its operands in L1
+ * reached 0.97 of the peak. */
 #define ISA _avx2
 #define TGT __attribute__((target("avx2,fma")))
 #define VF __m256
@@ -236,8 +235,8 @@ typedef struct {
 #define VSELECTEQ(a, b, x, y) _mm256_blendv_ps((y), (x), _mm256_cmp_ps((a), (b), _CMP_EQ_OQ))
 #define VANYNE(a, b) (_mm256_movemask_ps(_mm256_cmp_ps((a), (b), _CMP_NEQ_UQ)) != 0)
 #define VTRANSPOSE(x) transpose8x8((__m256i *)(x))
-/* Four lanes and two: a masked store (vmaskmovps) took 5% of the time of
- * S=512 D=64 on an AMD EPYC Zen 3, in packKeysTask. */
+/* The low four lanes, one 128-bit store: a masked store (vmaskmovps) took
+ * 5% of the time of S=512 D=64 on an AMD EPYC Zen 3, in packKeysTask. */
 #define VSTORENK(p, x) _mm_storeu_ps((p), _mm256_castps256_ps128(x))
 #define VDUPPAIRS(p)                                                                          \
   _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)),                          \
