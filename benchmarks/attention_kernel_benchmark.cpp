@@ -20,8 +20,9 @@
 // panel_vectors=3;b:query_tile=32" adds, per label, fused rows named
 // ".../fused@a/..." (S = 128, 512 and 2048, D = 32 and 64, causal and not,
 // one thread) whose kernels carry those parameters for the JIT target's ISA
-// (a parameter a kernel kind does not know is ignored by it). Add --benchmark_enable_random_interleaving=true
-// and --benchmark_repetitions to interleave them on a noisy machine.
+// (a parameter a kernel kind does not know is ignored by it). Add
+// --benchmark_enable_random_interleaving=true and --benchmark_repetitions
+// to interleave them on a noisy machine.
 //
 // ATTUNE_BENCH_DUMP=DIR writes each kernel's assembly and
 // lowered statement there (<symbol>.s, <symbol>.stmt; a schedule variant

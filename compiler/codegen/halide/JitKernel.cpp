@@ -57,12 +57,6 @@ namespace {
 /// the last JitKernel::run, 1 when it ran single-threaded.
 std::atomic<int> gExternThreads{1};
 
-} // namespace
-} // namespace attune::codegen
-
-namespace attune::codegen {
-namespace {
-
 using ExternTask = int (*)(void *, int, uint8_t *);
 
 /// Runs task(nullptr, i, closure) for each index i < `count` taken from
